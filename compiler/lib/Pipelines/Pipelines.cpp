@@ -1,0 +1,81 @@
+//===- Pipelines.cpp - numlir's named pass pipelines ----------------------===//
+//
+// Pipelines are written as pass-pipeline text, exactly what a compiler
+// engineer would pass to hlo-opt, so a dumped stage replays with
+// `hlo-opt --pass-pipeline=...` without translating C++ into flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "numlir/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kOptimize =
+    "func.func(hlo-simplify),canonicalize,cse";
+
+constexpr llvm::StringLiteral kCPUToLinalg =
+    "convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
+    "canonicalize,cse";
+
+// Bufferize with identity layouts at the function boundary so every
+// argument is a dense row-major buffer, turn results into caller-provided
+// out-params (writing into them directly where the result was a fresh
+// allocation), add the runtime's C entry point, then lower to LLVM.
+constexpr llvm::StringLiteral kCPUToLLVM =
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs "
+    "modify-public-functions add-result-attr},"
+    "buffer-deallocation-pipeline,canonicalize,"
+    "numlir-emit-c-entry-point,"
+    "func.func(convert-linalg-to-loops),lower-affine,expand-strided-metadata,"
+    "convert-scf-to-cf,func.func(math-expand-ops),convert-math-to-llvm,"
+    "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+    "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
+    "reconcile-unrealized-casts,canonicalize";
+
+struct NamedPipeline {
+  llvm::StringLiteral name, summary;
+};
+
+constexpr NamedPipeline kPipelines[] = {
+    {"hlo-optimize", "Target-independent simplification of hlo"},
+    {"hlo-cpu-to-linalg", "Lower hlo to fused linalg on tensors"},
+    {"hlo-cpu-to-llvm",
+     "Bufferize linalg, add the C entry point and lower to LLVM"},
+    {"hlo-to-cpu", "Lower hlo to the LLVM dialect for the host CPU"},
+};
+
+std::string fullCPUPipeline() {
+  return (kOptimize + "," + kCPUToLinalg + "," + kCPUToLLVM).str();
+}
+
+} // namespace
+
+llvm::StringRef numlir::getPipelineText(llvm::StringRef name) {
+  static const std::string full = fullCPUPipeline();
+  return llvm::StringSwitch<llvm::StringRef>(name)
+      .Case("hlo-optimize", kOptimize)
+      .Case("hlo-cpu-to-linalg", kCPUToLinalg)
+      .Case("hlo-cpu-to-llvm", kCPUToLLVM)
+      .Case("hlo-to-cpu", full)
+      .Default("");
+}
+
+void numlir::registerPipelines() {
+  for (const NamedPipeline &pipeline : kPipelines) {
+    StringRef name = pipeline.name;
+    PassPipelineRegistration<>(
+        name, pipeline.summary, [name](OpPassManager &pm) {
+          // The texts are fixed at build time and covered by lit tests, so
+          // a parse failure here is a numlir bug, reported by the parser.
+          (void)parsePassPipeline(numlir::getPipelineText(name), pm);
+        });
+  }
+}

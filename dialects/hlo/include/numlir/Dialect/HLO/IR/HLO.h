@@ -1,0 +1,24 @@
+//===- HLO.h - the hlo dialect: dialect, attributes and ops -----*- C++ -*-===//
+
+#ifndef NUMLIR_DIALECT_HLO_IR_HLO_H
+#define NUMLIR_DIALECT_HLO_IR_HLO_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "numlir/Dialect/HLO/IR/HLODialect.h.inc"
+#include "numlir/Dialect/HLO/IR/HLOEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "numlir/Dialect/HLO/IR/HLOAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "numlir/Dialect/HLO/IR/HLOOps.h.inc"
+
+#endif // NUMLIR_DIALECT_HLO_IR_HLO_H

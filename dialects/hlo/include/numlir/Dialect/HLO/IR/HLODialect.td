@@ -1,0 +1,50 @@
+//===- HLODialect.td - the hlo dialect and its op base class --------------===//
+//
+// The hlo dialect is numlir's high-level operation set: static-shaped tensor
+// computations modelled on XLA HLO / StableHLO. The Python frontend emits it;
+// numlir's passes simplify and fuse it; backends lower it to linalg and
+// further. The semantics of every op are written down in docs/hlo-dialect.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_DIALECT_HLO_IR_HLODIALECT_TD
+#define NUMLIR_DIALECT_HLO_IR_HLODIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def HLO_Dialect : Dialect {
+  let name = "hlo";
+  let cppNamespace = "::numlir::hlo";
+  let summary = "numlir's high-level tensor operations";
+  let description = [{
+    Operations on statically shaped, ranked tensors, with XLA HLO semantics.
+    See docs/hlo-dialect.md for the specification of each op.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+class HLO_Op<string mnemonic, list<Trait> traits = []>
+    : Op<HLO_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Types accepted by hlo ops.
+//===----------------------------------------------------------------------===//
+
+def HLO_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
+def HLO_SignedInt : AnyTypeOf<[I8, I16, I32, I64]>;
+def HLO_UnsignedInt : AnyTypeOf<[UI8, UI16, UI32, UI64]>;
+def HLO_Int : AnyTypeOf<[HLO_SignedInt, HLO_UnsignedInt]>;
+def HLO_Pred : I<1>;
+def HLO_Element : AnyTypeOf<[HLO_Float, HLO_Int, HLO_Pred]>;
+
+// All hlo values are ranked tensors with a static shape.
+def HLO_Tensor : StaticShapeTensorOf<[HLO_Element]>;
+def HLO_FloatTensor : StaticShapeTensorOf<[HLO_Float]>;
+def HLO_IntOrPredTensor : StaticShapeTensorOf<[HLO_Int, HLO_Pred]>;
+def HLO_NumericTensor : StaticShapeTensorOf<[HLO_Float, HLO_Int]>;
+def HLO_PredTensor : StaticShapeTensorOf<[HLO_Pred]>;
+def HLO_IndexTensor : StaticShapeTensorOf<[HLO_Int]>;
+
+#endif // NUMLIR_DIALECT_HLO_IR_HLODIALECT_TD

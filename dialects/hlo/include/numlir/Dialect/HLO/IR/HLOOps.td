@@ -1,0 +1,297 @@
+//===- HLOOps.td - operations of the hlo dialect ---------------------------===//
+//
+// One `def` per op. Each description says what the op computes; the full
+// semantics (shapes, dtypes, edge cases) are in docs/hlo-dialect.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_DIALECT_HLO_IR_HLOOPS_TD
+#define NUMLIR_DIALECT_HLO_IR_HLOOPS_TD
+
+include "numlir/Dialect/HLO/IR/HLODialect.td"
+include "numlir/Dialect/HLO/IR/HLOEnums.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants and iota
+//===----------------------------------------------------------------------===//
+
+def HLO_ConstantOp : HLO_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a tensor literal";
+  let description = [{
+    Produces the tensor given by the `value` attribute. See
+    docs/hlo-dialect.md#constant.
+
+    ```mlir
+    %0 = hlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def HLO_IotaOp : HLO_Op<"iota", [Pure]> {
+  let summary = "indices along one dimension";
+  let description = [{
+    Fills the result with the index of each element along dimension `dim`
+    (0, 1, 2, ... converted to the element type). See
+    docs/hlo-dialect.md#iota.
+
+    ```mlir
+    %0 = hlo.iota dim = 1 : tensor<2x3xi32>   // [[0, 1, 2], [0, 1, 2]]
+    ```
+  }];
+  let arguments = (ins I64Attr:$iota_dimension);
+  let results = (outs HLO_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $iota_dimension attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+class HLO_UnaryElementwiseOp<string mnemonic, Type TensorType, string what>
+    : HLO_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = what;
+  let description = "Computes " # what # " of each element of `operand`. "
+      # "See docs/hlo-dialect.md#elementwise-ops.\n\n```mlir\n%1 = hlo."
+      # mnemonic # " %0 : tensor<4xf32>\n```";
+  let arguments = (ins TensorType:$operand);
+  let results = (outs TensorType:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def HLO_NegateOp : HLO_UnaryElementwiseOp<"negate", HLO_NumericTensor, "the negation">;
+def HLO_AbsOp : HLO_UnaryElementwiseOp<"abs", HLO_NumericTensor, "the absolute value">;
+def HLO_SignOp : HLO_UnaryElementwiseOp<"sign", HLO_NumericTensor, "the sign (-1, 0 or 1; NaN for NaN)">;
+def HLO_ExpOp : HLO_UnaryElementwiseOp<"exp", HLO_FloatTensor, "e raised to the power">;
+def HLO_LogOp : HLO_UnaryElementwiseOp<"log", HLO_FloatTensor, "the natural logarithm">;
+def HLO_TanhOp : HLO_UnaryElementwiseOp<"tanh", HLO_FloatTensor, "the hyperbolic tangent">;
+def HLO_LogisticOp : HLO_UnaryElementwiseOp<"logistic", HLO_FloatTensor, "the logistic sigmoid 1 / (1 + exp(-x))">;
+def HLO_SqrtOp : HLO_UnaryElementwiseOp<"sqrt", HLO_FloatTensor, "the square root">;
+def HLO_RsqrtOp : HLO_UnaryElementwiseOp<"rsqrt", HLO_FloatTensor, "the reciprocal square root">;
+def HLO_SinOp : HLO_UnaryElementwiseOp<"sin", HLO_FloatTensor, "the sine">;
+def HLO_CosOp : HLO_UnaryElementwiseOp<"cos", HLO_FloatTensor, "the cosine">;
+def HLO_FloorOp : HLO_UnaryElementwiseOp<"floor", HLO_FloatTensor, "the largest integer not above">;
+def HLO_CeilOp : HLO_UnaryElementwiseOp<"ceil", HLO_FloatTensor, "the smallest integer not below">;
+def HLO_NotOp : HLO_UnaryElementwiseOp<"not", HLO_IntOrPredTensor, "the bitwise (logical for i1) complement">;
+
+class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what>
+    : HLO_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = what;
+  let description = "Computes " # what # " of `lhs` and `rhs` element by "
+      # "element; both operands and the result have one type. "
+      # "See docs/hlo-dialect.md#elementwise-ops.\n\n```mlir\n%2 = hlo."
+      # mnemonic # " %0, %1 : tensor<4xf32>\n```";
+  let arguments = (ins TensorType:$lhs, TensorType:$rhs);
+  let results = (outs TensorType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def HLO_AddOp : HLO_BinaryElementwiseOp<"add", HLO_NumericTensor, "the sum">;
+def HLO_SubtractOp : HLO_BinaryElementwiseOp<"subtract", HLO_NumericTensor, "the difference">;
+def HLO_MultiplyOp : HLO_BinaryElementwiseOp<"multiply", HLO_NumericTensor, "the product">;
+def HLO_DivideOp : HLO_BinaryElementwiseOp<"divide", HLO_NumericTensor,
+    "the quotient (integers round toward zero)">;
+def HLO_RemainderOp : HLO_BinaryElementwiseOp<"remainder", HLO_NumericTensor,
+    "the remainder with the sign of the dividend (C fmod)">;
+def HLO_MaximumOp : HLO_BinaryElementwiseOp<"maximum", HLO_Tensor,
+    "the larger value (NaN if either is NaN)">;
+def HLO_MinimumOp : HLO_BinaryElementwiseOp<"minimum", HLO_Tensor,
+    "the smaller value (NaN if either is NaN)">;
+def HLO_PowerOp : HLO_BinaryElementwiseOp<"power", HLO_NumericTensor,
+    "`lhs` raised to the power `rhs`">;
+def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise and">;
+def HLO_OrOp : HLO_BinaryElementwiseOp<"or", HLO_IntOrPredTensor, "the bitwise or">;
+def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor, "the bitwise exclusive or">;
+
+def HLO_CompareOp : HLO_Op<"compare",
+    [Pure, Elementwise, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise comparison";
+  let description = [{
+    Compares `lhs` and `rhs` element by element with `comparison_direction`
+    (EQ, NE, LT, LE, GT, GE) and yields an i1 tensor of the same shape.
+    Floating-point comparisons are ordered except NE (any NaN compares
+    unequal). See docs/hlo-dialect.md#compare.
+
+    ```mlir
+    %2 = hlo.compare LT, %0, %1 : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins HLO_ComparisonDirectionAttr:$comparison_direction,
+                       HLO_Tensor:$lhs, HLO_Tensor:$rhs);
+  let results = (outs HLO_PredTensor:$result);
+  let assemblyFormat = [{
+    $comparison_direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HLO_SelectOp : HLO_Op<"select",
+    [Pure, Elementwise, AllTypesMatch<["on_true", "on_false", "result"]>]> {
+  let summary = "elementwise choice";
+  let description = [{
+    Takes `on_true` where `pred` is true and `on_false` elsewhere. `pred` has
+    the shape of the result. See docs/hlo-dialect.md#select.
+
+    ```mlir
+    %3 = hlo.select %p, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins HLO_PredTensor:$pred, HLO_Tensor:$on_true,
+                       HLO_Tensor:$on_false);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HLO_ConvertOp : HLO_Op<"convert", [Pure, Elementwise]> {
+  let summary = "elementwise element-type conversion";
+  let description = [{
+    Converts each element to the result's element type. Float to integer
+    rounds toward zero; to i1 means `!= 0`; from i1 gives 0 or 1. See
+    docs/hlo-dialect.md#convert.
+
+    ```mlir
+    %1 = hlo.convert %0 : tensor<4xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins HLO_Tensor:$operand);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def HLO_BroadcastInDimOp : HLO_Op<"broadcast_in_dim", [Pure]> {
+  let summary = "broadcast into a larger shape";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dims[i]`; `dims` is
+    strictly increasing, and each operand dimension has size 1 or the size
+    of the result dimension it maps to. See
+    docs/hlo-dialect.md#broadcast_in_dim.
+
+    ```mlir
+    %1 = hlo.broadcast_in_dim %0, dims = [1] : tensor<3xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins HLO_Tensor:$operand,
+                       DenseI64ArrayAttr:$broadcast_dimensions);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $broadcast_dimensions attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HLO_ReshapeOp : HLO_Op<"reshape", [Pure]> {
+  let summary = "reinterpret the row-major element order as a new shape";
+  let description = [{
+    The result holds the operand's elements in row-major order; the element
+    counts match. See docs/hlo-dialect.md#reshape.
+
+    ```mlir
+    %1 = hlo.reshape %0 : tensor<12xf32> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins HLO_Tensor:$operand);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HLO_TransposeOp : HLO_Op<"transpose", [Pure]> {
+  let summary = "permute dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `permutation[i]`. See
+    docs/hlo-dialect.md#transpose.
+
+    ```mlir
+    %1 = hlo.transpose %0, dims = [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins HLO_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and contractions
+//===----------------------------------------------------------------------===//
+
+def HLO_ReduceOp : HLO_Op<"reduce", [Pure]> {
+  let summary = "reduce dimensions with an associative combiner";
+  let description = [{
+    Combines the elements along each dimension in `dims` with `kind` (sum,
+    prod, max, min, and, or) and removes those dimensions. The reduction
+    starts from the identity of `kind` (0, 1, -inf/lowest, +inf/highest,
+    true, false), so reducing zero elements gives the identity. See
+    docs/hlo-dialect.md#reduce.
+
+    ```mlir
+    %1 = hlo.reduce sum %0, dims = [1] : tensor<4x3xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_Tensor:$operand,
+                       DenseI64ArrayAttr:$dimensions);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `,` `dims` `=` $dimensions attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def HLO_DotGeneralOp : HLO_Op<"dot_general", [Pure]> {
+  let summary = "general tensor contraction";
+  let description = [{
+    Contracts `lhs` and `rhs` over the paired `contracting_dims` and runs
+    independently over the paired `batch_dims`. The result dimensions are
+    the batch dimensions, then the remaining lhs dimensions, then the
+    remaining rhs dimensions, each in operand order. Operands and result
+    share one element type. See docs/hlo-dialect.md#dot_general.
+
+    ```mlir
+    %2 = hlo.dot_general %0, %1, batch_dims = [0] x [0],
+           contracting_dims = [2] x [1]
+         : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = (ins HLO_NumericTensor:$lhs, HLO_NumericTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_batching_dimensions,
+                       DenseI64ArrayAttr:$rhs_batching_dimensions,
+                       DenseI64ArrayAttr:$lhs_contracting_dimensions,
+                       DenseI64ArrayAttr:$rhs_contracting_dimensions);
+  let results = (outs HLO_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` `batch_dims` `=` $lhs_batching_dimensions `x`
+    $rhs_batching_dimensions `,` `contracting_dims` `=`
+    $lhs_contracting_dimensions `x` $rhs_contracting_dimensions attr-dict
+    `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // NUMLIR_DIALECT_HLO_IR_HLOOPS_TD

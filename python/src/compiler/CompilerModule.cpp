@@ -1,0 +1,196 @@
+//===- CompilerModule.cpp - numlir._compiler, the Python extension --------===//
+//
+// The Python side hands MLIR text across this boundary and gets text or
+// object bytes back; nothing MLIR-typed crosses it. Every failure becomes a
+// CompileError carrying MLIR's diagnostics, never an abort of the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "numlir/Backends/CPU/ObjectEmitter.h"
+#include "numlir/InitAll.h"
+#include "numlir/Pipelines/Pipelines.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+namespace nb = nanobind;
+using namespace mlir;
+
+namespace {
+
+/// Raised for any diagnostic-producing failure; defined in Python as
+/// numlir._compiler.CompileError.
+nb::object compileErrorType;
+
+[[noreturn]] void raiseCompileError(const std::string &message) {
+  PyErr_SetString(compileErrorType.ptr(), message.c_str());
+  throw nb::python_error();
+}
+
+/// A context with every dialect numlir's stages use, collecting diagnostics
+/// as "location: severity: message" lines.
+class CompilationContext {
+public:
+  CompilationContext() : context(makeRegistry()) {
+    context.disableMultithreading();
+    handlerID = context.getDiagEngine().registerHandler(
+        [this](Diagnostic &diag) { record(diag); });
+  }
+  ~CompilationContext() { context.getDiagEngine().eraseHandler(handlerID); }
+
+  MLIRContext *get() { return &context; }
+
+  [[noreturn]] void fail(const std::string &what) {
+    std::string message = what;
+    if (!diagnostics.empty())
+      message += ":\n" + diagnostics;
+    raiseCompileError(message);
+  }
+
+private:
+  static DialectRegistry makeRegistry() {
+    numlir::registerAllPasses();
+    DialectRegistry registry;
+    numlir::registerAllDialects(registry);
+    return registry;
+  }
+
+  void record(Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    auto severity = [](DiagnosticSeverity s) {
+      switch (s) {
+      case DiagnosticSeverity::Error:
+        return "error";
+      case DiagnosticSeverity::Warning:
+        return "warning";
+      case DiagnosticSeverity::Note:
+        return "note";
+      case DiagnosticSeverity::Remark:
+        return "remark";
+      }
+      return "error";
+    };
+    os << diag.getLocation() << ": " << severity(diag.getSeverity()) << ": "
+       << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  " << note.getLocation() << ": note: " << note << "\n";
+  }
+
+  MLIRContext context;
+  DiagnosticEngine::HandlerID handlerID;
+  std::string diagnostics;
+};
+
+OwningOpRef<ModuleOp> parse(CompilationContext &ctx, const std::string &text,
+                            const std::string &bufferName) {
+  ParserConfig config(ctx.get());
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, config, bufferName);
+  if (!module)
+    ctx.fail("could not parse " + bufferName);
+  if (failed(verify(*module)))
+    ctx.fail(bufferName + " failed to verify");
+  return module;
+}
+
+std::string print(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  module->print(os, flags);
+  return text;
+}
+
+/// `pipeline` is a named pipeline (hlo-to-cpu, ...) or pipeline text nested
+/// in builtin.module(...).
+std::string runPipeline(const std::string &text, const std::string &pipeline,
+                        const std::string &bufferName) {
+  CompilationContext ctx;
+  OwningOpRef<ModuleOp> module = parse(ctx, text, bufferName);
+  std::string pipelineText = numlir::getPipelineText(pipeline).str();
+  if (pipelineText.empty())
+    pipelineText = pipeline;
+  else
+    pipelineText = "builtin.module(" + pipelineText + ")";
+
+  PassManager pm(ctx.get());
+  std::string parseErrors;
+  llvm::raw_string_ostream errorStream(parseErrors);
+  if (failed(parsePassPipeline(pipelineText, pm, errorStream)))
+    raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
+                      parseErrors);
+  if (failed(pm.run(*module)))
+    ctx.fail("pipeline '" + pipeline + "' failed on " + bufferName);
+  return print(*module);
+}
+
+std::string translateToLLVMIR(const std::string &text) {
+  CompilationContext ctx;
+  OwningOpRef<ModuleOp> module = parse(ctx, text, "llvm-dialect");
+  llvm::Expected<std::string> ir = numlir::cpu::translateToLLVMIR(*module);
+  if (!ir)
+    ctx.fail(llvm::toString(ir.takeError()));
+  return *ir;
+}
+
+std::tuple<std::string, nb::bytes> compileLLVMIR(const std::string &ir,
+                                                 unsigned optLevel) {
+  llvm::Expected<numlir::cpu::CompiledObject> compiled =
+      numlir::cpu::compileLLVMIRForHost(ir, optLevel);
+  if (!compiled)
+    raiseCompileError(llvm::toString(compiled.takeError()));
+  return {compiled->optimizedIR,
+          nb::bytes(compiled->object.data(), compiled->object.size())};
+}
+
+} // namespace
+
+NB_MODULE(_compiler, m) {
+  m.doc() = "numlir's native compiler: MLIR text in, stages and objects out";
+
+  nb::object builtins = nb::module_::import_("builtins");
+  compileErrorType = nb::borrow(PyErr_NewExceptionWithDoc(
+      "numlir._compiler.CompileError",
+      "The compiler rejected a module; the message holds MLIR's diagnostics.",
+      PyExc_RuntimeError, nullptr));
+  m.attr("CompileError") = compileErrorType;
+
+  m.def(
+      "verify",
+      [](const std::string &text, const std::string &name) {
+        CompilationContext ctx;
+        parse(ctx, text, name);
+      },
+      nb::arg("text"), nb::arg("name") = "module",
+      "Parses and verifies MLIR text; raises CompileError with diagnostics.");
+  m.def("run_pipeline", &runPipeline, nb::arg("text"), nb::arg("pipeline"),
+        nb::arg("name") = "module",
+        "Runs a named pipeline (hlo-optimize, hlo-cpu-to-linalg, "
+        "hlo-cpu-to-llvm, hlo-to-cpu) or builtin.module(...) pipeline text "
+        "on MLIR text and returns the resulting MLIR text.");
+  m.def("pipeline_text",
+        [](const std::string &name) {
+          return numlir::getPipelineText(name).str();
+        },
+        nb::arg("name"), "The pass pipeline behind a named pipeline.");
+  m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("text"),
+        "Translates an LLVM-dialect module to LLVM IR text.");
+  m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
+        nb::arg("opt_level") = 3,
+        "Optimizes LLVM IR for this CPU; returns (optimized_ir, object).");
+  m.def("host_target", []() {
+    numlir::cpu::HostTarget host = numlir::cpu::getHostTarget();
+    return std::make_tuple(host.triple, host.cpu, host.features);
+  }, "(triple, cpu, features) of this machine.");
+}

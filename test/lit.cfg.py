@@ -1,0 +1,23 @@
+# lit suite for numlir's dialect, passes, conversions and pipelines.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "numlir"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "python", "Output"]
+
+numlir_tools = getattr(config, "numlir_tools_dir", None) or os.environ.get(
+    "NUMLIR_TOOLS_DIR", os.path.join(os.path.dirname(__file__), "..", "build", "bin"))
+config.test_exec_root = os.path.join(
+    getattr(config, "numlir_obj_root", os.path.join(numlir_tools, "..")), "test")
+llvm_tools = getattr(config, "llvm_tools_dir", "/usr/lib/llvm-22/bin")
+
+llvm_config.with_environment("PATH", numlir_tools, append_path=False)
+llvm_config.with_environment("PATH", llvm_tools, append_path=True)
+llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions(["hlo-opt", "mlir-translate", "llc"],
+                                   [numlir_tools, llvm_tools])
