@@ -19,6 +19,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_EMITCENTRYPOINT
+#define GEN_PASS_DEF_RECORDABISIGNATURE
 #include "numlir/Transforms/Passes.h.inc"
 } // namespace numlir
 
@@ -45,7 +46,7 @@ std::string elementTypeName(Type type) {
   return "";
 }
 
-std::string describeBuffer(MemRefType type) {
+std::string describeBuffer(ShapedType type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << elementTypeName(type.getElementType()) << "[";
@@ -89,6 +90,50 @@ Value wrapPointerInMemRef(OpBuilder &b, Location loc, Value pointer,
   return UnrealizedConversionCastOp::create(b, loc, type, descriptor)
       .getResult(0);
 }
+
+/// The signature with signedness erased, as the memref level sees it.
+std::string signless(StringRef signature) {
+  std::string text = signature.str();
+  size_t pos = 0;
+  while ((pos = text.find("ui", pos)) != std::string::npos)
+    text.erase(pos, 1);
+  return text;
+}
+
+struct RecordABISignaturePass
+    : numlir::impl::RecordABISignatureBase<RecordABISignaturePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    auto func = getOperation().lookupSymbol<func::FuncOp>(function);
+    if (!func) {
+      getOperation().emitError()
+          << "numlir-record-abi-signature: no function @" << function;
+      return signalPassFailure();
+    }
+    auto describeAll = [&](TypeRange types, std::string &out) {
+      SmallVector<std::string> parts;
+      for (Type type : types) {
+        auto shaped = dyn_cast<RankedTensorType>(type);
+        if (!shaped || !shaped.hasStaticShape() ||
+            elementTypeName(shaped.getElementType()).empty()) {
+          func.emitError() << "numlir-record-abi-signature: " << type
+                           << " is not a static tensor of a supported type";
+          return failure();
+        }
+        parts.push_back(describeBuffer(shaped));
+      }
+      out = llvm::join(parts, ";");
+      return success();
+    };
+    std::string inputs, outputs;
+    if (failed(describeAll(func.getArgumentTypes(), inputs)) ||
+        failed(describeAll(func.getResultTypes(), outputs)))
+      return signalPassFailure();
+    func->setAttr("numlir.abi_signature",
+                  StringAttr::get(&getContext(), inputs + "->" + outputs));
+  }
+};
 
 struct EmitCEntryPointPass
     : numlir::impl::EmitCEntryPointBase<EmitCEntryPointPass> {
@@ -145,6 +190,17 @@ struct EmitCEntryPointPass
     // The signature string, NUL-terminated, exported next to the entry.
     std::string signature = llvm::join(inputs, ";") + "->" +
                             llvm::join(outputs, ";");
+    if (auto recorded =
+            callee->getAttrOfType<StringAttr>("numlir.abi_signature")) {
+      if (signless(recorded.getValue()) != signless(signature)) {
+        callee.emitError() << "numlir-emit-c-entry-point: recorded signature '"
+                           << recorded.getValue()
+                           << "' does not match the buffers '" << signature
+                           << "'";
+        return signalPassFailure();
+      }
+      signature = recorded.getValue().str();
+    }
     signature.push_back('\0');
     auto stringType =
         LLVM::LLVMArrayType::get(b.getI8Type(), signature.size());

@@ -118,18 +118,26 @@ std::string runPipeline(const std::string &text, const std::string &pipeline,
                         const std::string &bufferName) {
   CompilationContext ctx;
   OwningOpRef<ModuleOp> module = parse(ctx, text, bufferName);
-  std::string pipelineText = numlir::getPipelineText(pipeline).str();
-  if (pipelineText.empty())
-    pipelineText = pipeline;
-  else
-    pipelineText = "builtin.module(" + pipelineText + ")";
-
+  // A named pipeline's text lists passes on the module itself; other text
+  // must name its anchor, as in builtin.module(cse).
   PassManager pm(ctx.get());
   std::string parseErrors;
   llvm::raw_string_ostream errorStream(parseErrors);
-  if (failed(parsePassPipeline(pipelineText, pm, errorStream)))
-    raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
-                      parseErrors);
+  llvm::StringRef named = numlir::getPipelineText(pipeline);
+  if (!named.empty()) {
+    if (failed(parsePassPipeline(named, pm, errorStream)))
+      raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
+                        parseErrors);
+  } else {
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
+    if (failed(parsed))
+      raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
+                        parseErrors);
+    if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+      raiseCompileError("pass pipeline '" + pipeline +
+                        "' must be anchored on builtin.module");
+    static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  }
   if (failed(pm.run(*module)))
     ctx.fail("pipeline '" + pipeline + "' failed on " + bufferName);
   return print(*module);

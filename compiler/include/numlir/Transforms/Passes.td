@@ -8,14 +8,55 @@ include "mlir/Pass/PassBase.td"
 def HLOSimplify : Pass<"hlo-simplify"> {
   let summary = "Algebraic simplification of hlo ops";
   let description = [{
-    Applies algebraic identities that canonicalization alone does not:
-    `x + 0`, `x * 1`, `x - 0`, `x / 1` become `x`; `--x` becomes `x`;
-    reshape of reshape and transpose of transpose compose into one op;
-    a reshape or transpose that does not change the value disappears;
-    a broadcast of a splat constant becomes a larger splat constant.
-    Patterns only fire when types match exactly, so no implicit broadcasting
-    or type change is introduced.
+    Rewrites hlo ops with algebraic identities, greedily, together with the
+    ops' folders (constant folding, no-op reshape/transpose/broadcast/convert,
+    broadcast or transpose of a splat). The identities live in this pass, not
+    in the ops' folders or canonicalizers, so `canonicalize` alone only
+    evaluates constants and removes no-ops; this pass is where numlir decides
+    which algebra is safe. Every rewrite keeps the exact result type, so no
+    implicit broadcasting or type change is introduced.
+
+    - `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` become `x`, where
+      the constant is a splat. For floats only the IEEE-exact forms fire:
+      `x + (-0.0)`, `(-0.0) + x`, `x - (+0.0)`, `x * 1.0`, `x / 1.0`
+      (`x + 0.0` is `+0.0` for `x = -0.0`, so it stays).
+    - `negate(negate(x))` becomes `x`.
+    - `reshape(reshape(x))` becomes one reshape; `transpose(transpose(x))`
+      one transpose with the composed permutation;
+      `broadcast_in_dim(broadcast_in_dim(x))` one broadcast with the
+      composed dims. The folders then drop any that is the identity.
+    - `convert(convert(x))` becomes `x` when the inner conversion keeps every
+      value (e.g. f32 -> f64, i8 -> i32, ui8 -> i16, i16 -> f32, i1 -> any)
+      and the outer one returns to x's type.
+    - `select` with a splat-constant pred becomes the chosen branch;
+      `select(p, x, x)` becomes `x`.
+    - `compare(x, x)` on integers becomes a splat constant (true for EQ, LE,
+      GE). Floats stay, since NaN != NaN.
+
+    Before and after:
+
+    ```mlir
+    %z = hlo.constant dense<0> : tensor<4x3xi32>
+    %0 = hlo.add %x, %z : tensor<4x3xi32>
+    %1 = hlo.transpose %0, dims = [1, 0] : tensor<4x3xi32> -> tensor<3x4xi32>
+    %2 = hlo.transpose %1, dims = [1, 0] : tensor<3x4xi32> -> tensor<4x3xi32>
+    // becomes: uses of %2 use %x
+    ```
   }];
+}
+
+def RecordABISignature : Pass<"numlir-record-abi-signature", "mlir::ModuleOp"> {
+  let summary = "Record the tensor-level signature of the entry function";
+  let description = [{
+    Stores the signature of `@<function>` as the string attribute
+    `numlir.abi_signature`, e.g. `"ui8[4];f32[]->i1[4]"`, while the types
+    still carry signedness (the linalg lowering makes integers signless).
+    `numlir-emit-c-entry-point` exports this string when it is present.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "The function whose signature is recorded">
+  ];
 }
 
 def EmitCEntryPoint : Pass<"numlir-emit-c-entry-point", "mlir::ModuleOp"> {
@@ -34,7 +75,9 @@ def EmitCEntryPoint : Pass<"numlir-emit-c-entry-point", "mlir::ModuleOp"> {
     `@<function>`, which becomes internal so LLVM can inline it. It also
     exports the NUL-terminated string `@<entry>_signature`, e.g.
     `"f32[4,8];f32[8,3]->f32[4]"`, so a runtime can check the number, type
-    and size of the buffers before calling.
+    and size of the buffers before calling. Where the function carries
+    `numlir.abi_signature` (see numlir-record-abi-signature) that string is
+    exported instead, after checking it describes the same buffer sizes.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"main\"",

@@ -1,0 +1,144 @@
+"""The backend interface: what a hardware target gives numlir.
+
+numlir's own ``cpu`` backend and any third-party plugin implement the same
+two classes and register through the ``numlir.backends`` entry-point group;
+the frontend never names a target. A backend is an ordered list of named
+:class:`Stage` s (hlo text in, executable bytes out) plus a :class:`Device`
+that holds buffers and runs what the stages produced.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+
+class CompileError(RuntimeError):
+    """A backend rejected a module; the message holds the compiler's diagnostics."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """One step of a backend's compilation.
+
+    ``run(value, options)`` turns the previous stage's output (the hlo text
+    for the first stage) into this stage's output: MLIR or LLVM IR text, or
+    bytes. ``suffix`` is the file extension of its dump. ``replay`` says how
+    to reproduce the stage from the previous one's dump, for the dump header.
+    """
+
+    name: str
+    suffix: str
+    run: Callable[[Any, Any], Any]
+    replay: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class WithExtras:
+    """A stage output plus side products worth dumping (e.g. optimized IR).
+
+    Only ``value`` flows to the next stage; ``extras`` maps a dump-file
+    suffix to text or bytes.
+    """
+
+    value: Any
+    extras: dict[str, str | bytes]
+
+
+@dataclasses.dataclass(frozen=True)
+class BufferSpec:
+    """dtype and shape of one executable argument or result."""
+
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+
+class Executable(abc.ABC):
+    """Compiled code loaded on a device."""
+
+    input_specs: Sequence[BufferSpec]
+    output_specs: Sequence[BufferSpec]
+
+    @abc.abstractmethod
+    def execute(self, args: Sequence[Any]) -> list[Any]:
+        """Runs on device buffers (one per input) and returns fresh output buffers."""
+
+
+class Device(abc.ABC):
+    """Memory and execution on one piece of hardware."""
+
+    name: str
+
+    @abc.abstractmethod
+    def is_available(self) -> bool:
+        """Whether this device can run code in this process."""
+
+    @abc.abstractmethod
+    def put(self, array: np.ndarray) -> Any:
+        """Copies a host array to a device buffer."""
+
+    @abc.abstractmethod
+    def get(self, buffer: Any) -> np.ndarray:
+        """Copies a device buffer to a host array."""
+
+    @abc.abstractmethod
+    def load(self, executable: bytes) -> Executable:
+        """Loads the bytes the last stage produced."""
+
+    def synchronize(self) -> None:
+        """Waits for all queued work (a no-op for synchronous devices)."""
+
+
+class Backend(abc.ABC):
+    """A compilation target: options, stages and a device."""
+
+    name: str
+
+    @abc.abstractmethod
+    def parse_options(self, **options: Any) -> Any:
+        """Validates user options into a frozen, hashable object."""
+
+    @abc.abstractmethod
+    def stages(self, options: Any) -> list[Stage]:
+        """The ordered stages from hlo text to executable bytes."""
+
+    @property
+    @abc.abstractmethod
+    def device(self) -> Device:
+        """The device executables run on."""
+
+    def native_plugins(self) -> list[str]:
+        """Paths of MLIR pass/dialect plugins the stages need (none by default)."""
+        return []
+
+    def compile(self, module_text: str, *, options: Any = None, name: str = "module") -> Executable:
+        """Runs every stage on ``module_text`` and loads the result on the device."""
+        from numlir._src.backends import dumps
+
+        options = options if options is not None else self.parse_options()
+        dump = dumps.Dumper.for_compilation(self.name, name, module_text)
+        value: Any = module_text
+        dump.write(0, "hlo", ".mlir", module_text, "")
+        for index, stage in enumerate(self.stages(options), start=1):
+            output = stage.run(value, options)
+            extras = {}
+            if isinstance(output, WithExtras):
+                output, extras = output.value, output.extras
+            dump.write(index, stage.name, stage.suffix, output, stage.replay)
+            for suffix, extra in extras.items():
+                dump.write(index, stage.name, suffix, extra, "")
+            value = output
+        return self.device.load(value)
+
+    def cache_key(self, module_text: str, options: Any) -> str:
+        """A digest that changes whenever the compiled code could."""
+        digest = hashlib.sha256()
+        digest.update(self.name.encode())
+        digest.update(repr(options).encode())
+        digest.update(module_text.encode())
+        return digest.hexdigest()

@@ -1,0 +1,180 @@
+"""The host CPU backend: hlo → linalg → LLVM → object → shared library.
+
+Each stage is one call into the native compiler (``numlir._compiler``);
+the last links the object with the system C compiler driver into a shared
+library that the runtime (``numlir._runtime``) loads. Executables follow the
+runtime's C ABI (docs/runtime.md): ``void numlir_entry(void **buffers)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from numlir._src import config
+from numlir._src.backends.base import (
+    Backend,
+    BufferSpec,
+    CompileError,
+    Device,
+    Executable,
+    Stage,
+    WithExtras,
+)
+
+ENTRY = "numlir_entry"
+
+
+def _native_compiler():
+    from numlir import _compiler
+
+    return _compiler
+
+
+def _dtype(name: str) -> np.dtype:
+    if name == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    table = {"i1": np.bool_, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+    if name in table:
+        return np.dtype(table[name])
+    kind = "uint" if name.startswith("ui") else "int"
+    return np.dtype(f"{kind}{name.lstrip('ui')}")
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuOptions:
+    """Options of the cpu backend; part of the compilation cache key."""
+
+    opt_level: int = 3
+    linker: str = "cc"
+
+
+def _pipeline_stage(name: str, pipeline: str) -> Stage:
+    def run(text: str, options: CpuOptions) -> str:
+        compiler = _native_compiler()
+        try:
+            return compiler.run_pipeline(text, pipeline, name)
+        except compiler.CompileError as error:
+            raise CompileError(str(error)) from None
+
+    return Stage(name, ".mlir", run, replay=f"hlo-opt --{pipeline}")
+
+
+def _translate(text: str, options: CpuOptions) -> str:
+    compiler = _native_compiler()
+    try:
+        return compiler.translate_to_llvm_ir(text)
+    except compiler.CompileError as error:
+        raise CompileError(str(error)) from None
+
+
+def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
+    compiler = _native_compiler()
+    try:
+        optimized, obj = compiler.compile_llvm_ir_for_host(ir, options.opt_level)
+    except compiler.CompileError as error:
+        raise CompileError(str(error)) from None
+    return WithExtras(obj, {".opt.ll": optimized})
+
+
+def _link(obj: bytes, options: CpuOptions) -> bytes:
+    linker = shutil.which(options.linker)
+    if linker is None:
+        raise CompileError(
+            f"the cpu backend links with a C compiler driver, and {options.linker!r} is not "
+            "on PATH; install gcc or set NUMLIR_CC"
+        )
+    with tempfile.TemporaryDirectory(prefix="numlir-link-") as tmp:
+        obj_path = os.path.join(tmp, "module.o")
+        so_path = os.path.join(tmp, "module.so")
+        with open(obj_path, "wb") as f:
+            f.write(obj)
+        result = subprocess.run(
+            [linker, "-shared", "-o", so_path, obj_path, "-lm"],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            raise CompileError(f"linking the cpu executable failed:\n{result.stderr}")
+        with open(so_path, "rb") as f:
+            return f.read()
+
+
+class CpuExecutable(Executable):
+    """A loaded shared library; outputs are fresh numpy arrays."""
+
+    def __init__(self, native: Any):
+        self._native = native
+        self.input_specs = [BufferSpec(_dtype(d), tuple(s)) for d, s in native.input_specs]
+        self.output_specs = [BufferSpec(_dtype(d), tuple(s)) for d, s in native.output_specs]
+
+    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        outputs = [np.empty(spec.shape, spec.dtype) for spec in self.output_specs]
+        self._native.execute([*args, *outputs])
+        return outputs
+
+
+class CpuDevice(Device):
+    """The host: buffers are C-contiguous numpy arrays."""
+
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self._native = None
+
+    def _runtime_device(self) -> Any:
+        if self._native is None:
+            from numlir import _runtime
+
+            self._native = _runtime.Device("cpu")
+        return self._native
+
+    def is_available(self) -> bool:
+        return True
+
+    def put(self, array: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(array)
+
+    def get(self, buffer: np.ndarray) -> np.ndarray:
+        return buffer
+
+    def load(self, executable: bytes) -> CpuExecutable:
+        return CpuExecutable(self._runtime_device().load(executable, ENTRY))
+
+
+class CpuBackend(Backend):
+    """numlir's own CPU target, registered like any plugin."""
+
+    name = "cpu"
+
+    def __init__(self) -> None:
+        self._device = CpuDevice()
+
+    @property
+    def device(self) -> CpuDevice:
+        return self._device
+
+    def parse_options(self, *, opt_level: int | None = None, linker: str | None = None) -> CpuOptions:
+        level = config.flags.cpu_opt_level if opt_level is None else opt_level
+        if level not in (0, 1, 2, 3):
+            raise ValueError(f"cpu opt_level must be 0, 1, 2 or 3, got {level!r}")
+        return CpuOptions(opt_level=level, linker=linker or config.flags.linker or "cc")
+
+    def stages(self, options: CpuOptions) -> list[Stage]:
+        return [
+            _pipeline_stage("hlo-opt", "hlo-optimize"),
+            _pipeline_stage("linalg", "hlo-cpu-to-linalg"),
+            _pipeline_stage("llvm", "hlo-cpu-to-llvm"),
+            Stage("llvm-ir", ".ll", _translate),
+            Stage("object", ".o", _emit_object),
+            Stage("executable", ".so", _link),
+        ]

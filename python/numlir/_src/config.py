@@ -1,0 +1,79 @@
+"""numlir's configuration: every ``NUMLIR_*`` environment variable is read here.
+
+Flags can be changed at run time with :func:`update`, which also accepts the
+JAX spellings (``numlir.config.update("jax_enable_x64", True)``)::
+
+    import numlir
+    numlir.config.update("jax_enable_x64", True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+
+def _env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+@dataclasses.dataclass
+class Flags:
+    """The process-wide flags; read them as ``config.flags.<name>``."""
+
+    #: Keep 64-bit dtypes instead of canonicalizing them to 32 bits (NUMLIR_ENABLE_X64).
+    enable_x64: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_ENABLE_X64"))
+    #: Write every compilation's hlo, per-stage IR and executable here (NUMLIR_DUMP_DIR).
+    dump_dir: str | None = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_DUMP_DIR") or None
+    )
+    #: The backend used when none is named (NUMLIR_BACKEND, default "cpu").
+    backend: str = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_BACKEND", "cpu")
+    )
+    #: LLVM optimization level for CPU code (NUMLIR_CPU_OPT_LEVEL, 0-3).
+    cpu_opt_level: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_OPT_LEVEL", 3)
+    )
+    #: Log why jit had to compile again (NUMLIR_EXPLAIN_CACHE_MISSES).
+    explain_cache_misses: bool = dataclasses.field(
+        default_factory=lambda: _env_bool("NUMLIR_EXPLAIN_CACHE_MISSES")
+    )
+    #: The C compiler driver used to link CPU objects (NUMLIR_CC, then CC, then cc).
+    linker: str | None = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_CC") or os.environ.get("CC") or None
+    )
+
+
+flags = Flags()
+
+# JAX-compatible names for the flags JAX programs set.
+_ALIASES = {
+    "jax_enable_x64": "enable_x64",
+    "jax_explain_cache_misses": "explain_cache_misses",
+    "jax_platform_name": "backend",
+    "jax_platforms": "backend",
+}
+
+
+def update(name: str, value: Any) -> None:
+    """Sets a flag by its numlir name or its JAX name."""
+    field = _ALIASES.get(name, name.removeprefix("numlir_"))
+    if field not in {f.name for f in dataclasses.fields(Flags)}:
+        known = sorted({f.name for f in dataclasses.fields(Flags)} | set(_ALIASES))
+        raise AttributeError(f"unknown numlir config option {name!r}; known: {', '.join(known)}")
+    setattr(flags, field, value)
+
+
+def read(name: str) -> Any:
+    """Reads a flag by its numlir name or its JAX name."""
+    return getattr(flags, _ALIASES.get(name, name.removeprefix("numlir_")))

@@ -1,0 +1,60 @@
+//===- Device.cpp - an open nlrt_device that loads executables ------------===//
+
+#include "Device.h"
+
+#include "Status.h"
+
+#include <Python.h>
+
+namespace nb = nanobind;
+
+namespace numlir::runtime {
+
+Device::Device(const std::string &driver, int ordinal) {
+  checkStatus(nlrt_device_open(driver.c_str(), ordinal, &handle));
+}
+
+Device::~Device() { nlrt_device_close(handle); }
+
+namespace {
+/// A Py_buffer released on scope exit.
+struct BufferView {
+  Py_buffer view;
+  explicit BufferView(nb::handle object) {
+    if (PyObject_GetBuffer(object.ptr(), &view, PyBUF_SIMPLE) != 0)
+      throw nb::python_error();
+  }
+  ~BufferView() { PyBuffer_Release(&view); }
+};
+} // namespace
+
+Executable Device::load(nb::handle data, const std::string &entry) {
+  BufferView bytes(data);
+  nlrt_executable *executable = nullptr;
+  nlrt_status status;
+  {
+    // Loading runs the system loader (file I/O, relocation): let other
+    // threads run. The Py_buffer keeps the bytes alive meanwhile.
+    nb::gil_scoped_release release;
+    status = nlrt_executable_load_memory(handle, bytes.view.buf,
+                                         (size_t)bytes.view.len, entry.c_str(),
+                                         &executable);
+  }
+  checkStatus(status);
+  return Executable(executable);
+}
+
+Executable Device::loadFile(const std::filesystem::path &path,
+                            const std::string &entry) {
+  nlrt_executable *executable = nullptr;
+  nlrt_status status;
+  {
+    nb::gil_scoped_release release;
+    status = nlrt_executable_load_file(handle, path.c_str(), entry.c_str(),
+                                       &executable);
+  }
+  checkStatus(status);
+  return Executable(executable);
+}
+
+} // namespace numlir::runtime

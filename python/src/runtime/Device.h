@@ -1,0 +1,37 @@
+//===- Device.h - an open nlrt_device that loads executables ----*- C++ -*-===//
+
+#ifndef NUMLIR_PYTHON_RUNTIME_DEVICE_H
+#define NUMLIR_PYTHON_RUNTIME_DEVICE_H
+
+#include "Executable.h"
+
+#include <filesystem>
+#include <string>
+
+namespace numlir::runtime {
+
+/// Owns one reference to an nlrt_device. Executables hold references of
+/// their own, so they stay usable after the Device is collected.
+class Device {
+public:
+  Device(const std::string &driver, int ordinal);
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+  ~Device();
+
+  const char *name() const { return nlrt_device_name(handle); }
+  const char *driver() const { return nlrt_device_driver(handle); }
+
+  /// Loads an executable image from any contiguous buffer (bytes, bytearray,
+  /// memoryview, ...). The bytes are copied.
+  Executable load(nanobind::handle data, const std::string &entry);
+  Executable loadFile(const std::filesystem::path &path,
+                      const std::string &entry);
+
+private:
+  nlrt_device *handle = nullptr;
+};
+
+} // namespace numlir::runtime
+
+#endif // NUMLIR_PYTHON_RUNTIME_DEVICE_H

@@ -1,0 +1,131 @@
+//===- RuntimeModule.cpp - numlir._runtime: Python over libnlrt -----------===//
+//
+// The binding layer only: classes and docstrings. It links libnlrt alone,
+// never LLVM or MLIR, so it imports on machines that only run executables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "Executable.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/string.h>
+
+#include <dlfcn.h>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+using numlir::runtime::Device;
+using numlir::runtime::Executable;
+
+/// Where the libnlrt.so this module is linked against lives.
+static std::string libraryPath() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&nlrt_abi_version), &info) ||
+      !info.dli_fname)
+    throw std::runtime_error("cannot locate libnlrt.so");
+  return info.dli_fname;
+}
+
+NB_MODULE(_runtime, m) {
+  m.doc() = R"(The numlir runtime: load compiled executables and run them.
+
+A thin layer over libnlrt's C ABI (numlir/runtime.h); see docs/runtime.md.
+
+Example::
+
+    import numpy as np
+    from numlir import _runtime
+
+    device = _runtime.Device("cpu")
+    exe = device.load_file("add.so")         # "f32[4];f32[4]->f32[4]"
+    a = np.ones(4, np.float32)
+    out = np.empty(4, np.float32)
+    exe.execute([a, a, out])                  # out == 2
+)";
+
+  if (nlrt_abi_version() != NLRT_ABI_VERSION)
+    throw nb::import_error(
+        ("numlir._runtime was built for runtime ABI " +
+         std::to_string(NLRT_ABI_VERSION) + " but loaded libnlrt.so (" +
+         libraryPath() + ") has ABI " + std::to_string(nlrt_abi_version()))
+            .c_str());
+
+  m.attr("ABI_VERSION") = NLRT_ABI_VERSION;
+  m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
+  m.def("library_path", &libraryPath,
+        "The path of the libnlrt.so in use, e.g. to link C programs "
+        "against.");
+
+  nb::class_<Executable>(m, "Executable", R"(A loaded executable.
+
+Created by Device.load or Device.load_file. Its signature lists the dtype
+and shape of every buffer, inputs first::
+
+    exe.signature       # 'f32[4,8];f32[8]->f32[4]'
+    exe.input_specs     # [('f32', (4, 8)), ('f32', (8,))]
+    exe.output_specs    # [('f32', (4,))]
+)")
+      .def_prop_ro("num_inputs", &Executable::numInputs)
+      .def_prop_ro("num_outputs", &Executable::numOutputs)
+      .def_prop_ro("signature", &Executable::signature,
+                   "The raw signature string, e.g. 'f32[4];f32[4]->f32[4]'.")
+      .def_prop_ro("entry", &Executable::entry, "The entry point's name.")
+      .def_prop_ro("input_specs", &Executable::inputSpecs,
+                   "[(dtype, shape), ...] of the inputs, e.g. "
+                   "[('f32', (4, 8))]; a scalar has shape ().")
+      .def_prop_ro("output_specs", &Executable::outputSpecs,
+                   "[(dtype, shape), ...] of the outputs.")
+      .def("execute", &Executable::execute, "buffers"_a,
+           nb::sig("def execute(self, buffers: typing.Sequence[object]) "
+                   "-> None"),
+           R"(Runs the executable once.
+
+`buffers` is a list or tuple with one C-contiguous CPU array per buffer
+(NumPy or any DLPack producer): the inputs, then the caller-allocated
+outputs, which are written in place. Dtypes and shapes must match the
+signature exactly (i1 is a bool array; bf16 also takes a uint16 array of
+the raw bits). Raises ValueError naming the first mismatching buffer,
+RuntimeError if the runtime fails. The GIL is released while it runs::
+
+    out = np.empty(4, np.float32)
+    exe.execute([a, b, out])
+)")
+      .def("__repr__", [](const Executable &self) {
+        return std::string("<numlir._runtime.Executable ") + self.entry() +
+               ": " + self.signature() + ">";
+      });
+
+  nb::class_<Device>(m, "Device", R"(A runtime device: a driver and an ordinal.
+
+    device = Device()            # the host CPU, same as Device("cpu", 0)
+    device.name                  # 'cpu:0'
+
+Raises RuntimeError for an unknown driver (the message lists the known
+ones) or a missing device.
+)")
+      .def(nb::init<const std::string &, int>(), "driver"_a = "cpu",
+           "ordinal"_a = 0)
+      .def_prop_ro("name", &Device::name)
+      .def_prop_ro("driver", &Device::driver)
+      .def("load", &Device::load, "data"_a, "entry"_a = NLRT_DEFAULT_ENTRY,
+           nb::sig("def load(self, data: collections.abc.Buffer, entry: str "
+                   "= 'numlir_entry') -> Executable"),
+           R"(Loads an executable from its bytes (copied), e.g. the output of
+the compiler. `entry` names the entry point; its signature is the symbol
+`<entry>_signature`. Raises RuntimeError if the image is not a valid
+executable::
+
+    exe = device.load(open("add.so", "rb").read())
+)")
+      .def("load_file", &Device::loadFile, "path"_a,
+           "entry"_a = NLRT_DEFAULT_ENTRY,
+           R"(Loads an executable from a file::
+
+    exe = device.load_file("add.so", entry="numlir_entry")
+)")
+      .def("__repr__", [](const Device &self) {
+        return std::string("<numlir._runtime.Device ") + self.name() + ">";
+      });
+}

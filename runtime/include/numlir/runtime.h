@@ -1,0 +1,255 @@
+/*===- numlir/runtime.h - the numlir runtime C ABI ------------------------===*
+ *
+ * The thin runtime that loads and runs executables produced by the numlir
+ * compiler. It has no LLVM/MLIR dependency: a machine that only has
+ * libnlrt.so (and this header) can run executables compiled elsewhere.
+ *
+ * Objects and ownership
+ * ---------------------
+ *   nlrt_device      A driver ("cpu", later "cuda") bound to one device
+ *                    ordinal. Created by nlrt_device_open, which hands the
+ *                    caller one reference; nlrt_device_close drops it.
+ *                    Every executable loaded on the device holds a reference
+ *                    of its own, so the device may be closed while its
+ *                    executables are still in use: it is destroyed when the
+ *                    last of them is released.
+ *   nlrt_executable  One loaded compiled program with a parsed signature.
+ *                    Created by nlrt_executable_load_*, which hands the
+ *                    caller the only reference; nlrt_executable_release
+ *                    destroys it (and unloads its code). Every pointer the
+ *                    runtime returns from an executable (signature text,
+ *                    buffer dims) stays valid until that release.
+ *   buffers          Always owned by the caller. The runtime never allocates,
+ *                    frees or retains a buffer; it reads inputs and writes
+ *                    outputs only during nlrt_executable_execute.
+ *   strings          Strings passed in (driver names, paths, entry names) are
+ *                    copied if needed; the caller may free them right after
+ *                    the call. Strings returned are owned by the runtime.
+ *
+ * Errors
+ * ------
+ * Every fallible function returns an nlrt_status. On failure it also records
+ * a human-readable message, readable with nlrt_last_error() on the same
+ * thread. Out-parameters are written only on success. No function aborts the
+ * process on bad input: wrong buffer counts, NULL pointers, missing files or
+ * symbols and malformed signatures all come back as statuses. (A buffer that
+ * is too small for its declared shape cannot be detected and is undefined
+ * behaviour, as with memcpy.)
+ *
+ * Thread safety
+ * -------------
+ * All functions may be called from any thread. Distinct executables may run
+ * concurrently; the same executable may be executed concurrently from several
+ * threads with distinct buffers (the compiler emits reentrant entry points and
+ * the runtime adds no locking on this path). Releasing an object while another
+ * thread uses it is the caller's bug.
+ *
+ * Executable contract (CPU driver)
+ * --------------------------------
+ * A CPU executable is an ELF shared object that exports
+ *
+ *   void numlir_entry(void **buffers);
+ *   const char numlir_entry_signature[];
+ *
+ * where "numlir_entry" is the entry name chosen at load time (NULL selects
+ * NLRT_DEFAULT_ENTRY) and the signature symbol is the entry name followed by
+ * "_signature". buffers holds one pointer per argument: all inputs, then all
+ * outputs (allocated by the caller). Each addresses dense, row-major data of
+ * a static shape. The signature string describes them, for example
+ *
+ *   "f32[4,8];f32[8,3];f32[3]->f32[4]"
+ *
+ * inputs ';'-separated, "->", outputs ';'-separated; a scalar is "f32[]";
+ * zero inputs or outputs leave that side empty. Element types are listed in
+ * nlrt_dtype; i1 is stored as one byte per element (0 or 1).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef NUMLIR_RUNTIME_H
+#define NUMLIR_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(NLRT_BUILDING_LIBRARY)
+#define NLRT_API __attribute__((visibility("default")))
+#else
+#define NLRT_API
+#endif
+
+/* The ABI version this header describes. It changes whenever a declaration
+ * here changes incompatibly (a removed or re-typed function, a reordered
+ * struct or enum). Compare it with nlrt_abi_version() at startup to detect a
+ * header/library mismatch. */
+#define NLRT_ABI_VERSION 1
+
+/* The entry point name the numlir compiler emits by default. */
+#define NLRT_DEFAULT_ENTRY "numlir_entry"
+
+/* Returns the NLRT_ABI_VERSION libnlrt.so was built with. */
+NLRT_API int nlrt_abi_version(void);
+
+/*===--- Status and errors -------------------------------------------------===*/
+
+typedef enum nlrt_status {
+  NLRT_OK = 0,
+  /* A caller error: NULL where an object is required, a wrong buffer count,
+   * an out-of-range index. */
+  NLRT_INVALID_ARGUMENT = 1,
+  /* A named thing does not exist: driver, device ordinal, file, entry
+   * symbol, signature symbol. */
+  NLRT_NOT_FOUND = 2,
+  /* The object exists but is not a valid executable: not loadable by the
+   * system loader, or it breaks the contract (malformed signature, an entry
+   * that is not a function). */
+  NLRT_LOAD_FAILED = 3,
+  /* The driver is known but cannot run here (no libcuda.so.1, no GPU). */
+  NLRT_UNAVAILABLE = 4,
+  /* The runtime itself failed (out of memory, a system call failed). */
+  NLRT_INTERNAL = 5,
+} nlrt_status;
+
+/* The enumerator's name without prefix ("INVALID_ARGUMENT"); "UNKNOWN" for
+ * values outside the enum. The string is static. */
+NLRT_API const char *nlrt_status_string(nlrt_status status);
+
+/* The message recorded by the most recent failing call on this thread, or ""
+ * if none failed yet. Successful calls leave it unchanged (like errno). The
+ * string is thread-local and owned by the runtime; it is overwritten by the
+ * next failure on this thread. */
+NLRT_API const char *nlrt_last_error(void);
+
+/*===--- Element types -----------------------------------------------------===*/
+
+typedef enum nlrt_dtype {
+  NLRT_DTYPE_F16 = 0,
+  NLRT_DTYPE_BF16 = 1,
+  NLRT_DTYPE_F32 = 2,
+  NLRT_DTYPE_F64 = 3,
+  NLRT_DTYPE_I1 = 4, /* one byte per element */
+  NLRT_DTYPE_I8 = 5,
+  NLRT_DTYPE_I16 = 6,
+  NLRT_DTYPE_I32 = 7,
+  NLRT_DTYPE_I64 = 8,
+  NLRT_DTYPE_UI8 = 9,
+  NLRT_DTYPE_UI16 = 10,
+  NLRT_DTYPE_UI32 = 11,
+  NLRT_DTYPE_UI64 = 12,
+} nlrt_dtype;
+
+/* The spelling used in signatures ("f32", "ui8"); NULL for an invalid value.
+ * The string is static. */
+NLRT_API const char *nlrt_dtype_name(nlrt_dtype dtype);
+
+/* Bytes per element (1 for i1); 0 for an invalid value. */
+NLRT_API size_t nlrt_dtype_size(nlrt_dtype dtype);
+
+/*===--- Devices -----------------------------------------------------------===*/
+
+typedef struct nlrt_device nlrt_device;
+
+/* Opens device `ordinal` of the driver called `driver_name` ("cpu") and
+ * stores a new reference in *out_device.
+ *   NLRT_NOT_FOUND        unknown driver (the message lists the known ones),
+ *                         or no device with that ordinal.
+ *   NLRT_UNAVAILABLE      the driver cannot work on this machine.
+ *   NLRT_INVALID_ARGUMENT NULL name or out pointer, negative ordinal. */
+NLRT_API nlrt_status nlrt_device_open(const char *driver_name, int ordinal,
+                                      nlrt_device **out_device);
+
+/* Drops the reference from nlrt_device_open. NULL is ignored. */
+NLRT_API void nlrt_device_close(nlrt_device *device);
+
+/* A printable name such as "cpu:0", owned by the device. */
+NLRT_API const char *nlrt_device_name(const nlrt_device *device);
+
+/* The driver name the device was opened with ("cpu"), static. */
+NLRT_API const char *nlrt_device_driver(const nlrt_device *device);
+
+/*===--- Executables -------------------------------------------------------===*/
+
+typedef struct nlrt_executable nlrt_executable;
+
+/* Loads the executable in the file at `path` on `device`; `entry` names the
+ * entry point (NULL: NLRT_DEFAULT_ENTRY). On success *out_executable receives
+ * the only reference, which also keeps `device` alive.
+ *   NLRT_NOT_FOUND    no such file; no entry or signature symbol.
+ *   NLRT_LOAD_FAILED  not a loadable object; malformed signature.
+ * The CPU driver hands `path` to the system loader, which caches objects by
+ * path: a file rewritten in place while an executable loaded from it is still
+ * alive resolves to the old code. Use fresh paths or load_memory for that. */
+NLRT_API nlrt_status nlrt_executable_load_file(nlrt_device *device,
+                                               const char *path,
+                                               const char *entry,
+                                               nlrt_executable **out_executable);
+
+/* Like nlrt_executable_load_file, from `size` bytes at `data`. The bytes are
+ * copied; the caller may free them when the call returns. The CPU driver
+ * writes them to an anonymous memory file (memfd_create) and loads that,
+ * falling back to a file in $TMPDIR (or /tmp), unlinked once loaded, where
+ * memfds cannot be loaded. A loaded memfd holds a file descriptor, so only a
+ * bounded number (at most 128, and an eighth of RLIMIT_NOFILE) do; further
+ * images go through temporary files too. */
+NLRT_API nlrt_status nlrt_executable_load_memory(
+    nlrt_device *device, const void *data, size_t size, const char *entry,
+    nlrt_executable **out_executable);
+
+/* Destroys the executable and unloads its code; drops its device reference.
+ * NULL is ignored. */
+NLRT_API void nlrt_executable_release(nlrt_executable *executable);
+
+/* The device the executable was loaded on (borrowed: no new reference). */
+NLRT_API nlrt_device *nlrt_executable_device(const nlrt_executable *executable);
+
+/* The entry point name, owned by the executable. */
+NLRT_API const char *nlrt_executable_entry(const nlrt_executable *executable);
+
+/* The raw signature string, owned by the executable. */
+NLRT_API const char *nlrt_executable_signature(
+    const nlrt_executable *executable);
+
+NLRT_API size_t nlrt_executable_num_inputs(const nlrt_executable *executable);
+NLRT_API size_t nlrt_executable_num_outputs(const nlrt_executable *executable);
+
+/* Describes one buffer of an executable's signature. */
+typedef struct nlrt_buffer_info {
+  nlrt_dtype dtype;
+  /* Number of dimensions; 0 for a scalar. */
+  size_t rank;
+  /* `rank` extents, outermost first; owned by the executable. May be NULL
+   * when rank is 0. */
+  const int64_t *dims;
+  /* Bytes per element (nlrt_dtype_size(dtype)). */
+  size_t element_size;
+  /* Product of the dims (1 for a scalar, 0 if any extent is 0). */
+  size_t num_elements;
+  /* element_size * num_elements: how many bytes the buffer must hold. */
+  size_t byte_size;
+} nlrt_buffer_info;
+
+/* Fills *out_info for buffer `index`, counting inputs first and then outputs
+ * (index num_inputs is output 0).
+ *   NLRT_INVALID_ARGUMENT index >= num_inputs + num_outputs, NULL arguments. */
+NLRT_API nlrt_status nlrt_executable_buffer_info(
+    const nlrt_executable *executable, size_t index,
+    nlrt_buffer_info *out_info);
+
+/* Runs the executable once. `buffers` holds num_inputs + num_outputs
+ * pointers, inputs first, each addressing at least byte_size bytes laid out
+ * as that buffer's info describes (for the CPU driver: host memory). Outputs
+ * are written in place. Returns when the computation is complete.
+ *   NLRT_INVALID_ARGUMENT wrong num_buffers, a NULL buffer (even for a
+ *                         zero-sized one), NULL executable or array. */
+NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
+                                             void *const *buffers,
+                                             size_t num_buffers);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* NUMLIR_RUNTIME_H */

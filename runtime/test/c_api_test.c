@@ -1,0 +1,325 @@
+/* Exercises the runtime's C API directly against test_kernels.so.
+ *
+ *   c_api_test path/to/test_kernels.so
+ *
+ * Prints one line per failed check and exits non-zero if any failed. */
+
+#include "numlir/runtime.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(condition)                                                       \
+  do {                                                                         \
+    if (!(condition)) {                                                        \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__,   \
+              __LINE__, #condition, nlrt_last_error());                        \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* A failing status whose message mentions `needle`. */
+#define CHECK_FAILS(call, expected_status, needle)                             \
+  do {                                                                         \
+    nlrt_status status_ = (call);                                              \
+    CHECK(status_ == (expected_status));                                       \
+    CHECK(strstr(nlrt_last_error(), (needle)) != NULL);                        \
+  } while (0)
+
+static const char *kernels_path;
+
+static void *read_file(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  fseek(file, 0, SEEK_END);
+  *size = (size_t)ftell(file);
+  fseek(file, 0, SEEK_SET);
+  void *data = malloc(*size);
+  if (data && fread(data, 1, *size, file) != *size) {
+    free(data);
+    data = NULL;
+  }
+  fclose(file);
+  return data;
+}
+
+static void test_versions_and_names(void) {
+  CHECK(nlrt_abi_version() == NLRT_ABI_VERSION);
+  CHECK(strcmp(nlrt_status_string(NLRT_LOAD_FAILED), "LOAD_FAILED") == 0);
+  CHECK(strcmp(nlrt_status_string((nlrt_status)99), "UNKNOWN") == 0);
+  CHECK(strcmp(nlrt_dtype_name(NLRT_DTYPE_BF16), "bf16") == 0);
+  CHECK(nlrt_dtype_name((nlrt_dtype)99) == NULL);
+  CHECK(nlrt_dtype_size(NLRT_DTYPE_I1) == 1);
+  CHECK(nlrt_dtype_size(NLRT_DTYPE_UI64) == 8);
+}
+
+static void test_devices(void) {
+  nlrt_device *device = NULL;
+  CHECK(nlrt_device_open("cpu", 0, &device) == NLRT_OK);
+  CHECK(strcmp(nlrt_device_name(device), "cpu:0") == 0);
+  CHECK(strcmp(nlrt_device_driver(device), "cpu") == 0);
+  nlrt_device_close(device);
+  nlrt_device_close(NULL);
+
+  nlrt_device *untouched = (nlrt_device *)&device;
+  CHECK_FAILS(nlrt_device_open("tpu", 0, &untouched), NLRT_NOT_FOUND,
+              "known drivers: cpu");
+  CHECK(untouched == (nlrt_device *)&device);
+  CHECK_FAILS(nlrt_device_open("cpu", 1, &device), NLRT_NOT_FOUND,
+              "ordinal 0");
+  CHECK_FAILS(nlrt_device_open("cpu", -1, &device), NLRT_INVALID_ARGUMENT,
+              "ordinal");
+  CHECK_FAILS(nlrt_device_open(NULL, 0, &device), NLRT_INVALID_ARGUMENT,
+              "NULL");
+}
+
+static void test_add_from_file(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, NULL, &exe) ==
+        NLRT_OK);
+  if (!exe)
+    return;
+  CHECK(strcmp(nlrt_executable_entry(exe), "numlir_entry") == 0);
+  CHECK(strcmp(nlrt_executable_signature(exe), "f32[4];f32[4]->f32[4]") == 0);
+  CHECK(nlrt_executable_num_inputs(exe) == 2);
+  CHECK(nlrt_executable_num_outputs(exe) == 1);
+  CHECK(nlrt_executable_device(exe) == device);
+
+  nlrt_buffer_info info;
+  CHECK(nlrt_executable_buffer_info(exe, 2, &info) == NLRT_OK);
+  CHECK(info.dtype == NLRT_DTYPE_F32 && info.rank == 1 && info.dims[0] == 4);
+  CHECK(info.element_size == 4 && info.num_elements == 4 &&
+        info.byte_size == 16);
+  CHECK_FAILS(nlrt_executable_buffer_info(exe, 3, &info),
+              NLRT_INVALID_ARGUMENT, "out of range");
+
+  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40}, out[4] = {0};
+  void *buffers[] = {a, b, out};
+  CHECK(nlrt_executable_execute(exe, buffers, 3) == NLRT_OK);
+  CHECK(out[0] == 11 && out[1] == 22 && out[2] == 33 && out[3] == 44);
+
+  CHECK_FAILS(nlrt_executable_execute(exe, buffers, 2), NLRT_INVALID_ARGUMENT,
+              "takes 3 buffers (2 inputs, 1 output), got 2");
+  CHECK_FAILS(nlrt_executable_execute(exe, NULL, 3), NLRT_INVALID_ARGUMENT,
+              "NULL");
+  void *with_null[] = {a, b, NULL};
+  CHECK_FAILS(nlrt_executable_execute(exe, with_null, 3),
+              NLRT_INVALID_ARGUMENT, "buffer 2 (output 0)");
+  CHECK_FAILS(nlrt_executable_execute(NULL, buffers, 3),
+              NLRT_INVALID_ARGUMENT, "NULL");
+  nlrt_executable_release(exe);
+  nlrt_executable_release(NULL);
+}
+
+static void test_entries_from_memory(nlrt_device *device) {
+  size_t size = 0;
+  void *image = read_file(kernels_path, &size);
+  CHECK(image != NULL);
+  if (!image)
+    return;
+
+  nlrt_executable *masked = NULL, *scalars = NULL, *iota = NULL;
+  CHECK(nlrt_executable_load_memory(device, image, size, "masked_i64",
+                                    &masked) == NLRT_OK);
+  CHECK(nlrt_executable_load_memory(device, image, size, "scalar_pair",
+                                    &scalars) == NLRT_OK);
+  CHECK(nlrt_executable_load_memory(device, image, size, "iota", &iota) ==
+        NLRT_OK);
+  /* The image was copied: scribbling over it must not matter. */
+  memset(image, 0, size);
+  free(image);
+
+  if (masked) {
+    nlrt_buffer_info info;
+    CHECK(nlrt_executable_buffer_info(masked, 1, &info) == NLRT_OK);
+    CHECK(info.dtype == NLRT_DTYPE_I1 && info.rank == 2 &&
+          info.byte_size == 6);
+    int64_t x[6] = {1, 2, 3, 4, 5, 6}, out[6];
+    uint8_t mask[6] = {1, 0, 1, 0, 1, 0};
+    void *buffers[] = {x, mask, out};
+    CHECK(nlrt_executable_execute(masked, buffers, 3) == NLRT_OK);
+    CHECK(out[0] == 1 && out[1] == -1 && out[4] == 5 && out[5] == -1);
+  }
+  if (scalars) {
+    nlrt_buffer_info info;
+    CHECK(nlrt_executable_buffer_info(scalars, 3, &info) == NLRT_OK);
+    CHECK(info.rank == 0 && info.num_elements == 1 && info.byte_size == 8);
+    double a = 3, b = 4, sum = 0, product = 0;
+    void *buffers[] = {&a, &b, &sum, &product};
+    CHECK(nlrt_executable_execute(scalars, buffers, 4) == NLRT_OK);
+    CHECK(sum == 7 && product == 12);
+  }
+  if (iota) {
+    CHECK(nlrt_executable_num_inputs(iota) == 0);
+    int32_t out[5] = {0};
+    void *buffers[] = {out};
+    CHECK(nlrt_executable_execute(iota, buffers, 1) == NLRT_OK);
+    CHECK(out[0] == 0 && out[4] == 4);
+  }
+  nlrt_executable_release(masked);
+  nlrt_executable_release(scalars);
+  nlrt_executable_release(iota);
+}
+
+static void test_contract_violations(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK_FAILS(nlrt_executable_load_file(device, kernels_path, "missing", &exe),
+              NLRT_NOT_FOUND, "no entry point 'missing'");
+  CHECK_FAILS(
+      nlrt_executable_load_file(device, kernels_path, "malformed", &exe),
+      NLRT_LOAD_FAILED, "malformed signature \"f32[4->f32[4]\"");
+  CHECK_FAILS(
+      nlrt_executable_load_file(device, kernels_path, "no_signature", &exe),
+      NLRT_NOT_FOUND, "no signature symbol 'no_signature_signature'");
+  CHECK_FAILS(
+      nlrt_executable_load_file(device, kernels_path, "not_a_function", &exe),
+      NLRT_LOAD_FAILED, "not a function");
+  CHECK_FAILS(
+      nlrt_executable_load_file(device, kernels_path, "unterminated", &exe),
+      NLRT_LOAD_FAILED, "not NUL-terminated");
+  CHECK_FAILS(nlrt_executable_load_file(device, kernels_path, "", &exe),
+              NLRT_INVALID_ARGUMENT, "entry name");
+  CHECK(exe == NULL);
+}
+
+static void test_bad_files(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK_FAILS(nlrt_executable_load_file(device, "/nonexistent/x.so", NULL,
+                                        &exe),
+              NLRT_NOT_FOUND, "/nonexistent/x.so");
+  CHECK_FAILS(nlrt_executable_load_file(device, "/", NULL, &exe),
+              NLRT_LOAD_FAILED, "not a regular file");
+
+  char garbage_path[] = "/tmp/nlrt-c-api-garbage-XXXXXX";
+  int fd = mkstemp(garbage_path);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    CHECK(write(fd, "not an ELF file", 15) == 15);
+    close(fd);
+    CHECK_FAILS(nlrt_executable_load_file(device, garbage_path, NULL, &exe),
+                NLRT_LOAD_FAILED, garbage_path);
+    unlink(garbage_path);
+  }
+
+  CHECK_FAILS(nlrt_executable_load_memory(device, "garbage", 7, NULL, &exe),
+              NLRT_LOAD_FAILED, "not an ELF");
+  /* Right magic, nothing after it: only the loader can tell. */
+  CHECK_FAILS(nlrt_executable_load_memory(device, "\x7f" "ELF\2\1\1", 7, NULL,
+                                          &exe),
+              NLRT_LOAD_FAILED, "cannot load executable image");
+  CHECK_FAILS(nlrt_executable_load_memory(device, NULL, 0, NULL, &exe),
+              NLRT_INVALID_ARGUMENT, "empty");
+  CHECK_FAILS(nlrt_executable_load_memory(NULL, "x", 1, NULL, &exe),
+              NLRT_INVALID_ARGUMENT, "device");
+  CHECK(exe == NULL);
+}
+
+static void test_executable_outlives_device_handle(void) {
+  nlrt_device *device = NULL;
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_device_open("cpu", 0, &device) == NLRT_OK);
+  CHECK(nlrt_executable_load_file(device, kernels_path, "iota", &exe) ==
+        NLRT_OK);
+  nlrt_device_close(device);
+  if (!exe)
+    return;
+  CHECK(strcmp(nlrt_device_name(nlrt_executable_device(exe)), "cpu:0") == 0);
+  int32_t out[5];
+  void *buffers[] = {out};
+  CHECK(nlrt_executable_execute(exe, buffers, 1) == NLRT_OK);
+  CHECK(out[3] == 3);
+  nlrt_executable_release(exe);
+}
+
+/* Threads that load from memory, run and release over and over: memfd paths
+ * get reused, which must never hand back another thread's object. */
+typedef struct worker_args {
+  nlrt_device *device;
+  const void *image;
+  size_t size;
+  int failed;
+} worker_args;
+
+static void *worker(void *opaque) {
+  worker_args *args = opaque;
+  for (int i = 0; i < 50; ++i) {
+    const char *entry = (i % 2) ? "iota" : "numlir_entry";
+    nlrt_executable *exe = NULL;
+    if (nlrt_executable_load_memory(args->device, args->image, args->size,
+                                    entry, &exe) != NLRT_OK ||
+        strcmp(nlrt_executable_entry(exe), entry) != 0) {
+      args->failed = 1;
+      nlrt_executable_release(exe);
+      continue;
+    }
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 1, 1, 1}, out[5] = {0};
+    void *add_buffers[] = {a, b, out};
+    void *iota_buffers[] = {out};
+    if (i % 2) {
+      nlrt_executable_execute(exe, iota_buffers, 1);
+      args->failed |= ((int32_t *)out)[4] != 4;
+    } else {
+      nlrt_executable_execute(exe, add_buffers, 3);
+      args->failed |= out[3] != 5;
+    }
+    nlrt_executable_release(exe);
+  }
+  return NULL;
+}
+
+static void test_concurrent_loads(nlrt_device *device) {
+  size_t size = 0;
+  void *image = read_file(kernels_path, &size);
+  CHECK(image != NULL);
+  if (!image)
+    return;
+  enum { NUM_THREADS = 4 };
+  pthread_t threads[NUM_THREADS];
+  worker_args args[NUM_THREADS];
+  for (int t = 0; t < NUM_THREADS; ++t) {
+    args[t] = (worker_args){device, image, size, 0};
+    pthread_create(&threads[t], NULL, worker, &args[t]);
+  }
+  for (int t = 0; t < NUM_THREADS; ++t) {
+    pthread_join(threads[t], NULL);
+    CHECK(!args[t].failed);
+  }
+  free(image);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s path/to/test_kernels.so\n", argv[0]);
+    return 2;
+  }
+  kernels_path = argv[1];
+
+  test_versions_and_names();
+  test_devices();
+
+  nlrt_device *device = NULL;
+  if (nlrt_device_open("cpu", 0, &device) != NLRT_OK) {
+    fprintf(stderr, "cannot open the cpu device: %s\n", nlrt_last_error());
+    return 1;
+  }
+  test_add_from_file(device);
+  test_entries_from_memory(device);
+  test_contract_violations(device);
+  test_bad_files(device);
+  test_executable_outlives_device_handle();
+  test_concurrent_loads(device);
+  nlrt_device_close(device);
+
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("all C API checks passed\n");
+  return 0;
+}

@@ -1,0 +1,54 @@
+/* Hand-written stand-ins for compiler output, following the executable
+ * contract in runtime.h. Each entry point is one case of c_api_test.c. */
+
+#include <stdint.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* out = a + b over f32[4]; the default entry name. */
+EXPORT const char numlir_entry_signature[] = "f32[4];f32[4]->f32[4]";
+EXPORT void numlir_entry(void **buffers) {
+  const float *a = buffers[0], *b = buffers[1];
+  float *out = buffers[2];
+  for (int i = 0; i < 4; ++i)
+    out[i] = a[i] + b[i];
+}
+
+/* out = mask ? x : -1 over [2,3]; i1 is one byte per element. */
+EXPORT const char masked_i64_signature[] = "i64[2,3];i1[2,3]->i64[2,3]";
+EXPORT void masked_i64(void **buffers) {
+  const int64_t *x = buffers[0];
+  const uint8_t *mask = buffers[1];
+  int64_t *out = buffers[2];
+  for (int i = 0; i < 6; ++i)
+    out[i] = mask[i] ? x[i] : -1;
+}
+
+/* Scalars: (sum, product) of two f64[]. */
+EXPORT const char scalar_pair_signature[] = "f64[];f64[]->f64[];f64[]";
+EXPORT void scalar_pair(void **buffers) {
+  double a = *(const double *)buffers[0], b = *(const double *)buffers[1];
+  *(double *)buffers[2] = a + b;
+  *(double *)buffers[3] = a * b;
+}
+
+/* No inputs: out = iota. */
+EXPORT const char iota_signature[] = "->i32[5]";
+EXPORT void iota(void **buffers) {
+  int32_t *out = buffers[0];
+  for (int i = 0; i < 5; ++i)
+    out[i] = i;
+}
+
+/* Contract violations. */
+EXPORT const char malformed_signature[] = "f32[4->f32[4]";
+EXPORT void malformed(void **buffers) { (void)buffers; }
+
+EXPORT void no_signature(void **buffers) { (void)buffers; }
+
+EXPORT const char not_a_function_signature[] = "->";
+EXPORT const int not_a_function = 42;
+
+/* Exactly 5 bytes and no terminator: C allows this initializer. */
+EXPORT const char unterminated_signature[5] = "->f32";
+EXPORT void unterminated(void **buffers) { (void)buffers; }
