@@ -20,7 +20,7 @@ constexpr llvm::StringLiteral kOptimize =
     "func.func(hlo-simplify),canonicalize,cse";
 
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
+    "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
     "canonicalize,cse";
 
 // Bufferize with identity layouts at the function boundary so every
@@ -35,7 +35,8 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "buffer-deallocation-pipeline,canonicalize,"
     "numlir-emit-c-entry-point,"
     "func.func(convert-linalg-to-loops),lower-affine,expand-strided-metadata,"
-    "convert-scf-to-cf,func.func(math-expand-ops),convert-math-to-llvm,"
+    "convert-math-to-funcs,"
+    "convert-scf-to-cf,convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
     "reconcile-unrealized-casts,canonicalize";

@@ -65,6 +65,19 @@ private:
     return registry;
   }
 
+  /// file:line:col where the location has one (the user's source line for
+  /// frontend-emitted ops), else MLIR's printed location.
+  static std::string describe(Location loc) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+         << fileLoc.getColumn();
+    else
+      os << loc;
+    return text;
+  }
+
   void record(Diagnostic &diag) {
     llvm::raw_string_ostream os(diagnostics);
     auto severity = [](DiagnosticSeverity s) {
@@ -80,10 +93,10 @@ private:
       }
       return "error";
     };
-    os << diag.getLocation() << ": " << severity(diag.getSeverity()) << ": "
-       << diag << "\n";
+    os << describe(diag.getLocation()) << ": " << severity(diag.getSeverity())
+       << ": " << diag << "\n";
     for (Diagnostic &note : diag.getNotes())
-      os << "  " << note.getLocation() << ": note: " << note << "\n";
+      os << "  " << describe(note.getLocation()) << ": note: " << note << "\n";
   }
 
   MLIRContext context;

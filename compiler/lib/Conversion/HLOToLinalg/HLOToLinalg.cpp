@@ -1,9 +1,21 @@
-//===- HLOToLinalg.cpp - lowering of hlo ops to linalg on tensors ---------===//
+//===- HLOToLinalg.cpp - the convert-hlo-to-linalg pass -------------------===//
+//
+// Runs every op family's patterns in one partial conversion with the hlo
+// dialect illegal, so an op without a lowering fails at that op. Function
+// signatures, calls and returns are converted too: unsigned tensors become
+// signless, which is all arith and linalg accept (the runtime's ABI is
+// byte-level, so the boundary loses nothing).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerings.h"
 
 #include "numlir/Conversion/Passes.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -15,10 +27,45 @@ namespace numlir {
 } // namespace numlir
 
 using namespace mlir;
+using namespace numlir::hlo_to_linalg;
 
 namespace {
 struct ConvertHLOToLinalgPass
     : numlir::impl::ConvertHLOToLinalgBase<ConvertHLOToLinalgPass> {
-  void runOnOperation() override {}
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    SignlessTypeConverter converter;
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<numlir::hlo::HLODialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateElementwisePatterns(converter, patterns);
+    populateCompareSelectConvertPatterns(converter, patterns);
+    populateConstantPatterns(converter, patterns);
+    populateShapeOpPatterns(converter, patterns);
+    populateReductionPatterns(converter, patterns);
+    populateDotGeneralPatterns(converter, patterns);
+
+    // Folding is hlo-optimize's job; lowering every op as written keeps
+    // this pass independent of the hlo folders.
+    ConversionConfig config;
+    config.foldingMode = DialectConversionFoldingMode::Never;
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns), config)))
+      signalPassFailure();
+  }
 };
 } // namespace

@@ -1,0 +1,202 @@
+//===- CompareSelectConvertToLinalg.cpp - compare, select, convert --------===//
+//
+// The elementwise ops whose operand and result element types differ. Like
+// the arithmetic ops they become one parallel linalg.generic each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowerings.h"
+
+#include "numlir/Dialect/HLO/IR/HLO.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace numlir::hlo_to_linalg;
+namespace hlo = numlir::hlo;
+
+namespace {
+
+/// Floats compare ordered (false if either is NaN) except NE, which is true
+/// for NaN. Unsigned integers and i1 compare unsigned.
+Value compareScalars(OpBuilder &b, Location loc, hlo::ComparisonDirection dir,
+                     Type element, Value lhs, Value rhs) {
+  using D = hlo::ComparisonDirection;
+  if (isa<FloatType>(element)) {
+    using P = arith::CmpFPredicate;
+    P p = dir == D::EQ   ? P::OEQ
+          : dir == D::NE ? P::UNE
+          : dir == D::LT ? P::OLT
+          : dir == D::LE ? P::OLE
+          : dir == D::GT ? P::OGT
+                         : P::OGE;
+    return arith::CmpFOp::create(b, loc, p, lhs, rhs);
+  }
+  using P = arith::CmpIPredicate;
+  bool isUnsigned = element.isUnsignedInteger() || element.isInteger(1);
+  P p = dir == D::EQ   ? P::eq
+        : dir == D::NE ? P::ne
+        : dir == D::LT ? (isUnsigned ? P::ult : P::slt)
+        : dir == D::LE ? (isUnsigned ? P::ule : P::sle)
+        : dir == D::GT ? (isUnsigned ? P::ugt : P::sgt)
+                       : (isUnsigned ? P::uge : P::sge);
+  return arith::CmpIOp::create(b, loc, p, lhs, rhs);
+}
+
+struct CompareLowering : OpConversionPattern<hlo::CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = getElementTypeOrSelf(op.getLhs().getType());
+    hlo::ComparisonDirection dir = op.getComparisonDirection();
+    Value result = buildElementwiseGeneric(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return compareScalars(b, loc, dir, element, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SelectLowering : OpConversionPattern<hlo::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    Value result = buildElementwiseGeneric(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::SelectOp::create(b, loc, args[0], args[1], args[2]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Float to integer rounds toward zero and saturates like XLA: NaN gives 0,
+/// values beyond the target range give its minimum or maximum. The
+/// fptosi/fptoui only ever sees in-range values, so it is never poison.
+Value floatToInt(OpBuilder &b, Location loc, Value x, Type intType,
+                 bool isUnsigned) {
+  auto floatType = cast<FloatType>(x.getType());
+  unsigned width = intType.getIntOrFloatBitWidth();
+  auto floatOf = [&](double v) {
+    // Powers of two are exact; beyond the float's range this rounds to inf,
+    // which still bounds every finite value correctly.
+    APFloat value(v);
+    bool losesInfo;
+    value.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(floatType, value));
+  };
+  auto cmp = [&](arith::CmpFPredicate p, Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, loc, p, lhs, rhs);
+  };
+  // The range [low, high) (for unsigned: (-1, 2^N)) holds the values that
+  // truncate to a representable integer.
+  Value high = floatOf(std::ldexp(1.0, isUnsigned ? width : width - 1));
+  Value aboveLow =
+      isUnsigned
+          ? cmp(arith::CmpFPredicate::OGT, x, floatOf(-1.0))
+          : cmp(arith::CmpFPredicate::OGE, x,
+                floatOf(-std::ldexp(1.0, width - 1)));
+  Value inRange = arith::AndIOp::create(
+      b, loc, aboveLow, cmp(arith::CmpFPredicate::OLT, x, high));
+  Value zeroFloat = floatOf(0.0);
+  Value safe = arith::SelectOp::create(b, loc, inRange, x, zeroFloat);
+  Value converted =
+      isUnsigned ? Value(arith::FPToUIOp::create(b, loc, intType, safe))
+                 : Value(arith::FPToSIOp::create(b, loc, intType, safe));
+
+  APInt max = isUnsigned ? APInt::getMaxValue(width)
+                         : APInt::getSignedMaxValue(width);
+  APInt min = isUnsigned ? APInt::getZero(width)
+                         : APInt::getSignedMinValue(width);
+  Value saturated = arith::SelectOp::create(
+      b, loc, cmp(arith::CmpFPredicate::OGE, x, high),
+      intConstant(b, loc, intType, max), intConstant(b, loc, intType, min));
+  Value isNaN = cmp(arith::CmpFPredicate::UNO, x, x);
+  saturated = arith::SelectOp::create(
+      b, loc, isNaN, intConstant(b, loc, intType, 0), saturated);
+  return arith::SelectOp::create(b, loc, inRange, converted, saturated);
+}
+
+/// Converts one scalar from `from` (original hlo element type) to `to`;
+/// `type` is the signless type of the result.
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to,
+                    Type type) {
+  if (x.getType() == type)
+    return x; // same type, or a signedness-only change
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (to.isInteger(1)) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                   floatConstant(b, loc, x.getType(), 0.0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                 intConstant(b, loc, x.getType(), 0));
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  if (fromFloat && toFloat) {
+    if (fromWidth == toWidth) // f16 <-> bf16: go through f32, exactly
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    if (x.getType().getIntOrFloatBitWidth() < toWidth)
+      return arith::ExtFOp::create(b, loc, type, x);
+    return arith::TruncFOp::create(b, loc, type, x);
+  }
+  if (toFloat) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, type, x);
+    return arith::SIToFPOp::create(b, loc, type, x);
+  }
+  if (fromFloat)
+    return floatToInt(b, loc, x, type, to.isUnsignedInteger());
+  if (fromWidth < toWidth) {
+    if (fromUnsigned)
+      return arith::ExtUIOp::create(b, loc, type, x);
+    return arith::ExtSIOp::create(b, loc, type, x);
+  }
+  return arith::TruncIOp::create(b, loc, type, x);
+}
+
+struct ConvertLowering : OpConversionPattern<hlo::ConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::ConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (adaptor.getOperand().getType() == resultType) {
+      rewriter.replaceOp(op, adaptor.getOperand()); // e.g. i32 -> ui32
+      return success();
+    }
+    Type from = getElementTypeOrSelf(op.getOperand().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    Value result = buildElementwiseGeneric(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return convertScalar(b, loc, args[0], from, to,
+                               resultType.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void numlir::hlo_to_linalg::populateCompareSelectConvertPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<CompareLowering, SelectLowering, ConvertLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,66 @@
+//===- Lowerings.h - shared pieces of hlo-to-linalg -------------*- C++ -*-===//
+//
+// Internal to convert-hlo-to-linalg: the signless type converter, the
+// builders every op family uses, and one populate function per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_LIB_CONVERSION_HLOTOLINALG_LOWERINGS_H
+#define NUMLIR_LIB_CONVERSION_HLOTOLINALG_LOWERINGS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace numlir::hlo_to_linalg {
+
+/// Maps unsigned integer types (scalar or tensor element) to the signless
+/// type of the same width, which is all arith and linalg accept; every
+/// other type is legal as is. Patterns read signedness from the original
+/// hlo op, never from converted values.
+class SignlessTypeConverter : public mlir::TypeConverter {
+public:
+  SignlessTypeConverter();
+};
+
+/// An integer or float scalar constant of the (signless) type `type`.
+mlir::Value intConstant(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Type type, const llvm::APInt &value);
+mlir::Value intConstant(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Type type, int64_t value);
+mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Type type, double value);
+
+/// `tensor.empty` of `type`'s shape and element type.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// Builds the body of one elementwise generic: scalar arguments in, the
+/// scalar result out.
+using ScalarBodyFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// A `linalg.generic` with identity maps and parallel iterators over
+/// `inputs` (all shaped like `resultType`, possibly none) into a fresh
+/// `tensor.empty`; `body` computes one element.
+mlir::Value buildElementwiseGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::RankedTensorType resultType,
+                                    mlir::ValueRange inputs, ScalarBodyFn body);
+
+void populateElementwisePatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateCompareSelectConvertPatterns(const mlir::TypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+void populateConstantPatterns(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
+void populateShapeOpPatterns(const mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+void populateDotGeneralPatterns(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
+
+} // namespace numlir::hlo_to_linalg
+
+#endif // NUMLIR_LIB_CONVERSION_HLOTOLINALG_LOWERINGS_H
