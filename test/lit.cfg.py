@@ -2,6 +2,12 @@
 import os
 
 import lit.formats
+import lit.llvm
+
+# Without a site config (lit run on this source directory, tools found via
+# NUMLIR_TOOLS_DIR) nobody has initialized lit.llvm yet.
+if lit.llvm.llvm_config is None:
+    lit.llvm.initialize(lit_config, config)
 from lit.llvm import llvm_config
 
 config.name = "numlir"
@@ -15,6 +21,7 @@ numlir_tools = getattr(config, "numlir_tools_dir", None) or os.environ.get(
 config.test_exec_root = os.path.join(
     getattr(config, "numlir_obj_root", os.path.join(numlir_tools, "..")), "test")
 llvm_tools = getattr(config, "llvm_tools_dir", "/usr/lib/llvm-22/bin")
+config.llvm_tools_dir = llvm_tools
 
 llvm_config.with_environment("PATH", numlir_tools, append_path=False)
 llvm_config.with_environment("PATH", llvm_tools, append_path=True)

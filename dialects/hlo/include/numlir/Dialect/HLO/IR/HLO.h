@@ -12,6 +12,18 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace numlir::hlo {
+/// The C++ side of HLO_VerifyShapesFirst in HLOOps.td.
+template <typename ConcreteType>
+class VerifyShapesFirst
+    : public mlir::OpTrait::TraitBase<ConcreteType, VerifyShapesFirst> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return llvm::cast<ConcreteType>(op).verifyShapes();
+  }
+};
+} // namespace numlir::hlo
+
 #include "numlir/Dialect/HLO/IR/HLODialect.h.inc"
 #include "numlir/Dialect/HLO/IR/HLOEnums.h.inc"
 

@@ -32,12 +32,18 @@ class HLO_Op<string mnemonic, list<Trait> traits = []>
 // Types accepted by hlo ops.
 //===----------------------------------------------------------------------===//
 
-def HLO_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
-def HLO_SignedInt : AnyTypeOf<[I8, I16, I32, I64]>;
-def HLO_UnsignedInt : AnyTypeOf<[UI8, UI16, UI32, UI64]>;
-def HLO_Int : AnyTypeOf<[HLO_SignedInt, HLO_UnsignedInt]>;
-def HLO_Pred : I<1>;
-def HLO_Element : AnyTypeOf<[HLO_Float, HLO_Int, HLO_Pred]>;
+// The summaries are what type-constraint errors print, e.g. "operand #0 must
+// be statically shaped tensor of float (f16, bf16, f32, f64) values".
+def HLO_Float : AnyTypeOf<[F16, BF16, F32, F64], "float (f16, bf16, f32, f64)">;
+def HLO_SignedInt : AnyTypeOf<[I8, I16, I32, I64],
+    "signed integer (i8, i16, i32, i64)">;
+def HLO_UnsignedInt : AnyTypeOf<[UI8, UI16, UI32, UI64],
+    "unsigned integer (ui8, ui16, ui32, ui64)">;
+def HLO_Int : AnyTypeOf<[HLO_SignedInt, HLO_UnsignedInt],
+    "integer (i8-i64, ui8-ui64)">;
+def HLO_Pred : AnyTypeOf<[I1], "pred (i1)">;
+def HLO_Element : AnyTypeOf<[HLO_Float, HLO_Int, HLO_Pred],
+    "float, integer or pred">;
 
 // All hlo values are ranked tensors with a static shape.
 def HLO_Tensor : StaticShapeTensorOf<[HLO_Element]>;

@@ -14,6 +14,13 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// Calls the op's `verifyShapes()`. Listed before `Elementwise`, so a shape
+// mismatch is reported with the operands' names and shapes instead of the
+// generic trait's message.
+def HLO_VerifyShapesFirst : NativeOpTrait<"VerifyShapesFirst"> {
+  let cppNamespace = "::numlir::hlo";
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and iota
 //===----------------------------------------------------------------------===//
@@ -32,6 +39,7 @@ def HLO_ConstantOp : HLO_Op<"constant",
   let arguments = (ins ElementsAttr:$value);
   let results = (outs HLO_Tensor:$result);
   let assemblyFormat = "attr-dict $value";
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -57,7 +65,7 @@ def HLO_IotaOp : HLO_Op<"iota", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class HLO_UnaryElementwiseOp<string mnemonic, Type TensorType, string what>
-    : HLO_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+    : HLO_Op<mnemonic, [Pure, SameOperandsAndResultType, Elementwise]> {
   let summary = what;
   let description = "Computes " # what # " of each element of `operand`. "
       # "See docs/hlo-dialect.md#elementwise-ops.\n\n```mlir\n%1 = hlo."
@@ -84,7 +92,7 @@ def HLO_CeilOp : HLO_UnaryElementwiseOp<"ceil", HLO_FloatTensor, "the smallest i
 def HLO_NotOp : HLO_UnaryElementwiseOp<"not", HLO_IntOrPredTensor, "the bitwise (logical for i1) complement">;
 
 class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what>
-    : HLO_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+    : HLO_Op<mnemonic, [Pure, SameOperandsAndResultType, Elementwise]> {
   let summary = what;
   let description = "Computes " # what # " of `lhs` and `rhs` element by "
       # "element; both operands and the result have one type. "
@@ -113,8 +121,8 @@ def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise
 def HLO_OrOp : HLO_BinaryElementwiseOp<"or", HLO_IntOrPredTensor, "the bitwise or">;
 def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor, "the bitwise exclusive or">;
 
-def HLO_CompareOp : HLO_Op<"compare",
-    [Pure, Elementwise, AllTypesMatch<["lhs", "rhs"]>]> {
+def HLO_CompareOp : HLO_Op<"compare", [Pure, AllTypesMatch<["lhs", "rhs"]>,
+    HLO_VerifyShapesFirst, Elementwise]> {
   let summary = "elementwise comparison";
   let description = [{
     Compares `lhs` and `rhs` element by element with `comparison_direction`
@@ -130,14 +138,16 @@ def HLO_CompareOp : HLO_Op<"compare",
                        HLO_Tensor:$lhs, HLO_Tensor:$rhs);
   let results = (outs HLO_PredTensor:$result);
   let assemblyFormat = [{
-    $comparison_direction `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+    custom<EnumKeyword>($comparison_direction) `,` $lhs `,` $rhs attr-dict
+    `:` type($lhs) `->` type($result)
   }];
-  let hasVerifier = 1;
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
   let hasFolder = 1;
 }
 
 def HLO_SelectOp : HLO_Op<"select",
-    [Pure, Elementwise, AllTypesMatch<["on_true", "on_false", "result"]>]> {
+    [Pure, AllTypesMatch<["on_true", "on_false", "result"]>,
+     HLO_VerifyShapesFirst, Elementwise]> {
   let summary = "elementwise choice";
   let description = [{
     Takes `on_true` where `pred` is true and `on_false` elsewhere. `pred` has
@@ -153,11 +163,12 @@ def HLO_SelectOp : HLO_Op<"select",
   let assemblyFormat = [{
     $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
   }];
-  let hasVerifier = 1;
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
   let hasFolder = 1;
 }
 
-def HLO_ConvertOp : HLO_Op<"convert", [Pure, Elementwise]> {
+def HLO_ConvertOp : HLO_Op<"convert",
+    [Pure, HLO_VerifyShapesFirst, Elementwise]> {
   let summary = "elementwise element-type conversion";
   let description = [{
     Converts each element to the result's element type. Float to integer
@@ -171,7 +182,7 @@ def HLO_ConvertOp : HLO_Op<"convert", [Pure, Elementwise]> {
   let arguments = (ins HLO_Tensor:$operand);
   let results = (outs HLO_Tensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
-  let hasVerifier = 1;
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
   let hasFolder = 1;
 }
 
@@ -258,7 +269,8 @@ def HLO_ReduceOp : HLO_Op<"reduce", [Pure]> {
                        DenseI64ArrayAttr:$dimensions);
   let results = (outs HLO_Tensor:$result);
   let assemblyFormat = [{
-    $kind $operand `,` `dims` `=` $dimensions attr-dict `:` type($operand) `->` type($result)
+    custom<EnumKeyword>($kind) $operand `,` `dims` `=` $dimensions attr-dict
+    `:` type($operand) `->` type($result)
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
