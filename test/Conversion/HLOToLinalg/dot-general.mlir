@@ -79,3 +79,15 @@ func.func @outer(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
   %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [] x [] : tensor<2xf32>, tensor<3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// A full contraction to a scalar indexes the result with an empty map.
+// CHECK-DAG: #[[VEC:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @dot_vectors_to_scalar
+// CHECK: linalg.generic {indexing_maps = [#[[VEC]], #[[VEC]], #[[SCALAR]]], iterator_types = ["reduction"]}
+func.func @dot_vectors_to_scalar(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
+  %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [0] x [0] : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}

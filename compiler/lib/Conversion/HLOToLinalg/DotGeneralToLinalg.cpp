@@ -112,8 +112,12 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
                    op.getRhsContractingDimensions(), numBatch + numLhsFree,
                    resultRank, numLoops, ctx),
         // The result is indexed by the loops before the contracting ones.
-        AffineMap::getMultiDimIdentityMap(numLoops, ctx)
-            .getMajorSubMap(resultRank)};
+        // (Built explicitly: getMajorSubMap(0) is a null map for rank 0.)
+        AffineMap::get(numLoops, 0,
+                       AffineMap::getMultiDimIdentityMap(numLoops, ctx)
+                           .getResults()
+                           .take_front(resultRank),
+                       ctx)};
     SmallVector<utils::IteratorType> iterators(resultRank,
                                                utils::IteratorType::parallel);
     iterators.append(numContracting, utils::IteratorType::reduction);
