@@ -17,11 +17,14 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+
+#include <mutex>
 
 namespace nb = nanobind;
 using namespace mlir;
@@ -35,6 +38,20 @@ nb::object compileErrorType;
 [[noreturn]] void raiseCompileError(const std::string &message) {
   PyErr_SetString(compileErrorType.ptr(), message.c_str());
   throw nb::python_error();
+}
+
+/// Runs MLIR/LLVM work so that a crash in it (Debian's LLVM has assertions
+/// off, so compiler bugs show as segfaults) raises CompileError instead of
+/// killing the Python process. `work` must not throw.
+template <typename Work>
+void runGuarded(const std::string &what, Work &&work) {
+  static std::once_flag enabled;
+  std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
+  llvm::CrashRecoveryContext recovery;
+  if (!recovery.RunSafely(work))
+    raiseCompileError("internal compiler error: numlir crashed while " + what +
+                      "; please report it with this compilation's "
+                      "NUMLIR_DUMP_DIR files");
 }
 
 /// A context with every dialect numlir's stages use, collecting diagnostics
@@ -107,11 +124,15 @@ private:
 OwningOpRef<ModuleOp> parse(CompilationContext &ctx, const std::string &text,
                             const std::string &bufferName) {
   ParserConfig config(ctx.get());
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, config, bufferName);
+  OwningOpRef<ModuleOp> module;
+  bool verified = false;
+  runGuarded("parsing " + bufferName, [&] {
+    module = parseSourceString<ModuleOp>(text, config, bufferName);
+    verified = module && succeeded(verify(*module));
+  });
   if (!module)
     ctx.fail("could not parse " + bufferName);
-  if (failed(verify(*module)))
+  if (!verified)
     ctx.fail(bufferName + " failed to verify");
   return module;
 }
@@ -121,7 +142,7 @@ std::string print(ModuleOp module) {
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  module->print(os, flags);
+  runGuarded("printing", [&] { module->print(os, flags); });
   return text;
 }
 
@@ -151,7 +172,10 @@ std::string runPipeline(const std::string &text, const std::string &pipeline,
                         "' must be anchored on builtin.module");
     static_cast<OpPassManager &>(pm) = std::move(*parsed);
   }
-  if (failed(pm.run(*module)))
+  bool succeededRun = false;
+  runGuarded("running pipeline '" + pipeline + "'",
+             [&] { succeededRun = succeeded(pm.run(*module)); });
+  if (!succeededRun)
     ctx.fail("pipeline '" + pipeline + "' failed on " + bufferName);
   return print(*module);
 }
@@ -159,20 +183,36 @@ std::string runPipeline(const std::string &text, const std::string &pipeline,
 std::string translateToLLVMIR(const std::string &text) {
   CompilationContext ctx;
   OwningOpRef<ModuleOp> module = parse(ctx, text, "llvm-dialect");
-  llvm::Expected<std::string> ir = numlir::cpu::translateToLLVMIR(*module);
-  if (!ir)
-    ctx.fail(llvm::toString(ir.takeError()));
-  return *ir;
+  std::string ir, error;
+  runGuarded("translating to LLVM IR", [&] {
+    llvm::Expected<std::string> translated =
+        numlir::cpu::translateToLLVMIR(*module);
+    if (translated)
+      ir = std::move(*translated);
+    else
+      error = llvm::toString(translated.takeError());
+  });
+  if (!error.empty())
+    ctx.fail(error);
+  return ir;
 }
 
 std::tuple<std::string, nb::bytes> compileLLVMIR(const std::string &ir,
                                                  unsigned optLevel) {
-  llvm::Expected<numlir::cpu::CompiledObject> compiled =
-      numlir::cpu::compileLLVMIRForHost(ir, optLevel);
-  if (!compiled)
-    raiseCompileError(llvm::toString(compiled.takeError()));
-  return {compiled->optimizedIR,
-          nb::bytes(compiled->object.data(), compiled->object.size())};
+  numlir::cpu::CompiledObject compiled;
+  std::string error;
+  runGuarded("emitting the object file", [&] {
+    llvm::Expected<numlir::cpu::CompiledObject> result =
+        numlir::cpu::compileLLVMIRForHost(ir, optLevel);
+    if (result)
+      compiled = std::move(*result);
+    else
+      error = llvm::toString(result.takeError());
+  });
+  if (!error.empty())
+    raiseCompileError(error);
+  return {compiled.optimizedIR,
+          nb::bytes(compiled.object.data(), compiled.object.size())};
 }
 
 } // namespace
