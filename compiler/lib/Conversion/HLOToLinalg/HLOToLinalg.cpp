@@ -58,6 +58,10 @@ struct ConvertHLOToLinalgPass
     populateShapeOpPatterns(converter, patterns);
     populateReductionPatterns(converter, patterns);
     populateDotGeneralPatterns(converter, patterns);
+    populateSlicingPatterns(converter, patterns);
+    populateWindowPatterns(converter, patterns);
+    populateControlFlowPatterns(converter, patterns);
+    populateSortPatterns(converter, patterns);
 
     // Folding is hlo-optimize's job; lowering every op as written keeps
     // this pass independent of the hlo folders.

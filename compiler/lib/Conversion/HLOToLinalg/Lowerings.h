@@ -60,6 +60,14 @@ void populateReductionPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateDotGeneralPatterns(const mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns);
+void populateSlicingPatterns(const mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns);
+void populateWindowPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateControlFlowPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateSortPatterns(const mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
 
 } // namespace numlir::hlo_to_linalg
 

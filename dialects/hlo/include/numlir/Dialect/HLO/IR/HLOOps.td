@@ -306,4 +306,10 @@ def HLO_DotGeneralOp : HLO_Op<"dot_general", [Pure]> {
   let hasVerifier = 1;
 }
 
+// Op families kept in their own files.
+include "numlir/Dialect/HLO/IR/HLOSlicingOps.td"
+include "numlir/Dialect/HLO/IR/HLOWindowOps.td"
+include "numlir/Dialect/HLO/IR/HLOControlFlowOps.td"
+include "numlir/Dialect/HLO/IR/HLOSortOps.td"
+
 #endif // NUMLIR_DIALECT_HLO_IR_HLOOPS_TD
