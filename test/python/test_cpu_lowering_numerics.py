@@ -11,27 +11,22 @@ Example::
     (out,) = run([x, y], [((4,), np.int32)])
 """
 
-from pathlib import Path
-
 import numpy as np
+from hlo_testing import compile_hlo as _compile
 
-from numlir._src import backends
 
+def compile_hlo(module: str, tmp_path=None):
+    """`run(inputs, outputs)`: outputs lists the (shape, dtype) pairs expected."""
+    run = _compile(module)
 
-def compile_hlo(module: str, tmp_path: Path | None = None):
-    """Compiles `module` (with an @main) with the cpu backend.
+    def checked(inputs, outputs):
+        results = run(inputs)
+        assert [(r.shape, r.dtype) for r in results] == [
+            (tuple(shape), np.dtype(dtype)) for shape, dtype in outputs
+        ]
+        return results
 
-    Returns `run(inputs, outputs)`, where `outputs` lists the (shape, dtype)
-    pairs the executable must produce; `run` returns the output arrays.
-    """
-    exe = backends.get_backend("cpu").compile(module, name="numerics")
-
-    def run(inputs, outputs):
-        expected = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
-        assert [(s.shape, s.dtype) for s in exe.output_specs] == expected
-        return exe.execute([np.ascontiguousarray(a) for a in inputs])
-
-    return run
+    return checked
 
 
 def test_signed_integer_division_edge_cases(tmp_path):
