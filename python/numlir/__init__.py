@@ -1,0 +1,27 @@
+"""numlir: a JAX-like numeric compiler on MLIR.
+
+Example::
+
+    import numpy as np, numlir, numlir.numpy as jnp
+
+    @numlir.compile          # alias: numlir.jit
+    def f(x, w, b):
+        return jnp.tanh(x @ w + b).sum(axis=1)
+
+    f(np.ones((4, 8), np.float32), np.ones((8, 3), np.float32), np.zeros(3, np.float32))
+"""
+
+from numlir._src import config
+from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
+from numlir._src.array import Array
+from numlir._src.backends import CompileError
+from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
+                              TracerBoolConversionError, UnexpectedTracerError)
+from numlir import lax, nn, numpy, tree_util
+
+
+__all__ = [
+    "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
+    "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "compile", "config",
+    "devices", "jit", "lax", "make_graph", "nn", "numpy", "tree_util",
+]

@@ -1,0 +1,270 @@
+"""jit/compile, lowering objects and make_graph.
+
+``jit(f)`` traces ``f`` once per abstract signature — the pytree structure of
+the arguments, each leaf's shape/dtype/weak type, the static arguments and the
+x64 flag — lowers the Graph to hlo text and compiles it. A jitted function
+called inside another trace (jit of jit, later grad/vmap of jit) is inlined
+into that trace.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from numlir import tree_util
+from numlir._src import config, core, dispatch, dtypes, lowering
+
+_log = logging.getLogger("numlir")
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing for an argument, for ``lower`` and ``make_graph``."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    @property
+    def aval(self):
+        return core.ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+
+def _leaf_aval(x, what: str) -> core.ShapedArray:
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"{what} of type {type(x).__name__} is not a valid numlir type (arrays, NumPy "
+            f"values and Python scalars are; mark other arguments static): {x!r:.80}"
+        ) from None
+
+
+def _function_name(fun) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _function_loc(fun) -> core.SourceInfo | None:
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    return core.SourceInfo(code.co_filename, code.co_firstlineno, 1) if code else None
+
+
+class Compiled:
+    """A compiled executable for one abstract signature; call it with matching arguments."""
+
+    def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args):
+        self._exe = exe
+        self.in_tree = in_tree
+        self.in_avals = in_avals
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self._static_key = static_key
+        self._split_args = split_args
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree, static_key = self._split_args(args, kwargs)
+        avals = [_leaf_aval(x, "argument") for x in leaves]
+        if in_tree != self.in_tree or avals != self.in_avals or static_key != self._static_key:
+            raise TypeError(
+                "function compiled for "
+                f"{[a.str_short() for a in self.in_avals]} called with {[a.str_short() for a in avals]}"
+            )
+        return self._run(leaves)
+
+    def _run(self, leaves):
+        outs = dispatch.execute(self._exe, dispatch.to_host_args(leaves, self.in_avals), self.out_avals)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+class Lowered:
+    """A traced and lowered function: ``as_text()`` is its hlo module, ``compile()`` builds it."""
+
+    def __init__(self, closed_graph, text, in_tree, in_avals, out_tree, static_key, split_args,
+                 name: str = "module"):
+        self.graph = closed_graph
+        self._name = name
+        self._text = text
+        self.in_tree = in_tree
+        self.in_avals = in_avals
+        self.out_tree = out_tree
+        self._static_key = static_key
+        self._split_args = split_args
+
+    def as_text(self) -> str:
+        return self._text
+
+    def compile(self) -> Compiled:
+        exe = dispatch.compile_module(self._text, name=self._name)
+        return Compiled(exe, self.in_tree, self.in_avals, self.out_tree, self.graph.out_avals,
+                        self._static_key, self._split_args)
+
+
+class JitFunction:
+    """The result of ``numlir.jit(f)``: call it, or ``.lower(*args)`` to see its hlo."""
+
+    def __init__(self, fun: Callable, static_argnums=(), static_argnames=()):
+        self._fun = fun
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self._static_argnums = tuple(static_argnums)
+        self._static_argnames = tuple(static_argnames)
+        self._cache: dict[Any, Compiled] = {}
+        self.cache_misses = 0
+        functools.update_wrapper(self, fun)
+
+    def __get__(self, obj, objtype=None):  # so @jit works on methods
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _split_args(self, args, kwargs):
+        nargs = len(args)
+        static_nums = {i % nargs if i < 0 else i for i in self._static_argnums if -nargs <= i < nargs}
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)
+        static_args = tuple((i, args[i]) for i in sorted(static_nums))
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
+        static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items() if k in self._static_argnames))
+        static_key = (static_args, static_kwargs)
+        try:
+            hash(static_key)
+        except TypeError:
+            raise TypeError(f"static arguments of {_function_name(self._fun)} must be hashable, "
+                            f"got {static_key!r:.80}") from None
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        return leaves, in_tree, static_key
+
+    def _rebuild(self, in_tree, static_key, leaves):
+        dyn_args, dyn_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        static_args, static_kwargs = static_key
+        args = list(dyn_args)
+        for i, v in static_args:
+            args.insert(i, v)
+        return args, {**dyn_kwargs, **dict(static_kwargs)}
+
+    def _lower_flat(self, leaves, in_tree, static_key) -> Lowered:
+        in_avals = [_leaf_aval(x, "argument") for x in leaves]
+        out_tree_box = []
+
+        def flat_fun(*tracers):
+            args, kwargs = self._rebuild(in_tree, static_key, tracers)
+            out = self._fun(*args, **kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            for leaf in out_leaves:
+                _leaf_aval(leaf, f"output of {_function_name(self._fun)}")
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        closed = core.trace_to_graph(flat_fun, in_avals)
+        name = lowering.sanitize_symbol(f"jit_{_function_name(self._fun)}")
+        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun))
+        return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
+                       name)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Trace and lower for these arguments (arrays or ShapeDtypeStructs), without compiling."""
+        leaves, in_tree, static_key = self._split_args(args, kwargs)
+        return self._lower_flat(leaves, in_tree, static_key)
+
+    def __call__(self, *args, **kwargs):
+        if not isinstance(core.current_trace(), core.EvalTrace):
+            return self._fun(*args, **kwargs)  # inline into the enclosing trace
+        leaves, in_tree, static_key = self._split_args(args, kwargs)
+        in_avals = tuple(_leaf_aval(x, "argument") for x in leaves)
+        key = (in_tree, in_avals, static_key, dtypes.x64_enabled())
+        compiled = self._cache.get(key)
+        if compiled is None:
+            self.cache_misses += 1
+            if config.flags.explain_cache_misses:
+                self._explain_cache_miss(key)
+            compiled = self._lower_flat(leaves, in_tree, static_key).compile()
+            self._cache[key] = compiled
+        return compiled._run(leaves)
+
+    def _explain_cache_miss(self, key) -> None:
+        name = _function_name(self._fun)
+        if not self._cache:
+            _log.warning("jit %s: compiling for the first time", name)
+            return
+        in_tree, in_avals, static_key, x64 = key
+        reasons = []
+        for old_tree, old_avals, old_static, old_x64 in self._cache:
+            if old_tree != in_tree:
+                reasons.append(f"argument structure {in_tree} differs from {old_tree}")
+            elif old_static != static_key:
+                reasons.append(f"static arguments {static_key} differ from {old_static}")
+            elif old_x64 != x64:
+                reasons.append("the x64 flag changed")
+            else:
+                diff = [f"argument {i}: {a.str_short()}{'(weak)' * a.weak_type} vs "
+                        f"{b.str_short()}{'(weak)' * b.weak_type}"
+                        for i, (a, b) in enumerate(zip(in_avals, old_avals)) if a != b]
+                reasons.append("; ".join(diff))
+        _log.warning("jit %s: compiling again; closest cached signature differs: %s", name,
+                     min(reasons, key=len))
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()):
+    """Compile ``fun`` with numlir; traced once per abstract signature, then cached.
+
+    Example::
+
+        @numlir.jit
+        def f(x, w):
+            return numlir.numpy.tanh(x @ w).sum(axis=1)
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames)
+    return JitFunction(fun, static_argnums, static_argnames)
+
+
+compile = jit  # noqa: A001 - numlir's own name for jit
+
+
+def make_graph(fun: Callable, static_argnums: int | Sequence[int] = ()):
+    """Like ``jax.make_jaxpr``: ``make_graph(f)(*args)`` returns the ClosedGraph of ``f``.
+
+    Example::
+
+        >>> print(numlir.make_graph(lambda x: x * 2)(np.ones(3, np.float32)))
+        { lambda ; a:f32[3]. let
+            b:f32[3] = mul a 2.0:f32[]
+          in (b,) }
+    """
+    jf = JitFunction(fun, static_argnums)
+
+    @functools.wraps(fun)
+    def graph_maker(*args, **kwargs) -> core.ClosedGraph:
+        leaves, in_tree, static_key = jf._split_args(args, kwargs)
+        in_avals = [_leaf_aval(x, "argument") for x in leaves]
+
+        def flat_fun(*tracers):
+            a, k = jf._rebuild(in_tree, static_key, tracers)
+            return tree_util.tree_leaves(fun(*a, **k))
+
+        return core.trace_to_graph(flat_fun, in_avals)
+
+    return graph_maker
+
+
+def devices():
+    """The devices of the default backend."""
+    return [dispatch.get_backend().device]

@@ -1,0 +1,132 @@
+"""numlir.Array: a concrete array held in a backend buffer.
+
+For this increment every backend's host interface is NumPy (``exe.execute``
+takes and returns host ndarrays), so an Array holds the host ndarray together
+with its abstract value (shape, canonical dtype, weak-type flag).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import core, dtypes
+from numlir._src.array_methods import ArrayMethods
+
+
+class _ArrayMeta(type):
+    # As with jax.Array, a traced value counts as an Array: isinstance(x, numlir.Array) holds
+    # inside jit too.
+    def __instancecheck__(cls, instance):
+        return super().__instancecheck__(instance) or isinstance(instance, core.Tracer)
+
+
+class Array(ArrayMethods, metaclass=_ArrayMeta):
+    """A numlir array. Convert with ``np.asarray(x)``; operators follow numlir.numpy.
+
+    Example::
+
+        >>> x = numlir.numpy.ones((2, 3))
+        >>> (x * 2).sum()
+        Array(12., dtype=float32)
+    """
+
+    __slots__ = ("_value", "aval")
+    __array_priority__ = 100
+
+    def __init__(self, value: np.ndarray, aval: core.ShapedArray):
+        value.flags.writeable = False  # Arrays are immutable, like JAX's
+        self._value = value
+        self.aval = aval
+
+    @classmethod
+    def from_host(cls, value, weak_type: bool = False) -> "Array":
+        """Put a host value (canonicalizing its dtype, e.g. float64 → float32 without x64)."""
+        value = np.asarray(value)
+        dtype = dtypes.canonicalize_dtype(value.dtype)
+        value = np.array(value, dtype=dtype, order="C", copy=True)
+        return cls(value, core.ShapedArray(value.shape, dtype, weak_type))
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self._value.nbytes)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False and dtype is not None and np.dtype(dtype) != self._value.dtype:
+            raise ValueError("a copy is needed to convert the dtype")
+        out = self._value if dtype is None else self._value.astype(dtype, copy=False)
+        return out.copy() if copy else out
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        for row in self._value:
+            yield Array(row, core.ShapedArray(row.shape, self.dtype, self.weak_type))
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def _scalar(self, conv, what):
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python {what}s")
+        return conv(self._value.reshape(()).item())
+
+    def __float__(self):
+        return self._scalar(float, "float")
+
+    def __int__(self):
+        return self._scalar(int, "int")
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous. "
+                "Use a.any() or a.all()"
+            )
+        return bool(self._value.reshape(()).item())
+
+    def __complex__(self):
+        return self._scalar(complex, "complex")
+
+    def __index__(self):
+        if not (dtypes.is_int(self.dtype) or dtypes.is_bool(self.dtype)) or self.shape:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._value)
+
+    def __format__(self, spec):
+        return format(self._value.item() if not self.shape else self._value, spec)
+
+    __hash__ = None
+
+    def block_until_ready(self):
+        return self
+
+    def copy(self):
+        return Array(self._value.copy(), self.aval)
+
+    def __repr__(self):
+        prefix = "Array("
+        body = np.array2string(self._value, prefix=prefix, separator=", ")
+        extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        return f"{prefix}{body}{extra})"
+
+    def __str__(self):
+        return str(self._value)
+
+
+def as_array(x):
+    """``x`` itself if it is an Array or a tracer; otherwise a new Array holding it."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x
+    aval = core.get_aval(x)
+    return Array(np.array(x, dtype=aval.dtype, order="C"), aval)

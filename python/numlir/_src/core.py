@@ -1,0 +1,554 @@
+"""The core: abstract values, primitives, traces/tracers and the Graph IR.
+
+The design follows JAX's "stackless" core. There is one dynamic *current
+trace*. ``Primitive.bind`` hands the primitive to it:
+
+* ``EvalTrace`` (the default) runs the primitive on concrete values by
+  compiling a one-primitive Graph (see ``dispatch.apply_primitive``).
+* ``GraphTrace`` (used by ``jit`` and ``make_graph``) records an equation and
+  returns ``GraphTracer``s standing for its outputs.
+
+Later transformations (jvp, batching) add Trace subclasses that keep a
+``parent`` trace and re-bind primitives on it; their per-primitive rules go in
+the registries ``jvp_rules``, ``transpose_rules`` and ``batching_rules`` below.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from numlir._src import dtypes
+from numlir._src.array_methods import ArrayMethods
+
+# --- Abstract values ---------------------------------------------------------
+
+
+class ShapedArray:
+    """The abstract value of an array: static shape, dtype and weak-type flag."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> "ShapedArray":
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type)
+
+    def __eq__(self, other):
+        return isinstance(other, ShapedArray) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of a tracer, an Array, a NumPy value or a Python scalar."""
+    if isinstance(x, Tracer):
+        return x.aval
+    aval = getattr(x, "aval", None)  # numlir.Array
+    if isinstance(aval, ShapedArray):
+        return aval
+    if dtypes.is_python_scalar(x):
+        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype_of_python_scalar(x)),
+                           dtypes.is_weak_python_scalar(x))
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    raise TypeError(f"value of type {type(x).__name__} is not a valid numlir type: {x!r:.60}")
+
+
+def concrete_to_numpy(x) -> np.ndarray:
+    """A concrete value as a host ndarray in its canonical dtype (no computation)."""
+    aval = get_aval(x)
+    host = x._value if hasattr(x, "_value") else x
+    return np.asarray(host, dtype=aval.dtype)
+
+
+# --- Source locations --------------------------------------------------------
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    file: str
+    line: int
+    col: int  # 1-based, as MLIR locations
+
+    def __str__(self):
+        return f"{self.file}:{self.line}"
+
+
+_internal_files: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    internal = _internal_files.get(filename)
+    if internal is None:
+        internal = filename.startswith("<frozen") or os.path.abspath(filename).startswith(_PACKAGE_DIR)
+        _internal_files[filename] = internal
+    return internal
+
+
+def user_source_info() -> SourceInfo | None:
+    """The first stack frame outside numlir's own package (the user's code)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_internal(filename):
+            col = 1
+            try:
+                positions = list(frame.f_code.co_positions())
+                pos = positions[frame.f_lasti // 2]
+                if pos[2] is not None:
+                    col = pos[2] + 1
+                line = pos[0] if pos[0] is not None else frame.f_lineno
+            except (AttributeError, IndexError):
+                line = frame.f_lineno
+            return SourceInfo(filename, line, col)
+        frame = frame.f_back
+    return None
+
+
+def _with_location(msg: str) -> str:
+    info = user_source_info()
+    return f"{msg} at {info}" if info is not None else msg
+
+
+def shape_error(msg: str) -> TypeError:
+    """A TypeError whose message ends with the user's file:line, like every numlir shape error."""
+    return TypeError(_with_location(msg))
+
+
+def value_error(msg: str) -> ValueError:
+    return ValueError(_with_location(msg))
+
+
+class ConcretizationTypeError(TypeError):
+    """A traced value was used where Python needs a concrete value."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """``if``/``while``/``bool()`` on a traced value."""
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer escaped the function being traced (e.g. stored in a global)."""
+
+
+# --- Primitives and rule registries -------------------------------------------
+
+# Rules for the transformations of later issues, keyed by Primitive. A primitive
+# missing from a registry simply does not support that transformation yet.
+jvp_rules: dict["Primitive", Callable] = {}
+transpose_rules: dict["Primitive", Callable] = {}
+batching_rules: dict["Primitive", Callable] = {}
+
+
+class Primitive:
+    """A named operation with an abstract-eval rule and a lowering to hlo text.
+
+    Example::
+
+        exp_p = Primitive("exp")
+        exp_p.def_abstract_eval(lambda x: x)
+        exp_p.def_lowering(lambda ctx, x: ctx.emit(f"hlo.exp {x} : {ctx.type_out()}"))
+    """
+
+    multiple_results = False
+
+    def __init__(self, name: str):
+        self.name = name
+        self.abstract_eval: Callable | None = None
+        self.lowering: Callable | None = None
+
+    def __repr__(self):
+        return self.name
+
+    def def_abstract_eval(self, rule: Callable) -> Callable:
+        self.abstract_eval = rule
+        return rule
+
+    def def_lowering(self, rule: Callable) -> Callable:
+        self.lowering = rule
+        return rule
+
+    def bind(self, *args, **params):
+        return current_trace().process_primitive(self, args, params)
+
+    def bind_with_trace(self, trace: "Trace", args, params):
+        with set_current_trace(trace):
+            return trace.process_primitive(self, args, params)
+
+    def out_avals(self, in_avals: Sequence[ShapedArray], params) -> list[ShapedArray]:
+        out = self.abstract_eval(*in_avals, **params)
+        return list(out) if self.multiple_results else [out]
+
+
+# --- Traces --------------------------------------------------------------------
+
+
+class Trace:
+    def process_primitive(self, prim: Primitive, args, params):
+        raise NotImplementedError
+
+
+class EvalTrace(Trace):
+    """Runs primitives on concrete values (eager mode)."""
+
+    def process_primitive(self, prim, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise UnexpectedTracerError(
+                    f"{prim.name} got a tracer ({a.aval.str_short()}) outside the transformation "
+                    "that created it. A traced value escaped the function being traced, e.g. "
+                    "through a global variable or a closure that outlived jit."
+                )
+        from numlir._src import dispatch
+
+        return dispatch.apply_primitive(prim, args, params)
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.trace: Trace = EvalTrace()
+
+
+_trace_state = _TraceState()
+
+
+def current_trace() -> Trace:
+    return _trace_state.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace: Trace):
+    prev = _trace_state.trace
+    _trace_state.trace = trace
+    try:
+        yield trace
+    finally:
+        _trace_state.trace = prev
+
+
+class Tracer(ArrayMethods):
+    """Stands for an array during tracing; operators dispatch to numlir.numpy."""
+
+    __array_priority__ = 1000
+    __slots__ = ("_trace", "aval")
+
+    def __init__(self, trace: Trace, aval: ShapedArray):
+        self._trace = trace
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def _concretization_error(self, what: str, cls=ConcretizationTypeError):
+        raise cls(_with_location(
+            f"{what} of a traced array with shape {self.aval.str_short()}: its value is not known "
+            "while tracing for jit. Use numlir.lax.cond / numlir.lax.while_loop for control flow "
+            "on traced values, or numlir.numpy.where to select between values elementwise; or "
+            "mark the argument static."
+        ))
+
+    def __bool__(self):
+        self._concretization_error("Attempted boolean conversion (Python if/while/and/or/not)",
+                                   TracerBoolConversionError)
+
+    def __float__(self):
+        self._concretization_error("Attempted float() conversion")
+
+    def __int__(self):
+        self._concretization_error("Attempted int() conversion")
+
+    def __index__(self):
+        self._concretization_error("Attempted use as an index")
+
+    def __complex__(self):
+        self._concretization_error("Attempted complex() conversion")
+
+    def item(self):
+        self._concretization_error("Attempted .item()")
+
+    def __array__(self, dtype=None, copy=None):
+        self._concretization_error("Attempted conversion to a NumPy array (np.asarray)")
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        raise NotImplementedError("iterating over a traced array needs indexing, which is not supported yet")
+
+    def __hash__(self):
+        raise TypeError("unhashable type: tracer")
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+# --- The Graph IR ----------------------------------------------------------------
+
+
+class Var:
+    """A graph variable (an SSA value). Printed names are assigned by the printer."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """A scalar constant appearing directly as an equation input."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = np.asarray(val, dtype=aval.dtype)
+        self.aval = aval
+
+    def __repr__(self):
+        return f"{_format_scalar(self.val)}:{self.aval.str_short()}"
+
+
+Atom = Var | Literal
+
+
+@dataclass
+class Eqn:
+    prim: Primitive
+    inputs: list[Atom]
+    outputs: list[Var]
+    params: dict[str, Any]
+    source_info: SourceInfo | None = None
+
+
+@dataclass
+class Graph:
+    """A jaxpr-like program: ``{ lambda constvars ; invars . let eqns in outvars }``."""
+
+    constvars: list[Var]
+    invars: list[Var]
+    eqns: list[Eqn]
+    outvars: list[Atom]
+
+    def __str__(self):
+        return pp_graph(self)
+
+    __repr__ = __str__
+
+
+@dataclass
+class ClosedGraph:
+    """A Graph with the values of its constvars (like JAX's ClosedJaxpr)."""
+
+    graph: Graph
+    consts: list[Any]
+
+    in_avals = property(lambda self: [v.aval for v in self.graph.invars])
+    out_avals = property(lambda self: [v.aval for v in self.graph.outvars])
+    eqns = property(lambda self: self.graph.eqns)
+
+    def __str__(self):
+        return pp_graph(self.graph)
+
+    __repr__ = __str__
+
+
+def _format_scalar(val: np.ndarray) -> str:
+    v = val.item()
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    return repr(v)
+
+
+def _var_names():
+    for n in itertools.count():
+        name = ""
+        n += 1
+        while n:
+            n, r = divmod(n - 1, 26)
+            name = chr(ord("a") + r) + name
+        yield name
+
+
+def _format_param(v) -> str:
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    return repr(v) if not isinstance(v, (tuple, list)) else str(v)
+
+
+def pp_graph(graph: Graph, indent: int = 0) -> str:
+    names: dict[int, str] = {}
+    gen = _var_names()
+
+    def name(v: Var) -> str:
+        if id(v) not in names:
+            names[id(v)] = next(gen)
+        return names[id(v)]
+
+    def binder(v: Var) -> str:
+        return f"{name(v)}:{v.aval.str_short()}"
+
+    def atom(a) -> str:
+        return repr(a) if isinstance(a, Literal) else name(a)
+
+    pad = " " * indent
+    consts = " ".join(binder(v) for v in graph.constvars)
+    ins = " ".join(binder(v) for v in graph.invars)
+    lines = [f"{pad}{{ lambda {consts}; {ins}. let"]
+    for eqn in graph.eqns:
+        outs = " ".join(binder(v) for v in eqn.outputs)
+        params = ""
+        if eqn.params:
+            params = "[" + " ".join(f"{k}={_format_param(v)}" for k, v in eqn.params.items()) + "]"
+        args = " ".join(atom(a) for a in eqn.inputs)
+        lines.append(f"{pad}    {outs} = {eqn.prim.name}{params} {args}".rstrip())
+    outs = ", ".join(atom(a) for a in graph.outvars)
+    trailing = "," if len(graph.outvars) == 1 else ""
+    lines.append(f"{pad}  in ({outs}{trailing}) }}")
+    return "\n".join(lines)
+
+
+# --- Graph building ----------------------------------------------------------------
+
+
+class GraphTracer(Tracer):
+    __slots__ = ("var",)
+
+    def __init__(self, trace: "GraphTrace", var: Var):
+        super().__init__(trace, var.aval)
+        self.var = var
+
+
+class GraphTrace(Trace):
+    """Records primitive applications as Graph equations (for jit and make_graph).
+
+    Values from enclosing traces (``parent`` chain) and concrete arrays become
+    constvars; scalar concrete values become Literals.
+    """
+
+    def __init__(self, parent: Trace | None = None):
+        self.parent = parent if parent is not None else current_trace()
+        self.invars: list[Var] = []
+        self.eqns: list[Eqn] = []
+        self._consts: dict[int, tuple[Var, Any]] = {}
+
+    def new_arg(self, aval: ShapedArray) -> GraphTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return GraphTracer(self, var)
+
+    def _is_ancestor(self, trace: Trace) -> bool:
+        t = self.parent
+        while t is not None:
+            if t is trace:
+                return True
+            t = getattr(t, "parent", None)
+        return False
+
+    def to_atom(self, x) -> Atom:
+        if isinstance(x, GraphTracer) and x._trace is self:
+            return x.var
+        if isinstance(x, Tracer):
+            if not self._is_ancestor(x._trace):
+                raise UnexpectedTracerError(
+                    f"Encountered a tracer ({x.aval.str_short()}) from a different, finished "
+                    "trace. A traced value escaped a jit-compiled function, e.g. through a "
+                    "global variable or a side effect."
+                )
+            return self._constvar(x, x.aval)
+        aval = get_aval(x)
+        if not aval.shape:
+            return Literal(concrete_to_numpy(x), aval)
+        return self._constvar(x, aval)
+
+    def _constvar(self, value, aval: ShapedArray) -> Var:
+        entry = self._consts.get(id(value))
+        if entry is None:
+            entry = self._consts[id(value)] = (Var(aval), value)
+        return entry[0]
+
+    def process_primitive(self, prim, args, params):
+        in_avals = [get_aval(a) for a in args]
+        out_avals = prim.out_avals(in_avals, params)
+        inputs = [self.to_atom(a) for a in args]
+        outputs = [Var(a) for a in out_avals]
+        self.eqns.append(Eqn(prim, inputs, outputs, dict(params), user_source_info()))
+        tracers = [GraphTracer(self, v) for v in outputs]
+        return tracers if prim.multiple_results else tracers[0]
+
+    def to_closed_graph(self, outs: Sequence[Any]) -> ClosedGraph:
+        outvars = [self.to_atom(o) for o in outs]
+        constvars = [var for var, _ in self._consts.values()]
+        consts = [value for _, value in self._consts.values()]
+        return ClosedGraph(Graph(constvars, list(self.invars), list(self.eqns), outvars), consts)
+
+
+def eval_graph(graph: Graph, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Run ``graph`` by binding its equations in the current trace (eager, or another trace)."""
+    env: dict[int, Any] = {}
+
+    def read(atom):
+        return atom.val if isinstance(atom, Literal) else env[id(atom)]
+
+    for v, x in zip(graph.constvars, consts):
+        env[id(v)] = x
+    for v, x in zip(graph.invars, args):
+        env[id(v)] = x
+    for eqn in graph.eqns:
+        outs = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
+        for v, o in zip(eqn.outputs, outs if eqn.prim.multiple_results else [outs]):
+            env[id(v)] = o
+    return [read(a) for a in graph.outvars]
+
+
+def trace_to_graph(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]) -> ClosedGraph:
+    """Trace ``fun`` (flat list of arrays in, flat list of arrays out) into a ClosedGraph."""
+    trace = GraphTrace()
+    args = [trace.new_arg(a) for a in in_avals]
+    with set_current_trace(trace):
+        outs = fun(*args)
+    return trace.to_closed_graph(outs)

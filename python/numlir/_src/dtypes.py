@@ -1,0 +1,220 @@
+"""Dtypes and JAX's type-promotion lattice, with weak types.
+
+Python scalars are *weakly typed*: ``x_f16 + 1.0`` stays float16 because the
+Python float only fixes the kind (float), not the width. The lattice below is
+JAX's (see the JAX design note "type promotion semantics"); ``promote_types``
+is its least upper bound. With x64 off (the default), 64-bit types are
+canonicalized to their 32-bit counterparts on the way in, as JAX does.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+try:  # ml_dtypes ships with jax; bfloat16 is only available when it is installed.
+    import ml_dtypes
+
+    bfloat16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    ml_dtypes = None
+    bfloat16 = None
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+_signed = (int8, int16, int32, int64)
+_unsigned = (uint8, uint16, uint32, uint64)
+_floats = tuple(t for t in (float16, bfloat16, float32, float64) if t is not None)
+SUPPORTED_DTYPES: tuple[np.dtype, ...] = (bool_, *_signed, *_unsigned, *_floats)
+
+
+def x64_enabled() -> bool:
+    from numlir._src import config
+
+    return bool(config.flags.enable_x64)
+
+
+def is_float(dtype) -> bool:
+    dtype = np.dtype(dtype)
+    return dtype in _floats
+
+
+def is_signed_int(dtype) -> bool:
+    return np.dtype(dtype) in _signed
+
+
+def is_unsigned_int(dtype) -> bool:
+    return np.dtype(dtype) in _unsigned
+
+
+def is_int(dtype) -> bool:
+    return is_signed_int(dtype) or is_unsigned_int(dtype)
+
+
+def is_bool(dtype) -> bool:
+    return np.dtype(dtype) == bool_
+
+
+def short_name(dtype) -> str:
+    """``f32``, ``i8``, ``u32``, ``bool``, ``bf16``: the names used in graph printing."""
+    dtype = np.dtype(dtype)
+    if dtype == bool_:
+        return "bool"
+    if dtype == bfloat16:
+        return "bf16"
+    return {"f": "f", "i": "i", "u": "u"}[dtype.kind] + str(dtype.itemsize * 8)
+
+
+def canonicalize_dtype(dtype) -> np.dtype:
+    """Map a dtype to the one numlir computes in (64-bit → 32-bit unless x64 is on)."""
+    dtype = np.dtype(dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"numlir does not support dtype {dtype}")
+    if not x64_enabled():
+        dtype = {int64: int32, uint64: uint32, float64: float32}.get(dtype, dtype)
+    return dtype
+
+
+def default_float_dtype() -> np.dtype:
+    return float64 if x64_enabled() else float32
+
+
+def default_int_dtype() -> np.dtype:
+    return int64 if x64_enabled() else int32
+
+
+def default_uint_dtype() -> np.dtype:
+    return uint64 if x64_enabled() else uint32
+
+
+# --- The promotion lattice ---------------------------------------------------
+# Nodes are dtypes plus the two weak kinds "i*" (Python int) and "f*" (Python
+# float). A weak bool does not exist: Python bools are strongly typed.
+_WEAK_INT, _WEAK_FLOAT = "i*", "f*"
+
+
+def _lattice_edges(x64: bool) -> dict[Any, list[Any]]:
+    edges: dict[Any, list[Any]] = {
+        bool_: [_WEAK_INT],
+        _WEAK_INT: [uint8, int8],
+        uint8: [int16, uint16],
+        uint16: [int32, uint32],
+        # Without x64, no promotion forms a 64-bit type from 32-bit inputs (as in JAX).
+        uint32: [int64, uint64] if x64 else [int32, uint64],
+        uint64: [_WEAK_FLOAT],
+        int8: [int16],
+        int16: [int32],
+        int32: [int64],
+        int64: [_WEAK_FLOAT],
+        _WEAK_FLOAT: [float16] + ([bfloat16] if bfloat16 is not None else []),
+        float16: [float32],
+        float32: [float64],
+        float64: [],
+    }
+    if bfloat16 is not None:
+        edges[bfloat16] = [float32]
+    return edges
+
+
+@functools.lru_cache(maxsize=None)
+def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
+    edges = _lattice_edges(x64)
+    bounds: dict[Any, frozenset] = {}
+
+    def visit(node):
+        if node not in bounds:
+            acc = {node}
+            for nxt in edges[node]:
+                acc |= visit(nxt)
+            bounds[node] = frozenset(acc)
+        return bounds[node]
+
+    for node in edges:
+        visit(node)
+    return bounds
+
+
+def _lattice_node(dtype: np.dtype, weak: bool):
+    if not weak or dtype == bool_:
+        return dtype
+    return _WEAK_FLOAT if is_float(dtype) else _WEAK_INT
+
+
+def _join(a, b):
+    return _join_cached(a, b, x64_enabled())
+
+
+@functools.lru_cache(maxsize=None)
+def _join_cached(a, b, x64: bool):
+    bounds = _upper_bounds(x64)
+    common = bounds[a] & bounds[b]
+    # The least upper bound: the common bound whose own upper bounds cover all the others.
+    least = [c for c in common if common <= bounds[c]]
+    assert len(least) == 1, (a, b, common)
+    return least[0]
+
+
+def promote_types(a, b) -> np.dtype:
+    """The promoted (strong) dtype of two dtypes, as ``jax.numpy.promote_types``.
+
+    As in JAX the result is not canonicalized (``int64, int8`` gives int64 even
+    without x64), and a mixed signed/unsigned pair that needs a float gives float64.
+    """
+    node = _join(np.dtype(a), np.dtype(b))
+    return {_WEAK_INT: int64, _WEAK_FLOAT: float64}.get(node, node)
+
+
+def _node_dtype(node) -> np.dtype:
+    if node == _WEAK_INT:
+        return default_int_dtype()
+    if node == _WEAK_FLOAT:
+        return default_float_dtype()
+    return node
+
+
+def result_type(*args: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+    """Promote ``(dtype, weak_type)`` pairs; returns the result ``(dtype, weak_type)``.
+
+    A result is weak only when every input is weak (then it keeps the kind, e.g.
+    a Python float and a weak float32 give a weak float32).
+    """
+    if not args:
+        raise TypeError("result_type needs at least one argument")
+    node = _lattice_node(*args[0])
+    for dtype, weak in args[1:]:
+        node = _join(node, _lattice_node(dtype, weak))
+    if node == _WEAK_INT or node == _WEAK_FLOAT:
+        # All the operands that decided the kind are weak: keep the widest weak
+        # operand's dtype of that kind, else the default.
+        same_kind = [d for d, w in args if w and _lattice_node(d, w) == node]
+        dtype = same_kind[0] if same_kind else _node_dtype(node)
+        for d in same_kind[1:]:
+            if d.itemsize > dtype.itemsize:
+                dtype = d
+        return canonicalize_dtype(dtype), True
+    return canonicalize_dtype(node), False
+
+
+def dtype_of_python_scalar(x) -> np.dtype:
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return default_int_dtype()
+    if isinstance(x, float):
+        return default_float_dtype()
+    if isinstance(x, complex):
+        raise TypeError("numlir does not support complex numbers yet")
+    raise TypeError(f"not a Python scalar: {type(x).__name__}")
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in (bool, int, float, complex)
+
+
+def is_weak_python_scalar(x) -> bool:
+    return type(x) in (int, float, complex)

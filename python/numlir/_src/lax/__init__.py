@@ -1,0 +1,1 @@
+"""Primitive definitions: each primitive's abstract eval and hlo lowering live together."""

@@ -1,0 +1,75 @@
+"""The dot_general primitive (batched tensor contraction)."""
+
+from __future__ import annotations
+
+from numlir._src import core, dtypes
+from numlir._src.lax import type_checks as tc
+
+dot_general_p = core.Primitive("dot_general")
+
+
+def _dims_ok(dims, ndim):
+    return all(0 <= d < ndim for d in dims) and len(set(dims)) == len(dims)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    tc.check_same_dtypes("dot_general", [lhs, rhs])
+    tc.check_dtype("dot_general", lhs, tc.NUMERIC)
+    shapes = f"lhs {lhs.str_short()}, rhs {rhs.str_short()}"
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise core.shape_error(
+            f"dot_general requires equal numbers of lhs and rhs contracting and batch dimensions, "
+            f"got dimension_numbers {dimension_numbers} for {shapes}"
+        )
+    if not _dims_ok(lc + lb, lhs.ndim) or not _dims_ok(rc + rb, rhs.ndim):
+        raise core.shape_error(
+            f"dot_general dimension_numbers {dimension_numbers} are out of range or repeated for {shapes}"
+        )
+    for kind, ld, rd in (("contracting", lc, rc), ("batch", lb, rb)):
+        if any(lhs.shape[i] != rhs.shape[j] for i, j in zip(ld, rd)):
+            raise core.shape_error(
+                f"dot_general requires {kind} dimensions to have the same shape, got "
+                f"{tuple(lhs.shape[i] for i in ld)} and {tuple(rhs.shape[j] for j in rd)} for {shapes}"
+            )
+    lfree = [d for i, d in enumerate(lhs.shape) if i not in lc + lb]
+    rfree = [d for i, d in enumerate(rhs.shape) if i not in rc + rb]
+    shape = tuple(lhs.shape[i] for i in lb) + tuple(lfree) + tuple(rfree)
+    dtype = preferred_element_type if preferred_element_type is not None else lhs.dtype
+    return core.ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+@dot_general_p.def_lowering
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    from numlir._src.lowering import tensor_type
+
+    (lc, rc), (lb, rb) = dimension_numbers
+    out = ctx.avals_out[0]
+    types = []
+    operands = []
+    for x, aval in zip((lhs, rhs), ctx.avals_in):
+        if aval.dtype != out.dtype:  # preferred_element_type: compute in the result's type
+            conv = aval.update(dtype=out.dtype)
+            x = ctx.emit(f"hlo.convert {x} : {tensor_type(aval)} -> {tensor_type(conv)}")
+            aval = conv
+        operands.append(x)
+        types.append(tensor_type(aval))
+    return ctx.emit(
+        f"hlo.dot_general {operands[0]}, {operands[1]}, batch_dims = {list(lb)} x {list(rb)}, "
+        f"contracting_dims = {list(lc)} x {list(rc)} : {types[0]}, {types[1]} -> {ctx.type_out()}"
+    )
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """Tensor contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+
+    The result's dimensions are the batch dimensions, then lhs's free, then rhs's free ones.
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
+          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
+                              preferred_element_type=preferred_element_type)

@@ -1,0 +1,339 @@
+"""Elementwise primitives: unary math, binary arithmetic, compare, select, convert.
+
+Binary primitives accept lax-style broadcasting (equal ranks with size-1
+dimensions, or rank-0 operands); the lowering inserts ``hlo.broadcast_in_dim``
+so that hlo only ever sees operands of the result's shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import core, dtypes
+from numlir._src.lax import type_checks as tc
+
+# --- Unary ------------------------------------------------------------------------
+
+
+def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
+    prim = core.Primitive(name)
+
+    @prim.def_abstract_eval
+    def _abstract_eval(x: core.ShapedArray) -> core.ShapedArray:
+        tc.check_dtype(name, x, accepted)
+        return x
+
+    @prim.def_lowering
+    def _lowering(ctx, x):
+        return ctx.emit(f"hlo.{hlo_op} {x} : {ctx.type_out()}")
+
+    return prim
+
+
+neg_p = _unary("neg", "negate", tc.NUMERIC)
+abs_p = _unary("abs", "abs", (tc.FLOAT, tc.SIGNED))
+sign_p = _unary("sign", "sign", tc.NUMERIC)
+exp_p = _unary("exp", "exp", (tc.FLOAT,))
+log_p = _unary("log", "log", (tc.FLOAT,))
+tanh_p = _unary("tanh", "tanh", (tc.FLOAT,))
+logistic_p = _unary("logistic", "logistic", (tc.FLOAT,))
+sqrt_p = _unary("sqrt", "sqrt", (tc.FLOAT,))
+rsqrt_p = _unary("rsqrt", "rsqrt", (tc.FLOAT,))
+sin_p = _unary("sin", "sin", (tc.FLOAT,))
+cos_p = _unary("cos", "cos", (tc.FLOAT,))
+floor_p = _unary("floor", "floor", (tc.FLOAT,))
+ceil_p = _unary("ceil", "ceil", (tc.FLOAT,))
+not_p = _unary("not", "not", tc.INT_OR_BOOL)
+
+
+def neg(x):
+    """Elementwise negation: -x."""
+    return neg_p.bind(x)
+
+
+def abs(x):  # noqa: A001 - JAX's name
+    """Elementwise absolute value."""
+    return abs_p.bind(x)
+
+
+def sign(x):
+    """Elementwise sign: -1, 0 or 1."""
+    return sign_p.bind(x)
+
+
+def exp(x):
+    """Elementwise e**x."""
+    return exp_p.bind(x)
+
+
+def log(x):
+    """Elementwise natural logarithm."""
+    return log_p.bind(x)
+
+
+def tanh(x):
+    """Elementwise hyperbolic tangent."""
+    return tanh_p.bind(x)
+
+
+def logistic(x):
+    """Elementwise logistic sigmoid 1 / (1 + exp(-x))."""
+    return logistic_p.bind(x)
+
+
+def sqrt(x):
+    """Elementwise square root."""
+    return sqrt_p.bind(x)
+
+
+def rsqrt(x):
+    """Elementwise reciprocal square root."""
+    return rsqrt_p.bind(x)
+
+
+def sin(x):
+    """Elementwise sine."""
+    return sin_p.bind(x)
+
+
+def cos(x):
+    """Elementwise cosine."""
+    return cos_p.bind(x)
+
+
+def floor(x):
+    """Elementwise floor."""
+    return floor_p.bind(x)
+
+
+def ceil(x):
+    """Elementwise ceiling."""
+    return ceil_p.bind(x)
+
+
+def bitwise_not(x):
+    """Elementwise bitwise (or logical, for bool) NOT."""
+    return not_p.bind(x)
+
+
+# --- Binary -------------------------------------------------------------------------
+
+
+def _binary_abstract_eval(name, accepted, out_dtype=None):
+    def rule(x: core.ShapedArray, y: core.ShapedArray) -> core.ShapedArray:
+        dtype = tc.check_same_dtypes(name, [x, y])
+        tc.check_dtype(name, x, accepted)
+        shape = tc.broadcasting_shape(name, [x, y])
+        if out_dtype is not None:
+            return core.ShapedArray(shape, out_dtype, False)
+        return core.ShapedArray(shape, dtype, x.weak_type and y.weak_type)
+
+    return rule
+
+
+def _broadcast_operands(ctx, *operands):
+    shape = ctx.avals_out[0].shape
+    return [ctx.broadcast_to(x, a, shape) for x, a in zip(operands, ctx.avals_in)]
+
+
+def _binary(name: str, hlo_op: str, accepted) -> core.Primitive:
+    prim = core.Primitive(name)
+    prim.def_abstract_eval(_binary_abstract_eval(name, accepted))
+
+    @prim.def_lowering
+    def _lowering(ctx, x, y):
+        x, y = _broadcast_operands(ctx, x, y)
+        return ctx.emit(f"hlo.{hlo_op} {x}, {y} : {ctx.type_out()}")
+
+    return prim
+
+
+add_p = _binary("add", "add", tc.NUMERIC)
+sub_p = _binary("sub", "subtract", tc.NUMERIC)
+mul_p = _binary("mul", "multiply", tc.NUMERIC)
+div_p = _binary("div", "divide", tc.NUMERIC)
+rem_p = _binary("rem", "remainder", tc.NUMERIC)
+max_p = _binary("max", "maximum", tc.ANY)
+min_p = _binary("min", "minimum", tc.ANY)
+pow_p = _binary("pow", "power", tc.NUMERIC)
+and_p = _binary("and", "and", tc.INT_OR_BOOL)
+or_p = _binary("or", "or", tc.INT_OR_BOOL)
+xor_p = _binary("xor", "xor", tc.INT_OR_BOOL)
+
+
+def add(x, y):
+    """Elementwise x + y (operands of the same dtype; see numlir.numpy.add for promotion)."""
+    return add_p.bind(x, y)
+
+
+def sub(x, y):
+    """Elementwise x - y."""
+    return sub_p.bind(x, y)
+
+
+def mul(x, y):
+    """Elementwise x * y."""
+    return mul_p.bind(x, y)
+
+
+def div(x, y):
+    """Elementwise x / y; integer division rounds toward zero."""
+    return div_p.bind(x, y)
+
+
+def rem(x, y):
+    """Elementwise remainder with the sign of x (C's fmod)."""
+    return rem_p.bind(x, y)
+
+
+def max(x, y):  # noqa: A001 - JAX's name
+    """Elementwise maximum."""
+    return max_p.bind(x, y)
+
+
+def min(x, y):  # noqa: A001 - JAX's name
+    """Elementwise minimum."""
+    return min_p.bind(x, y)
+
+
+def pow(x, y):  # noqa: A001 - JAX's name
+    """Elementwise x ** y."""
+    return pow_p.bind(x, y)
+
+
+def bitwise_and(x, y):
+    """Elementwise bitwise (logical, for bool) AND."""
+    return and_p.bind(x, y)
+
+
+def bitwise_or(x, y):
+    """Elementwise bitwise (logical, for bool) OR."""
+    return or_p.bind(x, y)
+
+
+def bitwise_xor(x, y):
+    """Elementwise bitwise (logical, for bool) XOR."""
+    return xor_p.bind(x, y)
+
+
+# --- Compare ---------------------------------------------------------------------------
+
+
+def _compare(name: str, direction: str) -> core.Primitive:
+    prim = core.Primitive(name)
+    prim.def_abstract_eval(_binary_abstract_eval(name, tc.ANY, out_dtype=dtypes.bool_))
+
+    @prim.def_lowering
+    def _lowering(ctx, x, y):
+        shape = ctx.avals_out[0].shape
+        x, y = (ctx.broadcast_to(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
+        operand_type = core.ShapedArray(shape, ctx.avals_in[0].dtype)
+        from numlir._src.lowering import tensor_type
+
+        return ctx.emit(f"hlo.compare {direction}, {x}, {y} : {tensor_type(operand_type)} -> {ctx.type_out()}")
+
+    return prim
+
+
+eq_p = _compare("eq", "EQ")
+ne_p = _compare("ne", "NE")
+lt_p = _compare("lt", "LT")
+le_p = _compare("le", "LE")
+gt_p = _compare("gt", "GT")
+ge_p = _compare("ge", "GE")
+
+
+def eq(x, y):
+    """Elementwise x == y (bool result)."""
+    return eq_p.bind(x, y)
+
+
+def ne(x, y):
+    """Elementwise x != y."""
+    return ne_p.bind(x, y)
+
+
+def lt(x, y):
+    """Elementwise x < y."""
+    return lt_p.bind(x, y)
+
+
+def le(x, y):
+    """Elementwise x <= y."""
+    return le_p.bind(x, y)
+
+
+def gt(x, y):
+    """Elementwise x > y."""
+    return gt_p.bind(x, y)
+
+
+def ge(x, y):
+    """Elementwise x >= y."""
+    return ge_p.bind(x, y)
+
+
+# --- Select ------------------------------------------------------------------------------
+
+select_p = core.Primitive("select")
+
+
+@select_p.def_abstract_eval
+def _select_abstract_eval(pred, on_true, on_false):
+    if pred.dtype != dtypes.bool_:
+        raise core.shape_error(f"select requires a bool predicate, got {pred.dtype.name}")
+    dtype = tc.check_same_dtypes("select", [on_true, on_false])
+    shape = tc.broadcasting_shape("select", [pred, on_true, on_false])
+    return core.ShapedArray(shape, dtype, on_true.weak_type and on_false.weak_type)
+
+
+@select_p.def_lowering
+def _select_lowering(ctx, pred, on_true, on_false):
+    pred, on_true, on_false = _broadcast_operands(ctx, pred, on_true, on_false)
+    from numlir._src.lowering import tensor_type
+
+    pred_type = tensor_type(core.ShapedArray(ctx.avals_out[0].shape, dtypes.bool_))
+    return ctx.emit(f"hlo.select {pred}, {on_true}, {on_false} : {pred_type}, {ctx.type_out()}")
+
+
+def select(pred, on_true, on_false):
+    """Elementwise ``on_true if pred else on_false`` (same dtypes; pred is bool)."""
+    return select_p.bind(pred, on_true, on_false)
+
+
+# --- Convert ---------------------------------------------------------------------------------
+
+convert_element_type_p = core.Primitive("convert_element_type")
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+    return core.ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+@convert_element_type_p.def_lowering
+def _convert_lowering(ctx, operand, *, new_dtype, weak_type):
+    if ctx.avals_in[0].dtype == ctx.avals_out[0].dtype:
+        return operand
+    return ctx.emit(f"hlo.convert {operand} : {ctx.type_in()} -> {ctx.type_out()}")
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+    """Convert ``operand`` to ``new_dtype`` (to bool: ``operand != 0``; float → int truncates).
+
+    Python scalars convert on the host, without a compiled op, as in JAX.
+    """
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if dtypes.is_python_scalar(operand):
+        from numlir._src.array import Array
+
+        return Array.from_host(np.asarray(operand, dtype=new_dtype), weak_type=weak_type)
+    aval = core.get_aval(operand)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        from numlir._src.array import as_array
+
+        return as_array(operand)
+    if new_dtype == dtypes.bool_ and aval.dtype != dtypes.bool_:
+        zero = convert_element_type(0, aval.dtype, weak_type=True)
+        return ne(operand, zero)
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))

@@ -1,0 +1,83 @@
+"""Shared shape/dtype checks for primitive abstract-eval rules (errors carry the user's line)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from numlir._src import core, dtypes
+
+# Dtype categories used in "X does not accept dtype Y" errors.
+FLOAT = ("floating", dtypes.is_float)
+INT = ("integer", dtypes.is_int)
+SIGNED = ("signed integer", dtypes.is_signed_int)
+BOOL = ("bool", dtypes.is_bool)
+NUMERIC = (FLOAT, INT)
+INT_OR_BOOL = (INT, BOOL)
+ANY = (FLOAT, INT, BOOL)
+
+
+def check_dtype(name: str, aval: core.ShapedArray, accepted: Sequence[tuple]) -> None:
+    if not any(pred(aval.dtype) for _, pred in accepted):
+        kinds = ", ".join(k for k, _ in accepted)
+        raise core.shape_error(
+            f"{name} does not accept dtype {aval.dtype.name}. Accepted dtypes are: {kinds}."
+        )
+
+
+def check_same_dtypes(name: str, avals: Sequence[core.ShapedArray]) -> np.dtype:
+    dts = [a.dtype for a in avals]
+    if any(d != dts[0] for d in dts[1:]):
+        raise core.shape_error(
+            f"{name} requires arguments to have the same dtypes, got "
+            f"{', '.join(d.name for d in dts)}. (Tip: numlir.numpy.{name} is a similar function "
+            "that does automatic type promotion on inputs)."
+        )
+    return dts[0]
+
+
+def fmt_shapes(avals: Sequence[core.ShapedArray]) -> str:
+    return " and ".join(str(a.shape) for a in avals)
+
+
+def broadcasting_shape(name: str, avals: Sequence[core.ShapedArray]) -> tuple[int, ...]:
+    """lax's broadcasting: equal ranks (or rank 0), each dimension equal or 1."""
+    shapes = [a.shape for a in avals if a.ndim]
+    if not shapes:
+        return ()
+    if len({len(s) for s in shapes}) != 1:
+        raise core.shape_error(
+            f"{name} got arrays of different rank: {fmt_shapes(avals)}"
+        )
+    out = []
+    for sizes in zip(*shapes):
+        non_one = {d for d in sizes if d != 1}
+        if len(non_one) > 1:
+            raise core.shape_error(
+                f"{name} got incompatible shapes for broadcasting: {fmt_shapes(avals)}"
+            )
+        out.append(non_one.pop() if non_one else 1)
+    return tuple(out)
+
+
+def canonical_axis(name: str, axis: int, ndim: int) -> int:
+    try:
+        axis = int(axis)
+    except TypeError:
+        raise core.shape_error(f"{name}: axis must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise core.value_error(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def canonical_axes(name: str, axes, ndim: int) -> tuple[int, ...]:
+    """Normalize an axis argument (None, int or sequence; negative allowed) to a sorted tuple."""
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    out = tuple(canonical_axis(name, a, ndim) for a in axes)
+    if len(set(out)) != len(out):
+        raise core.value_error(f"{name}: duplicate value in 'axis': {tuple(axes)}")
+    return tuple(sorted(out))

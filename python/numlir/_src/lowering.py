@@ -1,0 +1,193 @@
+"""Graph → MLIR text in the ``hlo`` dialect (the Python↔C++ boundary).
+
+Every op carries the user's source location ``loc("file.py":LINE:COL)``.
+Constants (closed-over arrays, literals) become ``hlo.constant`` ops: a splat
+``dense<v>`` when all elements are equal, nested lists for small arrays, and
+the exact little-endian hex form ``dense<"0x...">`` for large arrays or values
+that have no decimal spelling (inf/nan). Primitive-specific text comes from
+each primitive's lowering rule (``Primitive.def_lowering``), called as
+``rule(ctx, *operand_names, **params)`` with ``ctx`` a ``LoweringRuleContext``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from numlir._src import core, dtypes
+
+_HEX_THRESHOLD = 16  # non-splat constants with more elements use the hex form
+
+
+def element_type(dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        return "i1"
+    if dtype == dtypes.bfloat16:
+        return "bf16"
+    bits = dtype.itemsize * 8
+    return {"i": f"i{bits}", "u": f"ui{bits}", "f": f"f{bits}"}[dtype.kind]
+
+
+def tensor_type(aval: core.ShapedArray) -> str:
+    dims = "".join(f"{d}x" for d in aval.shape)
+    return f"tensor<{dims}{element_type(aval.dtype)}>"
+
+
+def format_loc(info: core.SourceInfo | None) -> str:
+    if info is None:
+        return "loc(unknown)"
+    file = info.file.replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{file}":{info.line}:{info.col})'
+
+
+def _float_literal(v: float) -> str:
+    s = repr(float(v))  # exact: the double holds any f16/bf16/f32 value exactly
+    mantissa, e, exp = s.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + (("e" + exp) if e else "")
+
+
+def _scalar_literal(v, dtype: np.dtype) -> str:
+    if dtype == dtypes.bool_:
+        return "true" if bool(v) else "false"
+    if dtypes.is_float(dtype):
+        return _float_literal(float(v))
+    return str(int(v))
+
+
+def dense_attr(value: np.ndarray) -> str:
+    """The ``dense<...>`` attribute spelling ``value`` exactly."""
+    value = np.asarray(value)
+    dtype = value.dtype
+    if value.size == 0:
+        return "dense<>"
+    flat = value.reshape(-1)
+    finite = not dtypes.is_float(dtype) or bool(np.all(np.isfinite(flat.astype(np.float64))))
+    as_bytes = flat.view(np.uint8).reshape(flat.size, -1)
+    if bool(np.all(as_bytes == as_bytes[:1])):  # splat (bitwise, so -0.0 and nan count)
+        if finite:
+            return f"dense<{_scalar_literal(flat[0], dtype)}>"
+        return f'dense<"0x{flat[:1].astype(dtype.newbyteorder("<")).tobytes().hex().upper()}">'
+    if dtype != dtypes.bool_ and (value.size > _HEX_THRESHOLD or not finite):
+        raw = np.ascontiguousarray(value).astype(dtype.newbyteorder("<")).tobytes()
+        return f'dense<"0x{raw.hex().upper()}">'
+
+    def nested(a):
+        if a.ndim == 0:
+            return _scalar_literal(a, dtype)
+        return "[" + ", ".join(nested(x) for x in a) + "]"
+
+    return f"dense<{nested(value)}>"
+
+
+class LoweringRuleContext:
+    """What a lowering rule sees: the avals and a way to emit ops at the eqn's location."""
+
+    def __init__(self, module: "_FunctionBuilder", avals_in, avals_out, loc: str):
+        self._module = module
+        self.avals_in: list[core.ShapedArray] = avals_in
+        self.avals_out: list[core.ShapedArray] = avals_out
+        self.loc = loc
+
+    def emit(self, op: str) -> str:
+        """Append ``%N = <op> loc(...)`` and return ``%N``."""
+        return self._module.emit(op, self.loc)
+
+    def type_in(self, i: int = 0) -> str:
+        return tensor_type(self.avals_in[i])
+
+    def type_out(self, i: int = 0) -> str:
+        return tensor_type(self.avals_out[i])
+
+    def constant(self, value: np.ndarray) -> str:
+        value = np.asarray(value)
+        return self._module.constant(value, self.loc)
+
+    def broadcast_to(self, x: str, aval: core.ShapedArray, shape: tuple[int, ...]) -> str:
+        """Right-aligned NumPy-style broadcast of ``x`` (of ``aval``) to ``shape``."""
+        if aval.shape == tuple(shape):
+            return x
+        dims = list(range(len(shape) - aval.ndim, len(shape)))
+        out = aval.update(shape=shape)
+        return self.emit(f"hlo.broadcast_in_dim {x}, dims = {dims} : {tensor_type(aval)} -> {tensor_type(out)}")
+
+
+class _FunctionBuilder:
+    def __init__(self):
+        self.lines: list[str] = []
+        self._counter = 0
+
+    def emit(self, op: str, loc: str) -> str:
+        name = f"%{self._counter}"
+        self._counter += 1
+        self.lines.append(f"    {name} = {op} {loc}")
+        return name
+
+    def constant(self, value: np.ndarray, loc: str) -> str:
+        aval = core.ShapedArray(value.shape, value.dtype)
+        return self.emit(f"hlo.constant {dense_attr(value)} : {tensor_type(aval)}", loc)
+
+
+def sanitize_symbol(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_$.]", "_", name) or "fn"
+
+
+def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
+                default_loc: core.SourceInfo | None = None) -> str:
+    """The hlo-dialect module text for ``closed``: ``func.func public @main`` over its invars."""
+    graph = closed.graph
+    fb = _FunctionBuilder()
+    env: dict[int, str] = {}
+    default = format_loc(default_loc)
+    pending_consts = {id(v): c for v, c in zip(graph.constvars, closed.consts)}
+
+    def read(atom, loc: str) -> str:
+        if isinstance(atom, core.Literal):
+            return fb.constant(atom.val, loc)
+        if id(atom) not in env:  # constvars are materialized at their first use
+            value = core.concrete_to_numpy(pending_consts[id(atom)])
+            env[id(atom)] = fb.constant(value, loc)
+        return env[id(atom)]
+
+    args = []
+    for i, v in enumerate(graph.invars):
+        env[id(v)] = f"%arg{i}"
+        args.append(f"%arg{i}: {tensor_type(v.aval)}")
+    for eqn in graph.eqns:
+        loc = format_loc(eqn.source_info) if eqn.source_info else default
+        operands = [read(a, loc) for a in eqn.inputs]
+        if eqn.prim.lowering is None:
+            raise NotImplementedError(f"no hlo lowering for primitive {eqn.prim.name}")
+        ctx = LoweringRuleContext(fb, [a.aval for a in eqn.inputs], [v.aval for v in eqn.outputs], loc)
+        results = eqn.prim.lowering(ctx, *operands, **eqn.params)
+        if isinstance(results, str):
+            results = [results]
+        assert len(results) == len(eqn.outputs), eqn.prim
+        for v, r in zip(eqn.outputs, results):
+            env[id(v)] = r
+    outs = [read(a, default) for a in graph.outvars]
+    out_types = [tensor_type(a.aval) for a in graph.outvars]
+    ret = f"    return {', '.join(outs)} : {', '.join(out_types)}" if outs else "    return"
+    return "\n".join([
+        f"module @{sanitize_symbol(module_name)} {{",
+        f"  func.func public @main({', '.join(args)}) -> ({', '.join(out_types)}) {{",
+        *fb.lines,
+        ret,
+        "  }",
+        "}",
+        "",
+    ])
+
+
+def lower_single_primitive(prim: core.Primitive, in_avals: Sequence[core.ShapedArray], params) -> tuple[str, list[core.ShapedArray]]:
+    invars = [core.Var(a) for a in in_avals]
+    out_avals = prim.out_avals(in_avals, params)
+    outvars = [core.Var(a) for a in out_avals]
+    eqn = core.Eqn(prim, list(invars), outvars, dict(params), None)
+    graph = core.Graph([], invars, [eqn], list(outvars))
+    return lower_graph(core.ClosedGraph(graph, []), module_name=prim.name,
+                       default_loc=core.user_source_info()), out_avals

@@ -1,0 +1,1 @@
+"""Implementation of numlir.numpy (NumPy's API with JAX's semantics)."""

@@ -1,0 +1,90 @@
+"""Promotion and broadcasting helpers shared by the numlir.numpy implementation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from numlir._src import core, dtypes
+from numlir._src.lax import elementwise as lax_ew
+from numlir._src.lax import shape_ops
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    for i, x in enumerate(args):
+        if isinstance(x, (list, tuple)):
+            raise core.shape_error(
+                f"{name} requires ndarray or scalar arguments, got {type(x).__name__} at position "
+                f"{i}. Wrap it with numlir.numpy.asarray first."
+            )
+        core.get_aval(x)  # raises TypeError for anything else
+
+
+def avals(*args):
+    return [core.get_aval(x) for x in args]
+
+
+def result_dtype(*args) -> tuple[np.dtype, bool]:
+    return dtypes.result_type(*[(a.dtype, a.weak_type) for a in avals(*args)])
+
+
+def _convert(x, dtype, weak):
+    aval = core.get_aval(x)
+    if aval.dtype == dtype and aval.weak_type == weak and not dtypes.is_python_scalar(x):
+        return x  # keeps closed-over NumPy arrays as they are, so they become one constvar each
+    return lax_ew.convert_element_type(x, dtype, weak)
+
+
+def promote_dtypes(*args):
+    """Convert all arguments to their common (JAX-promoted) dtype."""
+    if len(args) < 2:
+        return list(args)
+    dtype, weak = result_dtype(*args)
+    return [_convert(x, dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Promote, then make the result floating (ints/bools go to the default float dtype)."""
+    dtype, weak = result_dtype(*args)
+    if not dtypes.is_float(dtype):
+        dtype = dtypes.default_float_dtype()
+    return [_convert(x, dtype, weak) for x in args]
+
+
+def broadcast_shapes(name: str, *shapes) -> tuple[int, ...]:
+    """NumPy broadcasting of shapes; a TypeError naming ``name`` and the shapes otherwise."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        sizes = {s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0}
+        non_one = sizes - {1}
+        if len(non_one) > 1:
+            raise core.shape_error(
+                f"{name} got incompatible shapes for broadcasting: "
+                + " and ".join(str(tuple(s)) for s in shapes)
+            )
+        out.append(non_one.pop() if non_one else 1)
+    return tuple(out)
+
+
+def promote_shapes(name: str, *args):
+    """Broadcast non-scalar arguments to the common shape (rank-0 ones lax broadcasts itself)."""
+    shapes = [a.shape for a in avals(*args)]
+    shape = broadcast_shapes(name, *shapes)
+    return [x if s == shape or s == () else shape_ops.broadcast_to_rank(x, shape)
+            for x, s in zip(args, shapes)]
+
+
+def promote_args(name: str, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args):
+    check_arraylike(name, *args)
+    return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def dtype_of(x) -> np.dtype:
+    return core.get_aval(x).dtype

@@ -1,0 +1,63 @@
+"""numlir.nn: activation functions and friends (JAX's jax.nn names)."""
+
+import numlir.numpy as jnp
+from numlir._src import core
+from numlir._src.lax import elementwise as _lax
+from numlir._src.numpy.util import promote_args_inexact
+
+
+def sigmoid(x):
+    """Logistic sigmoid ``1 / (1 + exp(-x))``."""
+    (x,) = promote_args_inexact("sigmoid", x)
+    return _lax.logistic(x)
+
+
+def relu(x):
+    """Rectified linear unit ``max(x, 0)``."""
+    return jnp.maximum(x, 0)
+
+
+def silu(x):
+    """SiLU/swish ``x * sigmoid(x)``."""
+    return x * sigmoid(x)
+
+
+swish = silu
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, computed stably."""
+    (x,) = promote_args_inexact("softplus", x)
+    return jnp.maximum(x, 0) + jnp.log(1 + jnp.exp(-jnp.abs(x)))
+
+
+def gelu(x, approximate: bool = True):
+    """GELU with the tanh approximation (``approximate=False`` needs erf, not yet available)."""
+    if not approximate:
+        raise NotImplementedError("gelu(approximate=False) needs erf, which is not supported yet")
+    (x,) = promote_args_inexact("gelu", x)
+    c = 0.7978845608028654  # sqrt(2 / pi)
+    return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
+
+
+def log_softmax(x, axis=-1):
+    """``x - logsumexp(x, axis)``, computed stably."""
+    (x,) = promote_args_inexact("log_softmax", x)
+    shifted = x - jnp.max(x, axis=axis, keepdims=True)
+    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))
+
+
+def softmax(x, axis=-1):
+    """``exp(x) / sum(exp(x), axis)``, computed stably."""
+    (x,) = promote_args_inexact("softmax", x)
+    unnormalized = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))
+    return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
+
+
+def one_hot(x, num_classes: int, dtype=jnp.float32):
+    """One-hot encode integer array ``x`` along a new last axis."""
+    from numlir._src.lax import shape_ops
+
+    aval = core.get_aval(x)
+    classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
+    return jnp.equal(jnp.expand_dims(x, -1), classes).astype(dtype)

@@ -1,0 +1,36 @@
+"""numlir.numpy: NumPy's API with JAX's semantics (import as ``jnp``).
+
+Example::
+
+    >>> import numlir.numpy as jnp
+    >>> jnp.tanh(jnp.ones((2, 3)) @ jnp.ones((3,))).sum()
+    Array(1.9901096, dtype=float32)
+"""
+
+import numpy as _np
+
+from numlir._src import dtypes as _dtypes
+from numlir._src.array import Array as ndarray
+from numlir._src.numpy.array_api import (arange, array, asarray, astype, broadcast_to, dot, expand_dims,
+                                         eye, full, full_like, linspace, matmul, ndim, ones, ones_like, outer,
+                                         promote_types, ravel, reshape, result_type, shape, size,
+                                         squeeze, swapaxes, transpose, vdot, zeros, zeros_like)
+from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
+from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_not, bitwise_or,
+                                      bitwise_xor, ceil, clip, cos, divide, equal, exp, floor,
+                                      floor_divide, fmod, greater, greater_equal, invert, isfinite,
+                                      isinf, isnan, less, less_equal, log, logical_and, logical_not,
+                                      logical_or, logical_xor, maximum, minimum, mod, multiply,
+                                      negative, not_equal, positive, power, reciprocal, remainder,
+                                      sign, sin, sqrt, square, subtract, tanh, true_divide, where)
+
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+if _dtypes.bfloat16 is not None:
+    bfloat16 = _dtypes.bfloat16.type
+dtype = _np.dtype
+pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
+newaxis = None
+pow = power  # noqa: A001

@@ -1,0 +1,36 @@
+"""Shared pytest setup for numlir's Python tests (jax is the numerical oracle)."""
+
+import importlib.util
+import os
+import sys
+
+import pytest
+
+if importlib.util.find_spec("numlir") is None:  # running from a source tree without `pip install -e .`
+    sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python")))
+
+import jax  # noqa: E402
+
+from numlir._src import config  # noqa: E402
+
+
+@pytest.fixture
+def x64():
+    """Enable 64-bit types in numlir and in the jax oracle for one test."""
+    prev = (config.flags.enable_x64, jax.config.jax_enable_x64)
+    config.update("jax_enable_x64", True)
+    jax.config.update("jax_enable_x64", True)
+    yield
+    config.update("jax_enable_x64", prev[0])
+    jax.config.update("jax_enable_x64", prev[1])
+
+
+@pytest.fixture(autouse=True)
+def _x32_by_default():
+    """Tests start with x64 off in both numlir and jax, whatever the environment says."""
+    prev = (config.flags.enable_x64, jax.config.jax_enable_x64)
+    config.update("jax_enable_x64", False)
+    jax.config.update("jax_enable_x64", False)
+    yield
+    config.update("jax_enable_x64", prev[0])
+    jax.config.update("jax_enable_x64", prev[1])
