@@ -52,6 +52,12 @@ class Flags:
     linker: str | None = dataclasses.field(
         default_factory=lambda: os.environ.get("NUMLIR_CC") or os.environ.get("CC") or None
     )
+    #: Run the MLIR pipeline stages with this hlo-opt binary instead of the
+    #: in-process compiler (NUMLIR_HLO_OPT); for testing a development build
+    #: of the C++ compiler without reinstalling the package.
+    hlo_opt: str | None = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_HLO_OPT") or None
+    )
 
 
 flags = Flags()

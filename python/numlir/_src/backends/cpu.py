@@ -58,8 +58,20 @@ class CpuOptions:
     linker: str = "cc"
 
 
+def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
+    result = subprocess.run(
+        [hlo_opt, f"--{pipeline}", "--mlir-print-debuginfo", "-"],
+        input=text, capture_output=True, text=True,
+    )
+    if result.returncode != 0:
+        raise CompileError(f"pipeline '{pipeline}' failed in {hlo_opt}:\n{result.stderr}")
+    return result.stdout
+
+
 def _pipeline_stage(name: str, pipeline: str) -> Stage:
     def run(text: str, options: CpuOptions) -> str:
+        if config.flags.hlo_opt:
+            return _run_external_hlo_opt(config.flags.hlo_opt, text, pipeline)
         compiler = _native_compiler()
         try:
             return compiler.run_pipeline(text, pipeline, name)
