@@ -28,13 +28,13 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // out-params (writing into them directly where the result was a fresh
 // allocation), add the runtime's C entry point, then lower to LLVM.
 constexpr llvm::StringLiteral kCPUToLLVM =
-    "one-shot-bufferize{bufferize-function-boundaries "
+    "func.func(numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions add-result-attr},"
     "buffer-deallocation-pipeline,canonicalize,"
     "numlir-emit-c-entry-point,"
-    "func.func(convert-linalg-to-loops),lower-affine,expand-strided-metadata,"
+    "func.func(convert-linalg-to-loops,numlir-cpu-approximate-math),lower-affine,expand-strided-metadata,"
     "convert-math-to-funcs,"
     "convert-scf-to-cf,convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"

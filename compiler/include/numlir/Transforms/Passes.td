@@ -45,6 +45,41 @@ def HLOSimplify : Pass<"hlo-simplify"> {
   }];
 }
 
+def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
+  let summary = "Replace f32 transcendental calls by vectorizable polynomials";
+  let description = [{
+    On the CPU, `math.exp`, `math.tanh` and friends otherwise become calls
+    into libm, one element at a time, which stops LLVM from vectorizing the
+    loop around them. This pass rewrites the f32 forms of exp, expm1, log,
+    log1p, log2, tanh, erf and erfc into MLIR's polynomial approximations
+    (plain arithmetic, accurate to a few ulp over the whole range), so
+    elementwise loops vectorize. f64, f16 and bf16 keep the libm calls, and
+    sin/cos keep them too because their range reduction matters for large
+    arguments.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def CPUOrderLoops : Pass<"numlir-cpu-order-loops"> {
+  let summary = "Make the innermost loop of each linalg op walk memory contiguously";
+  let description = [{
+    `convert-linalg-to-loops` nests loops in iterator order, so
+    `linalg.matmul` (i, j, k) becomes a k-innermost loop that strides
+    through the right-hand matrix and cannot be vectorized. This pass
+    generalizes contractions and, for every `linalg.generic`, moves to the
+    innermost position the loop that indexes the last (contiguous)
+    dimension of the most operands, preferring the current innermost loop
+    and then parallel loops on ties. For matmul this yields the (i, k, j)
+    order, whose inner loop LLVM vectorizes.
+
+    Before: `linalg.matmul ins(%a, %b) outs(%c)` (loops i, j, k)
+    After:  `linalg.generic` with loops (i, k, j): iterator types
+            [parallel, reduction, parallel].
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def RecordABISignature : Pass<"numlir-record-abi-signature", "mlir::ModuleOp"> {
   let summary = "Record the tensor-level signature of the entry function";
   let description = [{
