@@ -17,11 +17,11 @@ from numlir._src.array import Array
 from numlir._src.backends import CompileError
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
-from numlir import lax, nn, numpy, tree_util
+from numlir import lax, nn, numpy, random, tree_util
 
 
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "compile", "config",
-    "devices", "jit", "lax", "make_graph", "nn", "numpy", "tree_util",
+    "devices", "jit", "lax", "make_graph", "nn", "numpy", "random", "tree_util",
 ]

@@ -36,7 +36,7 @@ def compile_hlo(text: str):
     from numlir._src import backends
 
     exe = backends.get_backend("cpu").compile(text, name="test")
-    return lambda inputs: exe.execute([np.ascontiguousarray(a) for a in inputs])
+    return lambda inputs: exe.execute([np.asarray(a, order="C") for a in inputs])
 
 
 def _dtype(name: str) -> np.dtype:
@@ -86,7 +86,7 @@ def _compile_with_tools(text: str, hlo_opt: str):
     entry.restype = None
 
     def run(inputs):
-        ins = [np.ascontiguousarray(a) for a in inputs]
+        ins = [np.asarray(a, order="C") for a in inputs]
         outs = [np.zeros(shape, dtype) for dtype, shape in output_specs]
         keep = [a if a.size else np.zeros(1, a.dtype) for a in ins + outs]
         buffers = (ctypes.c_void_p * len(keep))(*[a.ctypes.data for a in keep])

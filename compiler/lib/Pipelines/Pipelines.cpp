@@ -23,18 +23,24 @@ constexpr llvm::StringLiteral kCPUToLinalg =
     "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
     "canonicalize,cse";
 
+// (arith-expand{include-bf16} turns bf16 truncation into integer arithmetic:
+// gcc 12's libgcc has no __truncsfbf2 for LLVM's libcall.)
 // Bufferize with identity layouts at the function boundary so every
 // argument is a dense row-major buffer, turn results into caller-provided
 // out-params (writing into them directly where the result was a fresh
-// allocation), add the runtime's C entry point, then lower to LLVM.
+// allocation), add the runtime's C entry point, then lower to LLVM. Loops
+// lowered from hlo.while may carry fresh buffers from one iteration to the
+// next (allow-return-allocs-from-loops).
 constexpr llvm::StringLiteral kCPUToLLVM =
     "func.func(numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
+    "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions add-result-attr},"
     "buffer-deallocation-pipeline,canonicalize,"
     "numlir-emit-c-entry-point,"
-    "func.func(convert-linalg-to-loops,numlir-cpu-approximate-math),lower-affine,expand-strided-metadata,"
+    "func.func(numlir-cpu-strided-copies-to-loops,convert-linalg-to-loops,"
+    "numlir-cpu-approximate-math,arith-expand{include-bf16}),expand-strided-metadata,lower-affine,"
     "convert-math-to-funcs,"
     "convert-scf-to-cf,convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"

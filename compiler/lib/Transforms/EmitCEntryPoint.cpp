@@ -132,6 +132,11 @@ struct RecordABISignaturePass
       return signalPassFailure();
     func->setAttr("numlir.abi_signature",
                   StringAttr::get(&getContext(), inputs + "->" + outputs));
+    // The inputs are the caller's buffers (numlir arrays are immutable):
+    // one-shot-bufferize must copy them before any in-place update.
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      func.setArgAttr(i, "bufferization.writable",
+                      BoolAttr::get(&getContext(), false));
   }
 };
 

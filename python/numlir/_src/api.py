@@ -112,14 +112,25 @@ class Lowered:
 class JitFunction:
     """The result of ``numlir.jit(f)``: call it, or ``.lower(*args)`` to see its hlo."""
 
-    def __init__(self, fun: Callable, static_argnums=(), static_argnames=()):
+    def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=()):
         self._fun = fun
         if isinstance(static_argnums, int):
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
+        static_argnums, static_argnames = _infer_argnums_and_argnames(fun, static_argnums,
+                                                                      static_argnames)
         self._static_argnums = tuple(static_argnums)
         self._static_argnames = tuple(static_argnames)
+        # Donation lets XLA reuse argument buffers; numlir's CPU runtime copies arguments in
+        # and results out, so donating is accepted and has no effect (as JAX on CPU).
+        if isinstance(donate_argnums, int):
+            donate_argnums = (donate_argnums,)
+        if isinstance(donate_argnames, str):
+            donate_argnames = (donate_argnames,)
+        self._donate_argnums = tuple(donate_argnums)
+        self._donate_argnames = tuple(donate_argnames)
         self._cache: dict[Any, Compiled] = {}
         self.cache_misses = 0
         functools.update_wrapper(self, fun)
@@ -137,11 +148,14 @@ class JitFunction:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
         static_kwargs = tuple(sorted((k, v) for k, v in kwargs.items() if k in self._static_argnames))
         static_key = (static_args, static_kwargs)
-        try:
-            hash(static_key)
-        except TypeError:
-            raise TypeError(f"static arguments of {_function_name(self._fun)} must be hashable, "
-                            f"got {static_key!r:.80}") from None
+        for _, v in static_args + static_kwargs:
+            try:
+                hash(v)
+            except TypeError as e:
+                raise ValueError(
+                    f"Non-hashable static arguments are not supported: a static argument of "
+                    f"{_function_name(self._fun)} has type {type(v).__name__} ({v!r:.60}): {e}. "
+                    "Pass a tuple instead of a list, or make the argument non-static.") from None
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         return leaves, in_tree, static_key
 
@@ -222,18 +236,46 @@ class JitFunction:
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = ()):
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = ()):
     """Compile ``fun`` with numlir; traced once per abstract signature, then cached.
+
+    It traces again exactly when the argument tree structure, a leaf's shape, dtype
+    or weak type, or a static argument changes. Static arguments (by position or
+    name; a parameter named in one is static in either calling style) must be
+    hashable. Arrays a function closes over become constants of the compiled code.
+    ``donate_argnums``/``donate_argnames`` are accepted for JAX compatibility and do
+    nothing: the CPU runtime never aliases argument buffers.
 
     Example::
 
         @numlir.jit
         def f(x, w):
             return numlir.numpy.tanh(x @ w).sum(axis=1)
+
+        print(f.lower(x, w).as_text())   # the hlo module; .compile() builds it
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames)
-    return JitFunction(fun, static_argnums, static_argnames)
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
+
+
+def _infer_argnums_and_argnames(fun, argnums, argnames) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Complete static argnums from argnames and vice versa, through ``fun``'s signature (as JAX)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return tuple(argnums), tuple(argnames)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = set(argnames)
+    nums = set(argnums)
+    for i, p in enumerate(positional):
+        if p.name in names:
+            nums.add(i)
+        elif (i in nums or i - len(positional) in nums) and p.kind == p.POSITIONAL_OR_KEYWORD:
+            names.add(p.name)
+    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 compile = jit  # noqa: A001 - numlir's own name for jit

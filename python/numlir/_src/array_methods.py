@@ -125,7 +125,13 @@ class ArrayMethods:
         return _jnp().dot(self, other)
 
     def __getitem__(self, idx):
-        raise NotImplementedError(
-            "indexing numlir arrays is not supported yet (it arrives with the slice/gather "
-            "primitives); use np.asarray(x)[...] on a concrete array meanwhile"
-        )
+        from numlir._src.numpy.indexing import getitem
+
+        return getitem(self, idx)
+
+    @property
+    def at(self):
+        """Functional index updates: ``x.at[idx].set(y)``, ``.add``, ``.multiply``, ``.get``..."""
+        from numlir._src.numpy.indexing import _IndexUpdateHelper
+
+        return _IndexUpdateHelper(self)

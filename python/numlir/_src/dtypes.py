@@ -218,3 +218,41 @@ def is_python_scalar(x) -> bool:
 
 def is_weak_python_scalar(x) -> bool:
     return type(x) in (int, float, complex)
+
+
+# --- finfo / iinfo / issubdtype (numlir.numpy's, as jnp's) ---------------------------------------
+
+
+def _dtype_arg(x) -> np.dtype:
+    if isinstance(x, (type, np.dtype, str)):
+        return np.dtype(x)
+    return np.dtype(x.dtype)  # an array or a NumPy scalar
+
+
+def finfo(dtype):
+    """Machine limits of a float dtype (float16, bfloat16, float32, float64), as ``jnp.finfo``.
+
+    Example::
+
+        >>> numlir.numpy.finfo(numlir.numpy.bfloat16).eps
+        0.0078125
+    """
+    if ml_dtypes is not None:
+        return ml_dtypes.finfo(_dtype_arg(dtype))
+    return np.finfo(_dtype_arg(dtype))
+
+
+def iinfo(dtype):
+    """Machine limits of an integer dtype, as ``jnp.iinfo``: ``iinfo(np.int8).max == 127``."""
+    return np.iinfo(_dtype_arg(dtype))
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """``np.issubdtype`` that also places bfloat16 under ``np.floating`` (as ``jnp.issubdtype``)."""
+    if bfloat16 is not None and isinstance(arg2, type) and issubclass(arg2, np.generic):
+        try:
+            if np.dtype(arg1) == bfloat16:
+                return arg2 in (np.floating, np.inexact, np.number, np.generic) or arg2 is bfloat16.type
+        except TypeError:
+            pass
+    return bool(np.issubdtype(arg1, arg2))

@@ -103,6 +103,23 @@ class LoweringRuleContext:
     def type_out(self, i: int = 0) -> str:
         return tensor_type(self.avals_out[i])
 
+    def emit_results(self, op: str, num_results: int) -> list[str]:
+        """Append an op with ``num_results`` results (``%N:k = <op>``) and return their names."""
+        return self._module.emit_results(op, self.loc, num_results)
+
+    def fresh_name(self) -> str:
+        """A new SSA name, e.g. for region arguments named in an op's header."""
+        return self._module.fresh_name()
+
+    def lower_region(self, closed: core.ClosedGraph, args: Sequence[str]) -> str:
+        """The text ``{ ... hlo.return ... }`` of a region computing ``closed``.
+
+        ``args`` are the SSA names ``closed``'s invars stand for: the region's
+        own arguments (named in the op's header) or values from above, which
+        regions may use directly.
+        """
+        return self._module.region(closed, args, self.loc)
+
     def constant(self, value: np.ndarray) -> str:
         value = np.asarray(value)
         return self._module.constant(value, self.loc)
@@ -121,11 +138,34 @@ class _FunctionBuilder:
         self.lines: list[str] = []
         self._counter = 0
 
-    def emit(self, op: str, loc: str) -> str:
+    def fresh_name(self) -> str:
         name = f"%{self._counter}"
         self._counter += 1
+        return name
+
+    def emit(self, op: str, loc: str) -> str:
+        name = self.fresh_name()
         self.lines.append(f"    {name} = {op} {loc}")
         return name
+
+    def emit_results(self, op: str, loc: str, num_results: int) -> list[str]:
+        if num_results == 0:
+            self.lines.append(f"    {op} {loc}")
+            return []
+        if num_results == 1:
+            return [self.emit(op, loc)]
+        name = self.fresh_name()
+        self.lines.append(f"    {name}:{num_results} = {op} {loc}")
+        return [f"{name}#{i}" for i in range(num_results)]
+
+    def region(self, closed: core.ClosedGraph, args: Sequence[str], loc: str) -> str:
+        outer, self.lines = self.lines, []
+        env = {id(v): a for v, a in zip(closed.graph.invars, args)}
+        outs = _lower_eqns(self, closed.graph, closed.consts, env, loc)
+        types = ", ".join(tensor_type(a.aval) for a in closed.graph.outvars)
+        ret = f"hlo.return {', '.join(outs)} : {types}" if outs else "hlo.return"
+        body, self.lines = self.lines, outer
+        return "\n".join(["{", *body, f"    {ret} {loc}", "    }"])
 
     def constant(self, value: np.ndarray, loc: str) -> str:
         aval = core.ShapedArray(value.shape, value.dtype)
@@ -143,7 +183,28 @@ def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
     fb = _FunctionBuilder()
     env: dict[int, str] = {}
     default = format_loc(default_loc)
-    pending_consts = {id(v): c for v, c in zip(graph.constvars, closed.consts)}
+    args = []
+    for i, v in enumerate(graph.invars):
+        env[id(v)] = f"%arg{i}"
+        args.append(f"%arg{i}: {tensor_type(v.aval)}")
+    outs = _lower_eqns(fb, graph, closed.consts, env, default)
+    out_types = [tensor_type(a.aval) for a in graph.outvars]
+    ret = f"    return {', '.join(outs)} : {', '.join(out_types)}" if outs else "    return"
+    return "\n".join([
+        f"module @{sanitize_symbol(module_name)} {{",
+        f"  func.func public @main({', '.join(args)}) -> ({', '.join(out_types)}) {{",
+        *fb.lines,
+        ret,
+        "  }",
+        "}",
+        "",
+    ])
+
+
+def _lower_eqns(fb: _FunctionBuilder, graph: core.Graph, consts: Sequence, env: dict[int, str],
+                default: str) -> list[str]:
+    """Emit ``graph``'s equations into ``fb`` (invars already in ``env``); return the outputs."""
+    pending_consts = {id(v): c for v, c in zip(graph.constvars, consts)}
 
     def read(atom, loc: str) -> str:
         if isinstance(atom, core.Literal):
@@ -153,10 +214,6 @@ def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
             env[id(atom)] = fb.constant(value, loc)
         return env[id(atom)]
 
-    args = []
-    for i, v in enumerate(graph.invars):
-        env[id(v)] = f"%arg{i}"
-        args.append(f"%arg{i}: {tensor_type(v.aval)}")
     for eqn in graph.eqns:
         loc = format_loc(eqn.source_info) if eqn.source_info else default
         operands = [read(a, loc) for a in eqn.inputs]
@@ -169,18 +226,7 @@ def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
         assert len(results) == len(eqn.outputs), eqn.prim
         for v, r in zip(eqn.outputs, results):
             env[id(v)] = r
-    outs = [read(a, default) for a in graph.outvars]
-    out_types = [tensor_type(a.aval) for a in graph.outvars]
-    ret = f"    return {', '.join(outs)} : {', '.join(out_types)}" if outs else "    return"
-    return "\n".join([
-        f"module @{sanitize_symbol(module_name)} {{",
-        f"  func.func public @main({', '.join(args)}) -> ({', '.join(out_types)}) {{",
-        *fb.lines,
-        ret,
-        "  }",
-        "}",
-        "",
-    ])
+    return [read(a, default) for a in graph.outvars]
 
 
 def lower_single_primitive(prim: core.Primitive, in_avals: Sequence[core.ShapedArray], params) -> tuple[str, list[core.ShapedArray]]:

@@ -4,6 +4,7 @@ import numlir.numpy as jnp
 from numlir._src import core
 from numlir._src.lax import elementwise as _lax
 from numlir._src.numpy.util import promote_args_inexact
+from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
 
 
 def sigmoid(x):
@@ -32,10 +33,12 @@ def softplus(x):
 
 
 def gelu(x, approximate: bool = True):
-    """GELU with the tanh approximation (``approximate=False`` needs erf, not yet available)."""
-    if not approximate:
-        raise NotImplementedError("gelu(approximate=False) needs erf, which is not supported yet")
+    """GELU: the tanh approximation, or ``x * (1 + erf(x / sqrt(2))) / 2`` when not ``approximate``."""
     (x,) = promote_args_inexact("gelu", x)
+    if not approximate:
+        from numlir._src.lax import elementwise_extra as _lax_extra
+
+        return 0.5 * x * (1 + _lax_extra.erf(x * 0.7071067811865476))
     c = 0.7978845608028654  # sqrt(2 / pi)
     return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
 
@@ -61,3 +64,7 @@ def one_hot(x, num_classes: int, dtype=jnp.float32):
     aval = core.get_aval(x)
     classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
     return jnp.equal(jnp.expand_dims(x, -1), classes).astype(dtype)
+
+
+from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
+                                      relu6, selu, standardize)

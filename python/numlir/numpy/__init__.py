@@ -15,7 +15,23 @@ from numlir._src.numpy.array_api import (arange, array, asarray, astype, broadca
                                          eye, full, full_like, linspace, matmul, ndim, ones, ones_like, outer,
                                          promote_types, ravel, reshape, result_type, shape, size,
                                          squeeze, swapaxes, transpose, vdot, zeros, zeros_like)
+from numlir._src.numpy.cumulative import cumprod, cumsum
+from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atleast_3d, column_stack,
+                                      concatenate, diag, diagonal, dsplit, dstack, flip, fliplr,
+                                      flipud, hsplit, hstack, pad, repeat, roll, rot90, row_stack,
+                                      split, stack, take, take_along_axis, tile, trace, tri, tril,
+                                      triu, vsplit, vstack)
+from numlir._src.numpy.sorting import argsort, sort
 from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
+from numlir._src.numpy.math_extra import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+                                          arctanh, argmax, argmin, around, asin, asinh, atan, atan2,
+                                          atanh, average, bitwise_count, bitwise_invert,
+                                          bitwise_left_shift, bitwise_right_shift, cbrt, cosh,
+                                          count_nonzero, deg2rad, degrees, exp2, expm1, fix, fmax, fmin,
+                                          heaviside, hypot, left_shift, log1p, log2, log10, logaddexp,
+                                          logaddexp2, nan_to_num, nanmax, nanmean, nanmin, nansum,
+                                          nextafter, ptp, rad2deg, radians, right_shift, rint, round,
+                                          sinh, tan, trunc)
 from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_not, bitwise_or,
                                       bitwise_xor, ceil, clip, cos, divide, equal, exp, floor,
                                       floor_divide, fmod, greater, greater_equal, invert, isfinite,
@@ -31,6 +47,10 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 if _dtypes.bfloat16 is not None:
     bfloat16 = _dtypes.bfloat16.type
 dtype = _np.dtype
+finfo, iinfo, issubdtype = _dtypes.finfo, _dtypes.iinfo, _dtypes.issubdtype
+generic, number, integer, signedinteger, unsignedinteger = (_np.generic, _np.number, _np.integer,
+                                                            _np.signedinteger, _np.unsignedinteger)
+inexact, floating = _np.inexact, _np.floating
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
 pow = power  # noqa: A001

@@ -139,3 +139,53 @@ func.func @convert_to_i1(%a: tensor<4xf32>, %b: tensor<4xi32>) -> (tensor<4xi1>,
   %1 = hlo.convert %b : tensor<4xi32> -> tensor<4xi1>
   return %0, %1 : tensor<4xi1>, tensor<4xi1>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @bitcast_convert
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: return
+func.func @bitcast_convert(%x: tensor<4xf32>) -> tensor<4xui32> {
+  %0 = hlo.bitcast_convert %x : tensor<4xf32> -> tensor<4xui32>
+  return %0 : tensor<4xui32>
+}
+
+// -----
+
+// A signedness-only bitcast is no computation at all.
+// CHECK-LABEL: func.func @bitcast_convert_signedness
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi32>)
+// CHECK-NEXT: return %[[X]]
+func.func @bitcast_convert_signedness(%x: tensor<4xi32>) -> tensor<4xui32> {
+  %0 = hlo.bitcast_convert %x : tensor<4xi32> -> tensor<4xui32>
+  return %0 : tensor<4xui32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @is_finite
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: i1):
+// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[R:.*]] = arith.cmpf one, %[[ABS]], %[[INF]] : f32
+// CHECK: linalg.yield %[[R]] : i1
+func.func @is_finite(%x: tensor<4xf32>) -> tensor<4xi1> {
+  %0 = hlo.is_finite %x : tensor<4xf32> -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// A scalar bound is read through a map to no dimensions.
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @clamp
+// CHECK: linalg.generic
+// CHECK-SAME: indexing_maps = [#[[SCALAR]], #[[ID]], #[[ID]], #[[ID]]]
+// CHECK: ^bb0(%[[LO:.*]]: i8, %[[X:.*]]: i8, %[[HI:.*]]: i8, %{{.*}}: i8):
+// CHECK: %[[M:.*]] = arith.maxui %[[X]], %[[LO]] : i8
+// CHECK: arith.minui %[[M]], %[[HI]] : i8
+func.func @clamp(%lo: tensor<ui8>, %x: tensor<2x3xui8>, %hi: tensor<2x3xui8>) -> tensor<2x3xui8> {
+  %0 = hlo.clamp %lo, %x, %hi : tensor<ui8>, tensor<2x3xui8>, tensor<2x3xui8>
+  return %0 : tensor<2x3xui8>
+}

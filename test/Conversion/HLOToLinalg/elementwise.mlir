@@ -256,3 +256,132 @@ func.func @scalar_tensor(%a: tensor<f32>) -> tensor<f32> {
   %0 = hlo.exp %a : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Shift amounts of at least the bit width are replaced before the shift, so
+// arith never sees a poison shift; the arithmetic shift clamps to width - 1.
+// CHECK-LABEL: func.func @shifts_i32
+// CHECK: ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[W:.*]] = arith.constant 32 : i32
+// CHECK: %[[WIDE:.*]] = arith.cmpi uge, %[[B]], %[[W]] : i32
+// CHECK: %[[AMOUNT:.*]] = arith.select %[[WIDE]], %{{.*}}, %[[B]] : i32
+// CHECK: %[[S:.*]] = arith.shli %[[A]], %[[AMOUNT]] : i32
+// CHECK: %[[R:.*]] = arith.select %[[WIDE]], %{{.*}}, %[[S]] : i32
+// CHECK: linalg.yield %[[R]]
+// CHECK: arith.shrui
+// CHECK: ^bb0(%[[A2:.*]]: i32, %[[B2:.*]]: i32, %{{.*}}: i32):
+// CHECK-DAG: %[[W31:.*]] = arith.constant 31 : i32
+// CHECK: %[[WIDE2:.*]] = arith.cmpi uge, %[[B2]], %{{.*}} : i32
+// CHECK: %[[AMOUNT2:.*]] = arith.select %[[WIDE2]], %[[W31]], %[[B2]] : i32
+// CHECK: arith.shrsi %[[A2]], %[[AMOUNT2]] : i32
+func.func @shifts_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = hlo.shift_left %a, %b : tensor<4xi32>
+  %1 = hlo.shift_right_logical %a, %b : tensor<4xi32>
+  %2 = hlo.shift_right_arithmetic %a, %b : tensor<4xi32>
+  return %0, %1, %2 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bit_counts_ui8
+// CHECK: math.ctpop %{{.*}} : i8
+// CHECK: math.ctlz %{{.*}} : i8
+func.func @bit_counts_ui8(%a: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>) {
+  %0 = hlo.popcnt %a : tensor<4xui8>
+  %1 = hlo.count_leading_zeros %a : tensor<4xui8>
+  return %0, %1 : tensor<4xui8>, tensor<4xui8>
+}
+
+// -----
+
+// f16 and bf16 compute in f32; libm-backed ops become math ops.
+// CHECK-LABEL: func.func @float_math_f16
+// CHECK: ^bb0(%[[X:.*]]: f16, %{{.*}}: f16):
+// CHECK: %[[E:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: %[[T:.*]] = math.tan %[[E]] : f32
+// CHECK: %[[R:.*]] = arith.truncf %[[T]] : f32 to f16
+// CHECK: linalg.yield %[[R]] : f16
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+// CHECK: math.erf
+// CHECK: math.cbrt
+// CHECK: math.roundeven
+// CHECK: math.round
+// CHECK: math.atan2
+// CHECK-NOT: hlo.
+func.func @float_math_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = hlo.tan %x : tensor<4xf16>
+  %1 = hlo.asin %0 : tensor<4xf16>
+  %2 = hlo.acos %1 : tensor<4xf16>
+  %3 = hlo.atan %2 : tensor<4xf16>
+  %4 = hlo.sinh %3 : tensor<4xf16>
+  %5 = hlo.cosh %4 : tensor<4xf16>
+  %6 = hlo.asinh %5 : tensor<4xf16>
+  %7 = hlo.acosh %6 : tensor<4xf16>
+  %8 = hlo.atanh %7 : tensor<4xf16>
+  %9 = hlo.erf %8 : tensor<4xf16>
+  %10 = hlo.cbrt %9 : tensor<4xf16>
+  %11 = hlo.round_nearest_even %10 : tensor<4xf16>
+  %12 = hlo.round_nearest_afz %11 : tensor<4xf16>
+  %13 = hlo.atan2 %12, %x : tensor<4xf16>
+  return %13 : tensor<4xf16>
+}
+
+// -----
+
+// log1p is log(u) * x / (u - 1) with u = 1 + x (never math.log1p, whose
+// LLVM lowering is the inaccurate log(1 + x)); expm1 likewise.
+// CHECK-LABEL: func.func @log1p_expm1_f32
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[U:.*]] = arith.addf %[[ONE]], %[[X]] : f32
+// CHECK: %[[D:.*]] = arith.subf %[[U]], %[[ONE]] : f32
+// CHECK: %[[Q:.*]] = arith.divf %[[X]], %[[D]] : f32
+// CHECK: %[[L:.*]] = math.log %[[U]] : f32
+// CHECK: arith.mulf %[[L]], %[[Q]] : f32
+// CHECK: math.exp
+// CHECK-NOT: math.log1p
+// CHECK-NOT: math.expm1
+func.func @log1p_expm1_f32(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = hlo.log_plus_one %x : tensor<4xf32>
+  %1 = hlo.exponential_minus_one %x : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// f64 erf_inv refines Giles' approximation with Newton steps on erf/erfc;
+// lgamma and digamma of f32 compute in f64.
+// CHECK-LABEL: func.func @special_functions
+// CHECK: math.erfc %{{.*}} : f64
+// CHECK: math.copysign
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: math.tan %{{.*}} : f64
+func.func @special_functions(%d: tensor<4xf64>, %x: tensor<4xf32>) -> (tensor<4xf64>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = hlo.erf_inv %d : tensor<4xf64>
+  %1 = hlo.lgamma %x : tensor<4xf32>
+  %2 = hlo.digamma %x : tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf64>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// nextafter steps the integer image of the float by one.
+// CHECK-LABEL: func.func @next_after_bf16
+// CHECK: arith.bitcast %{{.*}} : bf16 to i16
+// CHECK-DAG: arith.addi
+// CHECK-DAG: arith.subi
+// CHECK: arith.bitcast %{{.*}} : i16 to bf16
+func.func @next_after_bf16(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = hlo.next_after %x, %y : tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}

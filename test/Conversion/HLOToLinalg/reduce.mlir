@@ -96,3 +96,49 @@ func.func @sum_size0(%a: tensor<3x0xf32>) -> tensor<3xf32> {
   %0 = hlo.reduce sum %a, dims = [1] : tensor<3x0xf32> -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// arg_reduce is one generic with a reduction iterator and two outputs (value
+// and index), starting from (identity, 0); NaN beats numbers, ties keep the
+// smaller index.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @arg_reduce_max
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[VALUES:.*]] = linalg.fill ins(%[[NEG_INF]] : f32)
+// CHECK-DAG: %[[INDICES:.*]] = linalg.fill ins(%[[ZERO]] : i32)
+// CHECK: %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME: indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]]
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: outs(%[[VALUES]], %[[INDICES]] : tensor<4xf32>, tensor<4xi32>)
+// CHECK: linalg.index 1
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpi slt
+// CHECK: return %[[R]]#1
+func.func @arg_reduce_max(%x: tensor<4x3xf32>) -> tensor<4xi32> {
+  %0 = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+// cumulative copies the first slice, then loops over the rest, combining
+// operand slice i with result slice i - 1 (i + 1 when reversed).
+// CHECK-LABEL: func.func @cumulative_sum_reverse
+// CHECK: linalg.copy
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[POS:.*]] = arith.subi %{{.*}}, %[[I]] : index
+// CHECK: %[[PREV:.*]] = arith.addi %[[POS]], %{{.*}} : index
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[POS]]] [4, 1] [1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[PREV]]] [4, 1] [1, 1]
+// CHECK: arith.addf
+// CHECK: linalg.copy
+// CHECK: tensor.insert_slice
+// CHECK: scf.yield
+func.func @cumulative_sum_reverse(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = hlo.cumulative sum %x, dim = 1, reverse = true : tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}

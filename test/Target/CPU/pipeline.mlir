@@ -200,3 +200,32 @@ func.func @main(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> (tensor<4xbf16>, tens
   %16 = hlo.convert %x : tensor<4xbf16> -> tensor<4xi32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16 : tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xi32>
 }
+
+// -----
+
+// Bit ops, clamp, the extra float math (libm calls and explicit formulas),
+// arg_reduce and cumulative lower to LLVM in f32, f64 and bf16.
+// CHECK-LABEL: llvm.mlir.global external constant @numlir_entry_signature("i32[4];i32[4];f32[4];f64[4,3];bf16[4]->i32[4];f32[4];i64[4];f64[4,3];bf16[4];i1[4]\00")
+// CHECK: llvm.func @numlir_entry(%arg0: !llvm.ptr)
+func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf32>, %d: tensor<4x3xf64>, %h: tensor<4xbf16>) -> (tensor<4xi32>, tensor<4xf32>, tensor<4xi64>, tensor<4x3xf64>, tensor<4xbf16>, tensor<4xi1>) {
+  %0 = hlo.shift_right_arithmetic %a, %b : tensor<4xi32>
+  %1 = hlo.popcnt %0 : tensor<4xi32>
+  %2 = hlo.count_leading_zeros %1 : tensor<4xi32>
+  %c = hlo.bitcast_convert %2 : tensor<4xi32> -> tensor<4xf32>
+  %lo = hlo.constant dense<0.0> : tensor<f32>
+  %hi = hlo.constant dense<1.0> : tensor<f32>
+  %3 = hlo.clamp %lo, %x, %hi : tensor<f32>, tensor<4xf32>, tensor<f32>
+  %4 = hlo.log_plus_one %3 : tensor<4xf32>
+  %5 = hlo.erf_inv %4 : tensor<4xf32>
+  %6 = hlo.lgamma %5 : tensor<4xf32>
+  %7 = hlo.digamma %6 : tensor<4xf32>
+  %8 = hlo.atan2 %7, %c : tensor<4xf32>
+  %9 = hlo.asinh %8 : tensor<4xf32>
+  %10 = hlo.next_after %9, %c : tensor<4xf32>
+  %11 = hlo.arg_reduce max %d, dim = 1 : tensor<4x3xf64> -> tensor<4xi64>
+  %12 = hlo.cumulative prod %d, dim = 0, reverse = false : tensor<4x3xf64>
+  %13 = hlo.erf_inv %12 : tensor<4x3xf64>
+  %14 = hlo.cbrt %h : tensor<4xbf16>
+  %16 = hlo.is_finite %14 : tensor<4xbf16> -> tensor<4xi1>
+  return %2, %10, %11, %13, %14, %16 : tensor<4xi32>, tensor<4xf32>, tensor<4xi64>, tensor<4x3xf64>, tensor<4xbf16>, tensor<4xi1>
+}

@@ -51,8 +51,10 @@ def ConvertHLOToLinalg : Pass<"convert-hlo-to-linalg", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::arith::ArithDialect",
+    "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
   ];
 }
 

@@ -80,6 +80,20 @@ def CPUOrderLoops : Pass<"numlir-cpu-order-loops"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def CPUStridedCopiesToLoops : Pass<"numlir-cpu-strided-copies-to-loops"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into linalg.copy";
+  let description = [{
+    finalize-memref-to-llvm lowers a copy between contiguous buffers to
+    `llvm.memcpy` but any other `memref.copy` to a call into MLIR's C runner
+    library (`memrefCopy`), which numlir executables do not link, so they
+    would fail to load. Bufferization makes such copies for strided views
+    (slices, `tensor.insert_slice`). This pass rewrites them into
+    `linalg.copy`, which `convert-linalg-to-loops` turns into plain loops;
+    contiguous copies are left to become `llvm.memcpy`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def RecordABISignature : Pass<"numlir-record-abi-signature", "mlir::ModuleOp"> {
   let summary = "Record the tensor-level signature of the entry function";
   let description = [{
@@ -87,6 +101,9 @@ def RecordABISignature : Pass<"numlir-record-abi-signature", "mlir::ModuleOp"> {
     `numlir.abi_signature`, e.g. `"ui8[4];f32[]->i1[4]"`, while the types
     still carry signedness (the linalg lowering makes integers signless).
     `numlir-emit-c-entry-point` exports this string when it is present.
+    It also marks the arguments `bufferization.writable = false`: they are
+    the caller's buffers, so an in-place update (scatter,
+    dynamic_update_slice) must work on a copy.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"main\"",

@@ -1,7 +1,8 @@
 //===- CompareSelectConvertToLinalg.cpp - compare, select, convert --------===//
 //
-// The elementwise ops whose operand and result element types differ. Like
-// the arithmetic ops they become one parallel linalg.generic each.
+// The elementwise ops whose operand and result element types (or shapes,
+// for clamp's scalar bounds) differ. Like the arithmetic ops they become
+// one parallel linalg.generic each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
 
@@ -193,10 +196,105 @@ struct ConvertLowering : OpConversionPattern<hlo::ConvertOp> {
   }
 };
 
+/// arith.bitcast on the signless types; a signedness-only change (ui32 to
+/// i32) is no op at all.
+struct BitcastConvertLowering : OpConversionPattern<hlo::BitcastConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::BitcastConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (adaptor.getOperand().getType() == resultType) {
+      rewriter.replaceOp(op, adaptor.getOperand());
+      return success();
+    }
+    Value result = buildElementwiseGeneric(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::BitcastOp::create(b, loc,
+                                          resultType.getElementType(), args[0]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// |x| != inf, ordered: false for NaN and both infinities.
+struct IsFiniteLowering : OpConversionPattern<hlo::IsFiniteOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::IsFiniteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value result = buildElementwiseGeneric(
+        rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value abs = math::AbsFOp::create(b, loc, args[0]);
+          Value inf = floatConstant(b, loc, abs.getType(), INFINITY);
+          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                       abs, inf);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// One generic; a rank-0 bound is read through a map to no dimensions.
+/// minimum(maximum(x, lo), hi), NaN-propagating for floats.
+struct ClampLowering : OpConversionPattern<hlo::ClampOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(hlo::ClampOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    Location loc = op.getLoc();
+    int64_t rank = resultType.getRank();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap scalar = AffineMap::get(rank, 0, rewriter.getContext());
+    auto mapOf = [&](Value v) {
+      return cast<RankedTensorType>(v.getType()).getRank() == 0 && rank != 0
+                 ? scalar
+                 : identity;
+    };
+    SmallVector<AffineMap> maps = {mapOf(adaptor.getMin()), identity,
+                                   mapOf(adaptor.getMax()), identity};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Type element = getElementTypeOrSelf(op.getType());
+    bool isFloat = isa<FloatType>(element);
+    bool isUnsigned = element.isUnsignedInteger();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{adaptor.getMin(), adaptor.getOperand(), adaptor.getMax()},
+        ValueRange{emptyTensor(rewriter, loc, resultType)}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value lo = args[0], x = args[1], hi = args[2], r;
+          if (isFloat) {
+            r = arith::MaximumFOp::create(b, l, x, lo);
+            r = arith::MinimumFOp::create(b, l, r, hi);
+          } else if (isUnsigned) {
+            r = arith::MaxUIOp::create(b, l, x, lo);
+            r = arith::MinUIOp::create(b, l, r, hi);
+          } else {
+            r = arith::MaxSIOp::create(b, l, x, lo);
+            r = arith::MinSIOp::create(b, l, r, hi);
+          }
+          linalg::YieldOp::create(b, l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void numlir::hlo_to_linalg::populateCompareSelectConvertPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<CompareLowering, SelectLowering, ConvertLowering>(
+  patterns.add<CompareLowering, SelectLowering, ConvertLowering,
+               BitcastConvertLowering, IsFiniteLowering, ClampLowering>(
       converter, patterns.getContext());
 }

@@ -263,6 +263,331 @@ Value lower(hlo::PowerOp, Scalar &s, ValueRange a) {
 }
 
 //===----------------------------------------------------------------------===//
+// Integer bit ops
+//===----------------------------------------------------------------------===//
+
+/// The shift amount is unsigned; amounts of at least the bit width are
+/// replaced so that arith never sees a poison shift.
+Value isWideShift(Scalar &s, Value amount) {
+  return s.cmp(arith::CmpIPredicate::uge, amount, s.i(s.width()));
+}
+Value lower(hlo::ShiftLeftOp, Scalar &s, ValueRange a) {
+  Value wide = isWideShift(s, a[1]);
+  Value shifted = arith::ShLIOp::create(s.b, s.loc, a[0],
+                                        s.select(wide, s.i(0), a[1]));
+  return s.select(wide, s.i(0), shifted);
+}
+Value lower(hlo::ShiftRightLogicalOp, Scalar &s, ValueRange a) {
+  Value wide = isWideShift(s, a[1]);
+  Value shifted = arith::ShRUIOp::create(s.b, s.loc, a[0],
+                                         s.select(wide, s.i(0), a[1]));
+  return s.select(wide, s.i(0), shifted);
+}
+/// Shifting by width - 1 already fills every bit with the sign.
+Value lower(hlo::ShiftRightArithmeticOp, Scalar &s, ValueRange a) {
+  Value amount =
+      s.select(isWideShift(s, a[1]), s.i(s.width() - 1), a[1]);
+  return arith::ShRSIOp::create(s.b, s.loc, a[0], amount);
+}
+Value lower(hlo::PopcntOp, Scalar &s, ValueRange a) {
+  return math::CtPopOp::create(s.b, s.loc, a[0]);
+}
+Value lower(hlo::CountLeadingZerosOp, Scalar &s, ValueRange a) {
+  return math::CountLeadingZerosOp::create(s.b, s.loc, a[0]);
+}
+
+//===----------------------------------------------------------------------===//
+// More float math. f16 and bf16 compute in f32 (`inF32`); lgamma and
+// digamma compute in f64 for every type.
+//===----------------------------------------------------------------------===//
+
+using FloatBodyFn = function_ref<Value(Scalar &, ValueRange)>;
+
+/// Runs `body` on the operands extended to `wide` (when narrower) and
+/// truncates the result back.
+Value computeIn(Scalar &s, FloatType wide, ValueRange a, FloatBodyFn body) {
+  if (s.width() >= wide.getWidth())
+    return body(s, a);
+  SmallVector<Value> extended;
+  for (Value v : a)
+    extended.push_back(arith::ExtFOp::create(s.b, s.loc, wide, v));
+  Scalar ws{s.b, s.loc, wide, wide};
+  Value result = body(ws, extended);
+  return arith::TruncFOp::create(s.b, s.loc, s.type, result);
+}
+Value inF32(Scalar &s, ValueRange a, FloatBodyFn body) {
+  return computeIn(s, s.b.getF32Type(), a, body);
+}
+
+template <typename MathOp>
+Value mathInF32(Scalar &s, ValueRange a) {
+  return inF32(s, a, [](Scalar &w, ValueRange v) -> Value {
+    if constexpr (MathOp::template hasTrait<OpTrait::NOperands<2>::Impl>())
+      return MathOp::create(w.b, w.loc, v[0], v[1]);
+    else
+      return MathOp::create(w.b, w.loc, v[0]);
+  });
+}
+
+Value lower(hlo::TanOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::TanOp>(s, a);
+}
+Value lower(hlo::AsinOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AsinOp>(s, a);
+}
+Value lower(hlo::AcosOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AcosOp>(s, a);
+}
+Value lower(hlo::AtanOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AtanOp>(s, a);
+}
+Value lower(hlo::SinhOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::SinhOp>(s, a);
+}
+Value lower(hlo::CoshOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::CoshOp>(s, a);
+}
+Value lower(hlo::AsinhOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AsinhOp>(s, a);
+}
+Value lower(hlo::AcoshOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AcoshOp>(s, a);
+}
+Value lower(hlo::AtanhOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::AtanhOp>(s, a);
+}
+Value lower(hlo::ErfOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::ErfOp>(s, a);
+}
+Value lower(hlo::CbrtOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::CbrtOp>(s, a);
+}
+Value lower(hlo::RoundNearestEvenOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::RoundEvenOp>(s, a);
+}
+Value lower(hlo::RoundNearestAfzOp, Scalar &s, ValueRange a) {
+  return mathInF32<math::RoundOp>(s, a);
+}
+Value lower(hlo::Atan2Op, Scalar &s, ValueRange a) {
+  return mathInF32<math::Atan2Op>(s, a);
+}
+
+/// Scalar arithmetic shorthands for the longer formulas below.
+struct FloatMath {
+  Scalar &s;
+  Value add(Value x, Value y) { return arith::AddFOp::create(s.b, s.loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(s.b, s.loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(s.b, s.loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(s.b, s.loc, x, y); }
+  Value neg(Value x) { return arith::NegFOp::create(s.b, s.loc, x); }
+  Value log(Value x) { return math::LogOp::create(s.b, s.loc, x); }
+  Value exp(Value x) { return math::ExpOp::create(s.b, s.loc, x); }
+  Value abs(Value x) { return math::AbsFOp::create(s.b, s.loc, x); }
+  Value floor(Value x) { return math::FloorOp::create(s.b, s.loc, x); }
+  Value sqrt(Value x) { return math::SqrtOp::create(s.b, s.loc, x); }
+  Value eq(Value x, Value y) { return s.cmp(arith::CmpFPredicate::OEQ, x, y); }
+  Value lt(Value x, Value y) { return s.cmp(arith::CmpFPredicate::OLT, x, y); }
+  Value c(double v) { return s.f(v); }
+  /// Horner: coefficients from the highest power down.
+  Value poly(Value x, ArrayRef<double> coefficients) {
+    Value p = c(coefficients.front());
+    for (double k : coefficients.drop_front())
+      p = add(mul(p, x), c(k));
+    return p;
+  }
+};
+
+/// Goldberg's trick: with u = 1 + x rounded, log(u) * x / (u - 1) is
+/// accurate to a few ulp; u == 1 means x is below half an ulp of 1.
+Value lower(hlo::LogPlusOneOp, Scalar &s, ValueRange a) {
+  return inF32(s, a, [](Scalar &w, ValueRange v) {
+    FloatMath m{w};
+    Value x = v[0], one = m.c(1.0);
+    Value u = m.add(one, x);
+    Value general = m.mul(m.log(u), m.div(x, m.sub(u, one)));
+    Value inf = m.c(INFINITY);
+    Value result = w.select(m.eq(u, inf), inf, general);
+    return w.select(m.eq(u, one), x, result);
+  });
+}
+
+/// Kahan's trick: with u = exp(x), (u - 1) * x / log(u); exact cases for
+/// u == 1 (x tiny), u - 1 == -1 (x very negative) and u == inf.
+Value lower(hlo::ExponentialMinusOneOp, Scalar &s, ValueRange a) {
+  return inF32(s, a, [](Scalar &w, ValueRange v) {
+    FloatMath m{w};
+    Value x = v[0], one = m.c(1.0), inf = m.c(INFINITY);
+    Value u = m.exp(x);
+    Value um1 = m.sub(u, one);
+    Value general = m.div(m.mul(um1, x), m.log(u));
+    Value result = w.select(m.eq(u, inf), inf, general);
+    result = w.select(m.eq(um1, m.c(-1.0)), m.c(-1.0), result);
+    return w.select(m.eq(u, one), x, result);
+  });
+}
+
+/// Giles' single-precision approximation of erfinv ("Approximating the
+/// erfinv function", GPU Computing Gems, 2011).
+Value erfInvGiles(FloatMath &m, Value x) {
+  Value w = m.neg(m.log(m.mul(m.sub(m.c(1.0), x), m.add(m.c(1.0), x))));
+  Value small = m.poly(m.sub(w, m.c(2.5)),
+                       {2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                        -4.39150654e-06, 0.00021858087, -0.00125372503,
+                        -0.00417768164, 0.246640727, 1.50140941});
+  Value large = m.poly(m.sub(m.sqrt(w), m.c(3.0)),
+                       {-0.000200214257, 0.000100950558, 0.00134934322,
+                        -0.00367342844, 0.00573950773, -0.0076224613,
+                        0.00943887047, 1.00167406, 2.83297682});
+  return m.mul(m.s.select(m.lt(w, m.c(5.0)), small, large), x);
+}
+
+/// f32 and narrower: Giles' approximation. f64: Giles' value refined by
+/// Newton steps on erf(y) = x, using erfc(|y|) = 1 - |x| (exact for
+/// |x| >= 0.5) in the tails so the residual keeps its precision.
+/// erf_inv(+-1) = +-inf, NaN outside [-1, 1].
+Value lower(hlo::ErfInvOp, Scalar &s, ValueRange a) {
+  return inF32(s, a, [](Scalar &w, ValueRange v) {
+    FloatMath m{w};
+    Value x = v[0];
+    Value y = erfInvGiles(m, x);
+    if (w.width() == 64) {
+      Value ax = m.abs(x);
+      Value tail = m.s.cmp(arith::CmpFPredicate::OGE, ax, m.c(0.5));
+      Value oneMinusAx = m.sub(m.c(1.0), ax);
+      Value ay = m.abs(y);
+      for (int step = 0; step < 3; ++step) {
+        // Residual of |y|: erf(|y|) - |x|, or -(erfc(|y|) - (1 - |x|)).
+        Value viaErf = m.sub(math::ErfOp::create(w.b, w.loc, ay), ax);
+        Value viaErfc = m.neg(
+            m.sub(math::ErfcOp::create(w.b, w.loc, ay), oneMinusAx));
+        Value residual = w.select(tail, viaErfc, viaErf);
+        Value slope =
+            m.mul(m.c(1.1283791670955126), m.exp(m.neg(m.mul(ay, ay))));
+        Value next = m.sub(ay, m.div(residual, slope));
+        // Keep Giles' value where the step is not finite (|x| near 1).
+        Value finite = m.s.cmp(arith::CmpFPredicate::OLT, m.abs(next),
+                               m.c(INFINITY));
+        ay = w.select(finite, next, ay);
+      }
+      y = math::CopySignOp::create(w.b, w.loc, ay, x);
+    }
+    Value atOne = m.eq(m.abs(x), m.c(1.0));
+    return w.select(atOne, m.mul(x, m.c(INFINITY)), y);
+  });
+}
+
+Value isIntegral(FloatMath &m, Value x) { return m.eq(m.floor(x), x); }
+
+/// Stirling's series at y = x + 10 (or x itself once x >= 10), shifted
+/// back with lgamma(x) = lgamma(x + 10) - log(x (x + 1) ... (x + 9)), for
+/// x >= 0.5; reflection lgamma(x) = log(pi) - log|sin(pi x)| -
+/// lgamma(1 - x) below. +inf at non-positive integers and +-inf. In f64.
+Value lower(hlo::LgammaOp, Scalar &s, ValueRange a) {
+  return computeIn(s, s.b.getF64Type(), a, [](Scalar &w, ValueRange v) {
+    FloatMath m{w};
+    Value x = v[0];
+    Value reflect = m.lt(x, m.c(0.5));
+    Value z = w.select(reflect, m.sub(m.c(1.0), x), x);
+    Value small = m.lt(z, m.c(10.0));
+    Value product = z;
+    for (int k = 1; k < 10; ++k)
+      product = m.mul(product, m.add(z, m.c(k)));
+    Value y = w.select(small, m.add(z, m.c(10.0)), z);
+    Value inv = m.div(m.c(1.0), y);
+    Value inv2 = m.mul(inv, inv);
+    // sum B_2k / (2k (2k - 1) y^(2k - 1)), k = 1..7.
+    Value series = m.mul(
+        inv, m.poly(inv2, {1.0 / 156.0, -691.0 / 360360.0, 1.0 / 1188.0,
+                           -1.0 / 1680.0, 1.0 / 1260.0, -1.0 / 360.0,
+                           1.0 / 12.0}));
+    Value stirling = m.add(
+        m.add(m.sub(m.mul(m.sub(y, m.c(0.5)), m.log(y)), y),
+              m.c(0.91893853320467274)), // log(2 pi) / 2
+        series);
+    Value positive =
+        w.select(small, m.sub(stirling, m.log(product)), stirling);
+    // |sin(pi x)| = |sin(pi (x - floor(x)))|, exact argument reduction.
+    Value fraction = m.sub(x, m.floor(x));
+    Value sinPiX = m.abs(math::SinOp::create(
+        w.b, w.loc, m.mul(m.c(3.14159265358979323846), fraction)));
+    Value reflected = m.sub(m.sub(m.c(1.1447298858494002), m.log(sinPiX)),
+                            positive); // log(pi) - ...
+    Value result = w.select(reflect, reflected, positive);
+    Value inf = m.c(INFINITY);
+    Value pole = m.s.cmp(arith::CmpFPredicate::OLE, x, m.c(0.0));
+    pole = arith::AndIOp::create(w.b, w.loc, pole, isIntegral(m, x));
+    Value infinite = m.eq(m.abs(x), inf);
+    result = w.select(pole, inf, result);
+    return w.select(infinite, inf, result);
+  });
+}
+
+/// Reflection digamma(x) = digamma(1 - x) - pi / tan(pi x) for x < 0.5,
+/// then digamma(y) = digamma(y + 10) - sum 1/(y + k), then the asymptotic
+/// series at y + 10 >= 10. NaN at non-positive integers and -inf. In f64.
+Value lower(hlo::DigammaOp, Scalar &s, ValueRange a) {
+  return computeIn(s, s.b.getF64Type(), a, [](Scalar &w, ValueRange v) {
+    FloatMath m{w};
+    Value x = v[0];
+    Value reflect = m.lt(x, m.c(0.5));
+    Value y = w.select(reflect, m.sub(m.c(1.0), x), x);
+    Value shift = m.c(0.0);
+    for (int k = 0; k < 10; ++k)
+      shift = m.add(shift, m.div(m.c(1.0), m.add(y, m.c(k))));
+    Value big = m.add(y, m.c(10.0));
+    Value inv = m.div(m.c(1.0), big);
+    Value inv2 = m.mul(inv, inv);
+    // log(y) - 1/(2y) - sum B_2k / (2k y^2k), k = 1..6.
+    Value series = m.mul(
+        inv2, m.poly(inv2, {-691.0 / 32760.0, 1.0 / 132.0, -1.0 / 240.0,
+                            1.0 / 252.0, -1.0 / 120.0, 1.0 / 12.0}));
+    Value asymptotic =
+        m.sub(m.sub(m.log(big), m.mul(m.c(0.5), inv)), series);
+    Value result = m.sub(asymptotic, shift);
+    Value fraction = m.sub(x, m.floor(x));
+    Value tanPiX = math::TanOp::create(
+        w.b, w.loc, m.mul(m.c(3.14159265358979323846), fraction));
+    Value reflected =
+        m.sub(result, m.div(m.c(3.14159265358979323846), tanPiX));
+    result = w.select(reflect, reflected, result);
+    Value pole = m.s.cmp(arith::CmpFPredicate::OLE, x, m.c(0.0));
+    pole = arith::AndIOp::create(w.b, w.loc, pole, isIntegral(m, x));
+    return w.select(pole, m.c(NAN), result);
+  });
+}
+
+/// Bit arithmetic on the integer image: NaN if either is NaN, `rhs` if
+/// equal, the smallest subnormal with `rhs`'s sign from zero, else one ulp
+/// up or down in magnitude.
+Value lower(hlo::NextAfterOp, Scalar &s, ValueRange a) {
+  Value x = a[0], y = a[1];
+  Type intType = s.b.getIntegerType(s.width());
+  Scalar is{s.b, s.loc, intType, intType};
+  auto bits = [&](Value v) {
+    return arith::BitcastOp::create(s.b, s.loc, intType, v);
+  };
+  Value xBits = bits(x), yBits = bits(y);
+  Value signMask = is.i(APInt::getSignMask(s.width()));
+  Value smallest = arith::OrIOp::create(
+      s.b, s.loc, arith::AndIOp::create(s.b, s.loc, yBits, signMask), is.i(1));
+  Value zero = s.f(0.0);
+  Value xPositive = s.cmp(arith::CmpFPredicate::OGT, x, zero);
+  Value towardLarger = s.cmp(arith::CmpFPredicate::OLT, x, y);
+  Value awayFromZero =
+      arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq, xPositive,
+                            towardLarger);
+  Value stepped = s.select(awayFromZero,
+                           arith::AddIOp::create(s.b, s.loc, xBits, is.i(1)),
+                           arith::SubIOp::create(s.b, s.loc, xBits, is.i(1)));
+  Value resultBits = s.select(s.cmp(arith::CmpFPredicate::OEQ, x, zero),
+                              smallest, stepped);
+  Value result = arith::BitcastOp::create(s.b, s.loc, s.type, resultBits);
+  result = s.select(s.cmp(arith::CmpFPredicate::OEQ, x, y), y, result);
+  Value unordered = s.cmp(arith::CmpFPredicate::UNO, x, y);
+  return s.select(unordered, s.f(NAN), result);
+}
+
+//===----------------------------------------------------------------------===//
 // The pattern
 //===----------------------------------------------------------------------===//
 
@@ -306,6 +631,23 @@ void numlir::hlo_to_linalg::populateElementwisePatterns(
       ElementwiseLowering<hlo::RemainderOp>,
       ElementwiseLowering<hlo::MaximumOp>, ElementwiseLowering<hlo::MinimumOp>,
       ElementwiseLowering<hlo::PowerOp>, ElementwiseLowering<hlo::AndOp>,
-      ElementwiseLowering<hlo::OrOp>, ElementwiseLowering<hlo::XorOp>>(
+      ElementwiseLowering<hlo::OrOp>, ElementwiseLowering<hlo::XorOp>,
+      ElementwiseLowering<hlo::ShiftLeftOp>,
+      ElementwiseLowering<hlo::ShiftRightLogicalOp>,
+      ElementwiseLowering<hlo::ShiftRightArithmeticOp>,
+      ElementwiseLowering<hlo::PopcntOp>,
+      ElementwiseLowering<hlo::CountLeadingZerosOp>,
+      ElementwiseLowering<hlo::LogPlusOneOp>,
+      ElementwiseLowering<hlo::ExponentialMinusOneOp>,
+      ElementwiseLowering<hlo::TanOp>, ElementwiseLowering<hlo::AsinOp>,
+      ElementwiseLowering<hlo::AcosOp>, ElementwiseLowering<hlo::AtanOp>,
+      ElementwiseLowering<hlo::SinhOp>, ElementwiseLowering<hlo::CoshOp>,
+      ElementwiseLowering<hlo::AsinhOp>, ElementwiseLowering<hlo::AcoshOp>,
+      ElementwiseLowering<hlo::AtanhOp>, ElementwiseLowering<hlo::ErfOp>,
+      ElementwiseLowering<hlo::ErfInvOp>, ElementwiseLowering<hlo::CbrtOp>,
+      ElementwiseLowering<hlo::RoundNearestEvenOp>,
+      ElementwiseLowering<hlo::RoundNearestAfzOp>,
+      ElementwiseLowering<hlo::LgammaOp>, ElementwiseLowering<hlo::DigammaOp>,
+      ElementwiseLowering<hlo::Atan2Op>, ElementwiseLowering<hlo::NextAfterOp>>(
       converter, patterns.getContext());
 }

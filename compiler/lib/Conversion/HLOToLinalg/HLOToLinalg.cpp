@@ -14,10 +14,12 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -38,8 +40,11 @@ struct ConvertHLOToLinalgPass
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<numlir::hlo::HLODialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+    target.addLegalDialect<arith::ArithDialect,
+                           bufferization::BufferizationDialect,
+                           linalg::LinalgDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());

@@ -143,7 +143,26 @@ NUMLIR_FOLD_VIA_DOUBLE(SqrtOp, std::sqrt(v))
 NUMLIR_FOLD_VIA_DOUBLE(RsqrtOp, 1.0 / std::sqrt(v))
 NUMLIR_FOLD_VIA_DOUBLE(SinOp, std::sin(v))
 NUMLIR_FOLD_VIA_DOUBLE(CosOp, std::cos(v))
+
+NUMLIR_FOLD_VIA_DOUBLE(LogPlusOneOp, std::log1p(v))
+NUMLIR_FOLD_VIA_DOUBLE(ExponentialMinusOneOp, std::expm1(v))
+NUMLIR_FOLD_VIA_DOUBLE(TanOp, std::tan(v))
+NUMLIR_FOLD_VIA_DOUBLE(AsinOp, std::asin(v))
+NUMLIR_FOLD_VIA_DOUBLE(AcosOp, std::acos(v))
+NUMLIR_FOLD_VIA_DOUBLE(AtanOp, std::atan(v))
+NUMLIR_FOLD_VIA_DOUBLE(SinhOp, std::sinh(v))
+NUMLIR_FOLD_VIA_DOUBLE(CoshOp, std::cosh(v))
+NUMLIR_FOLD_VIA_DOUBLE(AsinhOp, std::asinh(v))
+NUMLIR_FOLD_VIA_DOUBLE(AcoshOp, std::acosh(v))
+NUMLIR_FOLD_VIA_DOUBLE(AtanhOp, std::atanh(v))
+NUMLIR_FOLD_VIA_DOUBLE(ErfOp, std::erf(v))
+NUMLIR_FOLD_VIA_DOUBLE(CbrtOp, std::cbrt(v))
+NUMLIR_FOLD_VIA_DOUBLE(LgammaOp, std::lgamma(v))
 #undef NUMLIR_FOLD_VIA_DOUBLE
+
+// No libm function to fold with; these fold only through the lowering.
+OpFoldResult ErfInvOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult DigammaOp::fold(FoldAdaptor) { return {}; }
 
 static std::optional<APFloat> roundToIntegral(APFloat x,
                                               APFloat::roundingMode mode) {
@@ -163,6 +182,44 @@ OpFoldResult CeilOp::fold(FoldAdaptor adaptor) {
                    [](const APFloat &x) {
                      return roundToIntegral(x, APFloat::rmTowardPositive);
                    });
+}
+
+OpFoldResult RoundNearestEvenOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getOperands(), getType(), nullptr,
+                   [](const APFloat &x) {
+                     return roundToIntegral(x, APFloat::rmNearestTiesToEven);
+                   });
+}
+
+OpFoldResult RoundNearestAfzOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getOperands(), getType(), nullptr,
+                   [](const APFloat &x) {
+                     return roundToIntegral(x, APFloat::rmNearestTiesToAway);
+                   });
+}
+
+OpFoldResult PopcntOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &x) { return APInt(x.getBitWidth(), x.popcount()); },
+      nullptr);
+}
+
+OpFoldResult CountLeadingZerosOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &x) { return APInt(x.getBitWidth(), x.countl_zero()); },
+      nullptr);
+}
+
+OpFoldResult IsFiniteOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<Attribute> operands = adaptor.getOperands();
+  if (!areFoldable(operands))
+    return {};
+  return constFoldUnaryOpConditional<FloatAttr, APFloat, void, IntegerAttr>(
+      operands, getType(), [](const APFloat &x) -> std::optional<APInt> {
+        return APInt(1, x.isFinite());
+      });
 }
 
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
@@ -305,6 +362,117 @@ OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](const APInt &a, const APInt &b) { return a ^ b; }, nullptr);
+}
+
+// Shift amounts are unsigned; amounts of at least the bit width shift every
+// bit out (XLA): 0, or all sign bits for the arithmetic right shift.
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) {
+        if (b.uge(a.getBitWidth()))
+          return APInt::getZero(a.getBitWidth());
+        return a.shl(b);
+      },
+      nullptr);
+}
+
+OpFoldResult ShiftRightLogicalOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) {
+        if (b.uge(a.getBitWidth()))
+          return APInt::getZero(a.getBitWidth());
+        return a.lshr(b);
+      },
+      nullptr);
+}
+
+OpFoldResult ShiftRightArithmeticOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APInt &a, const APInt &b) {
+        if (b.uge(a.getBitWidth()))
+          return a.ashr(a.getBitWidth() - 1);
+        return a.ashr(b);
+      },
+      nullptr);
+}
+
+OpFoldResult Atan2Op::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(), nullptr,
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        bool losesInfo;
+        APFloat y = a, x = b;
+        y.convert(APFloat::IEEEdouble(), kRound, &losesInfo);
+        x.convert(APFloat::IEEEdouble(), kRound, &losesInfo);
+        APFloat result(std::atan2(y.convertToDouble(), x.convertToDouble()));
+        result.convert(a.getSemantics(), kRound, &losesInfo);
+        return result;
+      });
+}
+
+// NaN if either is NaN; `rhs` if equal (so nextafter(-0, +0) = +0);
+// otherwise one ulp from `lhs` towards `rhs`.
+OpFoldResult NextAfterOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(), nullptr,
+      [](const APFloat &a, const APFloat &b) -> std::optional<APFloat> {
+        if (a.isNaN() || b.isNaN())
+          return APFloat::getNaN(a.getSemantics());
+        APFloat::cmpResult order = a.compare(b);
+        if (order == APFloat::cmpEqual)
+          return b;
+        APFloat result = a;
+        result.next(/*nextDown=*/order == APFloat::cmpGreaterThan);
+        return result;
+      });
+}
+
+OpFoldResult BitcastConvertOp::fold(FoldAdaptor adaptor) {
+  if (getOperand().getType() == getType())
+    return getOperand();
+  if (!areFoldable(adaptor.getOperands()))
+    return {};
+  return cast<DenseElementsAttr>(adaptor.getOperand())
+      .bitcast(getType().getElementType());
+}
+
+OpFoldResult ClampOp::fold(FoldAdaptor adaptor) {
+  if (!areFoldable(adaptor.getOperands()))
+    return {};
+  auto lo = cast<DenseElementsAttr>(adaptor.getMin());
+  auto x = cast<DenseElementsAttr>(adaptor.getOperand());
+  auto hi = cast<DenseElementsAttr>(adaptor.getMax());
+  int64_t n = x.getNumElements();
+  auto at = [](DenseElementsAttr attr, int64_t i) {
+    return attr.isSplat() ? 0 : i;
+  };
+  Type elementType = getType().getElementType();
+  if (isa<FloatType>(elementType)) {
+    auto los = lo.getValues<APFloat>(), xs = x.getValues<APFloat>(),
+         his = hi.getValues<APFloat>();
+    SmallVector<APFloat> values;
+    values.reserve(n);
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(minimum(maximum(xs[at(x, i)], los[at(lo, i)]),
+                               his[at(hi, i)]));
+    return DenseElementsAttr::get(getType(), values);
+  }
+  bool isUnsigned = isUnsignedLike(elementType);
+  auto los = lo.getValues<APInt>(), xs = x.getValues<APInt>(),
+       his = hi.getValues<APInt>();
+  SmallVector<APInt> values;
+  values.reserve(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const APInt &v = xs[at(x, i)], &l = los[at(lo, i)], &h = his[at(hi, i)];
+    APInt r = isUnsigned ? llvm::APIntOps::umax(v, l)
+                         : llvm::APIntOps::smax(v, l);
+    values.push_back(isUnsigned ? llvm::APIntOps::umin(r, h)
+                                : llvm::APIntOps::smin(r, h));
+  }
+  return DenseElementsAttr::get(getType(), values);
 }
 
 //===----------------------------------------------------------------------===//
@@ -531,5 +699,14 @@ OpFoldResult ReduceOp::fold(FoldAdaptor) {
     if (TypedAttr identity =
             reduceIdentity(getKind(), getType().getElementType()))
       return DenseElementsAttr::get(getType(), identity);
+  return {};
+}
+
+/// A scan over a dimension of size 0 or 1, or of an empty tensor, is its
+/// operand.
+OpFoldResult CumulativeOp::fold(FoldAdaptor) {
+  RankedTensorType type = getOperand().getType();
+  if (type.getNumElements() == 0 || type.getDimSize(getDimension()) == 1)
+    return getOperand();
   return {};
 }

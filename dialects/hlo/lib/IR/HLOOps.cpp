@@ -119,6 +119,43 @@ LogicalResult ConvertOp::verifyShapes() {
   return verifySameShape(*this, getOperand(), getResult(), "operand");
 }
 
+LogicalResult BitcastConvertOp::verifyShapes() {
+  if (failed(verifySameShape(*this, getOperand(), getResult(), "operand")))
+    return failure();
+  Type from = getOperand().getType().getElementType();
+  Type to = getType().getElementType();
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+    return emitOpError("operand and result element types must have the same "
+                       "bit width, got ")
+           << from << " (" << from.getIntOrFloatBitWidth() << " bits) and "
+           << to << " (" << to.getIntOrFloatBitWidth() << " bits)";
+  return success();
+}
+
+LogicalResult IsFiniteOp::verifyShapes() {
+  return verifySameShape(*this, getOperand(), getResult(), "operand");
+}
+
+LogicalResult ClampOp::verifyShapes() {
+  RankedTensorType operandType = getOperand().getType();
+  for (auto [name, bound] : {std::pair<StringRef, Value>{"min", getMin()},
+                             {"max", getMax()}}) {
+    RankedTensorType boundType = tensorType(bound);
+    if (boundType.getElementType() != operandType.getElementType())
+      return emitOpError() << name << " element type "
+                           << boundType.getElementType()
+                           << " must equal the operand element type "
+                           << operandType.getElementType();
+    if (boundType.getRank() != 0 &&
+        boundType.getShape() != operandType.getShape())
+      return emitOpError()
+             << name << " shape " << shapeString(boundType.getShape())
+             << " must be [] or the operand shape "
+             << shapeString(operandType.getShape());
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//
@@ -247,6 +284,63 @@ LogicalResult ReduceOp::verify() {
     break;
   }
   return success();
+}
+
+/// Checks that `dim` is a dimension of `type`.
+static LogicalResult verifyDimension(Operation *op, int64_t dim,
+                                     RankedTensorType type) {
+  if (dim < 0 || dim >= type.getRank())
+    return op->emitOpError("dimension ")
+           << dim << " is out of range for an operand of rank "
+           << type.getRank();
+  return success();
+}
+
+LogicalResult ArgReduceOp::verify() {
+  RankedTensorType operandType = getOperand().getType();
+  int64_t dim = getDimension();
+  if (failed(verifyDimension(*this, dim, operandType)))
+    return failure();
+  SmallVector<int64_t> expectedShape(operandType.getShape());
+  expectedShape.erase(expectedShape.begin() + dim);
+  ArrayRef<int64_t> resultShape = getType().getShape();
+  if (resultShape != ArrayRef(expectedShape))
+    return emitOpError("result shape ")
+           << shapeString(resultShape) << " must be the operand shape "
+           << shapeString(operandType.getShape()) << " without dim " << dim
+           << ", which is " << shapeString(expectedShape);
+  Type indexType = getType().getElementType();
+  if (!indexType.isSignlessInteger(32) && !indexType.isSignlessInteger(64))
+    return emitOpError("result element type must be i32 or i64, got ")
+           << indexType;
+  if (getKind() != ReduceKind::Max && getKind() != ReduceKind::Min)
+    return emitOpError("kind must be 'max' or 'min', got '")
+           << stringifyEnum(getKind()) << "'";
+  return success();
+}
+
+LogicalResult CumulativeOp::verify() {
+  RankedTensorType type = getOperand().getType();
+  if (failed(verifyDimension(*this, getDimension(), type)))
+    return failure();
+  Type elementType = type.getElementType();
+  switch (getKind()) {
+  case ReduceKind::Sum:
+  case ReduceKind::Prod:
+    if (elementType.isInteger(1))
+      return emitOpError("'")
+             << stringifyEnum(getKind())
+             << "' scan needs a float or integer element type, got i1";
+    return success();
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    return success();
+  case ReduceKind::And:
+  case ReduceKind::Or:
+    break;
+  }
+  return emitOpError("kind must be 'sum', 'prod', 'max' or 'min', got '")
+         << stringifyEnum(getKind()) << "'";
 }
 
 namespace {

@@ -154,7 +154,8 @@ class CpuDevice(Device):
         return True
 
     def put(self, array: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(array)
+        # (np.ascontiguousarray would turn a 0-d array into shape (1,).)
+        return np.asarray(array, order="C")
 
     def get(self, buffer: np.ndarray) -> np.ndarray:
         return buffer

@@ -39,8 +39,9 @@ def asarray(a, dtype=None, copy=None):
         weak = dtype is None and dtypes.is_weak_python_scalar(a)
         return lax.convert_element_type(a, dtype or dtypes.dtype_of_python_scalar(a), weak)
     if _contains_tracer(a):
-        raise NotImplementedError("building an array from a list of traced values needs "
-                                  "concatenate, which is not supported yet")
+        from numlir._src.numpy.joining import array_from_nested
+
+        return array_from_nested(a, dtype)
     value = np.asarray(a)
     if value.dtype == object:
         raise TypeError(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")

@@ -31,4 +31,17 @@ def HLO_ReduceKindAttr : EnumAttr<HLO_Dialect, HLO_ReduceKind, "reduce_kind"> {
   let assemblyFormat = "$value";
 }
 
+def HLO_ScatterKind : I32EnumAttr<"ScatterKind",
+    "how hlo.scatter combines an update with the element it lands on", [
+      I32EnumAttrCase<"Set", 0, "set">, I32EnumAttrCase<"Add", 1, "add">,
+      I32EnumAttrCase<"Mul", 2, "mul">, I32EnumAttrCase<"Min", 3, "min">,
+      I32EnumAttrCase<"Max", 4, "max">]> {
+  let cppNamespace = "::numlir::hlo";
+  let genSpecializedAttr = 0;
+}
+def HLO_ScatterKindAttr
+    : EnumAttr<HLO_Dialect, HLO_ScatterKind, "scatter_kind"> {
+  let assemblyFormat = "$value";
+}
+
 #endif // NUMLIR_DIALECT_HLO_IR_HLOENUMS_TD

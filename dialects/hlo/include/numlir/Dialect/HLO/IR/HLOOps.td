@@ -121,6 +121,121 @@ def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise
 def HLO_OrOp : HLO_BinaryElementwiseOp<"or", HLO_IntOrPredTensor, "the bitwise or">;
 def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor, "the bitwise exclusive or">;
 
+//===----------------------------------------------------------------------===//
+// Integer bit ops, bitcast_convert and clamp
+//===----------------------------------------------------------------------===//
+
+def HLO_IntTensor : StaticShapeTensorOf<[HLO_Int]>;
+
+def HLO_ShiftLeftOp : HLO_BinaryElementwiseOp<"shift_left", HLO_IntTensor,
+    "`lhs` shifted left by `rhs` bits (0 once `rhs` is at least the bit width)">;
+def HLO_ShiftRightLogicalOp : HLO_BinaryElementwiseOp<"shift_right_logical",
+    HLO_IntTensor, "`lhs` shifted right by `rhs` bits, filling with zeros "
+    "(0 once `rhs` is at least the bit width)">;
+def HLO_ShiftRightArithmeticOp : HLO_BinaryElementwiseOp<
+    "shift_right_arithmetic", HLO_IntTensor, "`lhs` shifted right by `rhs` "
+    "bits, filling with the sign bit (all sign bits once `rhs` is at least "
+    "the bit width)">;
+def HLO_PopcntOp : HLO_UnaryElementwiseOp<"popcnt", HLO_IntTensor,
+    "the number of set bits">;
+def HLO_CountLeadingZerosOp : HLO_UnaryElementwiseOp<"count_leading_zeros",
+    HLO_IntTensor, "the number of leading zero bits (the bit width for 0)">;
+
+def HLO_BitcastConvertOp : HLO_Op<"bitcast_convert",
+    [Pure, HLO_VerifyShapesFirst, Elementwise]> {
+  let summary = "elementwise reinterpretation of bits";
+  let description = [{
+    Reinterprets the bits of each element as the result's element type,
+    which has the same bit width (e.g. ui32 <-> f32). The shape is
+    unchanged. See docs/hlo-dialect.md#bitcast_convert.
+
+    ```mlir
+    %1 = hlo.bitcast_convert %0 : tensor<4xf32> -> tensor<4xui32>
+    ```
+  }];
+  let arguments = (ins HLO_Tensor:$operand);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+  let hasFolder = 1;
+}
+
+def HLO_ClampOp : HLO_Op<"clamp", [Pure, AllTypesMatch<["operand", "result"]>,
+    HLO_VerifyShapesFirst]> {
+  let summary = "elementwise clamp into [min, max]";
+  let description = [{
+    Computes `minimum(maximum(operand, min), max)` element by element.
+    `min` and `max` are scalars (rank 0) or have the operand's shape; all
+    three share one element type. NaN propagates like `maximum`/`minimum`.
+    See docs/hlo-dialect.md#clamp.
+
+    ```mlir
+    %1 = hlo.clamp %lo, %x, %hi : tensor<f32>, tensor<4xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins HLO_NumericTensor:$min, HLO_NumericTensor:$operand,
+                       HLO_NumericTensor:$max);
+  let results = (outs HLO_NumericTensor:$result);
+  let assemblyFormat = [{
+    $min `,` $operand `,` $max attr-dict `:` type($min) `,` type($operand)
+    `,` type($max)
+  }];
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// More float math
+//===----------------------------------------------------------------------===//
+
+def HLO_LogPlusOneOp : HLO_UnaryElementwiseOp<"log_plus_one", HLO_FloatTensor,
+    "log(1 + x), accurate near 0">;
+def HLO_ExponentialMinusOneOp : HLO_UnaryElementwiseOp<"exponential_minus_one",
+    HLO_FloatTensor, "exp(x) - 1, accurate near 0">;
+def HLO_TanOp : HLO_UnaryElementwiseOp<"tan", HLO_FloatTensor, "the tangent">;
+def HLO_AsinOp : HLO_UnaryElementwiseOp<"asin", HLO_FloatTensor, "the arcsine">;
+def HLO_AcosOp : HLO_UnaryElementwiseOp<"acos", HLO_FloatTensor, "the arccosine">;
+def HLO_AtanOp : HLO_UnaryElementwiseOp<"atan", HLO_FloatTensor, "the arctangent">;
+def HLO_SinhOp : HLO_UnaryElementwiseOp<"sinh", HLO_FloatTensor, "the hyperbolic sine">;
+def HLO_CoshOp : HLO_UnaryElementwiseOp<"cosh", HLO_FloatTensor, "the hyperbolic cosine">;
+def HLO_AsinhOp : HLO_UnaryElementwiseOp<"asinh", HLO_FloatTensor, "the inverse hyperbolic sine">;
+def HLO_AcoshOp : HLO_UnaryElementwiseOp<"acosh", HLO_FloatTensor, "the inverse hyperbolic cosine">;
+def HLO_AtanhOp : HLO_UnaryElementwiseOp<"atanh", HLO_FloatTensor, "the inverse hyperbolic tangent">;
+def HLO_ErfOp : HLO_UnaryElementwiseOp<"erf", HLO_FloatTensor, "the error function">;
+def HLO_ErfInvOp : HLO_UnaryElementwiseOp<"erf_inv", HLO_FloatTensor,
+    "the inverse error function (+-inf at +-1, NaN outside [-1, 1])">;
+def HLO_CbrtOp : HLO_UnaryElementwiseOp<"cbrt", HLO_FloatTensor, "the cube root">;
+def HLO_RoundNearestEvenOp : HLO_UnaryElementwiseOp<"round_nearest_even",
+    HLO_FloatTensor, "the nearest integral value, ties to even">;
+def HLO_RoundNearestAfzOp : HLO_UnaryElementwiseOp<"round_nearest_afz",
+    HLO_FloatTensor, "the nearest integral value, ties away from zero">;
+def HLO_LgammaOp : HLO_UnaryElementwiseOp<"lgamma", HLO_FloatTensor,
+    "the log of the absolute value of the gamma function">;
+def HLO_DigammaOp : HLO_UnaryElementwiseOp<"digamma", HLO_FloatTensor,
+    "the digamma function (the derivative of lgamma)">;
+def HLO_Atan2Op : HLO_BinaryElementwiseOp<"atan2", HLO_FloatTensor,
+    "the arctangent of `lhs / rhs` in the quadrant of (`rhs`, `lhs`)">;
+def HLO_NextAfterOp : HLO_BinaryElementwiseOp<"next_after", HLO_FloatTensor,
+    "the next representable value after `lhs` in the direction of `rhs`">;
+
+def HLO_IsFiniteOp : HLO_Op<"is_finite", [Pure, HLO_VerifyShapesFirst,
+    Elementwise]> {
+  let summary = "elementwise finiteness test";
+  let description = [{
+    True where the element is neither infinite nor NaN. The result is an i1
+    tensor of the operand's shape. See docs/hlo-dialect.md#is_finite.
+
+    ```mlir
+    %1 = hlo.is_finite %0 : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins HLO_FloatTensor:$operand);
+  let results = (outs HLO_PredTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+  let hasFolder = 1;
+}
+
 def HLO_CompareOp : HLO_Op<"compare", [Pure, AllTypesMatch<["lhs", "rhs"]>,
     HLO_VerifyShapesFirst, Elementwise]> {
   let summary = "elementwise comparison";
@@ -304,6 +419,52 @@ def HLO_DotGeneralOp : HLO_Op<"dot_general", [Pure]> {
     `:` type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def HLO_ArgReduceOp : HLO_Op<"arg_reduce", [Pure]> {
+  let summary = "index of the extreme element along one dimension";
+  let description = [{
+    Returns, for each position of the other dimensions, the index along
+    `dim` of the largest (`max`) or smallest (`min`) element; ties give the
+    first occurrence, and NaN counts as the extreme (like jnp.argmax). The
+    result drops `dim` and has element type i32 or i64. See
+    docs/hlo-dialect.md#arg_reduce.
+
+    ```mlir
+    %i = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_Tensor:$operand,
+                       I64Attr:$dimension);
+  let results = (outs HLO_IndexTensor:$result);
+  let assemblyFormat = [{
+    custom<EnumKeyword>($kind) $operand `,` `dim` `=` $dimension attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def HLO_CumulativeOp : HLO_Op<"cumulative",
+    [Pure, AllTypesMatch<["operand", "result"]>]> {
+  let summary = "inclusive scan along one dimension";
+  let description = [{
+    Element `i` along `dim` combines elements `0..i` (or `i..n-1` when
+    `reverse`) with `kind` (sum, prod, max, min). The result has the
+    operand's type. See docs/hlo-dialect.md#cumulative.
+
+    ```mlir
+    %1 = hlo.cumulative sum %0, dim = 0, reverse = false : tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_Tensor:$operand,
+                       I64Attr:$dimension, BoolAttr:$reverse);
+  let results = (outs HLO_Tensor:$result);
+  let assemblyFormat = [{
+    custom<EnumKeyword>($kind) $operand `,` `dim` `=` $dimension `,`
+    `reverse` `=` $reverse attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 // Op families kept in their own files.

@@ -1,0 +1,389 @@
+"""Structured control flow: cond, switch, while_loop, fori_loop and scan.
+
+Branches and loop bodies are traced to sub-graphs (``ClosedGraph`` params
+of the primitives, so later transformations can rewrite them). Values a
+sub-graph closes over become explicit operands of the primitive; in the
+hlo text the regions simply use them, since hlo regions may use values
+from above. ``cond``/``switch`` lower to ``hlo.if``/``hlo.case``,
+``while_loop`` to ``hlo.while``; ``fori_loop`` and ``scan`` are built on
+``while_loop``.
+
+Example::
+
+    >>> from numlir import lax
+    >>> lax.fori_loop(0, 4, lambda i, x: x * 2.0, 1.0)
+    Array(16., dtype=float32, weak_type=True)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from numlir import tree_util
+from numlir._src import core, dispatch, dtypes, lowering
+
+# --- Tracing sub-graphs -------------------------------------------------------------
+
+
+def _trace(fun: Callable, in_tree, in_avals: Sequence[core.ShapedArray], what: str):
+    """Trace ``fun`` on one pytree (of structure ``in_tree``) of abstract values.
+
+    Returns ``(graph, consts, out_tree)``: ``graph`` takes the closed-over
+    values first, then the flat arguments; ``consts`` are those values.
+    """
+    out_tree_box = []
+
+    def flat_fun(*leaves):
+        out = fun(tree_util.tree_unflatten(in_tree, leaves))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        for leaf in out_leaves:
+            try:
+                core.get_aval(leaf)
+            except TypeError:
+                raise core.shape_error(
+                    f"{what} returned a value of type {type(leaf).__name__}, which is not an "
+                    "array") from None
+        out_tree_box.append(out_tree)
+        return out_leaves
+
+    closed = core.trace_to_graph(flat_fun, in_avals)
+    g = closed.graph
+    graph = core.ClosedGraph(core.Graph([], g.constvars + g.invars, g.eqns, g.outvars), [])
+    return graph, list(closed.consts), out_tree_box[0]
+
+
+def _bind(prim: core.Primitive, args: Sequence[Any], params: dict):
+    """``prim.bind``; eagerly, compile the one-op module directly (sub-graph params
+    are not hashable, so they skip dispatch's per-params cache; the compiled
+    module is still cached by its text)."""
+    if not isinstance(core.current_trace(), core.EvalTrace):
+        return prim.bind(*args, **params)
+    in_avals = [core.get_aval(a) for a in args]
+    text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
+    exe = dispatch.compile_module(text, name=prim.name)
+    return dispatch.execute(exe, dispatch.to_host_args(args, in_avals), out_avals)
+
+
+def _avals(leaves) -> list[core.ShapedArray]:
+    return [core.get_aval(x) for x in leaves]
+
+
+def _describe(path: tuple) -> str:
+    return f"output{tree_util.keystr(path)}" if path else "output"
+
+
+def _check_same_outputs(what: str, names: Sequence[str], trees, avals_lists) -> None:
+    """Every branch returns the same pytree structure, shapes and dtypes."""
+    for name, tree in zip(names[1:], trees[1:]):
+        if tree != trees[0]:
+            raise core.shape_error(
+                f"{what}: {names[0]} and {name} must return the same pytree structure, got "
+                f"{trees[0]} and {tree}")
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(trees[0], range(len(avals_lists[0]))))[0]]
+    for name, avals in zip(names[1:], avals_lists[1:]):
+        for path, a, b in zip(paths, avals_lists[0], avals):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                raise core.shape_error(
+                    f"{what}: {names[0]} and {name} must return the same types, but "
+                    f"{_describe(path)} is {a.str_short()} in {names[0]} and {b.str_short()} "
+                    f"in {name}")
+
+
+# --- cond and switch ----------------------------------------------------------------
+
+cond_p = core.Primitive("cond")
+cond_p.multiple_results = True
+
+
+@cond_p.def_abstract_eval
+def _cond_abstract_eval(index, *args, branches, const_counts):
+    return branches[0].out_avals
+
+
+@cond_p.def_lowering
+def _cond_lowering(ctx, index, *args, branches, const_counts):
+    num_consts = sum(const_counts)
+    consts, operands = list(args[:num_consts]), list(args[num_consts:])
+    regions, start = [], 0
+    for graph, count in zip(branches, const_counts):
+        regions.append(ctx.lower_region(graph, consts[start:start + count] + operands))
+        start += count
+    types = ", ".join(ctx.type_out(i) for i in range(len(ctx.avals_out)))
+    results = f" -> ({types})" if types else ""
+    if len(branches) == 2:  # the index is 0 or 1 here (cond and switch clamp it)
+        zero = ctx.constant(np.zeros((), np.int32))
+        pred = ctx.emit(f"hlo.compare NE, {index}, {zero} : tensor<i32> -> tensor<i1>")
+        op = f"hlo.if {pred}{results} {regions[1]} else {regions[0]}"
+    else:
+        op = f"hlo.case {index}{results} {', '.join(regions)}"
+    return ctx.emit_results(op, len(ctx.avals_out))
+
+
+def _switch(what: str, index, branches: Sequence[Callable], names: Sequence[str], operands):
+    ops_leaves, ops_tree = tree_util.tree_flatten(tuple(operands))
+    ops_avals = _avals(ops_leaves)
+    traced = [_trace(lambda ops, f=f: f(*ops), ops_tree, ops_avals, f"{what} {name}")
+              for f, name in zip(branches, names)]
+    graphs = [t[0] for t in traced]
+    out_trees = [t[2] for t in traced]
+    _check_same_outputs(what, names, out_trees, [g.out_avals for g in graphs])
+    # Outputs that only differ in weak typing are weak only if weak everywhere.
+    strong = [not all(g.out_avals[i].weak_type for g in graphs) for i in range(len(graphs[0].out_avals))]
+    if any(strong):
+        for g in graphs:
+            for i, var in enumerate(g.graph.outvars):
+                if strong[i] and var.aval.weak_type:
+                    _retype_output(g, i, var.aval.strip_weak_type())
+    consts = [c for t in traced for c in t[1]]
+    params = dict(branches=tuple(graphs), const_counts=tuple(len(t[1]) for t in traced))
+    outs = _bind(cond_p, [index, *consts, *ops_leaves], params)
+    return tree_util.tree_unflatten(out_trees[0], outs)
+
+
+def _retype_output(graph: core.ClosedGraph, i: int, aval: core.ShapedArray) -> None:
+    """Drop the weak type of output ``i`` (the value itself is unchanged)."""
+    atom = graph.graph.outvars[i]
+    if isinstance(atom, core.Literal):
+        graph.graph.outvars[i] = core.Literal(atom.val, aval)
+    else:
+        from numlir._src.lax import elementwise
+
+        var = core.Var(aval)
+        graph.graph.eqns.append(core.Eqn(elementwise.convert_element_type_p, [atom], [var],
+                                         dict(new_dtype=aval.dtype, weak_type=False), None))
+        graph.graph.outvars[i] = var
+
+
+def _scalar_index(what: str, index, allowed: str):
+    aval = core.get_aval(index)
+    if aval.shape != ():
+        raise core.shape_error(f"{what}: the {allowed} must be a scalar, got shape {aval.shape}")
+    return aval
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``; both are traced.
+
+    Example::
+
+        y = lax.cond(x > 0, lambda x: x, lambda x: -x, x)
+    """
+    from numlir._src.lax import elementwise
+
+    if operand is not None:
+        operands = (*operands, operand)
+    if not callable(true_fun) or not callable(false_fun):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    aval = _scalar_index("lax.cond", pred, "predicate")
+    if aval.dtype != np.bool_:
+        if not (dtypes.is_float(aval.dtype) or np.issubdtype(aval.dtype, np.integer)):
+            raise core.shape_error(f"lax.cond: pred must be a boolean or number, got {aval.str_short()}")
+        pred = elementwise.ne(pred, np.zeros((), aval.dtype))
+    index = elementwise.convert_element_type(pred, np.int32)
+    return _switch("lax.cond", index, [false_fun, true_fun], ["false_fun", "true_fun"], operands)
+
+
+def switch(index, branches: Sequence[Callable], *operands, operand=None):
+    """``branches[clamp(0, index, len(branches) - 1)](*operands)``.
+
+    Example::
+
+        y = lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)
+    """
+    from numlir._src.lax import elementwise
+
+    if operand is not None:
+        operands = (*operands, operand)
+    branches = list(branches)
+    if not branches:
+        raise ValueError("lax.switch: empty branch sequence")
+    if not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches must be a sequence of callables")
+    aval = _scalar_index("lax.switch", index, "index")
+    if not np.issubdtype(aval.dtype, np.integer):
+        raise core.shape_error(f"lax.switch: index must be an integer scalar, got {aval.str_short()}")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    if np.issubdtype(aval.dtype, np.unsignedinteger):
+        limit = np.array(len(branches) - 1, aval.dtype)
+        index = elementwise.min(index, limit)
+    else:
+        lo = np.zeros((), aval.dtype)
+        hi = np.array(len(branches) - 1, aval.dtype)
+        index = elementwise.min(elementwise.max(index, lo), hi)
+    index = elementwise.convert_element_type(index, np.int32)
+    names = [f"branch {i}" for i in range(len(branches))]
+    return _switch("lax.switch", index, branches, names, operands)
+
+
+# --- while_loop ---------------------------------------------------------------------
+
+while_p = core.Primitive("while")
+while_p.multiple_results = True
+
+
+@while_p.def_abstract_eval
+def _while_abstract_eval(*args, cond_graph, body_graph, cond_nconsts, body_nconsts):
+    return body_graph.out_avals
+
+
+@while_p.def_lowering
+def _while_lowering(ctx, *args, cond_graph, body_graph, cond_nconsts, body_nconsts):
+    cond_consts = list(args[:cond_nconsts])
+    body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
+    init = list(args[cond_nconsts + body_nconsts:])
+    carried = [ctx.fresh_name() for _ in init]
+    header = ", ".join(f"{c} = {x}" for c, x in zip(carried, init))
+    types = ", ".join(ctx.type_out(i) for i in range(len(init)))
+    cond_region = ctx.lower_region(cond_graph, cond_consts + carried)
+    body_region = ctx.lower_region(body_graph, body_consts + carried)
+    op = f"hlo.while ({header}){' : ' + types if types else ''} cond {cond_region} do {body_region}"
+    return ctx.emit_results(op, len(init))
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+    """Run ``val = body_fun(val)`` while ``cond_fun(val)``; return the final ``val``.
+
+    Example::
+
+        n = lax.while_loop(lambda n: n < 100, lambda n: n * 2, 1)
+    """
+    if not callable(cond_fun) or not callable(body_fun):
+        raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable.")
+    init_leaves, in_tree = tree_util.tree_flatten(init_val)
+    avals = _avals(init_leaves)
+    for _ in range(2):
+        body_graph, body_consts, body_tree = _trace(body_fun, in_tree, avals, "lax.while_loop body_fun")
+        if body_tree != in_tree:
+            raise core.shape_error(
+                "lax.while_loop: body_fun must return the pytree structure of its input, got "
+                f"{body_tree} for input {in_tree}")
+        outs = body_graph.out_avals
+        paths = [p for p, _ in tree_util.tree_flatten_with_path(
+            tree_util.tree_unflatten(in_tree, range(len(avals))))[0]]
+        for path, a, b in zip(paths, avals, outs):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                what = f"carry{tree_util.keystr(path)}"
+                raise core.shape_error(
+                    f"lax.while_loop: body_fun must return the types of its input, but {what} is "
+                    f"{a.str_short()} on input and {b.str_short()} on output")
+        weaker = [a.update(weak_type=a.weak_type and b.weak_type) for a, b in zip(avals, outs)]
+        if weaker == avals and [b.weak_type for b in outs] == [a.weak_type for a in avals]:
+            break
+        if weaker == avals:  # the body returns weak values for strong inputs
+            for i, (a, b) in enumerate(zip(avals, outs)):
+                if a.weak_type != b.weak_type:
+                    _retype_output(body_graph, i, a)
+            break
+        avals = weaker  # retrace with the strong types the body produces
+    cond_graph, cond_consts, cond_tree = _trace(cond_fun, in_tree, avals, "lax.while_loop cond_fun")
+    cond_out = cond_graph.out_avals
+    if len(cond_out) != 1 or cond_out[0].shape != () or cond_out[0].dtype != np.bool_:
+        got = ", ".join(a.str_short() for a in cond_out)
+        raise core.shape_error(
+            f"lax.while_loop: cond_fun must return a boolean scalar, but got output type(s) [{got}]")
+    from numlir._src.lax import elementwise
+
+    init = [x if core.get_aval(x) == a else elementwise.convert_element_type(x, a.dtype)
+            for x, a in zip(init_leaves, avals)]
+    params = dict(cond_graph=cond_graph, body_graph=body_graph, cond_nconsts=len(cond_consts),
+                  body_nconsts=len(body_consts))
+    outs = _bind(while_p, [*cond_consts, *body_consts, *init], params)
+    return tree_util.tree_unflatten(in_tree, outs)
+
+
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
+    """Run ``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
+
+    Example::
+
+        total = lax.fori_loop(0, 10, lambda i, acc: acc + i, 0)
+    """
+    from numlir._src.lax import elementwise
+    from numlir._src.numpy import array_api
+
+    del unroll  # accepted for compatibility; the loop is never unrolled
+    dtype = array_api.result_type(lower, upper)
+    if not np.issubdtype(dtype, np.integer):
+        raise TypeError(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
+    lo = elementwise.convert_element_type(lower, dtype)
+    hi = elementwise.convert_element_type(upper, dtype)
+    one = np.ones((), dtype)
+
+    def cond_fun(carry):
+        return elementwise.lt(carry[0], carry[2])
+
+    def body(carry):
+        i, val, stop = carry
+        return elementwise.add(i, one), body_fun(i, val), stop
+
+    return while_loop(cond_fun, body, (lo, init_val, hi))[1]
+
+
+# --- scan ---------------------------------------------------------------------------
+
+
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
+         unroll: int | bool = 1, _split_transpose: bool = False):
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; stack the ``y``s.
+
+    Example::
+
+        total, partial_sums = lax.scan(lambda c, x: (c + x, c + x), 0.0, xs)
+    """
+    from numlir._src.lax import elementwise, shape_ops, slicing
+
+    del unroll, _split_transpose  # accepted for compatibility
+    xs_leaves, xs_tree = tree_util.tree_flatten(xs)
+    lengths = {core.get_aval(x).shape[0] if core.get_aval(x).ndim else None for x in xs_leaves}
+    if None in lengths:
+        raise core.shape_error("lax.scan got an xs leaf without a leading axis to scan over")
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise core.value_error(
+            f"lax.scan got inconsistent lengths: {sorted(lengths)} (xs leading axis sizes and length)")
+    if not lengths:
+        raise core.value_error("lax.scan: length must be given when xs is empty")
+    n = lengths.pop()
+
+    carry_leaves, carry_tree = tree_util.tree_flatten(init)
+    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:], weak_type=False)
+               for x in xs_leaves]
+    # Trace f once to learn the types of y.
+    in_tree = tree_util.tree_structure((init, tree_util.tree_unflatten(xs_tree, x_avals)))
+    graph, _, out_tree = _trace(lambda args: f(*args), in_tree, _avals(carry_leaves) + x_avals,
+                               "lax.scan f")
+    if out_tree.node_type not in (tuple, list) or len(out_tree.children) != 2:
+        raise core.shape_error(f"lax.scan: f must return a pair (carry, y), got {out_tree}")
+    carry_out_tree, y_tree = out_tree.children
+    if carry_out_tree != carry_tree:
+        raise core.shape_error(
+            "lax.scan: f must return a carry with the pytree structure of init, got "
+            f"{carry_out_tree} for init {carry_tree}")
+    y_avals = graph.out_avals[len(carry_leaves):]
+    ys_init = [shape_ops.full((n, *a.shape), 0, a.dtype) for a in y_avals]
+    if n == 0:  # f is traced (for its types) but never runs
+        return init, tree_util.tree_unflatten(y_tree, ys_init)
+
+    def cond_fun(state):
+        return elementwise.lt(state[0], np.int32(n))
+
+    def body(state):
+        i, carry, ys = state
+        index = elementwise.sub(np.int32(n - 1), i) if reverse else i
+        x = tree_util.tree_unflatten(
+            xs_tree, [slicing.dynamic_index_in_dim(x, index, 0, keepdims=False) for x in xs_leaves])
+        carry, y = f(carry, x)
+        y_leaves = tree_util.tree_leaves(y)
+        ys = [slicing.dynamic_update_index_in_dim(acc, elementwise.convert_element_type(v, acc.dtype)
+                                                  if core.get_aval(v).dtype != acc.dtype else v,
+                                                  index, 0)
+              for acc, v in zip(ys, y_leaves)]
+        return elementwise.add(i, np.int32(1)), carry, ys
+
+    _, carry, ys = while_loop(cond_fun, body, (np.int32(0), init, ys_init))
+    return carry, tree_util.tree_unflatten(y_tree, ys)

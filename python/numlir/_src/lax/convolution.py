@@ -1,0 +1,388 @@
+"""Convolution: the conv_general_dilated primitive and jax's wrappers around it.
+
+``conv_general_dilated`` lowers to one ``hlo.convolution``; ``conv``,
+``conv_with_general_padding`` and ``conv_transpose`` only compute its
+arguments (padding from 'SAME'/'VALID', dimension numbers from layout
+strings such as ``('NHWC', 'HWIO', 'NHWC')``), exactly as jax.lax does.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple, Sequence
+
+from numlir._src import core, dtypes
+from numlir._src.lax import type_checks as tc
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where batch, feature and spatial dimensions are in lhs, rhs and output.
+
+    ``lhs_spec = (batch, feature, spatial...)``, ``rhs_spec = (out feature,
+    in feature, spatial...)``, ``out_spec = (batch, feature, spatial...)``,
+    each a tuple of dimension indices, as in jax.lax.
+    """
+
+    lhs_spec: Sequence[int]
+    rhs_spec: Sequence[int]
+    out_spec: Sequence[int]
+
+
+def conv_general_permutations(dimension_numbers) -> tuple[tuple[int, ...], ...]:
+    """Layout strings ``('NCHW', 'OIHW', 'NCHW')`` as dimension index tuples.
+
+    Spatial dimensions are ordered as they appear in the rhs string.
+    """
+    lhs, rhs, out = dimension_numbers
+    pairs = (("N", "C"), ("O", "I"), ("N", "C"))
+    for i, (spec, (a, b)) in enumerate(zip(dimension_numbers, pairs)):
+        if not spec.count(a) == spec.count(b) == 1:
+            raise core.shape_error(f"convolution dimension_numbers[{i}] must contain the "
+                                   f"characters '{a}' and '{b}' exactly once, got {spec}.")
+        if len(spec) != len(set(spec)):
+            raise core.shape_error(f"convolution dimension_numbers[{i}] cannot have duplicate "
+                                   f"characters, got {spec}.")
+    if not set(lhs) - {"N", "C"} == set(rhs) - {"O", "I"} == set(out) - {"N", "C"}:
+        raise core.shape_error("convolution dimension_numbers elements must each have the same "
+                               f"set of spatial characters, got {tuple(dimension_numbers)}.")
+
+    def perm(spec, pair):
+        spatial = [i for i, c in enumerate(spec) if c not in pair]
+        spatial.sort(key=lambda i: rhs.index(spec[i]))
+        return (spec.index(pair[0]), spec.index(pair[1]), *spatial)
+
+    return tuple(perm(spec, pair) for spec, pair in zip(dimension_numbers, pairs))
+
+
+def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    """``dimension_numbers`` (None, layout strings or ConvDimensionNumbers) in canonical form.
+
+    >>> conv_dimension_numbers((1, 8, 8, 3), (3, 3, 3, 16), ("NHWC", "HWIO", "NHWC"))
+    ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))
+    """
+    if len(lhs_shape) != len(rhs_shape):
+        raise core.shape_error(f"convolution requires lhs and rhs ndim to be equal, got "
+                               f"{len(lhs_shape)} and {len(rhs_shape)}.")
+    if dimension_numbers is None:
+        iota = tuple(range(len(lhs_shape)))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if not isinstance(dimension_numbers, (list, tuple)) or len(dimension_numbers) != 3:
+        raise core.shape_error("convolution dimension_numbers must be None, a ConvDimensionNumbers "
+                               f"or a tuple of 3 layout strings, got {dimension_numbers!r}.")
+    if all(isinstance(s, str) for s in dimension_numbers):
+        for i, spec in enumerate(dimension_numbers):
+            if len(spec) != len(lhs_shape):
+                raise core.shape_error(
+                    f"convolution dimension_numbers[{i}] must have len equal to the ndim of lhs "
+                    f"and rhs, got {len(spec)} for lhs and rhs shapes {tuple(lhs_shape)} and "
+                    f"{tuple(rhs_shape)}.")
+        return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
+    try:  # a ConvDimensionNumbers (ours or jax's) or three index sequences
+        specs = [tuple(operator.index(d) for d in spec) for spec in dimension_numbers]
+    except TypeError:
+        raise core.shape_error("convolution dimension_numbers elements must be layout strings or "
+                               f"dimension index sequences, got {dimension_numbers!r}.") from None
+    return ConvDimensionNumbers(*specs)
+
+
+def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list[tuple[int, int]]:
+    """(low, high) padding per dimension for 'SAME', 'SAME_LOWER' or 'VALID'.
+
+    'SAME' gives ``ceil(in / stride)`` outputs with any odd padding at the end,
+    'SAME_LOWER' puts it at the start, 'VALID' pads nothing.
+    """
+    mode = padding.upper() if isinstance(padding, str) else padding
+    if mode == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if mode not in ("SAME", "SAME_LOWER"):
+        raise core.value_error(
+            f"Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {padding}.")
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides):
+        out = -(-size // stride)
+        total = max((out - 1) * stride + window - size, 0)
+        small, large = total // 2, total - total // 2
+        pads.append((small, large) if mode == "SAME" else (large, small))
+    return pads
+
+
+def _dilate(size: int, dilation: int) -> int:
+    return 0 if size == 0 else (size - 1) * dilation + 1
+
+
+def _ints(name: str, what: str, values, count: int) -> tuple[int, ...]:
+    try:
+        values = tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise core.shape_error(
+            f"{name} {what} must be a sequence of integers, got {values!r}") from None
+    if len(values) != count:
+        raise core.shape_error(f"{name} {what} must have {count} entries (one per spatial "
+                               f"dimension), got {values}")
+    return values
+
+
+# --- the primitive ----------------------------------------------------------------
+
+conv_general_dilated_p = core.Primitive("conv_general_dilated")
+
+
+@conv_general_dilated_p.def_abstract_eval
+def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                        dimension_numbers, feature_group_count, batch_group_count, precision,
+                        preferred_element_type):
+    name = "conv_general_dilated"
+    tc.check_same_dtypes(name, [lhs, rhs])
+    tc.check_dtype(name, lhs, tc.NUMERIC)
+    if lhs.ndim != rhs.ndim or lhs.ndim < 2:
+        raise core.shape_error(f"{name} lhs and rhs must have the same number of dimensions, at "
+                               f"least 2, but got {lhs.shape} and {rhs.shape}.")
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    for what, spec in (("lhs", lhs_spec), ("rhs", rhs_spec), ("out", out_spec)):
+        if sorted(spec) != list(range(lhs.ndim)):
+            raise core.shape_error(f"{name} dimension_numbers {what}_spec {tuple(spec)} is not a "
+                                   f"permutation of the {lhs.ndim} dimensions")
+    for what, count in (("feature_group_count", feature_group_count),
+                        ("batch_group_count", batch_group_count)):
+        if count <= 0:
+            raise core.value_error(f"{name} {what} must be a positive integer, got {count}.")
+    if feature_group_count > 1 and batch_group_count > 1:
+        raise core.value_error(
+            f"At most one of batch_group_count and feature_group_count may be > 1, got "
+            f"batch_group_count={batch_group_count} and feature_group_count={feature_group_count}")
+    batch, features = lhs.shape[lhs_spec[0]], lhs.shape[lhs_spec[1]]
+    out_features, in_features = rhs.shape[rhs_spec[0]], rhs.shape[rhs_spec[1]]
+    if features % feature_group_count or features // feature_group_count != in_features:
+        raise core.value_error(
+            f"{name} lhs feature dimension size divided by feature_group_count must equal the rhs "
+            f"input feature dimension size, but {features} // {feature_group_count} != "
+            f"{in_features} (lhs {lhs.str_short()}, rhs {rhs.str_short()}).")
+    for what, count in (("feature_group_count", feature_group_count),
+                        ("batch_group_count", batch_group_count)):
+        if out_features % count:
+            raise core.value_error(
+                f"{name} rhs output feature dimension size must be a multiple of {what}, but "
+                f"{out_features} is not a multiple of {count}.")
+    if batch % batch_group_count:
+        raise core.value_error(f"{name} batch_group_count must divide lhs batch dimension size, "
+                               f"but {batch_group_count} does not divide {batch}.")
+    out_shape = [0] * lhs.ndim
+    out_shape[out_spec[0]] = batch // batch_group_count
+    out_shape[out_spec[1]] = out_features
+    for i, (l, r, o) in enumerate(zip(lhs_spec[2:], rhs_spec[2:], out_spec[2:])):
+        low, high = padding[i]
+        padded = _dilate(lhs.shape[l], lhs_dilation[i]) + low + high
+        if padded < 0:
+            raise core.value_error(
+                f"Negative padding is larger than the size of the corresponding dimension: got "
+                f"padding={padding} for lhs spatial shape "
+                f"{tuple(lhs.shape[d] for d in lhs_spec[2:])}")
+        window = _dilate(rhs.shape[r], rhs_dilation[i])
+        out_shape[o] = 0 if window > padded else (padded - window) // window_strides[i] + 1
+    dtype = preferred_element_type if preferred_element_type is not None else lhs.dtype
+    return core.ShapedArray(out_shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _dims_string(spec, letters: str) -> str:
+    labels = [""] * len(spec)
+    labels[spec[0]], labels[spec[1]] = letters
+    for i, d in enumerate(spec[2:]):
+        labels[d] = str(i)
+    return "[" + ", ".join(labels) + "]"
+
+
+def _pairs(padding) -> str:
+    return "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in padding) + "]"
+
+
+@conv_general_dilated_p.def_lowering
+def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   preferred_element_type):
+    from numlir._src.lowering import tensor_type
+
+    out = ctx.avals_out[0]
+    operands, types = [], []
+    for x, aval in zip((lhs, rhs), ctx.avals_in):
+        if aval.dtype != out.dtype:  # preferred_element_type: compute in the result's type
+            converted = aval.update(dtype=out.dtype)
+            x = ctx.emit(f"hlo.convert {x} : {tensor_type(aval)} -> {tensor_type(converted)}")
+            aval = converted
+        operands.append(x)
+        types.append(tensor_type(aval))
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    kernel = (rhs_spec[1], rhs_spec[0], *rhs_spec[2:])  # hlo lists `i` first
+    dims = (_dims_string(lhs_spec, "bf") + "x" + _dims_string(kernel, "io") + "->"
+            + _dims_string(out_spec, "bf"))
+    clauses = ""
+    if any(s != 1 for s in window_strides):
+        clauses += f", strides = {list(window_strides)}"
+    if any(p != (0, 0) for p in padding):
+        clauses += f", padding = {_pairs(padding)}"
+    if any(d != 1 for d in lhs_dilation):
+        clauses += f", lhs_dilation = {list(lhs_dilation)}"
+    if any(d != 1 for d in rhs_dilation):
+        clauses += f", rhs_dilation = {list(rhs_dilation)}"
+    if feature_group_count != 1:
+        clauses += f", feature_group_count = {feature_group_count}"
+    if batch_group_count != 1:
+        clauses += f", batch_group_count = {batch_group_count}"
+    return ctx.emit(f"hlo.convolution {operands[0]}, {operands[1]}, dims = {dims}{clauses} : "
+                    f"{types[0]}, {types[1]} -> {ctx.type_out()}")
+
+
+# --- public API -------------------------------------------------------------------
+
+
+def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None, dimension_numbers=None,
+                         feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision=None, preferred_element_type=None):
+    """General n-dimensional convolution with strides, padding, dilations and groups.
+
+    ``padding`` is 'SAME', 'SAME_LOWER', 'VALID' or a sequence of (low, high)
+    pairs; ``dimension_numbers`` is None (``('NCHW', 'OIHW', 'NCHW')``-style),
+    layout strings or a ConvDimensionNumbers. Example (NHWC, 3x3, stride 2)::
+
+        out = lax.conv_general_dilated(x, w, (2, 2), "SAME",
+                                       dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    """
+    lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
+    n = max(lhs_aval.ndim - 2, 0)
+    name = "conv_general_dilated"
+    window_strides = _ints(name, "window_strides", window_strides, n)
+    lhs_dilation = (1,) * n if lhs_dilation is None else _ints(name, "lhs_dilation",
+                                                               lhs_dilation, n)
+    rhs_dilation = (1,) * n if rhs_dilation is None else _ints(name, "rhs_dilation",
+                                                               rhs_dilation, n)
+    for what, values in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
+                         ("rhs_dilation", rhs_dilation)):
+        if any(v <= 0 for v in values):
+            raise core.value_error(f"{name} {what} must be positive, got {values}")
+    if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise core.value_error(
+                "String padding is not implemented for transposed convolution using this op. "
+                "Please either exactly specify the required padding or use conv_transpose.")
+        if lhs_aval.ndim >= 2 and rhs_aval.ndim == lhs_aval.ndim:
+            in_shape = [lhs_aval.shape[d] for d in dn.lhs_spec[2:]]
+            window = [_dilate(rhs_aval.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
+            padding = padtype_to_pads(in_shape, window, window_strides, padding)
+    try:
+        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (TypeError, ValueError):
+        raise core.value_error(f"padding argument to {name} should be a string or a sequence of "
+                               f"(low, high) pairs, got {padding}") from None
+    if len(padding) != n:
+        raise core.shape_error(f"{name} padding must have {n} (low, high) pairs (one per spatial "
+                               f"dimension), got {len(padding)}")
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    dn = ConvDimensionNumbers(*(tuple(int(d) for d in spec) for spec in dn))
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dn,
+        feature_group_count=operator.index(feature_group_count),
+        batch_group_count=operator.index(batch_group_count), precision=None,
+        preferred_element_type=preferred_element_type)
+
+
+def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None,
+         preferred_element_type=None):
+    """NCHW/OIHW convolution without dilation: ``conv_general_dilated`` with defaults."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides: Sequence[int], padding,
+                              lhs_dilation: Sequence[int] | None,
+                              rhs_dilation: Sequence[int] | None, precision=None,
+                              preferred_element_type=None):
+    """NCHW/OIHW convolution with explicit padding and dilations."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def _conv_transpose_padding(k: int, s: int, padding) -> tuple[int, int]:
+    """(low, high) padding of the lhs-dilated convolution that transposes a forward conv."""
+    if padding == "SAME":
+        total = k + s - 2
+        low = k - 1 if s > k - 1 else -(-total // 2)
+    elif padding == "VALID":
+        total = k + s - 2 + max(k - s, 0)
+        low = k - 1
+    elif isinstance(padding, tuple):
+        pads = tuple(k - p - 1 for p in padding)
+        low, total = pads[0], sum(pads)
+    else:
+        raise core.value_error(f"Invalid padding mode: {padding}")
+    return low, total - low
+
+
+def conv_transpose(lhs, rhs, strides: Sequence[int], padding,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers=None,
+                   transpose_kernel: bool = False, precision=None, preferred_element_type=None,
+                   use_consistent_padding: bool = False):
+    """Transposed ("fractionally strided") convolution, as jax.lax.conv_transpose.
+
+    The default layout is ``('NHWC', 'HWIO', 'NHWC')`` (and its 1-D/3-D
+    analogues). 'SAME'/'VALID' padding gives keras Conv2DTranspose's output
+    shape; ``transpose_kernel=True`` flips the kernel's spatial axes and swaps
+    its feature axes, giving the gradient of the forward convolution.
+    """
+    lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+    ndim = lhs_aval.ndim
+    if ndim != rhs_aval.ndim or ndim < 2:
+        raise core.shape_error(f"conv_transpose lhs and rhs must have the same number of "
+                               f"dimensions, at least 2, got {lhs_aval.shape} and {rhs_aval.shape}")
+    if dimension_numbers is None:
+        defaults = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
+                    4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}
+        if ndim not in defaults:
+            raise core.value_error("No 4+ dimensional dimension_number defaults.")
+        dimension_numbers = defaults[ndim]
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
+    n = ndim - 2
+    strides = _ints("conv_transpose", "strides", strides, n)
+    rhs_dilation = (1,) * n if rhs_dilation is None else _ints(
+        "conv_transpose", "rhs_dilation", rhs_dilation, n)
+    if use_consistent_padding or (isinstance(padding, str) and padding in ("SAME", "VALID")):
+        kernel = [_dilate(rhs_aval.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
+        per_dim = [padding] * n if isinstance(padding, str) else [tuple(p) for p in padding]
+        pads = [_conv_transpose_padding(k, s, p) for k, s, p in zip(kernel, strides, per_dim)]
+    else:
+        pads = padding
+    if transpose_kernel:
+        rhs = _flip_and_swap_kernel(rhs, dn.rhs_spec)
+    return conv_general_dilated(lhs, rhs, (1,) * n, pads, strides, rhs_dilation, dn,
+                                precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _flip_and_swap_kernel(rhs, rhs_spec):
+    """The kernel with its spatial axes reversed and its two feature axes swapped."""
+    import numpy as np
+
+    import numlir.lax as lax_api
+    from numlir._src.lax import shape_ops
+    from numlir._src.lax.dot import dot_general
+
+    aval = core.get_aval(rhs)
+    perm = list(range(aval.ndim))
+    perm[rhs_spec[0]], perm[rhs_spec[1]] = rhs_spec[1], rhs_spec[0]
+    flip_dims = tuple(d for d in rhs_spec[2:] if aval.shape[d] > 1)
+    rev = getattr(lax_api, "rev", None)
+    if rev is not None and flip_dims:
+        rhs = rev(rhs, flip_dims)
+    else:
+        # Without lax.rev: multiply by an anti-diagonal 0/1 matrix per axis
+        # (exact for finite kernels), putting the new axis back in place.
+        for d in flip_dims:
+            flip = np.eye(aval.shape[d], dtype=aval.dtype)[::-1].copy()
+            rhs = dot_general(rhs, flip, (((d,), (0,)), ((), ())))
+            order = list(range(aval.ndim - 1))
+            order.insert(d, aval.ndim - 1)
+            rhs = shape_ops.transpose(rhs, order)
+    return shape_ops.transpose(rhs, perm)

@@ -1,0 +1,687 @@
+"""Slicing primitives: slice, dynamic_slice, dynamic_update_slice, concatenate, pad, rev,
+gather and scatter (+ the jax.lax helpers built on them).
+
+Each primitive maps to the hlo op of the same meaning (docs/hlo-dialect.md, sections
+slice … scatter). The hlo ops clamp start indices (dynamic_slice, gather) or skip
+out-of-bounds windows (scatter); jax's extra index semantics (wrapping negative
+dynamic_slice starts, GatherScatterMode) are done here with ordinary primitives.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from numlir._src import core, dtypes
+from numlir._src.array import as_array
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
+from numlir._src.lax import type_checks as tc
+
+
+def _ints(name: str, what: str, values) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in values)
+    except TypeError:
+        raise core.shape_error(f"{name}: {what} must be a sequence of static integers, "
+                               f"got {values!r}") from None
+
+
+def _tensor_type(aval: core.ShapedArray) -> str:
+    from numlir._src.lowering import tensor_type
+
+    return tensor_type(aval)
+
+
+def _check_int_index(name: str, aval: core.ShapedArray) -> None:
+    if not dtypes.is_int(aval.dtype):
+        raise core.shape_error(f"{name}: indices must have an integer dtype, got {aval.dtype.name}")
+
+
+# --- slice -----------------------------------------------------------------------------
+
+slice_p = core.Primitive("slice")
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(operand, *, start_indices, limit_indices, strides):
+    nd = operand.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == nd:
+        raise core.shape_error(
+            f"slice: start_indices {start_indices}, limit_indices {limit_indices} and strides "
+            f"{strides} must each have one entry per operand dimension (shape {operand.shape})")
+    out = []
+    for d, (lo, hi, st, n) in enumerate(zip(start_indices, limit_indices, strides, operand.shape)):
+        if not 0 <= lo <= hi <= n or st < 1:
+            raise core.shape_error(
+                f"slice: invalid slice along dimension {d}: start {lo}, limit {hi}, stride {st} "
+                f"for operand shape {operand.shape} (need 0 <= start <= limit <= size, stride >= 1)")
+        out.append(-(-(hi - lo) // st))
+    return operand.update(shape=out)
+
+
+@slice_p.def_lowering
+def _slice_lowering(ctx, operand, *, start_indices, limit_indices, strides):
+    return ctx.emit(f"hlo.slice {operand}, start = {list(start_indices)}, limit = "
+                    f"{list(limit_indices)}, strides = {list(strides)} : {ctx.type_in()} -> "
+                    f"{ctx.type_out()}")
+
+
+def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
+          strides: Sequence[int] | None = None):
+    """The static block ``operand[start:limit:strides]`` (one entry per dimension).
+
+    Example::
+
+        >>> lax.slice(jnp.arange(6), (1,), (5,), (2,))
+        Array([1, 3], dtype=int32)
+    """
+    aval = core.get_aval(operand)
+    start = _ints("slice", "start_indices", start_indices)
+    limit = _ints("slice", "limit_indices", limit_indices)
+    strides = (1,) * aval.ndim if strides is None else _ints("slice", "strides", strides)
+    if start == (0,) * aval.ndim and limit == aval.shape and strides == (1,) * aval.ndim:
+        return as_array(operand)
+    return slice_p.bind(operand, start_indices=start, limit_indices=limit, strides=strides)
+
+
+def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1,
+                 axis: int = 0):
+    """``lax.slice`` along one ``axis``; ``None`` and negative indices count like Python's."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("slice_in_dim", axis, aval.ndim)
+    n = aval.shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = (start + n if start < 0 else start), (limit + n if limit < 0 else limit)
+    starts, limits, strides = [0] * aval.ndim, list(aval.shape), [1] * aval.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """The static ``index`` along ``axis`` (negative counts from the end)."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("index_in_dim", axis, aval.ndim)
+    n, index = aval.shape[axis], int(index)
+    if not -n <= index < n:
+        raise IndexError(core._with_location(
+            f"index {index} is out of bounds for axis {axis} with size {n}"))
+    index = index + n if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else shape_ops.squeeze(out, (axis,))
+
+
+# --- dynamic_slice ---------------------------------------------------------------------
+
+dynamic_slice_p = core.Primitive("dynamic_slice")
+
+
+def _check_start_indices(name: str, operand, indices) -> None:
+    if len(indices) != operand.ndim:
+        raise core.shape_error(f"{name}: got {len(indices)} start indices for an operand of "
+                               f"rank {operand.ndim} (shape {operand.shape})")
+    for i in indices:
+        if i.shape:
+            raise core.shape_error(f"{name}: start indices must be scalars, got shape {i.shape}")
+        _check_int_index(name, i)
+    if len({i.dtype for i in indices}) > 1:
+        raise core.shape_error(f"{name}: start indices must have one dtype, got "
+                               f"{', '.join(i.dtype.name for i in indices)}")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(operand, *indices, slice_sizes):
+    _check_start_indices("dynamic_slice", operand, indices)
+    if len(slice_sizes) != operand.ndim or any(
+            not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape)):
+        raise core.shape_error(f"dynamic_slice: slice_sizes {slice_sizes} must have one entry per "
+                               f"dimension, each at most the operand's size {operand.shape}")
+    return operand.update(shape=slice_sizes)
+
+
+@dynamic_slice_p.def_lowering
+def _dynamic_slice_lowering(ctx, operand, *indices, slice_sizes):
+    idx_types = "".join(f", {ctx.type_in(i + 1)}" for i in range(len(indices)))[2:]
+    in_type = ctx.type_in() + (f"[{idx_types}]" if indices else "")
+    return ctx.emit(f"hlo.dynamic_slice {operand}[{', '.join(indices)}], sizes = "
+                    f"{list(slice_sizes)} : {in_type} -> {ctx.type_out()}")
+
+
+def _start_indices(name: str, operand_shape, start_indices):
+    """Scalar integer starts of one dtype, negative ones wrapped (as jax does)."""
+    starts = [as_array(s) if not dtypes.is_python_scalar(s) else s for s in start_indices]
+    if len(starts) != len(operand_shape):
+        raise core.shape_error(f"{name}: got {len(starts)} start indices for an operand of "
+                               f"rank {len(operand_shape)} (shape {tuple(operand_shape)})")
+    avals = [core.get_aval(s) for s in starts]
+    for a in avals:
+        if a.shape:
+            raise core.shape_error(f"{name}: start indices must be scalars, got shape {a.shape}")
+        _check_int_index(name, a)
+    strong = [a.dtype for a in avals if not a.weak_type]
+    dtype = strong[0] if strong and all(d == strong[0] for d in strong) else (
+        dtypes.result_type(*[(a.dtype, a.weak_type) for a in avals])[0] if avals else np.int32)
+    out = []
+    for s, a, n in zip(starts, avals, operand_shape):
+        if dtypes.is_python_scalar(s) or not isinstance(s, core.Tracer):
+            v = int(core.concrete_to_numpy(s))
+            out.append(ew.convert_element_type(v + n if v < 0 else v, dtype))
+            continue
+        s = ew.convert_element_type(s, dtype)
+        if dtypes.is_signed_int(dtype):
+            s = ew.select(ew.lt(s, ew.convert_element_type(0, dtype)),
+                          ew.add(s, ew.convert_element_type(n, dtype)), s)
+        out.append(s)
+    return out
+
+
+def dynamic_slice(operand, start_indices: Sequence[Any], slice_sizes: Sequence[int]):
+    """The block of ``slice_sizes`` at run-time ``start_indices`` (negative ones wrap; then
+    clamped so the block lies inside ``operand``).
+
+    Example::
+
+        >>> lax.dynamic_slice(jnp.arange(5), (jnp.int32(3),), (2,))
+        Array([3, 4], dtype=int32)
+    """
+    aval = core.get_aval(operand)
+    starts = _start_indices("dynamic_slice", aval.shape, start_indices)
+    sizes = _ints("dynamic_slice", "slice_sizes", slice_sizes)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """``dynamic_slice`` along one ``axis`` (the other dimensions are kept whole)."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("dynamic_slice_in_dim", axis, aval.ndim)
+    starts = [0] * aval.ndim
+    sizes = list(aval.shape)
+    starts[axis], sizes[axis] = start_index, int(slice_size)
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The run-time ``index`` along ``axis`` (clamped into range)."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("dynamic_index_in_dim", axis, aval.ndim)
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else shape_ops.squeeze(out, (axis,))
+
+
+# --- dynamic_update_slice ------------------------------------------------------------------
+
+dynamic_update_slice_p = core.Primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(operand, update, *indices):
+    _check_start_indices("dynamic_update_slice", operand, indices)
+    if update.ndim != operand.ndim or any(u > n for u, n in zip(update.shape, operand.shape)):
+        raise core.shape_error(f"dynamic_update_slice: update shape {update.shape} must have the "
+                               f"operand's rank and fit inside operand shape {operand.shape}")
+    if update.dtype != operand.dtype:
+        raise core.shape_error(f"dynamic_update_slice: update dtype {update.dtype.name} must equal "
+                               f"the operand dtype {operand.dtype.name}")
+    return operand
+
+
+@dynamic_update_slice_p.def_lowering
+def _dynamic_update_slice_lowering(ctx, operand, update, *indices):
+    idx_types = ", ".join(ctx.type_in(i + 2) for i in range(len(indices)))
+    in_type = ctx.type_in() + (f"[{idx_types}]" if indices else "")
+    return ctx.emit(f"hlo.dynamic_update_slice {operand}[{', '.join(indices)}], {update} : "
+                    f"{in_type}, {ctx.type_in(1)}")
+
+
+def dynamic_update_slice(operand, update, start_indices: Sequence[Any]):
+    """``operand`` with the block at ``start_indices`` replaced by ``update`` (starts wrap if
+    negative, then clamp so the block fits)."""
+    aval = core.get_aval(operand)
+    starts = _start_indices("dynamic_update_slice", aval.shape, start_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """``dynamic_update_slice`` with a start only along ``axis``."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("dynamic_update_slice_in_dim", axis, aval.ndim)
+    starts = [0] * aval.ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int):
+    """Replace the ``index``-th slice along ``axis``; ``update`` may lack that axis."""
+    aval = core.get_aval(operand)
+    axis = tc.canonical_axis("dynamic_update_index_in_dim", axis, aval.ndim)
+    if core.get_aval(update).ndim == aval.ndim - 1:
+        update = shape_ops.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+# --- concatenate --------------------------------------------------------------------------
+
+concatenate_p = core.Primitive("concatenate")
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*operands, dimension):
+    if not operands:
+        raise core.shape_error("concatenate needs at least one operand")
+    dtype = tc.check_same_dtypes("concatenate", operands)
+    first = operands[0]
+    if not 0 <= dimension < first.ndim:
+        raise core.shape_error(f"concatenate: dimension {dimension} is out of range for operands "
+                               f"of rank {first.ndim}")
+    for o in operands:
+        if o.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(o.shape, first.shape))
+                                       if i != dimension):
+            raise core.shape_error(
+                f"concatenate: all operands must have equal shapes except along dimension "
+                f"{dimension}, got {tc.fmt_shapes(operands)}")
+    shape = list(first.shape)
+    shape[dimension] = sum(o.shape[dimension] for o in operands)
+    return core.ShapedArray(shape, dtype, all(o.weak_type for o in operands))
+
+
+@concatenate_p.def_lowering
+def _concatenate_lowering(ctx, *operands, dimension):
+    types = ", ".join(ctx.type_in(i) for i in range(len(operands)))
+    return ctx.emit(f"hlo.concatenate dim = {dimension}, {', '.join(operands)} : {types} -> "
+                    f"{ctx.type_out()}")
+
+
+def concatenate(operands: Sequence[Any], dimension: int):
+    """Join ``operands`` (same dtype and rank) along ``dimension``.
+
+    Example::
+
+        >>> lax.concatenate([jnp.zeros(2), jnp.ones(1)], 0)
+        Array([0., 0., 1.], dtype=float32)
+    """
+    operands = list(operands)
+    if len(operands) == 1:
+        return as_array(operands[0])
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+# --- pad ----------------------------------------------------------------------------------
+
+pad_p = core.Primitive("pad")
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(operand, padding_value, *, padding_config):
+    if padding_value.shape:
+        raise core.shape_error(f"pad: padding_value must be a scalar, got shape {padding_value.shape}")
+    tc.check_same_dtypes("pad", [operand, padding_value])
+    if len(padding_config) != operand.ndim:
+        raise core.shape_error(f"pad: padding_config {padding_config} must have one (low, high, "
+                               f"interior) triple per operand dimension (shape {operand.shape})")
+    out = []
+    for (lo, hi, interior), n in zip(padding_config, operand.shape):
+        if interior < 0:
+            raise core.shape_error(f"pad: interior padding must be non-negative, got {padding_config}")
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if size < 0:
+            raise core.shape_error(f"pad: padding_config {padding_config} gives a negative size for "
+                                   f"operand shape {operand.shape}")
+        out.append(size)
+    return operand.update(shape=out)
+
+
+@pad_p.def_lowering
+def _pad_lowering(ctx, operand, padding_value, *, padding_config):
+    lo, hi, interior = ([list(t) for t in zip(*padding_config)] if padding_config
+                        else ([], [], []))
+    return ctx.emit(f"hlo.pad {operand}, {padding_value}, low = {lo}, high = {hi}, interior = "
+                    f"{interior} : {ctx.type_in()}, {ctx.type_in(1)} -> {ctx.type_out()}")
+
+
+def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
+    """Pad each dimension with ``(low, high, interior)`` copies of ``padding_value``; negative
+    ``low``/``high`` crop.
+
+    Example::
+
+        >>> lax.pad(jnp.array([1, 2]), 0, [(1, 0, 1)])
+        Array([0, 1, 0, 2], dtype=int32)
+    """
+    config = tuple(_ints("pad", "padding_config", c) for c in padding_config)
+    if any(len(c) != 3 for c in config):
+        raise core.shape_error(f"pad: padding_config must hold (low, high, interior) triples, "
+                               f"got {padding_config}")
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# --- rev ----------------------------------------------------------------------------------
+
+rev_p = core.Primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(operand, *, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(
+            not 0 <= d < operand.ndim for d in dimensions):
+        raise core.shape_error(f"rev: dimensions {dimensions} must be unique and in range for "
+                               f"operand shape {operand.shape}")
+    return operand
+
+
+@rev_p.def_lowering
+def _rev_lowering(ctx, operand, *, dimensions):
+    return ctx.emit(f"hlo.reverse {operand}, dims = {list(dimensions)} : {ctx.type_in()}")
+
+
+def rev(operand, dimensions: Sequence[int]):
+    """Reverse the element order along ``dimensions``."""
+    dims = _ints("rev", "dimensions", dimensions)
+    if not dims:
+        return as_array(operand)
+    return rev_p.bind(operand, dimensions=dims)
+
+
+# --- gather / scatter dimension numbers and modes ---------------------------------------------
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How ``gather`` maps index vectors and slices to operand and result dimensions
+    (see docs/hlo-dialect.md#gather). Batching dims are not supported and must be empty."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How ``scatter`` maps update windows and index vectors to operand dimensions
+    (see docs/hlo-dialect.md#scatter). Batching dims are not supported and must be empty."""
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    scatter_indices_batching_dims: tuple[int, ...] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What out-of-bounds gather/scatter indices do.
+
+    ``CLIP``: clamp indices into range. ``FILL_OR_DROP`` (the default): gathers of
+    out-of-bounds windows return ``fill_value``; scatters of them are skipped.
+    ``PROMISE_IN_BOUNDS``: the caller promises indices are in bounds (gather clamps,
+    scatter skips).
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+
+    @staticmethod
+    def from_any(s) -> "GatherScatterMode":
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s in ("fill", "drop"):
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise core.value_error(f'Unknown gather mode "{s}"')
+
+
+def _dnums(name, dnums, cls, fields):
+    if isinstance(dnums, dict):
+        dnums = cls(**dnums)
+    dnums = cls(*[tuple(int(v) for v in getattr(dnums, f)) for f in cls._fields])
+    if any(getattr(dnums, f) for f in cls._fields[3:]):
+        raise NotImplementedError(f"{name}: batching dimensions are not supported")
+    return dnums
+
+
+def _check_sorted_unique(name, what, dims, bound):
+    if list(dims) != sorted(set(dims)) or any(not 0 <= d < bound for d in dims):
+        raise core.shape_error(f"{name}: {what} {dims} must be sorted, unique and in [0, {bound})")
+
+
+# --- gather ---------------------------------------------------------------------------------
+
+gather_p = core.Primitive("gather")
+
+
+def _batch_shape(indices, index_vector_dim):
+    return tuple(d for i, d in enumerate(indices.shape) if i != index_vector_dim)
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, index_vector_dim):
+    dn = dimension_numbers
+    _check_int_index("gather", indices)
+    if not 0 <= index_vector_dim <= indices.ndim:
+        raise core.shape_error(f"gather: index_vector_dim {index_vector_dim} is out of range for "
+                               f"indices of shape {indices.shape}")
+    nvec = indices.shape[index_vector_dim] if index_vector_dim < indices.ndim else 1
+    if len(dn.start_index_map) != nvec or len(set(dn.start_index_map)) != nvec or any(
+            not 0 <= d < operand.ndim for d in dn.start_index_map):
+        raise core.shape_error(f"gather: start_index_map {dn.start_index_map} must have one unique, "
+                               f"in-range entry per index vector entry ({nvec})")
+    if len(slice_sizes) != operand.ndim or any(
+            not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape)):
+        raise core.shape_error(f"gather: slice_sizes {slice_sizes} must have one entry per operand "
+                               f"dimension, each at most its size {operand.shape}")
+    _check_sorted_unique("gather", "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
+    if any(slice_sizes[d] > 1 for d in dn.collapsed_slice_dims):
+        raise core.shape_error(f"gather: collapsed_slice_dims {dn.collapsed_slice_dims} must have "
+                               f"slice size 0 or 1, got slice_sizes {slice_sizes}")
+    batch = _batch_shape(indices, index_vector_dim)
+    window = [s for d, s in enumerate(slice_sizes) if d not in dn.collapsed_slice_dims]
+    rank = len(batch) + len(window)
+    _check_sorted_unique("gather", "offset_dims", dn.offset_dims, rank)
+    if len(dn.offset_dims) != len(window):
+        raise core.shape_error(f"gather: offset_dims {dn.offset_dims} must have one entry per "
+                               f"slice dimension that is not collapsed ({len(window)})")
+    out, b, w = [], iter(batch), iter(window)
+    for i in range(rank):
+        out.append(next(w) if i in dn.offset_dims else next(b))
+    return operand.update(shape=out)
+
+
+@gather_p.def_lowering
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, index_vector_dim):
+    dn = dimension_numbers
+    return ctx.emit(
+        f"hlo.gather {operand}[{indices}], offset_dims = {list(dn.offset_dims)}, "
+        f"collapsed_slice_dims = {list(dn.collapsed_slice_dims)}, start_index_map = "
+        f"{list(dn.start_index_map)}, index_vector_dim = {index_vector_dim}, slice_sizes = "
+        f"{list(slice_sizes)} : {ctx.type_in()}[{ctx.type_in(1)}] -> {ctx.type_out()}")
+
+
+def _default_fill(dtype):
+    if dtypes.is_float(dtype):
+        return np.nan
+    if dtypes.is_bool(dtype):
+        return True
+    info = np.iinfo(dtype)
+    return info.min if dtypes.is_signed_int(dtype) else info.max
+
+
+def _in_bounds_mask(indices, index_vector_dim, bounds):
+    """bool[batch]: every entry of the index vector ``v`` satisfies ``0 <= v[k] <= bounds[k]``."""
+    iaval = core.get_aval(indices)
+    if index_vector_dim == iaval.ndim:
+        indices = shape_ops.expand_dims(indices, (iaval.ndim,))
+        iaval = core.get_aval(indices)
+    shape = [1] * iaval.ndim
+    shape[index_vector_dim] = len(bounds)
+    upper = np.asarray(bounds, dtype=iaval.dtype).reshape(shape)
+    ok = ew.le(indices, shape_ops.broadcast_to_rank(as_array(upper), iaval.shape))
+    if dtypes.is_signed_int(iaval.dtype):
+        ok = ew.bitwise_and(ok, ew.ge(indices, ew.convert_element_type(0, iaval.dtype)))
+    from numlir._src.lax.reduction import reduce_and
+
+    return reduce_and(ok, (index_vector_dim,))
+
+
+def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
+           slice_sizes: Sequence[int], *, unique_indices: bool = False,
+           indices_are_sorted: bool = False, mode=None, fill_value=None):
+    """Gather slices of ``operand`` at the index vectors in the last dimension of
+    ``start_indices`` (XLA/StableHLO gather).
+
+    Example::
+
+        >>> x = jnp.arange(6.).reshape(3, 2)
+        >>> dn = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+        ...                                 start_index_map=(0,))
+        >>> lax.gather(x, jnp.array([[2], [0]]), dn, (1, 2))
+        Array([[4., 5.], [0., 1.]], dtype=float32)
+    """
+    dn = _dnums("gather", dimension_numbers, GatherDimensionNumbers,
+                GatherDimensionNumbers._fields)
+    sizes = _ints("gather", "slice_sizes", slice_sizes)
+    mode = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
+    operand, start_indices = as_array(operand), as_array(start_indices)
+    oaval, iaval = core.get_aval(operand), core.get_aval(start_indices)
+    ivd = iaval.ndim - 1
+    if iaval.ndim == 0:
+        raise core.shape_error("gather: start_indices must have at least one dimension (the index "
+                               "vector dimension is the last one)")
+    if len(sizes) != oaval.ndim:
+        raise core.shape_error(f"gather: slice_sizes {sizes} must have one entry per operand "
+                               f"dimension (shape {oaval.shape})")
+    bounds = [oaval.shape[d] - sizes[d] for d in dn.start_index_map]
+    if mode == GatherScatterMode.CLIP:
+        start_indices = _clamp_index_vectors(start_indices, ivd, bounds)
+    out = gather_p.bind(operand, start_indices, dimension_numbers=dn, slice_sizes=sizes,
+                        index_vector_dim=ivd)
+    if mode != GatherScatterMode.FILL_OR_DROP:
+        return out
+    ok = _in_bounds_mask(start_indices, ivd, bounds)
+    oshape = core.get_aval(out).shape
+    batch_pos = [i for i in range(len(oshape)) if i not in dn.offset_dims]
+    ok = shape_ops.broadcast_in_dim(ok, oshape, batch_pos)
+    fill = _default_fill(oaval.dtype) if fill_value is None else fill_value
+    fill = ew.convert_element_type(fill, oaval.dtype, oaval.weak_type)
+    return ew.select(ok, out, shape_ops.broadcast_to_rank(fill, oshape))
+
+
+def _clamp_index_vectors(indices, index_vector_dim, bounds):
+    iaval = core.get_aval(indices)
+    shape = [1] * iaval.ndim
+    shape[index_vector_dim] = len(bounds)
+    upper = as_array(np.asarray(bounds, dtype=iaval.dtype).reshape(shape))
+    out = ew.min(indices, shape_ops.broadcast_to_rank(upper, iaval.shape))
+    if dtypes.is_signed_int(iaval.dtype):
+        out = ew.max(out, ew.convert_element_type(0, iaval.dtype))
+    return out
+
+
+# --- scatter ---------------------------------------------------------------------------------
+
+_SCATTER_KINDS = ("set", "add", "mul", "min", "max")
+
+
+def _scatter_primitive(kind: str) -> core.Primitive:
+    prim = core.Primitive("scatter" if kind == "set" else f"scatter_{kind}")
+
+    @prim.def_abstract_eval
+    def _abstract_eval(operand, indices, updates, *, dimension_numbers, index_vector_dim):
+        dn = dimension_numbers
+        _check_int_index(prim.name, indices)
+        tc.check_same_dtypes(prim.name, [operand, updates])
+        if kind in ("add", "mul"):
+            tc.check_dtype(prim.name, operand, tc.NUMERIC)
+        if not 0 <= index_vector_dim <= indices.ndim:
+            raise core.shape_error(f"{prim.name}: index_vector_dim {index_vector_dim} is out of "
+                                   f"range for indices of shape {indices.shape}")
+        nvec = indices.shape[index_vector_dim] if index_vector_dim < indices.ndim else 1
+        if len(dn.scatter_dims_to_operand_dims) != nvec or len(
+                set(dn.scatter_dims_to_operand_dims)) != nvec or any(
+                not 0 <= d < operand.ndim for d in dn.scatter_dims_to_operand_dims):
+            raise core.shape_error(
+                f"{prim.name}: scatter_dims_to_operand_dims {dn.scatter_dims_to_operand_dims} "
+                f"must have one unique, in-range entry per index vector entry ({nvec})")
+        _check_sorted_unique(prim.name, "update_window_dims", dn.update_window_dims, updates.ndim)
+        _check_sorted_unique(prim.name, "inserted_window_dims", dn.inserted_window_dims,
+                             operand.ndim)
+        window_operand_dims = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims]
+        batch = _batch_shape(indices, index_vector_dim)
+        upd_batch = tuple(d for i, d in enumerate(updates.shape) if i not in dn.update_window_dims)
+        window = [updates.shape[i] for i in dn.update_window_dims]
+        if (upd_batch != batch or len(window) != len(window_operand_dims) or any(
+                w > operand.shape[d] for w, d in zip(window, window_operand_dims))):
+            raise core.shape_error(
+                f"{prim.name}: updates of shape {updates.shape} do not match operand shape "
+                f"{operand.shape} and indices shape {indices.shape} under {dn}")
+        return operand
+
+    @prim.def_lowering
+    def _lowering(ctx, operand, indices, updates, *, dimension_numbers, index_vector_dim):
+        dn = dimension_numbers
+        return ctx.emit(
+            f"hlo.scatter {kind} {operand}[{indices}], {updates}, update_window_dims = "
+            f"{list(dn.update_window_dims)}, inserted_window_dims = "
+            f"{list(dn.inserted_window_dims)}, scatter_dims_to_operand_dims = "
+            f"{list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = {index_vector_dim} : "
+            f"{ctx.type_in()}[{ctx.type_in(1)}], {ctx.type_in(2)}")
+
+    return prim
+
+
+scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p = (
+    _scatter_primitive(k) for k in _SCATTER_KINDS)
+_SCATTER_PRIMS = dict(zip(_SCATTER_KINDS, (scatter_p, scatter_add_p, scatter_mul_p,
+                                           scatter_min_p, scatter_max_p)))
+
+
+def _scatter(kind, operand, scatter_indices, updates, dimension_numbers, mode,
+             index_vector_dim=None):
+    dn = _dnums(f"scatter_{kind}", dimension_numbers, ScatterDimensionNumbers,
+                ScatterDimensionNumbers._fields)
+    mode = GatherScatterMode.from_any(mode)
+    operand, scatter_indices = as_array(operand), as_array(scatter_indices)
+    oaval, iaval = core.get_aval(operand), core.get_aval(scatter_indices)
+    ivd = iaval.ndim - 1 if index_vector_dim is None else index_vector_dim
+    if mode == GatherScatterMode.CLIP:
+        uaval = core.get_aval(updates)
+        window_operand_dims = [d for d in range(oaval.ndim) if d not in dn.inserted_window_dims]
+        size = dict.fromkeys(range(oaval.ndim), 1)
+        for i, d in zip(dn.update_window_dims, window_operand_dims):
+            size[d] = uaval.shape[i]
+        bounds = [oaval.shape[d] - size[d] for d in dn.scatter_dims_to_operand_dims]
+        scatter_indices = _clamp_index_vectors(scatter_indices, ivd, bounds)
+    return _SCATTER_PRIMS[kind].bind(operand, scatter_indices, updates, dimension_numbers=dn,
+                                     index_vector_dim=ivd)
+
+
+def _scatter_fn(kind: str, doc: str) -> Callable:
+    def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
+           indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+        return _scatter(kind, operand, scatter_indices, updates, dimension_numbers, mode)
+
+    fn.__name__ = "scatter" if kind == "set" else f"scatter_{kind}"
+    fn.__doc__ = doc
+    return fn
+
+
+scatter = _scatter_fn("set", """Write ``updates`` windows into ``operand`` at the index vectors
+in the last dimension of ``scatter_indices`` (later duplicates win; out-of-bounds windows are
+dropped unless ``mode="clip"``).
+
+Example::
+
+    >>> dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    ...                                  scatter_dims_to_operand_dims=(0,))
+    >>> lax.scatter(jnp.zeros(3), jnp.array([[2]]), jnp.array([5.]), dn)
+    Array([0., 0., 5.], dtype=float32)
+""")
+scatter_add = _scatter_fn("add", "Like ``scatter``, adding the updates (duplicates accumulate).")
+scatter_mul = _scatter_fn("mul", "Like ``scatter``, multiplying by the updates.")
+scatter_min = _scatter_fn("min", "Like ``scatter``, taking the minimum with the updates.")
+scatter_max = _scatter_fn("max", "Like ``scatter``, taking the maximum with the updates.")

@@ -1,0 +1,97 @@
+"""Sorting: the ``sort`` primitive (hlo.sort) and lax.sort, sort_key_val, top_k.
+
+Floats sort as jax.lax.sort does: ``-0.0 == 0.0`` and NaNs, of either
+sign, last. Sorting is stable on every backend.
+
+Example::
+
+    >>> from numlir import lax
+    >>> lax.sort_key_val(jnp.array([3., 1., 2.]), jnp.array([0, 1, 2]))
+    (Array([1., 2., 3.], dtype=float32), Array([1, 2, 0], dtype=int32))
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from numlir._src import core
+from numlir._src.lax import type_checks as tc
+
+sort_p = core.Primitive("sort")
+sort_p.multiple_results = True
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    if not operands:
+        raise core.value_error("lax.sort needs at least one operand")
+    shapes = {a.shape for a in operands}
+    if len(shapes) != 1:
+        raise core.shape_error(f"lax.sort: operands must all have one shape, got {tc.fmt_shapes(operands)}")
+    if operands[0].ndim == 0:
+        raise core.shape_error("lax.sort: operands must have rank at least 1, got a scalar")
+    if not 1 <= num_keys <= len(operands):
+        raise core.value_error(f"lax.sort: num_keys={num_keys} must be between 1 and the number "
+                               f"of operands ({len(operands)})")
+    return list(operands)
+
+
+@sort_p.def_lowering
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+    types = ", ".join(ctx.type_in(i) for i in range(len(operands)))
+    stable = ", stable" if is_stable else ""
+    op = f"hlo.sort({', '.join(operands)}) dim = {dimension}, num_keys = {num_keys}{stable} : {types}"
+    return ctx.emit_results(op, len(operands))
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    """Sort ``operand`` (an array, or a sequence sorted by its first ``num_keys``) along ``dimension``.
+
+    Example::
+
+        keys, values = lax.sort((keys, values), num_keys=1)
+    """
+    single = not isinstance(operand, (tuple, list))
+    operands = [operand] if single else list(operand)
+    if not operands:
+        raise core.value_error("lax.sort needs at least one operand")
+    ndim = core.get_aval(operands[0]).ndim
+    dimension = tc.canonical_axis("lax.sort", dimension, ndim) if ndim else dimension
+    outs = sort_p.bind(*operands, dimension=int(dimension), is_stable=bool(is_stable),
+                       num_keys=int(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """Sort ``keys`` along ``dimension`` and permute ``values`` alike."""
+    return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
+
+
+def descending_keys(x) -> list:
+    """Sort keys whose ascending order is ``x``'s descending order, NaNs first (as jax)."""
+    from numlir._src.lax import elementwise
+
+    dtype = core.get_aval(x).dtype
+    if dtype == np.bool_ or np.issubdtype(dtype, np.integer):
+        return [elementwise.bitwise_not(x)]
+    is_number = elementwise.eq(x, x)  # False (first) for NaN
+    return [is_number, elementwise.neg(x)]
+
+
+def top_k(operand, k: int):
+    """The ``k`` largest entries along the last axis and their indices (ties: lower index first)."""
+    from numlir._src.lax import shape_ops, slicing
+
+    aval = core.get_aval(operand)
+    k = int(k)
+    if aval.ndim == 0:
+        raise core.shape_error("lax.top_k: operand must have rank at least 1")
+    if not 0 <= k <= aval.shape[-1]:
+        raise core.value_error(f"lax.top_k: k={k} must be between 0 and the last axis size {aval.shape[-1]}")
+    iota = shape_ops.broadcasted_iota(np.int32, aval.shape, aval.ndim - 1)
+    keys = descending_keys(operand)
+    *_, values, indices = sort((*keys, operand, iota), num_keys=len(keys))
+    return (slicing.slice_in_dim(values, 0, k, axis=aval.ndim - 1),
+            slicing.slice_in_dim(indices, 0, k, axis=aval.ndim - 1))

@@ -1,0 +1,229 @@
+"""Windowed reductions: reduce_window_{sum,prod,max,min,and,or} and lax.reduce_window.
+
+Each primitive lowers to one ``hlo.reduce_window``, whose padding and
+dilation holes hold the identity of the reduction. ``reduce_window`` takes
+jax's (init_value, computation) form and recognizes the standard monoids:
+the computation picks the primitive, and an init value other than the
+identity is combined into every window once, which is what XLA computes
+(padding never contributes).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Callable, Sequence
+
+import numpy as np
+
+from numlir._src import core, dtypes
+from numlir._src.lax import type_checks as tc
+from numlir._src.lax.convolution import padtype_to_pads
+
+
+def _dilate(size: int, dilation: int) -> int:
+    return 0 if size == 0 else (size - 1) * dilation + 1
+
+
+def _window_shape(name, operand, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+    rank = operand.ndim
+    for what, values in (("window_dimensions", window_dimensions),
+                         ("window_strides", window_strides), ("base_dilation", base_dilation),
+                         ("window_dilation", window_dilation), ("padding", padding)):
+        if len(values) != rank:
+            raise core.shape_error(f"{name}: {what} {tuple(values)} must have one entry per "
+                                   f"operand dimension, got {len(values)} for shape "
+                                   f"{operand.shape}")
+    for what, values in (("window_dimensions", window_dimensions),
+                         ("window_strides", window_strides), ("base_dilation", base_dilation),
+                         ("window_dilation", window_dilation)):
+        if any(v <= 0 for v in values):
+            raise core.value_error(f"{name}: {what} must be positive, got {tuple(values)}")
+    shape = []
+    for size, w, s, (lo, hi), b, d in zip(operand.shape, window_dimensions, window_strides,
+                                          padding, base_dilation, window_dilation):
+        padded = _dilate(size, b) + lo + hi
+        if padded < 0:
+            raise core.value_error(f"{name}: padding {tuple(padding)} removes more than the "
+                                   f"operand of shape {operand.shape} has")
+        window = _dilate(w, d)
+        shape.append(0 if window > padded else (padded - window) // s + 1)
+    return tuple(shape)
+
+
+def _pairs(padding) -> str:
+    return "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in padding) + "]"
+
+
+def _reduce_window_primitive(name: str, kind: str, accepted) -> core.Primitive:
+    prim = core.Primitive(name)
+
+    @prim.def_abstract_eval
+    def _abstract_eval(operand, *, window_dimensions, window_strides, padding, base_dilation,
+                       window_dilation):
+        tc.check_dtype(name, operand, accepted)
+        return operand.update(shape=_window_shape(name, operand, window_dimensions, window_strides,
+                                                  padding, base_dilation, window_dilation))
+
+    @prim.def_lowering
+    def _lowering(ctx, operand, *, window_dimensions, window_strides, padding, base_dilation,
+                  window_dilation):
+        clauses = f"window = {list(window_dimensions)}"
+        if any(s != 1 for s in window_strides):
+            clauses += f", strides = {list(window_strides)}"
+        if any(p != (0, 0) for p in padding):
+            clauses += f", padding = {_pairs(padding)}"
+        if any(b != 1 for b in base_dilation):
+            clauses += f", base_dilations = {list(base_dilation)}"
+        if any(d != 1 for d in window_dilation):
+            clauses += f", window_dilations = {list(window_dilation)}"
+        return ctx.emit(f"hlo.reduce_window {kind} {operand}, {clauses} : "
+                        f"{ctx.type_in()} -> {ctx.type_out()}")
+
+    return prim
+
+
+reduce_window_sum_p = _reduce_window_primitive("reduce_window_sum", "sum", tc.NUMERIC)
+reduce_window_prod_p = _reduce_window_primitive("reduce_window_prod", "prod", tc.NUMERIC)
+reduce_window_max_p = _reduce_window_primitive("reduce_window_max", "max", tc.ANY)
+reduce_window_min_p = _reduce_window_primitive("reduce_window_min", "min", tc.ANY)
+reduce_window_and_p = _reduce_window_primitive("reduce_window_and", "and", tc.INT_OR_BOOL)
+reduce_window_or_p = _reduce_window_primitive("reduce_window_or", "or", tc.INT_OR_BOOL)
+
+
+def _canonical_params(name, operand, window_dimensions, window_strides, padding, base_dilation,
+                      window_dilation):
+    aval = core.get_aval(operand)
+    rank = aval.ndim
+
+    def ints(what, values, default):
+        if values is None:
+            return (default,) * rank
+        try:
+            return tuple(operator.index(v) for v in values)
+        except TypeError:
+            raise core.shape_error(f"{name}: {what} must be a sequence of integers, got "
+                                   f"{values!r}") from None
+
+    window_dimensions = ints("window_dimensions", window_dimensions, 1)
+    window_strides = ints("window_strides", window_strides, 1)
+    base_dilation = ints("base_dilation", base_dilation, 1)
+    window_dilation = ints("window_dilation", window_dilation, 1)
+    if isinstance(padding, str):
+        if any(len(v) != rank for v in (window_dimensions, window_dilation, window_strides)):
+            raise core.shape_error(f"{name}: window_dimensions {window_dimensions} must have one "
+                                   f"entry per operand dimension of shape {aval.shape}")
+        window = [_dilate(w, d) for w, d in zip(window_dimensions, window_dilation)]
+        padding = padtype_to_pads(aval.shape, window, window_strides, padding)
+    try:
+        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (TypeError, ValueError):
+        raise core.value_error(f"{name}: padding must be a string or a sequence of (low, high) "
+                               f"pairs, got {padding}") from None
+    return dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+
+
+def _reducer(prim: core.Primitive):
+    def reduce(operand, window_dimensions: Sequence[int], window_strides=None, padding="VALID",
+               base_dilation=None, window_dilation=None):
+        params = _canonical_params(prim.name, operand, window_dimensions, window_strides, padding,
+                                   base_dilation, window_dilation)
+        return prim.bind(operand, **params)
+
+    reduce.__name__ = prim.name
+    reduce.__doc__ = (f"``{prim.name}(operand, window_dimensions, window_strides, padding, "
+                      "base_dilation, window_dilation)``: reduce_window with the identity as init.")
+    return reduce
+
+
+reduce_window_sum = _reducer(reduce_window_sum_p)
+reduce_window_prod = _reducer(reduce_window_prod_p)
+reduce_window_max = _reducer(reduce_window_max_p)
+reduce_window_min = _reducer(reduce_window_min_p)
+reduce_window_and = _reducer(reduce_window_and_p)
+reduce_window_or = _reducer(reduce_window_or_p)
+
+
+_REDUCERS = {"sum": reduce_window_sum, "prod": reduce_window_prod, "max": reduce_window_max,
+             "min": reduce_window_min, "and": reduce_window_and, "or": reduce_window_or}
+
+
+def _monoid_kind(computation) -> str | None:
+    """The reduction kind of a recognized computation, else None."""
+    from numlir._src.lax import elementwise as lax_ops
+    from numlir._src.numpy import ufuncs
+
+    kinds = {lax_ops.add: "sum", ufuncs.add: "sum", lax_ops.mul: "prod",
+             ufuncs.multiply: "prod", lax_ops.max: "max", ufuncs.maximum: "max",
+             lax_ops.min: "min", ufuncs.minimum: "min", lax_ops.bitwise_and: "and",
+             ufuncs.bitwise_and: "and", ufuncs.logical_and: "and", lax_ops.bitwise_or: "or",
+             ufuncs.bitwise_or: "or", ufuncs.logical_or: "or"}
+    try:
+        return kinds.get(computation)
+    except TypeError:  # unhashable
+        return None
+
+
+def _combine(kind: str, x, y):
+    from numlir._src.lax import elementwise as lax_ops
+
+    return {"sum": lax_ops.add, "prod": lax_ops.mul, "max": lax_ops.max, "min": lax_ops.min,
+            "and": lax_ops.bitwise_and, "or": lax_ops.bitwise_or}[kind](x, y)
+
+
+def _identity(kind: str, dtype: np.dtype):
+    if dtypes.is_bool(dtype):
+        return kind in ("and", "min")
+    if dtypes.is_float(dtype):
+        return {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
+    info = np.iinfo(dtype)
+    return {"sum": 0, "prod": 1, "max": info.min, "min": info.max, "or": 0,
+            "and": -1 if info.min < 0 else info.max}[kind]
+
+
+def reduce_window(operand, init_value, computation: Callable, window_dimensions: Sequence[int],
+                  window_strides: Sequence[int] | None = None, padding="VALID",
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None):
+    """Reduce each window of ``operand`` with ``computation``, as jax.lax.reduce_window.
+
+    ``computation`` is one of lax.add, lax.mul, lax.max, lax.min,
+    lax.bitwise_and, lax.bitwise_or (or their numlir.numpy counterparts).
+    ``init_value`` is combined into every window once; padding never
+    contributes. Max pooling, NHWC::
+
+        lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    """
+    from numlir._src.lax.elementwise import convert_element_type
+
+    kind = _monoid_kind(computation)
+    if kind is None:
+        raise core.value_error(
+            "reduce_window: unsupported computation "
+            f"{getattr(computation, '__name__', computation)!r}; numlir supports lax.add, lax.mul, "
+            "lax.max, lax.min, lax.bitwise_and and lax.bitwise_or (and the numlir.numpy ufuncs "
+            "add, multiply, maximum, minimum, bitwise_and/logical_and, bitwise_or/logical_or)")
+    if isinstance(operand, (list, tuple, dict)):
+        raise core.value_error("reduce_window: numlir supports a single operand array, not a "
+                               f"pytree of {type(operand).__name__}")
+    aval = core.get_aval(operand)
+    init_aval = core.get_aval(init_value)
+    if init_aval.shape:
+        raise core.shape_error(f"reduce_window: init_value must be a scalar, got shape "
+                               f"{init_aval.shape}")
+    if dtypes.is_bool(aval.dtype):  # on bool, + is `or` and * is `and`
+        kind = {"sum": "or", "prod": "and"}.get(kind, kind)
+    if init_aval.dtype != aval.dtype:
+        if not init_aval.weak_type:
+            raise core.shape_error(
+                f"reduce_window: init_value dtype {init_aval.dtype.name} must match the operand "
+                f"dtype {aval.dtype.name}")
+        init_value = convert_element_type(init_value, aval.dtype)
+    out = _REDUCERS[kind](operand, window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)
+    if not isinstance(init_value, core.Tracer):
+        concrete = core.concrete_to_numpy(init_value)
+        if concrete.item() == _identity(kind, aval.dtype):
+            return out
+    return _combine(kind, out, init_value)

@@ -1,0 +1,114 @@
+"""numlir.nn activations and logsumexp against jax.nn, eager and under jit."""
+
+import jax
+import jax.numpy as jnp_ref
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import numlir
+import numlir.numpy as jnp
+from numlir import nn
+
+F32, F64 = np.float32, np.float64
+
+
+def _check(fn, ref_fn, args, tol=2e-5, x64=False):
+    if x64:
+        numlir.config.update("jax_enable_x64", True)
+        jax.config.update("jax_enable_x64", True)
+    want = ref_fn(*[jnp_ref.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+    eager = fn(*[jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+    jitted = numlir.jit(fn)(*args)
+    want_leaves = want if isinstance(want, tuple) else (want,)
+    for got in (eager, jitted):
+        got_leaves = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got_leaves, want_leaves, strict=True):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
+
+
+X = np.array([[-3.0, -0.5, 0.0, 0.5, 3.0, 8.0], [-20.0, -1.0, 1e-3, 2.0, 6.0, 20.0]], F32)
+
+ACTIVATIONS = [
+    (
+        "gelu_exact",
+        lambda x: nn.gelu(x, approximate=False),
+        lambda x: jax.nn.gelu(x, approximate=False),
+    ),
+    ("gelu_tanh", nn.gelu, jax.nn.gelu),
+    ("relu6", nn.relu6, jax.nn.relu6),
+    ("elu", nn.elu, jax.nn.elu),
+    ("elu_alpha", lambda x: nn.elu(x, 0.5), lambda x: jax.nn.elu(x, 0.5)),
+    ("leaky_relu", nn.leaky_relu, jax.nn.leaky_relu),
+    ("log_sigmoid", nn.log_sigmoid, jax.nn.log_sigmoid),
+    ("hard_tanh", nn.hard_tanh, jax.nn.hard_tanh),
+    ("celu", nn.celu, jax.nn.celu),
+    ("selu", nn.selu, jax.nn.selu),
+    ("standardize", nn.standardize, jax.nn.standardize),
+    (
+        "standardize_axis0",
+        lambda x: nn.standardize(x, axis=0),
+        lambda x: jax.nn.standardize(x, axis=0),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
+def test_activation_f32(name, fn, ref):
+    _check(fn, ref, [X], tol=1e-4 if name.startswith("standardize") else 2e-5)
+    if not name.startswith("standardize"):
+        _check(fn, ref, [np.float32(-0.7)])
+
+
+@pytest.mark.parametrize("name,fn,ref", ACTIVATIONS[:7], ids=[a[0] for a in ACTIVATIONS[:7]])
+def test_activation_f64(name, fn, ref, x64):
+    _check(fn, ref, [X.astype(F64)], tol=1e-12, x64=True)
+
+
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, False), (0, True), ((0, 1), False)])
+def test_logsumexp(axis, keepdims):
+    _check(
+        lambda a: nn.logsumexp(a, axis=axis, keepdims=keepdims),
+        lambda a: jax.nn.logsumexp(a, axis=axis, keepdims=keepdims),
+        [X],
+    )
+
+
+def test_logsumexp_is_stable_and_handles_infinities():
+    big = np.array([[1000.0, 1000.0], [-np.inf, -np.inf], [np.inf, 1.0]], F32)
+    _check(lambda a: nn.logsumexp(a, axis=1), lambda a: jax.nn.logsumexp(a, axis=1), [big])
+
+
+def test_logsumexp_weights_and_sign():
+    b = np.array([1.0, -1.0, 2.0, 0.0, 1.0, -3.0], F32)
+    _check(
+        lambda a, w: nn.logsumexp(a, axis=1, b=w),
+        lambda a, w: jax.nn.logsumexp(a, axis=1, b=w),
+        [X, b],
+    )
+    _check(
+        lambda a, w: nn.logsumexp(a, axis=1, b=w, return_sign=True),
+        lambda a, w: jax.nn.logsumexp(a, axis=1, b=w, return_sign=True),
+        [X, b],
+    )
+
+
+def test_logsumexp_empty_axis():
+    _check(
+        lambda a: nn.logsumexp(a, axis=0),
+        lambda a: jax.nn.logsumexp(a, axis=0),
+        [np.zeros((0, 3), F32)],
+    )
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
+    op=st.sampled_from(["elu", "log_sigmoid", "relu6", "celu"]),
+)
+def test_fuzz_activation_shapes(shape, op):
+    x = np.random.default_rng(0).uniform(-4, 4, size=shape).astype(F32)
+    _check(getattr(nn, op), getattr(jax.nn, op), [x])
