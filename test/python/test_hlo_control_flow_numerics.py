@@ -42,10 +42,6 @@ def jax_sort_order(keys: list[np.ndarray], axis: int) -> np.ndarray:
     return np.moveaxis(order, -1, axis)
 
 
-def apply_order(x: np.ndarray, order: np.ndarray, axis: int) -> np.ndarray:
-    return np.take_along_axis(x, order, axis=axis)
-
-
 def test_while_counts_and_doubles():
     run = compile_hlo("""
 func.func @main(%n: tensor<i32>, %x: tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {

@@ -1,4 +1,11 @@
-"""numlir.random: JAX's counter-based PRNG (threefry2x32), bit-identical to jax.random.
+"""numlir.random: JAX's counter-based PRNG (threefry2x32), with jax.random's bits.
+
+Keys, ``split``, ``fold_in``, ``bits`` and the samplers built from bits by
+exact arithmetic (uniform, randint, bernoulli, permutation, ...) give exactly
+jax.random's values for the same key. Samplers that go through a
+transcendental function (normal via erf_inv, gumbel, exponential, ...) agree
+to float32 rounding (an ulp or so), since numlir's erf_inv/log round a little
+differently from XLA's.
 
 Keys are explicit values; split them instead of reusing them::
 
@@ -6,7 +13,7 @@ Keys are explicit values; split them instead of reusing them::
 
     key = random.PRNGKey(0)              # uint32[2], the same bits as jax.random.PRNGKey(0)
     key, sub = random.split(key)
-    x = random.normal(sub, (3, 4))       # the same values as jax.random.normal
+    x = random.normal(sub, (3, 4))       # jax.random.normal's values, to an ulp
 
 ``key(seed)`` returns the same raw ``uint32[2]`` array as ``PRNGKey`` (numlir has
 no typed key dtype); ``key_data``/``wrap_key_data`` therefore return their input.

@@ -429,7 +429,13 @@ Value lower(hlo::ExponentialMinusOneOp, Scalar &s, ValueRange a) {
 /// Giles' single-precision approximation of erfinv ("Approximating the
 /// erfinv function", GPU Computing Gems, 2011).
 Value erfInvGiles(FloatMath &m, Value x) {
-  Value w = m.neg(m.log(m.mul(m.sub(m.c(1.0), x), m.add(m.c(1.0), x))));
+  // w = -log1p(-x^2) (as XLA computes it; -log((1-x)(1+x)) rounds
+  // differently), with Goldberg's log1p: log(u) * t / (u - 1), u = 1 + t.
+  Value t = m.neg(m.mul(x, x));
+  Value u = m.add(m.c(1.0), t);
+  Value log1p = m.s.select(m.eq(u, m.c(1.0)), t,
+                           m.mul(m.log(u), m.div(t, m.sub(u, m.c(1.0)))));
+  Value w = m.neg(log1p);
   Value small = m.poly(m.sub(w, m.c(2.5)),
                        {2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
                         -4.39150654e-06, 0.00021858087, -0.00125372503,

@@ -8,6 +8,8 @@
 #ifndef NUMLIR_LIB_CONVERSION_HLOTOLINALG_LOWERINGS_H
 #define NUMLIR_LIB_CONVERSION_HLOTOLINALG_LOWERINGS_H
 
+#include "numlir/Dialect/HLO/IR/HLO.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -47,6 +49,19 @@ using ScalarBodyFn = llvm::function_ref<mlir::Value(
 mlir::Value buildElementwiseGeneric(mlir::OpBuilder &b, mlir::Location loc,
                                     mlir::RankedTensorType resultType,
                                     mlir::ValueRange inputs, ScalarBodyFn body);
+
+/// The hlo reduction combiners, shared by hlo.reduce and hlo.reduce_window.
+/// On i1, sum and max are `or`, prod and min are `and`.
+numlir::hlo::ReduceKind boolReduceKind(numlir::hlo::ReduceKind kind);
+/// The identity of `kind` on `element` (the original, possibly unsigned,
+/// element type), as a constant of the signless `type`.
+mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc,
+                           numlir::hlo::ReduceKind kind, mlir::Type element,
+                           mlir::Type type);
+/// Combines the accumulator with one element; floats propagate NaN.
+mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc,
+                          numlir::hlo::ReduceKind kind, mlir::Type element,
+                          mlir::Value x, mlir::Value acc);
 
 void populateElementwisePatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);

@@ -28,90 +28,6 @@ using Kind = hlo::ReduceKind;
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Reduction combiners (the same semantics as hlo.reduce)
-//===----------------------------------------------------------------------===//
-
-/// On i1, sum and max are `or`, prod and min are `and`.
-Kind boolKind(Kind kind) {
-  switch (kind) {
-  case Kind::Sum:
-  case Kind::Max:
-  case Kind::Or:
-    return Kind::Or;
-  default:
-    return Kind::And;
-  }
-}
-
-/// The identity of `kind` on `element` (the original, possibly unsigned,
-/// element type), as a constant of the signless `type`.
-Value identity(OpBuilder &b, Location loc, Kind kind, Type element,
-               Type type) {
-  if (auto floatType = dyn_cast<FloatType>(element)) {
-    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
-    APFloat value = kind == Kind::Sum    ? APFloat::getZero(sem)
-                    : kind == Kind::Prod ? APFloat::getOne(sem)
-                    : APFloat::getInf(sem, /*Negative=*/kind == Kind::Max);
-    return arith::ConstantOp::create(b, loc, FloatAttr::get(type, value));
-  }
-  unsigned width = type.getIntOrFloatBitWidth();
-  bool isUnsigned = element.isUnsignedInteger() || width == 1;
-  switch (kind) {
-  case Kind::Sum:
-  case Kind::Or:
-    return intConstant(b, loc, type, APInt::getZero(width));
-  case Kind::Prod:
-    return intConstant(b, loc, type, APInt(width, 1));
-  case Kind::Max:
-    return intConstant(b, loc, type,
-                       isUnsigned ? APInt::getZero(width)
-                                  : APInt::getSignedMinValue(width));
-  case Kind::Min:
-    return intConstant(b, loc, type,
-                       isUnsigned ? APInt::getMaxValue(width)
-                                  : APInt::getSignedMaxValue(width));
-  case Kind::And:
-    return intConstant(b, loc, type, APInt::getAllOnes(width));
-  }
-  llvm_unreachable("unknown reduce kind");
-}
-
-/// Combines the accumulator with one element; floats propagate NaN.
-Value combine(OpBuilder &b, Location loc, Kind kind, Type element, Value x,
-              Value acc) {
-  if (isa<FloatType>(element)) {
-    switch (kind) {
-    case Kind::Sum:
-      return arith::AddFOp::create(b, loc, x, acc);
-    case Kind::Prod:
-      return arith::MulFOp::create(b, loc, x, acc);
-    case Kind::Max:
-      return arith::MaximumFOp::create(b, loc, x, acc);
-    default:
-      return arith::MinimumFOp::create(b, loc, x, acc);
-    }
-  }
-  bool isUnsigned = element.isUnsignedInteger();
-  switch (kind) {
-  case Kind::Sum:
-    return arith::AddIOp::create(b, loc, x, acc);
-  case Kind::Prod:
-    return arith::MulIOp::create(b, loc, x, acc);
-  case Kind::Max:
-    return isUnsigned ? Value(arith::MaxUIOp::create(b, loc, x, acc))
-                      : Value(arith::MaxSIOp::create(b, loc, x, acc));
-  case Kind::Min:
-    return isUnsigned ? Value(arith::MinUIOp::create(b, loc, x, acc))
-                      : Value(arith::MinSIOp::create(b, loc, x, acc));
-  case Kind::And:
-    return arith::AndIOp::create(b, loc, x, acc);
-  case Kind::Or:
-    return arith::OrIOp::create(b, loc, x, acc);
-  }
-  llvm_unreachable("unknown reduce kind");
-}
-
-//===----------------------------------------------------------------------===//
 // Padding and base dilation
 //===----------------------------------------------------------------------===//
 
@@ -217,7 +133,7 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
     Type element = getElementTypeOrSelf(op.getOperand().getType());
     Kind kind = op.getKind();
     if (element.isInteger(1))
-      kind = boolKind(kind);
+      kind = boolReduceKind(kind);
     else if (isa<FloatType>(element) &&
              (kind == Kind::And || kind == Kind::Or))
       return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
@@ -229,7 +145,7 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
       return success();
     }
     Type type = resultType.getElementType();
-    Value init = identity(rewriter, loc, kind, element, type);
+    Value init = reduceIdentity(rewriter, loc, kind, element, type);
     int64_t rank = resultType.getRank();
     SmallVector<int64_t> low, high;
     for (auto [l, h] : op.getPaddingPairs()) {
@@ -263,7 +179,7 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
         ValueRange{filled(rewriter, loc, resultType, init)}, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(
-              b, l, combine(b, l, kind, element, args[0], args[2]));
+              b, l, reduceCombine(b, l, kind, element, args[0], args[2]));
         });
     return success();
   }

@@ -12,7 +12,6 @@ Example::
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 
