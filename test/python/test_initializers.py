@@ -10,10 +10,6 @@ import numlir.lax
 from numlir.nn import initializers as init
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
-NORMALS = ("erf_inv", "erf", "nextafter")
-needs_normal = pytest.mark.skipif(not hasattr(numlir.lax, "erf_inv"), reason="numlir.lax.erf_inv has not landed")
-needs_truncated = pytest.mark.skipif(not all(hasattr(numlir.lax, n) for n in NORMALS),
-                                     reason="numlir.lax.erf/erf_inv/nextafter have not landed")
 
 
 def _check(got, want, dtype=np.float32):
@@ -83,7 +79,6 @@ def test_initializer_under_jit():
     _check(f(numlir.random.PRNGKey(5)), jax.nn.initializers.he_uniform()(jax.random.PRNGKey(5), (6, 4)))
 
 
-@needs_normal
 def test_normal_and_variance_scaling_normal():
     ours, theirs = _both("normal", 0.02)
     _check(ours(numlir.random.PRNGKey(6), (8, 3)), theirs(jax.random.PRNGKey(6), (8, 3)))
@@ -91,7 +86,6 @@ def test_normal_and_variance_scaling_normal():
     _check(ours(numlir.random.PRNGKey(6), (8, 3)), theirs(jax.random.PRNGKey(6), (8, 3)))
 
 
-@needs_truncated
 @pytest.mark.parametrize("name", ["glorot_normal", "he_normal", "lecun_normal", "xavier_normal",
                                   "kaiming_normal"])
 def test_truncated_normal_presets(name):
@@ -99,7 +93,6 @@ def test_truncated_normal_presets(name):
     _check(ours(numlir.random.PRNGKey(7), (16, 8)), theirs(jax.random.PRNGKey(7), (16, 8)))
 
 
-@needs_truncated
 def test_truncated_normal_initializer():
     ours, theirs = _both("truncated_normal", 0.02, lower=-1.0, upper=3.0)
     _check(ours(numlir.random.PRNGKey(8), (50,)), theirs(jax.random.PRNGKey(8), (50,)))

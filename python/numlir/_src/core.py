@@ -314,7 +314,8 @@ class Tracer(ArrayMethods):
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        raise NotImplementedError("iterating over a traced array needs indexing, which is not supported yet")
+        # Like jax: a traced array unpacks into its rows along axis 0.
+        return (self[i] for i in range(self.shape[0]))
 
     def __hash__(self):
         raise TypeError("unhashable type: tracer")

@@ -21,7 +21,9 @@ from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atle
                                       flipud, hsplit, hstack, pad, repeat, roll, rot90, row_stack,
                                       split, stack, take, take_along_axis, tile, trace, tri, tril,
                                       triu, vsplit, vstack)
-from numlir._src.numpy.sorting import argsort, sort
+from numlir._src.numpy.sorting import (argpartition, argsort, lexsort, median, msort, nanmedian,
+                                      nanpercentile, nanquantile, partition, percentile, quantile,
+                                      searchsorted, sort, unique)
 from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
 from numlir._src.numpy.math_extra import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
                                           arctanh, argmax, argmin, around, asin, asinh, atan, atan2,

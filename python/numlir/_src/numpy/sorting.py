@@ -56,3 +56,416 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     iota = shape_ops.broadcasted_iota(np.int32, core.get_aval(a).shape, axis)
     keys = lax_sorting.descending_keys(a) if descending else [a]
     return lax_sorting.sort((*keys, iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+# --- searchsorted -------------------------------------------------------------------------------
+
+
+def _jnp():
+    from numlir import numpy as jnp
+
+    return jnp
+
+
+def _nan_last_lt(x, y):
+    """``x < y`` in sort order: NaNs after every number, ``-0.0 == 0.0``."""
+    jnp = _jnp()
+    if not jnp.issubdtype(core.get_aval(x).dtype, jnp.inexact):
+        return jnp.less(x, y)
+    return jnp.less(x, y) | (jnp.isnan(y) & ~jnp.isnan(x))
+
+
+def _index_dtype(n: int):
+    return np.dtype(np.int32) if n <= np.iinfo(np.int32).max else np.dtype(np.int64)
+
+
+def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
+    """Indices where ``v`` would be inserted into the sorted 1-D ``a`` to keep it sorted.
+
+    ``side="left"`` gives the first such index, ``"right"`` the last; NaNs count as larger
+    than every number (as ``jnp.sort`` orders them). ``method`` is ``"scan"`` (binary search,
+    O(m log n)), ``"scan_unrolled"`` (the same, unrolled), ``"compare_all"`` (O(m n)) or
+    ``"sort"`` (answered by the binary search).
+
+    Example::
+
+        jnp.searchsorted(jnp.array([1., 2., 2., 3.]), jnp.array([2., 5.]))  # [1, 4]
+    """
+    from numlir._src.numpy.util import check_arraylike, promote_dtypes
+
+    jnp = _jnp()
+    check_arraylike("searchsorted", a, v)
+    if side not in ("left", "right"):
+        raise core.value_error(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if method not in ("scan", "scan_unrolled", "compare_all", "sort"):
+        raise core.value_error(f"jnp.searchsorted: unsupported method {method!r}")
+    a, v = jnp.asarray(a), jnp.asarray(v)
+    if a.ndim != 1:
+        raise core.value_error(f"jnp.searchsorted: a should be 1-dimensional, got shape {a.shape}")
+    a, v = promote_dtypes(a, v)
+    if sorter is not None:
+        a = jnp.take(a, sorter)
+    n = a.shape[0]
+    dtype = _index_dtype(n)
+    if n == 0 or v.size == 0:
+        return jnp.zeros(v.shape, dtype)
+    # left: count a[i] < v; right: count a[i] <= v, i.e. not v < a[i].
+    before = ((lambda ai, q: _nan_last_lt(ai, q)) if side == "left"
+              else (lambda ai, q: ~_nan_last_lt(q, ai)))
+    if method == "compare_all":
+        hits = before(jnp.reshape(a, (n,) + (1,) * v.ndim), v)
+        return jnp.sum(hits, axis=0, dtype=dtype)
+
+    def step(lo, hi):  # lower bound of the first i with not before(a[i], v), in [lo, hi]
+        active = lo < hi
+        mid = lo + (hi - lo) // 2
+        go_right = before(jnp.take(a, mid, mode="clip"), v) & active
+        return jnp.where(go_right, mid + 1, lo), jnp.where(go_right | ~active, hi, mid)
+
+    lo, hi = jnp.zeros(v.shape, dtype), jnp.full(v.shape, n, dtype)
+    levels = int(np.ceil(np.log2(n + 1)))
+    if method == "scan_unrolled":
+        for _ in range(levels):
+            lo, hi = step(lo, hi)
+    else:
+        from numlir._src.lax import control_flow
+
+        lo, hi = control_flow.fori_loop(0, levels, lambda _, c: step(*c), (lo, hi))
+    return lo
+
+
+# --- lexsort, msort, partition ----------------------------------------------------------------
+
+
+def lexsort(keys, axis: int = -1):
+    """Indices sorting by several keys; the *last* key is the primary one (stable, NaNs last).
+
+    Example::
+
+        jnp.lexsort([jnp.array([1, 0, 1]), jnp.array([0, 0, -1])])  # [2, 1, 0]
+    """
+    from numlir._src import dtypes
+    from numlir._src.lax import shape_ops
+
+    jnp = _jnp()
+    keys = [jnp.asarray(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({k.shape for k in keys}) > 1:
+        raise core.value_error("jnp.lexsort: all keys need to be the same shape")
+    shape = keys[0].shape
+    if not shape:
+        return jnp.zeros((), dtypes.default_int_dtype())
+    axis = tc.canonical_axis("jnp.lexsort", axis, len(shape))
+    idx_dtype = _index_dtype(shape[axis])
+    if idx_dtype == np.int32:
+        idx_dtype = dtypes.default_int_dtype()
+    iota = shape_ops.broadcasted_iota(idx_dtype, shape, axis)
+    return lax_sorting.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+def msort(a):
+    """``jnp.sort(a, axis=0)``."""
+    return sort(a, axis=0)
+
+
+def _ascending_nan_first_order(x):
+    """Stable ascending argsort of ``x`` along its last axis with NaNs *first* (jax's partition order)."""
+    from numlir._src.lax import shape_ops
+
+    jnp = _jnp()
+    iota = shape_ops.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
+    keys = [~jnp.isnan(x), x] if jnp.issubdtype(x.dtype, jnp.inexact) else [x]
+    return lax_sorting.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys))[-1]
+
+
+def _partition_prepare(name, a, kth, axis):
+    jnp = _jnp()
+    a = jnp.asarray(a)
+    if a.ndim == 0:
+        raise core.value_error(f"jnp.{name}: a must have at least one dimension")
+    axis = tc.canonical_axis(f"jnp.{name}", axis, a.ndim)
+    n = a.shape[axis]
+    kth = tc.canonical_axis(f"jnp.{name}", kth, n)
+    return jnp.swapaxes(a, axis, -1), kth, axis, n
+
+
+def partition(a, kth: int, axis: int = -1):
+    """A copy of ``a`` with the ``kth`` smallest value at index ``kth`` along ``axis``: smaller
+    values (ascending) before it, larger values (descending) after it, as jax orders them.
+
+    Example::
+
+        jnp.partition(jnp.array([5, 1, 4, 2, 3]), 1)  # [1, 2, 5, 4, 3]
+    """
+    jnp = _jnp()
+    x, kth, axis, n = _partition_prepare("partition", a, kth, axis)
+    bottom = jnp.take_along_axis(x, _ascending_nan_first_order(x)[..., :kth + 1], axis=-1)
+    top = lax_sorting.top_k(x, n - kth - 1)[0]
+    return jnp.swapaxes(jnp.concatenate([bottom, top], axis=-1), axis, -1)
+
+
+def argpartition(a, kth: int, axis: int = -1):
+    """Indices that partition ``a`` at ``kth`` (see :func:`partition`); the indices after
+    ``kth`` are in increasing order.
+
+    Example::
+
+        jnp.argpartition(jnp.array([5, 1, 4, 2, 3]), 1)  # [1, 3, 0, 2, 4]
+    """
+    from numlir._src.lax import shape_ops
+
+    jnp = _jnp()
+    x, kth, axis, n = _partition_prepare("argpartition", a, kth, axis)
+    order = _ascending_nan_first_order(x)
+    iota = shape_ops.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
+    rank = lax_sorting.sort((order, iota), dimension=x.ndim - 1, num_keys=1)[1]
+    rest = lax_sorting.sort((rank <= kth, iota), dimension=x.ndim - 1, num_keys=1)[1]
+    out = jnp.concatenate([order[..., :kth + 1], rest[..., :n - kth - 1]], axis=-1)
+    return jnp.swapaxes(out, axis, -1)
+
+
+# --- quantiles --------------------------------------------------------------------------------
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _reduce_to_last_axis(name, a, axis, keepdims):
+    """``a`` with the reduced axes merged into its last axis, and the kept-dims output shape."""
+    jnp = _jnp()
+    if axis is None:
+        return jnp.ravel(a), (1,) * a.ndim if keepdims else ()
+    axes = tc.canonical_axes(f"jnp.{name}", axis, a.ndim)
+    kept = [d for d in range(a.ndim) if d not in axes]
+    x = jnp.transpose(a, kept + list(axes))
+    batch = tuple(a.shape[d] for d in kept)
+    x = jnp.reshape(x, batch + (int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),))
+    out = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims else batch
+    return x, out
+
+
+def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
+    from numlir._src.numpy.util import check_arraylike, promote_dtypes_inexact
+
+    jnp = _jnp()
+    check_arraylike(name, a, q)
+    if method not in _QUANTILE_METHODS:
+        raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
+    (a,), (q,) = promote_dtypes_inexact(jnp.asarray(a)), promote_dtypes_inexact(jnp.asarray(q))
+    if q.ndim > 1:
+        raise core.value_error(f"jnp.{name}: q must have rank <= 1, got shape {q.shape}")
+    x, out_shape = _reduce_to_last_axis(name, a, axis, keepdims)
+    n = x.shape[-1]
+    nan = jnp.isnan(x)
+    if ignore_nan:
+        count = jnp.sum(~nan, axis=-1, keepdims=True).astype(q.dtype)
+    else:  # one NaN makes the whole slice NaN
+        x = jnp.where(jnp.any(nan, axis=-1, keepdims=True), jnp.asarray(np.nan, x.dtype), x)
+        count = jnp.full(x.shape[:-1] + (1,), n, q.dtype)
+    x = sort(x, axis=-1)
+    pos = jnp.reshape(q, (1,) * (x.ndim - 1) + (q.size,)) * (count - 1)  # batch..., Q
+    low, high = jnp.floor(pos), jnp.ceil(pos)
+    frac = pos - low
+    last = jnp.maximum(count - 1, 0)
+    low = jnp.clip(low, 0, last).astype(np.int32)
+    high = jnp.clip(high, 0, last).astype(np.int32)
+    low_v = jnp.take_along_axis(x, low, axis=-1)
+    high_v = jnp.take_along_axis(x, high, axis=-1)
+    if method == "linear":
+        result = low_v.astype(q.dtype) * (1 - frac) + high_v.astype(q.dtype) * frac
+    elif method == "lower":
+        result = low_v
+    elif method == "higher":
+        result = high_v
+    elif method == "midpoint":
+        result = (low_v + high_v) * jnp.asarray(0.5, low_v.dtype)
+    else:
+        result = jnp.where(frac <= 0.5, low_v, high_v)
+    result = jnp.reshape(_last_to_front(result), q.shape + out_shape)
+    return result.astype(a.dtype)
+
+
+def _last_to_front(x):
+    return _jnp().transpose(x, (x.ndim - 1,) + tuple(range(x.ndim - 1)))
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+             keepdims: bool = False):
+    """The ``q``-th quantiles (``0 <= q <= 1``, scalar or 1-D) of ``a`` over ``axis``; a NaN in a
+    slice makes its quantile NaN. ``q``'s axis comes first in the result.
+
+    Example::
+
+        jnp.quantile(jnp.array([1., 2., 3., 4.]), 0.5)  # 2.5
+    """
+    if out is not None or overwrite_input:
+        raise core.value_error("jnp.quantile does not support overwrite_input=True or out != None")
+    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False):
+    """:func:`quantile` ignoring NaNs (NaN only where a slice is all NaN).
+
+    Example::
+
+        jnp.nanquantile(jnp.array([1., jnp.nan, 3.]), 0.5)  # 2.0
+    """
+    if out is not None or overwrite_input:
+        raise core.value_error("jnp.nanquantile does not support overwrite_input=True or out != None")
+    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
+
+
+def _percent(q):
+    from numlir._src.numpy.util import promote_dtypes_inexact
+
+    (q,) = promote_dtypes_inexact(_jnp().asarray(q))
+    return q / 100
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False):
+    """:func:`quantile` with ``q`` in percent (0..100).
+
+    Example::
+
+        jnp.percentile(jnp.array([1., 2., 3., 4., 5.]), 25)  # 2.0
+    """
+    return quantile(a, _percent(q), axis, out, overwrite_input, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False):
+    """:func:`nanquantile` with ``q`` in percent (0..100)."""
+    return nanquantile(a, _percent(q), axis, out, overwrite_input, method, keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """The median over ``axis`` (the midpoint of the two middle values for even sizes).
+
+    Example::
+
+        jnp.median(jnp.array([3., 1., 4., 2.]))  # 2.5
+    """
+    return quantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
+    """:func:`median` ignoring NaNs."""
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+# --- unique -----------------------------------------------------------------------------------
+
+_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can specify "
+                     "a concrete value for the size argument, which will determine the output size.")
+
+
+def _true_indices(mask, size: int, fill: int):
+    """The first ``size`` indices where the 1-D ``mask`` is True, padded with ``fill``."""
+    from numlir._src import dtypes
+    from numlir._src.lax import shape_ops
+
+    jnp = _jnp()
+    n = mask.shape[0]
+    iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
+    idx = lax_sorting.sort((~mask, iota), num_keys=1)[1][:size]  # Trues first, in order
+    if size > n:
+        idx = jnp.concatenate([idx, jnp.zeros((size - n,), idx.dtype)])
+    valid = jnp.arange(size) < jnp.sum(mask)
+    return jnp.where(valid, idx, jnp.asarray(fill, idx.dtype))
+
+
+def _sorted_with_boundaries(aux, equal_nan: bool):
+    """``aux`` (unique along axis 0) sorted by rows, the permutation, and where new values start."""
+    from numlir._src import dtypes
+    from numlir._src.lax import shape_ops
+
+    jnp = _jnp()
+    n = aux.shape[0]
+    rows = jnp.reshape(aux, (n, -1))
+    iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
+    cols = [rows[:, j] for j in range(rows.shape[1])]
+    perm = lax_sorting.sort((*cols, iota), num_keys=len(cols))[-1]
+    rows = jnp.take(rows, perm, axis=0)
+    differs = rows[1:] != rows[:-1]
+    if equal_nan and jnp.issubdtype(rows.dtype, jnp.inexact):
+        differs = differs & ~(jnp.isnan(rows[1:]) & jnp.isnan(rows[:-1]))
+    first = jnp.concatenate([jnp.ones((1,), bool), jnp.any(differs, axis=1)])
+    return jnp.take(aux, perm, axis=0), perm, first
+
+
+def unique(ar, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
+           size: int | None = None, fill_value=None, sorted: bool = True):  # noqa: A002
+    """The sorted unique values of ``ar`` (flattened, or sub-arrays along ``axis``), optionally
+    with the first index of each, the inverse mapping and the counts.
+
+    The result size depends on the data, so under jit ``size`` must be given: the output then
+    has exactly ``size`` entries, padded with ``fill_value`` (default: the smallest unique value;
+    padded indices and counts use index 0 and count 0).
+
+    Example::
+
+        jnp.unique(jnp.array([3, 1, 3, 2]))  # [1, 2, 3]
+        numlir.jit(lambda x: jnp.unique(x, size=4, fill_value=0))(jnp.array([3, 1, 3, 2]))  # [1, 2, 3, 0]
+    """
+    from numlir._src import dtypes
+    from numlir._src.numpy.util import check_arraylike
+
+    jnp = _jnp()
+    check_arraylike("unique", ar)
+    if size is None and isinstance(ar, core.Tracer):
+        raise core.ConcretizationTypeError(core._with_location(
+            f"Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {ar.aval.str_short()}.\nThe error arose for the first argument of "
+            f"jnp.unique(). {_UNIQUE_SIZE_HINT}"))
+    if size is not None:
+        if isinstance(size, core.Tracer):
+            raise core.ConcretizationTypeError(core._with_location(
+                f"The error arose for the size argument of jnp.unique(). {_UNIQUE_SIZE_HINT}"))
+        size = int(size)
+    ar = jnp.asarray(ar)
+    shape, flat = ar.shape, axis is None
+    if flat:
+        ar, axis = jnp.ravel(ar), 0
+    else:
+        axis = tc.canonical_axis("jnp.unique", axis, ar.ndim)
+    n = ar.shape[axis]
+    if n == 0 and size and fill_value is None:
+        raise core.value_error("jnp.unique: for zero-sized input with nonzero size argument, "
+                               "fill_value must be specified")
+    aux = jnp.swapaxes(ar, 0, axis) if axis else ar
+    int_dtype = dtypes.default_int_dtype()
+    if aux.size == 0:
+        values = aux if not size else jnp.full((size,) + aux.shape[1:], fill_value, aux.dtype)
+        rets = [jnp.swapaxes(values, 0, axis) if axis else values]
+        empty = jnp.zeros((0,), int_dtype)
+        if return_index:
+            rets.append(empty)
+        if return_inverse:
+            rets.append(jnp.zeros(shape if flat else (n,), int_dtype))
+        if return_counts:
+            rets.append(jnp.full((1,), n, int_dtype) if n else empty)
+        return rets[0] if len(rets) == 1 else tuple(rets)
+
+    aux, perm, first = _sorted_with_boundaries(aux, equal_nan)
+    num_unique = jnp.sum(first)
+    if size is None:
+        size = int(num_unique)  # eager: the input is concrete
+    ind = _true_indices(first, size, 0)
+    values = jnp.take(aux, ind, axis=0)
+    if fill_value is not None:
+        valid = jnp.reshape(jnp.arange(size) < num_unique, (size,) + (1,) * (aux.ndim - 1))
+        values = jnp.where(valid, values, jnp.asarray(fill_value).astype(values.dtype))
+    rets = [jnp.swapaxes(values, 0, axis) if axis else values]
+    if return_index:
+        rets.append(jnp.take(perm, ind))
+    if return_inverse:
+        group = jnp.cumsum(first).astype(int_dtype) - 1
+        inverse = jnp.take(group, argsort(perm))
+        rets.append(jnp.reshape(inverse, shape) if flat else inverse)
+    if return_counts:
+        starts = _true_indices(first, size + 1, n)
+        rets.append(starts[1:] - starts[:-1])
+    return rets[0] if len(rets) == 1 else tuple(rets)
