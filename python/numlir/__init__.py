@@ -12,9 +12,11 @@ Example::
 """
 
 from numlir._src import config
+from numlir._src.ad import jacfwd, jvp, linearize
 from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
 from numlir._src.array import Array
 from numlir._src.backends import CompileError
+from numlir._src.batching import vmap
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
 from numlir import lax, nn, numpy, random, tree_util
@@ -23,5 +25,6 @@ from numlir import lax, nn, numpy, random, tree_util
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "compile", "config",
-    "devices", "jit", "lax", "make_graph", "nn", "numpy", "random", "tree_util",
+    "devices", "jacfwd", "jit", "jvp", "lax", "linearize", "make_graph", "nn", "numpy", "random", "tree_util",
+    "vmap",
 ]

@@ -250,3 +250,21 @@ func.func @main(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf3
     np.testing.assert_allclose(logistic, expected, rtol=1e-6)  # no NaN at +-200
     with np.errstate(invalid="ignore", divide="ignore"):
         np.testing.assert_allclose(rsqrt[4], 1 / np.sqrt(np.float32(200.0)), rtol=1e-6)
+
+
+def test_dot_without_contraction_feeding_a_contraction():
+    # Regression: the product-only dot used to accumulate into its init, and
+    # elementwise fusion then summed it across the consumer's loop.
+    run = compile_hlo(
+        """
+func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>, %z: tensor<2x2xf32>) -> tensor<2xf32> {
+  %0 = hlo.dot_general %x, %y, batch_dims = [0] x [0], contracting_dims = [] x [] : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  %1 = hlo.dot_general %0, %z, batch_dims = [] x [], contracting_dims = [0] x [0] : tensor<2xf32>, tensor<2x2xf32> -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}"""
+    )
+    x = np.array([1.5, 1.0], np.float32)
+    y = np.array([-2.0, 1.0], np.float32)
+    z = np.array([[1.0, 2.0], [1.0, 1.0]], np.float32)
+    (out,) = run([x, y, z], [((2,), np.float32)])
+    np.testing.assert_allclose(out, (x * y) @ z)

@@ -5,6 +5,7 @@ operands of one dtype (Python scalars are weakly typed and must match).
 """
 
 from numlir._src.lax.dot import dot_general
+from numlir._src.lax.elementwise import stop_gradient_p
 from numlir._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
 from numlir._src.lax.sorting import sort, sort_key_val, top_k
 from numlir._src.lax.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
@@ -70,3 +71,21 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
     lhs_nd = core.get_aval(lhs).ndim
     return dot_general(lhs, rhs, (((lhs_nd - 1,), (0,)), ((), ())), precision, preferred_element_type)
+
+
+def stop_gradient(x):
+    """``x`` unchanged (a pytree of arrays); it only blocks differentiation.
+
+    Example::
+
+        >>> import numlir.numpy as jnp
+        >>> from numlir import lax
+        >>> lax.stop_gradient(jnp.ones(2))
+        Array([1., 1.], dtype=float32)
+    """
+    from numlir._src.lax.elementwise import stop_gradient as stop_gradient_leaf
+    from numlir._src.numpy.array_api import asarray
+    from numlir.tree_util import tree_map
+
+    # Each leaf goes through the stop_gradient primitive, whose JVP is zero.
+    return tree_map(lambda v: stop_gradient_leaf(asarray(v)), x)

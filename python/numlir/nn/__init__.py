@@ -24,6 +24,7 @@ def silu(x):
 
 
 swish = silu
+tanh = jnp.tanh
 
 
 def softplus(x):

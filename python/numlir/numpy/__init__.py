@@ -16,6 +16,7 @@ from numlir._src.numpy.array_api import (arange, array, asarray, astype, broadca
                                          promote_types, ravel, reshape, result_type, shape, size,
                                          squeeze, swapaxes, transpose, vdot, zeros, zeros_like)
 from numlir._src.numpy.cumulative import cumprod, cumsum
+from numlir._src.numpy.linalg_ops import einsum, identity, inner, moveaxis, tensordot
 from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atleast_3d, column_stack,
                                       concatenate, diag, diagonal, dsplit, dstack, flip, fliplr,
                                       flipud, hsplit, hstack, pad, repeat, roll, rot90, row_stack,
@@ -56,3 +57,5 @@ inexact, floating = _np.inexact, _np.floating
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
 pow = power  # noqa: A001
+
+from numlir.numpy import linalg  # noqa: E402 - numlir.numpy.linalg

@@ -91,3 +91,20 @@ func.func @dot_vectors_to_scalar(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor
   %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [0] x [0] : tensor<3xf32>, tensor<3xf32> -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Without contracting dimensions every element is one product, written into
+// an empty tensor: the generic must not read its init, or elementwise fusion
+// would accumulate it inside a consumer's loops.
+// CHECK-LABEL: func.func @dot_without_contraction
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[EMPTY]] : tensor<2xf32>)
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[P]] : f32
+func.func @dot_without_contraction(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = hlo.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [] x [] : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -73,23 +73,26 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
     Type type = resultType.getElementType();
     Value zero = isa<FloatType>(type) ? floatConstant(rewriter, loc, type, 0.0)
                                       : intConstant(rewriter, loc, type, 0);
-    Value init = linalg::FillOp::create(
-                     rewriter, loc, ValueRange{zero},
-                     ValueRange{emptyTensor(rewriter, loc, resultType)})
-                     .getResult(0);
+    // The zero-filled accumulator, made only by lowerings that accumulate.
+    auto zeroFilled = [&] {
+      return linalg::FillOp::create(
+                 rewriter, loc, ValueRange{zero},
+                 ValueRange{emptyTensor(rewriter, loc, resultType)})
+          .getResult(0);
+    };
     ValueRange inputs = adaptor.getOperands();
 
     switch (classify(op)) {
     case Canonical::Matmul:
       rewriter.replaceOp(op, linalg::MatmulOp::create(
                                  rewriter, loc, TypeRange{resultType}, inputs,
-                                 ValueRange{init})
+                                 ValueRange{zeroFilled()})
                                  ->getResult(0));
       return success();
     case Canonical::BatchMatmul:
       rewriter.replaceOp(op, linalg::BatchMatmulOp::create(
                                  rewriter, loc, TypeRange{resultType}, inputs,
-                                 ValueRange{init})
+                                 ValueRange{zeroFilled()})
                                  ->getResult(0));
       return success();
     case Canonical::None:
@@ -121,8 +124,27 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
     SmallVector<utils::IteratorType> iterators(resultRank,
                                                utils::IteratorType::parallel);
     iterators.append(numContracting, utils::IteratorType::reduction);
+    // Without contracting dimensions each result element is one product:
+    // write it into an empty tensor instead of accumulating into a filled
+    // one. (A generic that reads its init is not elementwise, and
+    // linalg-fuse-elementwise-ops would otherwise fuse it into a consumer's
+    // loop nest and accumulate across the consumer's iterations.)
+    if (numContracting == 0) {
+      rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+          op, TypeRange{resultType}, inputs,
+          ValueRange{emptyTensor(rewriter, loc, resultType)}, maps, iterators,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value product =
+                isa<FloatType>(type)
+                    ? Value(arith::MulFOp::create(b, l, args[0], args[1]))
+                    : Value(arith::MulIOp::create(b, l, args[0], args[1]));
+            linalg::YieldOp::create(b, l, product);
+          });
+      return success();
+    }
     rewriter.replaceOpWithNewOp<linalg::GenericOp>(
-        op, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+        op, TypeRange{resultType}, inputs, ValueRange{zeroFilled()}, maps,
+        iterators,
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
           Location l = nestedLoc;
           Value sum;

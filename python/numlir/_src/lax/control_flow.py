@@ -22,7 +22,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import core, dispatch, dtypes, lowering
+from numlir._src import batching, core, dispatch, dtypes, lowering
+from numlir._src import ad
 
 # --- Tracing sub-graphs -------------------------------------------------------------
 
@@ -120,6 +121,70 @@ def _cond_lowering(ctx, index, *args, branches, const_counts):
     else:
         op = f"hlo.case {index}{results} {', '.join(regions)}"
     return ctx.emit_results(op, len(ctx.avals_out))
+
+
+def _cond_batch_rule(axis_size, args, dims, *, branches, const_counts):
+    from numlir._src.lax import elementwise, shape_ops
+
+    (index, *rest), (index_dim, *rest_dims) = args, dims
+    num_consts = sum(const_counts)
+    consts, operands = rest[:num_consts], rest[num_consts:]
+    cdims, odims = rest_dims[:num_consts], rest_dims[num_consts:]
+    branch_args, start = [], 0
+    for count in const_counts:
+        branch_args.append((consts[start:start + count], cdims[start:start + count]))
+        start += count
+    out_batched = [False] * len(branches[0].out_avals)
+    for g, (c, cd) in zip(branches, branch_args):
+        flags = batching.graph_out_batched(g, axis_size, list(cd) + list(odims))
+        out_batched = [a or b for a, b in zip(out_batched, flags)]
+    if index_dim is not None:  # per-example branch: run every branch and select
+        out_batched = [True] * len(out_batched)
+    funs = [batching.batch_graph_fn(g, axis_size, list(cd) + list(odims), out_batched)
+            for g, (c, cd) in zip(branches, branch_args)]
+    if index_dim is None:
+        names = [f"branch {i}" for i in range(len(branches))]
+        wrapped = [lambda *ops, f=f, c=c: f(*c, *ops) for f, (c, _) in zip(funs, branch_args)]
+        outs = _switch("lax.cond", index, wrapped, names, operands)
+        return list(outs), [0 if b else None for b in out_batched]
+    index = batching.moveaxis(index, index_dim, 0)
+    results = [f(*c, *operands) for f, (c, _) in zip(funs, branch_args)]
+    outs = results[0]
+    for i, branch_outs in enumerate(results[1:], 1):
+        pick = elementwise.eq(index, np.full((), i, np.int32))
+        outs = [elementwise.select(
+            shape_ops.broadcast_in_dim(pick, core.get_aval(a).shape, (0,)), b, a)
+            for a, b in zip(outs, branch_outs)]
+    return outs, [0] * len(outs)
+
+
+core.batching_rules[cond_p] = _cond_batch_rule
+
+
+def _cond_jvp(primals, tangents, *, branches, const_counts):
+    # Each branch's JVP takes every operand (all branches' consts, then the operands) and
+    # the nonzero tangents; the JVP graphs' own constants lead the new operand list.
+    index, args = primals[0], list(primals[1:])
+    nonzeros = [not isinstance(t, ad.Zero) for t in tangents[1:]]
+    avals = [core.get_aval(a) for a in args]
+    num_consts = sum(const_counts)
+    graphs, new_consts, starts = [], [], np.cumsum((0,) + tuple(const_counts))
+    for graph, start, count in zip(branches, starts, const_counts):
+        def fun(*xs, graph=graph, start=start, count=count):
+            return core.eval_graph(graph.graph, graph.consts,
+                                   *xs[start:start + count], *xs[num_consts:])
+        g, consts, _ = ad.jvp_graph(fun, avals, nonzeros)
+        graphs.append(g)
+        new_consts.append(consts)
+    params = dict(branches=tuple(graphs), const_counts=tuple(len(c) for c in new_consts))
+    operands = [index, *[c for cs in new_consts for c in cs], *args,
+                *[t for t in tangents[1:] if not isinstance(t, ad.Zero)]]
+    outs = _bind(cond_p, operands, params)
+    n = len(branches[0].out_avals)
+    return outs[:n], outs[n:]
+
+
+core.jvp_rules[cond_p] = _cond_jvp
 
 
 def _switch(what: str, index, branches: Sequence[Callable], names: Sequence[str], operands):
@@ -242,6 +307,99 @@ def _while_lowering(ctx, *args, cond_graph, body_graph, cond_nconsts, body_ncons
     body_region = ctx.lower_region(body_graph, body_consts + carried)
     op = f"hlo.while ({header}){' : ' + types if types else ''} cond {cond_region} do {body_region}"
     return ctx.emit_results(op, len(init))
+
+
+def _while_batch_rule(axis_size, args, dims, *, cond_graph, body_graph, cond_nconsts,
+                      body_nconsts):
+    from numlir._src.lax import elementwise, reduction, shape_ops
+
+    cconsts, bconsts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
+    init = args[cond_nconsts + body_nconsts:]
+    cdims, bdims = dims[:cond_nconsts], dims[cond_nconsts:cond_nconsts + body_nconsts]
+    idims = dims[cond_nconsts + body_nconsts:]
+    carry_b = [d is not None for d in idims]
+    while True:  # a carry is batched if it starts batched or the body makes it so
+        as_dims = [0 if b else None for b in carry_b]
+        pred_b = batching.graph_out_batched(cond_graph, axis_size, list(cdims) + as_dims)[0]
+        if pred_b:
+            carry_b = [True] * len(carry_b)
+        flags = batching.graph_out_batched(body_graph, axis_size, list(bdims) + as_dims)
+        new = [a or b for a, b in zip(carry_b, flags)]
+        if new == carry_b and not (pred_b and not all(carry_b)):
+            break
+        carry_b = new
+    as_dims = [0 if b else None for b in carry_b]
+    cond_f = batching.batch_graph_fn(cond_graph, axis_size, list(cdims) + as_dims, [pred_b])
+    body_f = batching.batch_graph_fn(body_graph, axis_size, list(bdims) + as_dims, carry_b)
+    init = [batching.bdim_to_front(x, d, axis_size) if b else x
+            for x, d, b in zip(init, idims, carry_b)]
+
+    def cond_fun(carry):
+        pred = cond_f(*cconsts, *carry)[0]
+        return reduction.reduce_or(pred, (0,)) if pred_b else pred
+
+    def body_fun(carry):
+        new = body_f(*bconsts, *carry)
+        if not pred_b:
+            return new
+        pred = cond_f(*cconsts, *carry)[0]  # finished lanes keep their carry
+        return [elementwise.select(shape_ops.broadcast_in_dim(pred, core.get_aval(n).shape, (0,)),
+                                   n, o) for n, o in zip(new, carry)]
+
+    outs = while_loop(cond_fun, body_fun, list(init))
+    return outs, as_dims
+
+
+core.batching_rules[while_p] = _while_batch_rule
+
+
+def _while_jvp(primals, tangents, *, cond_graph, body_graph, cond_nconsts, body_nconsts):
+    # The carry's tangents join the carry; which of them are nonzero is found as a fixed
+    # point of the body's JVP (a zero tangent can become nonzero after one iteration).
+    cond_consts = list(primals[:cond_nconsts])
+    body_consts = list(primals[cond_nconsts:cond_nconsts + body_nconsts])
+    init = list(primals[cond_nconsts + body_nconsts:])
+    bc_nz = [not isinstance(t, ad.Zero) for t in tangents[cond_nconsts:cond_nconsts + body_nconsts]]
+    init_t = list(tangents[cond_nconsts + body_nconsts:])
+    carry_nz = [not isinstance(t, ad.Zero) for t in init_t]
+    body_avals = [core.get_aval(x) for x in body_consts] + list(body_graph.out_avals)
+
+    def body_fun(*xs):
+        return core.eval_graph(body_graph.graph, body_graph.consts, *xs)
+
+    while True:
+        graph, consts, out_nz = ad.jvp_graph(body_fun, body_avals, bc_nz + carry_nz,
+                                             instantiate_out=carry_nz)
+        if out_nz == carry_nz:
+            break
+        carry_nz = [a or b for a, b in zip(carry_nz, out_nz)]
+    n_bc = len(consts) + body_nconsts + sum(bc_nz)
+    # The JVP graph takes (consts, body consts, carry, const tangents, carry tangents):
+    # move the const tangents ahead of the carry.
+    g = graph.graph
+    k = len(consts) + body_nconsts
+    n_carry = len(init)
+    invars = g.invars[:k] + g.invars[k + n_carry:k + n_carry + sum(bc_nz)] + g.invars[k:k + n_carry] \
+        + g.invars[k + n_carry + sum(bc_nz):]
+    new_body = core.ClosedGraph(core.Graph([], invars, g.eqns, g.outvars), [])
+    n_t = sum(carry_nz)
+    cg = cond_graph.graph
+    pad_vars = [core.Var(a.strip_weak_type()) for a, nz in zip(body_graph.out_avals, carry_nz) if nz]
+    new_cond = core.ClosedGraph(core.Graph([], cg.invars + pad_vars, cg.eqns, cg.outvars), [])
+    init_tangents = [ad.instantiate(t) for t, nz in zip(init_t, carry_nz) if nz]
+    body_tangents = [t for t in tangents[cond_nconsts:cond_nconsts + body_nconsts]
+                     if not isinstance(t, ad.Zero)]
+    params = dict(cond_graph=new_cond, body_graph=new_body, cond_nconsts=cond_nconsts,
+                  body_nconsts=n_bc)
+    outs = _bind(while_p, [*cond_consts, *consts, *body_consts, *body_tangents, *init,
+                           *init_tangents], params)
+    t_iter = iter(outs[n_carry:n_carry + n_t])
+    t_outs = [next(t_iter) if nz else ad.Zero(a.strip_weak_type())
+              for a, nz in zip(body_graph.out_avals, carry_nz)]
+    return outs[:n_carry], t_outs
+
+
+core.jvp_rules[while_p] = _while_jvp
 
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):

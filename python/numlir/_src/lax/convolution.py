@@ -12,6 +12,7 @@ import operator
 from typing import NamedTuple, Sequence
 
 from numlir._src import core, dtypes
+from numlir._src import ad
 from numlir._src.lax import type_checks as tc
 
 
@@ -232,6 +233,9 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 
 
 # --- public API -------------------------------------------------------------------
+
+
+ad.defbilinear(conv_general_dilated_p)
 
 
 def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,

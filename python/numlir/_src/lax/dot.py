@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from numlir._src import core, dtypes
+from numlir._src import batching, core, dtypes
+from numlir._src import ad
 from numlir._src.lax import type_checks as tc
 
 dot_general_p = core.Primitive("dot_general")
@@ -59,6 +60,35 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
         f"hlo.dot_general {operands[0]}, {operands[1]}, batch_dims = {list(lb)} x {list(rb)}, "
         f"contracting_dims = {list(lc)} x {list(rc)} : {types[0]}, {types[1]} -> {ctx.type_out()}"
     )
+
+
+def _dot_general_batch_rule(axis_size, args, dims, *, dimension_numbers, precision,
+                            preferred_element_type):
+    (lhs, rhs), (ld, rd) = args, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if ld is not None and rd is not None:  # the vmapped axis becomes a dot batch dimension
+        lhs, rhs = batching.moveaxis(lhs, ld, 0), batching.moveaxis(rhs, rd, 0)
+        up = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+        dn = ((up(lc), up(rc)), ((0, *up(lb)), (0, *up(rb))))
+        out_dim = 0
+    elif ld is not None:  # a free dimension of lhs
+        lc, lb = (tuple(batching.shifted(d, ld) for d in ds) for ds in (lc, lb))
+        free = [i for i in range(core.get_aval(lhs).ndim) if i not in lc + lb]
+        dn, out_dim = ((lc, rc), (lb, rb)), len(lb) + free.index(ld)
+    else:  # a free dimension of rhs
+        rc, rb = (tuple(batching.shifted(d, rd) for d in ds) for ds in (rc, rb))
+        lfree = core.get_aval(lhs).ndim - len(lc) - len(lb)
+        free = [i for i in range(core.get_aval(rhs).ndim) if i not in rc + rb]
+        dn, out_dim = ((lc, rc), (lb, rb)), len(lb) + lfree + free.index(rd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                             preferred_element_type=preferred_element_type)
+    return out, out_dim
+
+
+core.batching_rules[dot_general_p] = _dot_general_batch_rule
+
+
+ad.defbilinear(dot_general_p)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import ad, core, dtypes
+from numlir._src import batching
 from numlir._src.lax import type_checks as tc
 
 # --- Unary ------------------------------------------------------------------------
@@ -26,6 +27,8 @@ def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
     @prim.def_lowering
     def _lowering(ctx, x):
         return ctx.emit(f"hlo.{hlo_op} {x} : {ctx.type_out()}")
+
+    core.batching_rules[prim] = batching.broadcast_batcher(prim)
 
     return prim
 
@@ -116,6 +119,20 @@ def bitwise_not(x):
     return not_p.bind(x)
 
 
+ad.deflinear(neg_p)
+ad.defjvp(abs_p, lambda t, x: select(ge(x, ad.const(x, 0)), t, neg(t)))
+ad.defjvp(exp_p, lambda t, x: mul(t, exp(x)))
+ad.defjvp(log_p, lambda t, x: div(t, x))
+ad.defjvp(tanh_p, lambda t, x: mul(t, sub(ad.const(x, 1), mul(tanh(x), tanh(x)))))
+ad.defjvp(logistic_p, lambda t, x: mul(t, mul(logistic(x), sub(ad.const(x, 1), logistic(x)))))
+ad.defjvp(sqrt_p, lambda t, x: div(t, mul(ad.const(x, 2), sqrt(x))))
+ad.defjvp(rsqrt_p, lambda t, x: mul(t, mul(ad.const(x, -0.5), div(rsqrt(x), x))))
+ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
+for _p in (sign_p, floor_p, ceil_p, not_p):
+    ad.defzero(_p)
+
+
 # --- Binary -------------------------------------------------------------------------
 
 
@@ -144,6 +161,8 @@ def _binary(name: str, hlo_op: str, accepted) -> core.Primitive:
     def _lowering(ctx, x, y):
         x, y = _broadcast_operands(ctx, x, y)
         return ctx.emit(f"hlo.{hlo_op} {x}, {y} : {ctx.type_out()}")
+
+    core.batching_rules[prim] = batching.broadcast_batcher(prim)
 
     return prim
 
@@ -216,6 +235,38 @@ def bitwise_xor(x, y):
     return xor_p.bind(x, y)
 
 
+def _balanced_eq(x, out, y):
+    # 1 where x alone is the extremum, 1/2 where x and y tie (as jax), else 0.
+    one, half, zero = ad.const(out, 1), ad.const(out, 0.5), ad.const(out, 0)
+    return select(eq(x, out), select(eq(y, out), half, one), zero)
+
+
+def _pow_jvp_base(t, x, y):
+    zero = ad.const(y, 0)
+    slope = select(eq(y, zero), ad.const(x, 0), mul(y, pow(x, sub(y, ad.const(y, 1)))))
+    return mul(t, slope)
+
+
+def _pow_jvp_exponent(t, x, y):
+    safe_x = select(eq(x, ad.const(x, 0)), ad.const(x, 1), x)
+    return mul(t, mul(log(safe_x), pow(x, y)))
+
+
+ad.defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
+ad.defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
+ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: neg(div(mul(t, x), mul(y, y))))
+ad.defjvp(rem_p, lambda t, x, y: t,
+          lambda t, x, y: neg(mul(t, mul(sign(div(x, y)), floor(abs(div(x, y)))))))
+ad.defjvp(max_p, lambda t, x, y: mul(t, _balanced_eq(x, max(x, y), y)),
+          lambda t, x, y: mul(t, _balanced_eq(y, max(x, y), x)))
+ad.defjvp(min_p, lambda t, x, y: mul(t, _balanced_eq(x, min(x, y), y)),
+          lambda t, x, y: mul(t, _balanced_eq(y, min(x, y), x)))
+ad.defjvp(pow_p, _pow_jvp_base, _pow_jvp_exponent)
+for _p in (and_p, or_p, xor_p):
+    ad.defzero(_p)
+
+
 # --- Compare ---------------------------------------------------------------------------
 
 
@@ -231,6 +282,8 @@ def _compare(name: str, direction: str) -> core.Primitive:
         from numlir._src.lowering import tensor_type
 
         return ctx.emit(f"hlo.compare {direction}, {x}, {y} : {tensor_type(operand_type)} -> {ctx.type_out()}")
+
+    core.batching_rules[prim] = batching.broadcast_batcher(prim)
 
     return prim
 
@@ -273,6 +326,10 @@ def ge(x, y):
     return ge_p.bind(x, y)
 
 
+for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    ad.defzero(_p)
+
+
 # --- Select ------------------------------------------------------------------------------
 
 select_p = core.Primitive("select")
@@ -296,6 +353,21 @@ def _select_lowering(ctx, pred, on_true, on_false):
     return ctx.emit(f"hlo.select {pred}, {on_true}, {on_false} : {pred_type}, {ctx.type_out()}")
 
 
+core.batching_rules[select_p] = batching.broadcast_batcher(select_p)
+
+
+def _select_jvp(primals, tangents):
+    pred, on_true, on_false = primals
+    out = select(pred, on_true, on_false)
+    _, t_true, t_false = tangents
+    if isinstance(t_true, ad.Zero) and isinstance(t_false, ad.Zero):
+        return out, ad.Zero(core.get_aval(out).strip_weak_type())
+    return out, select(pred, ad.instantiate(t_true), ad.instantiate(t_false))
+
+
+core.jvp_rules[select_p] = _select_jvp
+
+
 def select(pred, on_true, on_false):
     """Elementwise ``on_true if pred else on_false`` (same dtypes; pred is bool)."""
     return select_p.bind(pred, on_true, on_false)
@@ -316,6 +388,31 @@ def _convert_lowering(ctx, operand, *, new_dtype, weak_type):
     if ctx.avals_in[0].dtype == ctx.avals_out[0].dtype:
         return operand
     return ctx.emit(f"hlo.convert {operand} : {ctx.type_in()} -> {ctx.type_out()}")
+
+
+core.batching_rules[convert_element_type_p] = batching.broadcast_batcher(convert_element_type_p)
+
+
+stop_gradient_p = core.Primitive("stop_gradient")
+stop_gradient_p.def_abstract_eval(lambda x: x)
+stop_gradient_p.def_lowering(lambda ctx, x: x)
+ad.defzero(stop_gradient_p)
+
+
+def stop_gradient(x):
+    """The identity on values, with a zero derivative (jvp/grad do not flow through it)."""
+    return stop_gradient_p.bind(x)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    out = convert_element_type_p.bind(primals[0], new_dtype=new_dtype, weak_type=weak_type)
+    t = tangents[0]
+    if isinstance(t, ad.Zero) or not dtypes.is_float(new_dtype):
+        return out, ad.Zero(core.get_aval(out).strip_weak_type())
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=False)
+
+
+core.jvp_rules[convert_element_type_p] = _convert_jvp
 
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):

@@ -15,7 +15,9 @@ import enum
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src import ad
 from numlir._src.lax import type_checks as tc
+from numlir._src import batching
 from numlir._src.lax.elementwise import _binary, _unary
 
 # --- Integer bit ops ------------------------------------------------------------------
@@ -52,6 +54,11 @@ def clz(x):
     return clz_p.bind(x)
 
 
+for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p,
+           clz_p):
+    ad.defzero(_p)
+
+
 # --- bitcast_convert_type --------------------------------------------------------------
 
 bitcast_convert_type_p = core.Primitive("bitcast_convert_type")
@@ -74,6 +81,12 @@ def _bitcast_lowering(ctx, operand, *, new_dtype):
     if ctx.avals_in[0].dtype == new_dtype:
         return operand
     return ctx.emit(f"hlo.bitcast_convert {operand} : {ctx.type_in()} -> {ctx.type_out()}")
+
+
+core.batching_rules[bitcast_convert_type_p] = batching.broadcast_batcher(bitcast_convert_type_p)
+
+
+ad.defzero(bitcast_convert_type_p)
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -103,6 +116,49 @@ def _clamp_abstract_eval(lo, x, hi):
 def _clamp_lowering(ctx, lo, x, hi):
     types = ", ".join(ctx.type_in(i) for i in range(3))
     return ctx.emit(f"hlo.clamp {lo}, {x}, {hi} : {types}")
+
+
+def _clamp_batch_rule(axis_size, args, dims):
+    from numlir._src.lax import shape_ops
+
+    x_aval = core.get_aval(args[1])
+    shape = x_aval.shape if dims[1] is None else x_aval.shape[:dims[1]] + x_aval.shape[dims[1] + 1:]
+    new = []
+    for i, (v, d) in enumerate(zip(args, dims)):
+        if d is None and i != 1 and core.get_aval(v).ndim == 0:
+            new.append(v)  # an unbatched scalar bound stays a scalar
+            continue
+        if d is None and not shape:
+            new.append(batching.bdim_to_front(v, None, axis_size))
+            continue
+        v = batching.bdim_to_front(v, d, axis_size)
+        if core.get_aval(v).ndim == 1 and shape:  # a batched scalar bound
+            v = shape_ops.broadcast_in_dim(v, (axis_size, *shape), (0,))
+        new.append(v)
+    return clamp_p.bind(*new), 0
+
+
+core.batching_rules[clamp_p] = _clamp_batch_rule
+
+
+def _clamp_jvp_operand(t, lo, x, hi):
+    from numlir._src.lax.elementwise import bitwise_and, gt, lt, select
+
+    return select(bitwise_and(gt(x, lo), lt(x, hi)), t, ad.const(x, 0))
+
+
+def _clamp_jvp_bound(compare):
+    def fn(t, lo, x, hi):
+        from numlir._src.lax import elementwise as el
+
+        bound = lo if compare == "gt" else hi
+        t = ad.broadcast_tangent(t, core.get_aval(x).shape)
+        return el.select(getattr(el, compare)(bound, x), t, ad.const(x, 0))
+
+    return fn
+
+
+ad.defjvp(clamp_p, _clamp_jvp_bound("gt"), _clamp_jvp_operand, _clamp_jvp_bound("lt"))
 
 
 def clamp(min, x, max):
@@ -176,6 +232,38 @@ def nextafter(x1, x2):
     return nextafter_p.bind(x1, x2)
 
 
+def _defjvp_float_math():
+    from numlir._src.lax.elementwise import add, div, exp, mul, neg, rsqrt, sub
+
+    def one(x):
+        return ad.const(x, 1)
+
+    def sq(x):
+        return mul(x, x)
+
+    ad.defjvp(log1p_p, lambda t, x: div(t, add(x, one(x))))
+    ad.defjvp(expm1_p, lambda t, x: mul(t, exp(x)))
+    ad.defjvp(tan_p, lambda t, x: mul(t, add(one(x), sq(tan(x)))))
+    ad.defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(one(x), sq(x)))))
+    ad.defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(one(x), sq(x))))))
+    ad.defjvp(atan_p, lambda t, x: div(t, add(one(x), sq(x))))
+    ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+    ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+    ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(sq(x), one(x)))))
+    ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, one(x)), add(x, one(x))))))
+    ad.defjvp(atanh_p, lambda t, x: div(t, sub(one(x), sq(x))))
+    ad.defjvp(erf_p, lambda t, x: mul(t, mul(ad.const(x, 2 / np.sqrt(np.pi)), exp(neg(sq(x))))))
+    ad.defjvp(erf_inv_p, lambda t, x: mul(t, mul(ad.const(x, np.sqrt(np.pi) / 2), exp(sq(erf_inv(x))))))
+    ad.defjvp(cbrt_p, lambda t, x: div(t, mul(ad.const(x, 3), sq(cbrt(x)))))
+    ad.defjvp(lgamma_p, lambda t, x: mul(t, digamma(x)))
+    ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(sq(x), sq(y)))),
+              lambda t, x, y: neg(mul(t, div(x, add(sq(x), sq(y))))))
+    ad.defzero(nextafter_p)
+
+
+_defjvp_float_math()
+
+
 class RoundingMethod(enum.IntEnum):
     """How ``round`` breaks ties: away from zero (C ``round``) or to even (``rint``)."""
 
@@ -202,6 +290,12 @@ def _round_lowering(ctx, x, *, rounding_method):
     return ctx.emit(f"hlo.{op} {x} : {ctx.type_out()}")
 
 
+core.batching_rules[round_p] = batching.broadcast_batcher(round_p)
+
+
+ad.defzero(round_p)
+
+
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     """Elementwise rounding to an integral value; ties per ``rounding_method``."""
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
@@ -219,6 +313,12 @@ def _is_finite_abstract_eval(x):
 @is_finite_p.def_lowering
 def _is_finite_lowering(ctx, x):
     return ctx.emit(f"hlo.is_finite {x} : {ctx.type_in()} -> {ctx.type_out()}")
+
+
+core.batching_rules[is_finite_p] = batching.broadcast_batcher(is_finite_p)
+
+
+ad.defzero(is_finite_p)
 
 
 def is_finite(x):
@@ -256,6 +356,13 @@ def _arg_reduce(name: str, kind: str):
             f"hlo.arg_reduce {kind} {operand}, dim = {axis} : {ctx.type_in()} -> {ctx.type_out()}"
         )
 
+    def _batch_rule(axis_size, args, dims, *, axis, index_dtype):
+        (x,), (d,) = args, dims
+        axis = batching.shifted(axis, d)
+        return prim.bind(x, axis=axis, index_dtype=index_dtype), d - (axis < d)
+
+    core.batching_rules[prim] = _batch_rule
+
     def fn(operand, axis: int, index_dtype=np.int32):
         ndim = core.get_aval(operand).ndim
         axis = tc.canonical_axis(name, axis, ndim)
@@ -271,6 +378,8 @@ def _arg_reduce(name: str, kind: str):
 
 argmax_p, argmax = _arg_reduce("argmax", "max")
 argmin_p, argmin = _arg_reduce("argmin", "min")
+ad.defzero(argmax_p)
+ad.defzero(argmin_p)
 
 
 # --- Cumulative reductions ---------------------------------------------------------------------
@@ -295,6 +404,12 @@ def _cumulative(name: str, kind: str, accepted):
             f"reverse = {'true' if reverse else 'false'} : {ctx.type_out()}"
         )
 
+    def _batch_rule(axis_size, args, dims, *, axis, reverse):
+        (x,), (d,) = args, dims
+        return prim.bind(x, axis=batching.shifted(axis, d), reverse=reverse), d
+
+    core.batching_rules[prim] = _batch_rule
+
     def fn(operand, axis: int = 0, reverse: bool = False):
         ndim = core.get_aval(operand).ndim
         axis = tc.canonical_axis(name, axis, ndim)
@@ -309,3 +424,4 @@ cumsum_p, cumsum = _cumulative("cumsum", "sum", tc.NUMERIC)
 cumprod_p, cumprod = _cumulative("cumprod", "prod", tc.NUMERIC)
 cummax_p, cummax = _cumulative("cummax", "max", tc.ANY)
 cummin_p, cummin = _cumulative("cummin", "min", tc.ANY)
+ad.deflinear(cumsum_p)  # cumprod/cummax/cummin: no JVP yet

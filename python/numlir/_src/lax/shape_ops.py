@@ -6,7 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import batching, core, dtypes
+from numlir._src import ad
 from numlir._src.array import as_array
 from numlir._src.lax import type_checks as tc
 
@@ -55,6 +56,18 @@ def _broadcast_in_dim_lowering(ctx, operand, *, shape, broadcast_dimensions):
         f"hlo.broadcast_in_dim {operand}, dims = {list(broadcast_dimensions)} : "
         f"{ctx.type_in()} -> {ctx.type_out()}"
     )
+
+
+def _broadcast_in_dim_batch_rule(axis_size, args, dims, *, shape, broadcast_dimensions):
+    x = batching.moveaxis(args[0], dims[0], 0)
+    return broadcast_in_dim_p.bind(x, shape=(axis_size, *shape), broadcast_dimensions=(
+        0, *(d + 1 for d in broadcast_dimensions))), 0
+
+
+core.batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch_rule
+
+
+ad.deflinear(broadcast_in_dim_p)
 
 
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int]):
@@ -115,6 +128,17 @@ def _reshape_lowering(ctx, operand, *, new_sizes, dimensions):
     return ctx.emit(f"hlo.reshape {operand} : {ctx.type_in()} -> {ctx.type_out()}")
 
 
+def _reshape_batch_rule(axis_size, args, dims, *, new_sizes, dimensions):
+    x = batching.moveaxis(args[0], dims[0], 0)
+    return reshape_p.bind(x, new_sizes=(axis_size, *new_sizes), dimensions=None), 0
+
+
+core.batching_rules[reshape_p] = _reshape_batch_rule
+
+
+ad.deflinear(reshape_p)
+
+
 def reshape(operand, new_sizes: Sequence[int], dimensions=None):
     """Row-major reshape to ``new_sizes`` (``dimensions``, a transpose applied first, is optional)."""
     new_sizes = _check_shape("reshape", new_sizes)
@@ -169,6 +193,17 @@ def _transpose_lowering(ctx, operand, *, permutation):
     return ctx.emit(
         f"hlo.transpose {operand}, dims = {list(permutation)} : {ctx.type_in()} -> {ctx.type_out()}"
     )
+
+
+def _transpose_batch_rule(axis_size, args, dims, *, permutation):
+    x = batching.moveaxis(args[0], dims[0], 0)
+    return transpose_p.bind(x, permutation=(0, *(p + 1 for p in permutation))), 0
+
+
+core.batching_rules[transpose_p] = _transpose_batch_rule
+
+
+ad.deflinear(transpose_p)
 
 
 def transpose(operand, permutation: Sequence[int]):

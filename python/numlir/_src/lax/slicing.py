@@ -15,7 +15,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import batching, core, dtypes
+from numlir._src import ad
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
@@ -68,6 +69,22 @@ def _slice_lowering(ctx, operand, *, start_indices, limit_indices, strides):
     return ctx.emit(f"hlo.slice {operand}, start = {list(start_indices)}, limit = "
                     f"{list(limit_indices)}, strides = {list(strides)} : {ctx.type_in()} -> "
                     f"{ctx.type_out()}")
+
+
+def _slice_batch_rule(axis_size, args, dims, *, start_indices, limit_indices, strides):
+    d = dims[0]
+    start, limit = list(start_indices), list(limit_indices)
+    start.insert(d, 0)
+    limit.insert(d, axis_size)
+    strides = None if strides is None else (*strides[:d], 1, *strides[d:])
+    return slice_p.bind(args[0], start_indices=tuple(start), limit_indices=tuple(limit),
+                        strides=strides), d
+
+
+core.batching_rules[slice_p] = _slice_batch_rule
+
+
+ad.deflinear(slice_p)
 
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
@@ -151,6 +168,33 @@ def _dynamic_slice_lowering(ctx, operand, *indices, slice_sizes):
                     f"{list(slice_sizes)} : {in_type} -> {ctx.type_out()}")
 
 
+def _index_vectors(starts, axis_size):
+    """int[axis_size, len(starts)] from per-example scalar starts batched at 0."""
+    cols = [shape_ops.reshape(s, (axis_size, 1)) for s in starts]
+    return concatenate_p.bind(*cols, dimension=1)
+
+
+def _dynamic_slice_batch_rule(axis_size, args, dims, *, slice_sizes):
+    (operand, *indices), (od, *idims) = args, dims
+    if all(d is None for d in idims):  # a static slice of the batch axis
+        zero = ew.convert_element_type(0, core.get_aval(indices[0]).dtype) if indices else None
+        indices = list(indices)
+        indices.insert(od, zero)
+        sizes = (*slice_sizes[:od], axis_size, *slice_sizes[od:])
+        return dynamic_slice_p.bind(operand, *indices, slice_sizes=sizes), od
+    # Per-example starts: a gather of one window per example.
+    vec = _index_vectors(
+        [batching.bdim_to_front(i, d, axis_size) for i, d in zip(indices, idims)], axis_size)
+    n = len(slice_sizes)
+    dn = GatherDimensionNumbers(offset_dims=tuple(range(n)), collapsed_slice_dims=(),
+                                start_index_map=tuple(range(n)))
+    return _gather_batch_rule(axis_size, [operand, vec], [od, 0], dimension_numbers=dn,
+                              slice_sizes=tuple(slice_sizes), index_vector_dim=0)
+
+
+core.batching_rules[dynamic_slice_p] = _dynamic_slice_batch_rule
+
+
 def _start_indices(name: str, operand_shape, start_indices):
     """Scalar integer starts of one dtype, negative ones wrapped (as jax does)."""
     starts = [as_array(s) if not dtypes.is_python_scalar(s) else s for s in start_indices]
@@ -177,6 +221,9 @@ def _start_indices(name: str, operand_shape, start_indices):
                           ew.add(s, ew.convert_element_type(n, dtype)), s)
         out.append(s)
     return out
+
+
+ad.deflinear_in(dynamic_slice_p, 0)
 
 
 def dynamic_slice(operand, start_indices: Sequence[Any], slice_sizes: Sequence[int]):
@@ -237,6 +284,37 @@ def _dynamic_update_slice_lowering(ctx, operand, update, *indices):
                     f"{in_type}, {ctx.type_in(1)}")
 
 
+def _dynamic_update_slice_batch_rule(axis_size, args, dims):
+    (operand, update, *indices), (od, ud, *idims) = args, dims
+    operand = batching.bdim_to_front(operand, od, axis_size)
+    if all(d is None for d in idims):
+        update = batching.bdim_to_front(update, ud, axis_size)
+        zero = ew.convert_element_type(0, core.get_aval(indices[0]).dtype) if indices else None
+        return dynamic_update_slice_p.bind(operand, update, *([zero] if indices else []),
+                                           *indices), 0
+    # Per-example starts: clamp them as dynamic_update_slice does, then scatter one window each.
+    oshape = core.get_aval(operand).shape[1:]
+    ushape = core.get_aval(update).shape
+    ushape = ushape if ud is None else ushape[:ud] + ushape[ud + 1:]
+    clamped = []
+    for i, d, n, u in zip(indices, idims, oshape, ushape):
+        dtype = core.get_aval(i).dtype
+        i = ew.max(ew.min(i, ew.convert_element_type(n - u, dtype)), ew.convert_element_type(0, dtype))
+        clamped.append(batching.bdim_to_front(i, d, axis_size))
+    vec = _index_vectors(clamped, axis_size)
+    r = len(oshape)
+    dn = ScatterDimensionNumbers(update_window_dims=tuple(range(r)), inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=tuple(range(r)))
+    return _scatter_batch_rule(scatter_p, axis_size, [operand, vec, update], [0, 0, ud],
+                               dimension_numbers=dn, index_vector_dim=0)
+
+
+core.batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch_rule
+
+
+ad.deflinear_in(dynamic_update_slice_p, 0, 1)
+
+
 def dynamic_update_slice(operand, update, start_indices: Sequence[Any]):
     """``operand`` with the block at ``start_indices`` replaced by ``update`` (starts wrap if
     negative, then clamp so the block fits)."""
@@ -295,6 +373,17 @@ def _concatenate_lowering(ctx, *operands, dimension):
                     f"{ctx.type_out()}")
 
 
+def _concatenate_batch_rule(axis_size, args, dims, *, dimension):
+    args = [batching.bdim_to_front(x, d, axis_size) for x, d in zip(args, dims)]
+    return concatenate_p.bind(*args, dimension=dimension + 1), 0
+
+
+core.batching_rules[concatenate_p] = _concatenate_batch_rule
+
+
+ad.deflinear(concatenate_p)
+
+
 def concatenate(operands: Sequence[Any], dimension: int):
     """Join ``operands`` (same dtype and rank) along ``dimension``.
 
@@ -342,6 +431,28 @@ def _pad_lowering(ctx, operand, padding_value, *, padding_config):
                     f"{interior} : {ctx.type_in()}, {ctx.type_in(1)} -> {ctx.type_out()}")
 
 
+def _pad_batch_rule(axis_size, args, dims, *, padding_config):
+    (operand, value), (od, vd) = args, dims
+    operand = batching.bdim_to_front(operand, od, axis_size)
+    config = ((0, 0, 0), *padding_config)
+    if vd is None:
+        return pad_p.bind(operand, value, padding_config=config), 0
+    # A per-example padding value: pad with anything, then select it where a mask is padding.
+    aval = core.get_aval(operand)
+    out = pad_p.bind(operand, ew.convert_element_type(0, aval.dtype), padding_config=config)
+    ones = shape_ops.full(aval.shape, True, np.bool_)
+    mask = pad_p.bind(ones, ew.convert_element_type(False, np.bool_), padding_config=config)
+    shape = core.get_aval(out).shape
+    fill = shape_ops.broadcast_in_dim(batching.moveaxis(value, vd, 0), shape, (0,))
+    return ew.select(mask, out, fill), 0
+
+
+core.batching_rules[pad_p] = _pad_batch_rule
+
+
+ad.deflinear(pad_p)
+
+
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
     """Pad each dimension with ``(low, high, interior)`` copies of ``padding_value``; negative
     ``low``/``high`` crop.
@@ -375,6 +486,17 @@ def _rev_abstract_eval(operand, *, dimensions):
 @rev_p.def_lowering
 def _rev_lowering(ctx, operand, *, dimensions):
     return ctx.emit(f"hlo.reverse {operand}, dims = {list(dimensions)} : {ctx.type_in()}")
+
+
+def _rev_batch_rule(axis_size, args, dims, *, dimensions):
+    d = dims[0]
+    return rev_p.bind(args[0], dimensions=tuple(batching.shifted(x, d) for x in dimensions)), d
+
+
+core.batching_rules[rev_p] = _rev_batch_rule
+
+
+ad.deflinear(rev_p)
 
 
 def rev(operand, dimensions: Sequence[int]):
@@ -502,6 +624,49 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, i
         f"{list(slice_sizes)} : {ctx.type_in()}[{ctx.type_in(1)}] -> {ctx.type_out()}")
 
 
+def _append_iota_index(indices, index_vector_dim, axis_size):
+    """Indices batched at 0 with the example number prepended to each index vector."""
+    iaval = core.get_aval(indices)
+    if index_vector_dim == iaval.ndim:
+        indices = shape_ops.expand_dims(indices, (iaval.ndim,))
+        iaval = core.get_aval(indices)
+    shape = list(iaval.shape)
+    shape[index_vector_dim] = 1
+    counter = shape_ops.broadcasted_iota(iaval.dtype, shape, 0)
+    return concatenate_p.bind(counter, indices, dimension=index_vector_dim), index_vector_dim
+
+
+def _gather_batch_rule(axis_size, args, dims, *, dimension_numbers, slice_sizes,
+                       index_vector_dim):
+    (operand, indices), (od, idim) = args, dims
+    dn = dimension_numbers
+    up = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+    if idim is None:  # the batch axis is a window dimension of every slice
+        operand = batching.moveaxis(operand, od, 0)
+        dn = GatherDimensionNumbers(offset_dims=(0, *up(dn.offset_dims)),
+                                    collapsed_slice_dims=up(dn.collapsed_slice_dims),
+                                    start_index_map=up(dn.start_index_map))
+        return gather_p.bind(operand, indices, dimension_numbers=dn,
+                             slice_sizes=(axis_size, *slice_sizes),
+                             index_vector_dim=index_vector_dim), 0
+    indices = batching.moveaxis(indices, idim, 0)
+    if od is None:  # the batch axis is a batch dimension of the indices
+        dn = dn._replace(offset_dims=up(dn.offset_dims))
+        return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                             index_vector_dim=index_vector_dim + 1), 0
+    # Both batched: index the operand's batch axis with the example number.
+    operand = batching.moveaxis(operand, od, 0)
+    indices, ivd = _append_iota_index(indices, index_vector_dim + 1, axis_size)
+    dn = GatherDimensionNumbers(offset_dims=up(dn.offset_dims),
+                                collapsed_slice_dims=(0, *up(dn.collapsed_slice_dims)),
+                                start_index_map=(0, *up(dn.start_index_map)))
+    return gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=(1, *slice_sizes),
+                         index_vector_dim=ivd), 0
+
+
+core.batching_rules[gather_p] = _gather_batch_rule
+
+
 def _default_fill(dtype):
     if dtypes.is_float(dtype):
         return np.nan
@@ -526,6 +691,9 @@ def _in_bounds_mask(indices, index_vector_dim, bounds):
     from numlir._src.lax.reduction import reduce_and
 
     return reduce_and(ok, (index_vector_dim,))
+
+
+ad.deflinear_in(gather_p, 0)
 
 
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
@@ -631,7 +799,32 @@ def _scatter_primitive(kind: str) -> core.Primitive:
             f"{list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = {index_vector_dim} : "
             f"{ctx.type_in()}[{ctx.type_in(1)}], {ctx.type_in(2)}")
 
+    core.batching_rules[prim] = lambda *a, **p: _scatter_batch_rule(prim, *a, **p)
     return prim
+
+
+def _scatter_batch_rule(prim, axis_size, args, dims, *, dimension_numbers, index_vector_dim):
+    (operand, indices, updates), (od, idim, ud) = args, dims
+    dn = dimension_numbers
+    up = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+    operand = batching.bdim_to_front(operand, od, axis_size)
+    if idim is None:  # the batch axis is a window dimension of every update
+        updates = batching.bdim_to_front(updates, ud, axis_size)
+        dn = ScatterDimensionNumbers(
+            update_window_dims=(0, *up(dn.update_window_dims)),
+            inserted_window_dims=up(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=up(dn.scatter_dims_to_operand_dims))
+        return prim.bind(operand, indices, updates, dimension_numbers=dn,
+                         index_vector_dim=index_vector_dim), 0
+    # Per-example indices: scatter into the operand's batch axis at the example number.
+    indices, ivd = _append_iota_index(batching.moveaxis(indices, idim, 0), index_vector_dim + 1,
+                                      axis_size)
+    updates = batching.bdim_to_front(updates, ud, axis_size)
+    dn = ScatterDimensionNumbers(
+        update_window_dims=up(dn.update_window_dims),
+        inserted_window_dims=(0, *up(dn.inserted_window_dims)),
+        scatter_dims_to_operand_dims=(0, *up(dn.scatter_dims_to_operand_dims)))
+    return prim.bind(operand, indices, updates, dimension_numbers=dn, index_vector_dim=ivd), 0
 
 
 scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p = (
@@ -685,3 +878,5 @@ scatter_add = _scatter_fn("add", "Like ``scatter``, adding the updates (duplicat
 scatter_mul = _scatter_fn("mul", "Like ``scatter``, multiplying by the updates.")
 scatter_min = _scatter_fn("min", "Like ``scatter``, taking the minimum with the updates.")
 scatter_max = _scatter_fn("max", "Like ``scatter``, taking the maximum with the updates.")
+
+ad.deflinear_in(scatter_add_p, 0, 2)  # scatter set/mul/min/max: no JVP yet

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import batching, core
+from numlir._src import ad
 from numlir._src.lax import type_checks as tc
 
 sort_p = core.Primitive("sort")
@@ -43,6 +44,30 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
     stable = ", stable" if is_stable else ""
     op = f"hlo.sort({', '.join(operands)}) dim = {dimension}, num_keys = {num_keys}{stable} : {types}"
     return ctx.emit_results(op, len(operands))
+
+
+def _sort_batch_rule(axis_size, args, dims, *, dimension, is_stable, num_keys):
+    args = [batching.bdim_to_front(x, d, axis_size) for x, d in zip(args, dims)]
+    outs = sort_p.bind(*args, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+core.batching_rules[sort_p] = _sort_batch_rule
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    # Tangents ride along as extra (non-key) operands, so the same permutation applies.
+    moving = [i for i, t in enumerate(tangents) if not isinstance(t, ad.Zero)]
+    outs = sort_p.bind(*primals, *[tangents[i] for i in moving], dimension=dimension,
+                       is_stable=is_stable, num_keys=num_keys)
+    n = len(primals)
+    t_outs = [ad.Zero(core.get_aval(p).strip_weak_type()) for p in primals]
+    for j, i in enumerate(moving):
+        t_outs[i] = outs[n + j]
+    return outs[:n], t_outs
+
+
+core.jvp_rules[sort_p] = _sort_jvp
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):

@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import batching, core, dtypes
+from numlir._src import ad
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.convolution import padtype_to_pads
 
@@ -80,6 +81,16 @@ def _reduce_window_primitive(name: str, kind: str, accepted) -> core.Primitive:
         return ctx.emit(f"hlo.reduce_window {kind} {operand}, {clauses} : "
                         f"{ctx.type_in()} -> {ctx.type_out()}")
 
+    def _batch_rule(axis_size, args, dims, *, window_dimensions, window_strides, padding,
+                    base_dilation, window_dilation):
+        d = dims[0]
+        put = lambda t, v: (*t[:d], v, *t[d:])  # noqa: E731
+        return prim.bind(args[0], window_dimensions=put(window_dimensions, 1),
+                         window_strides=put(window_strides, 1), padding=put(padding, (0, 0)),
+                         base_dilation=put(base_dilation, 1),
+                         window_dilation=put(window_dilation, 1)), d
+
+    core.batching_rules[prim] = _batch_rule
     return prim
 
 
@@ -89,6 +100,47 @@ reduce_window_max_p = _reduce_window_primitive("reduce_window_max", "max", tc.AN
 reduce_window_min_p = _reduce_window_primitive("reduce_window_min", "min", tc.ANY)
 reduce_window_and_p = _reduce_window_primitive("reduce_window_and", "and", tc.INT_OR_BOOL)
 reduce_window_or_p = _reduce_window_primitive("reduce_window_or", "or", tc.INT_OR_BOOL)
+
+
+def _reduce_window_chooser_jvp(prim, kind: str):
+    # Walk the window offsets; each offset's values are one strided slice of the padded
+    # operand. The tangent follows the first position holding the window's extremum.
+    def rule(primals, tangents, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+        import itertools
+
+        from numlir._src.lax import elementwise as ew, slicing
+
+        x, t = primals[0], ad.instantiate(tangents[0])
+        out = prim.bind(x, window_dimensions=window_dimensions, window_strides=window_strides,
+                        padding=padding, base_dilation=base_dilation,
+                        window_dilation=window_dilation)
+        out_shape = core.get_aval(out).shape
+        config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
+        xp = slicing.pad(x, ad.const(x, _identity(kind, core.get_aval(x).dtype)), config)
+        tp = slicing.pad(t, ad.const(t, 0), config)
+        better = ew.gt if kind == "max" else ew.lt
+        best_x = best_t = None
+        for offset in itertools.product(*(range(w) for w in window_dimensions)):
+            start = [k * d for k, d in zip(offset, window_dilation)]
+            limit = [s + (o - 1) * st + 1 for s, o, st in zip(start, out_shape, window_strides)]
+            xk = slicing.slice(xp, start, limit, window_strides)
+            tk = slicing.slice(tp, start, limit, window_strides)
+            if best_x is None:
+                best_x, best_t = xk, tk
+                continue
+            take = better(xk, best_x)
+            best_x, best_t = ew.select(take, xk, best_x), ew.select(take, tk, best_t)
+        return out, best_t
+
+    return rule
+
+
+ad.deflinear(reduce_window_sum_p)  # reduce_window_prod: no JVP yet
+core.jvp_rules[reduce_window_max_p] = _reduce_window_chooser_jvp(reduce_window_max_p, "max")
+core.jvp_rules[reduce_window_min_p] = _reduce_window_chooser_jvp(reduce_window_min_p, "min")
+ad.defzero(reduce_window_and_p)
+ad.defzero(reduce_window_or_p)
 
 
 def _canonical_params(name, operand, window_dimensions, window_strides, padding, base_dilation,

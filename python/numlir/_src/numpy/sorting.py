@@ -170,7 +170,7 @@ def msort(a):
 
 
 def _ascending_nan_first_order(x):
-    """Stable ascending argsort of ``x`` along its last axis with NaNs *first* (jax's partition order)."""
+    """Stable ascending argsort of ``x`` along its last axis, NaNs first (as jax partitions)."""
     from numlir._src.lax import shape_ops
 
     jnp = _jnp()
@@ -250,8 +250,11 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     jnp = _jnp()
     check_arraylike(name, a, q)
     if method not in _QUANTILE_METHODS:
-        raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
-    (a,), (q,) = promote_dtypes_inexact(jnp.asarray(a)), promote_dtypes_inexact(jnp.asarray(q))
+        raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, "
+                               f"got {method!r}")
+    a, (q,) = jnp.asarray(a), promote_dtypes_inexact(jnp.asarray(q))
+    if not jnp.issubdtype(a.dtype, jnp.inexact):  # as jax: 64-bit ints -> f64, narrower -> f32
+        a = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
     if q.ndim > 1:
         raise core.value_error(f"jnp.{name}: q must have rank <= 1, got shape {q.shape}")
     x, out_shape = _reduce_to_last_axis(name, a, axis, keepdims)
@@ -312,7 +315,8 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method
         jnp.nanquantile(jnp.array([1., jnp.nan, 3.]), 0.5)  # 2.0
     """
     if out is not None or overwrite_input:
-        raise core.value_error("jnp.nanquantile does not support overwrite_input=True or out != None")
+        raise core.value_error("jnp.nanquantile does not support overwrite_input=True or "
+                               "out != None")
     return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
 
 
@@ -357,8 +361,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
 
 # --- unique -----------------------------------------------------------------------------------
 
-_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can specify "
-                     "a concrete value for the size argument, which will determine the output size.")
+_UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can "
+                     "specify a concrete value for the size argument, which will determine the "
+                     "output size.")
 
 
 def _true_indices(mask, size: int, fill: int):
@@ -408,7 +413,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     Example::
 
         jnp.unique(jnp.array([3, 1, 3, 2]))  # [1, 2, 3]
-        numlir.jit(lambda x: jnp.unique(x, size=4, fill_value=0))(jnp.array([3, 1, 3, 2]))  # [1, 2, 3, 0]
+        f = numlir.jit(lambda x: jnp.unique(x, size=4, fill_value=0))
+        f(jnp.array([3, 1, 3, 2]))  # [1, 2, 3, 0]
     """
     from numlir._src import dtypes
     from numlir._src.numpy.util import check_arraylike

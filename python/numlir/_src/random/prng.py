@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import batching, core, dtypes
 from numlir._src.array import Array
 from numlir._src.lax import elementwise as lax
 from numlir._src.lax import reduction, shape_ops
@@ -72,6 +72,9 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
         x[0] = op("add", x[0], ks[(i + 1) % 3])
         x[1] = op("add", op("add", x[1], ks[(i + 2) % 3]), const(i + 1))
     return x
+
+
+core.batching_rules[threefry2x32_p] = batching.broadcast_batcher(threefry2x32_p)
 
 
 def threefry2x32(k1, k2, x1, x2):

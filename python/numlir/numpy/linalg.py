@@ -1,0 +1,124 @@
+"""numlir.numpy.linalg: norms and products of ``jax.numpy.linalg`` (no decompositions yet).
+
+Example::
+
+    >>> import numlir.numpy as jnp
+    >>> jnp.linalg.norm(jnp.array([3.0, 4.0]))
+    Array(5., dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from numlir._src import core as _core
+from numlir._src.lax import type_checks as _tc
+from numlir._src.numpy import reductions as _red
+from numlir._src.numpy import ufuncs as _uf
+from numlir._src.numpy.array_api import asarray as _asarray
+from numlir._src.numpy.array_api import outer as _outer
+from numlir._src.numpy.array_api import squeeze as _squeeze
+from numlir._src.numpy.array_api import swapaxes as _swapaxes
+from numlir._src.numpy.linalg_ops import tensordot as _tensordot
+from numlir._src.numpy.util import check_arraylike, promote_args, promote_dtypes_inexact
+
+_SVD_ORDS = (2, -2, "nuc")
+
+
+def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
+    ax = _uf.abs(x)
+    if ord is None or ord == 2:
+        return _uf.sqrt(_red.sum(_uf.multiply(ax, ax), axis=axes, keepdims=keepdims))
+    if ord == _np.inf:
+        return _red.max(ax, axis=axes, keepdims=keepdims)
+    if ord == -_np.inf:
+        return _red.min(ax, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return _red.sum(_uf.not_equal(x, 0).astype(ax.dtype), axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return _red.sum(ax, axis=axes, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise _core.value_error(f"norm: invalid order {ord!r} for vectors")
+    p = float(ord)
+    return _uf.power(_red.sum(_uf.power(ax, p), axis=axes, keepdims=keepdims), 1.0 / p)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    row, col = axes
+    if ord is None or ord == "fro":
+        return _vector_norm(x, None, axes, keepdims)
+    if ord in _SVD_ORDS:
+        raise TypeError(f"norm: matrix ord={ord!r} needs singular values, and numlir has no SVD yet; "
+                        f"use ord='fro', 1, -1, inf or -inf, or compute it on the host with "
+                        f"numpy.linalg.norm(numpy.asarray(x), ord={ord!r})")
+    if ord in (1, -1):  # max/min over columns of the column sums
+        reduce_axis, keep_axis = row, col
+    elif ord in (_np.inf, -_np.inf):  # max/min over rows of the row sums
+        reduce_axis, keep_axis = col, row
+    else:
+        raise _core.value_error(f"norm: invalid order {ord!r} for matrices")
+    sums = _red.sum(_uf.abs(x), axis=reduce_axis, keepdims=True)
+    pick = _red.max if ord in (1, _np.inf) else _red.min
+    out = pick(sums, axis=keep_axis, keepdims=True)
+    return out if keepdims else _squeeze(out, (row, col))
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
+    """Vector or matrix norm, as ``jax.numpy.linalg.norm``.
+
+    Vectors (``axis`` an int, or 1-D ``x``): ``ord`` None/2, 1, inf, -inf, 0 or any number p.
+    Matrices (``axis`` a pair, or 2-D ``x``): ``ord`` None/'fro', 1, -1, inf, -inf. Matrix
+    ``ord`` 2, -2 and 'nuc' need an SVD, which numlir does not have yet: they raise TypeError.
+    With ``ord`` and ``axis`` both None, the 2-norm of the flattened array.
+
+    Example::
+
+        >>> import numlir.numpy as jnp
+        >>> jnp.linalg.norm(jnp.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)
+        Array(6., dtype=float32)
+    """
+    check_arraylike("norm", x)
+    (x,) = promote_dtypes_inexact(_asarray(x))
+    nd = x.ndim
+    if axis is None:
+        if ord is None:
+            return _vector_norm(x, None, None, keepdims)
+        if nd not in (1, 2):
+            raise _core.value_error(f"norm: an array of dimension {nd} needs axis when ord is given")
+        axis = tuple(range(nd))
+    axes = (axis,) if isinstance(axis, (int, _np.integer)) else tuple(axis)
+    axes = tuple(_tc.canonical_axis("norm", a, nd) for a in axes)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes, keepdims)
+    if len(axes) == 2:
+        if axes[0] == axes[1]:
+            raise _core.value_error(f"norm: duplicate axes {axis}")
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise _core.value_error(f"norm: axis must name one or two axes, got {axis}")
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes of an array of dimension at least 2."""
+    x = _asarray(x)
+    if x.ndim < 2:
+        raise _core.value_error(f"matrix_transpose requires an array of dimension >= 2, got {x.ndim}")
+    return _swapaxes(x, -1, -2)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1):
+    """Dot product of ``x1`` and ``x2`` along ``axis``, broadcasting the other axes."""
+    x1, x2 = promote_args("vecdot", _asarray(x1), _asarray(x2))
+    return _red.sum(_uf.multiply(x1, x2), axis=axis, dtype=x1.dtype)
+
+
+def outer(x1, x2, /):
+    """Outer product of two 1-D arrays."""
+    x1, x2 = _asarray(x1), _asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise _core.value_error(f"linalg.outer requires 1-D inputs, got shapes {x1.shape} and {x2.shape}")
+    return _outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """``numlir.numpy.tensordot`` with the array-API signature."""
+    return _tensordot(x1, x2, axes)
