@@ -1,4 +1,4 @@
-"""numlir.numpy.linalg: norms and products of ``jax.numpy.linalg`` (no decompositions yet).
+"""numlir.numpy.linalg: norms, products and singular values of ``jax.numpy.linalg``.
 
 Example::
 
@@ -48,9 +48,18 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     if ord is None or ord == "fro":
         return _vector_norm(x, None, axes, keepdims)
     if ord in _SVD_ORDS:
-        raise TypeError(f"norm: matrix ord={ord!r} needs singular values, and numlir has no SVD yet; "
-                        f"use ord='fro', 1, -1, inf or -inf, or compute it on the host with "
-                        f"numpy.linalg.norm(numpy.asarray(x), ord={ord!r})")
+        from numlir._src.numpy.linalg_ops import moveaxis as _moveaxis
+        sv = svd(_moveaxis(x, (row, col), (-2, -1)), compute_uv=False)  # (..., k), descending
+        if ord == 2:
+            out = _red.max(sv, axis=-1)
+        elif ord == -2:
+            out = _red.min(sv, axis=-1)
+        else:
+            out = _red.sum(sv, axis=-1)
+        if keepdims:
+            from numlir._src.numpy.array_api import expand_dims as _expand_dims
+            out = _expand_dims(out, tuple(sorted((row, col))))
+        return out
     if ord in (1, -1):  # max/min over columns of the column sums
         reduce_axis, keep_axis = row, col
     elif ord in (_np.inf, -_np.inf):  # max/min over rows of the row sums
@@ -67,8 +76,8 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
     """Vector or matrix norm, as ``jax.numpy.linalg.norm``.
 
     Vectors (``axis`` an int, or 1-D ``x``): ``ord`` None/2, 1, inf, -inf, 0 or any number p.
-    Matrices (``axis`` a pair, or 2-D ``x``): ``ord`` None/'fro', 1, -1, inf, -inf. Matrix
-    ``ord`` 2, -2 and 'nuc' need an SVD, which numlir does not have yet: they raise TypeError.
+    Matrices (``axis`` a pair, or 2-D ``x``): ``ord`` None/'fro', 1, -1, inf, -inf, and 2, -2,
+    'nuc' (largest, smallest and sum of the singular values, from :func:`svd`).
     With ``ord`` and ``axis`` both None, the 2-norm of the flattened array.
 
     Example::
@@ -95,6 +104,83 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
             raise _core.value_error(f"norm: duplicate axes {axis}")
         return _matrix_norm(x, ord, axes, keepdims)
     raise _core.value_error(f"norm: axis must name one or two axes, got {axis}")
+
+
+def _sweep_pairs(n):
+    """Cyclic-by-rows Jacobi ordering of the column pairs (p, q), p < q, as one-hot rows."""
+    pairs = [(p, q) for p in range(n - 1) for q in range(p + 1, n)]
+    eye = _np.eye(n)
+    return eye[[p for p, _ in pairs]], eye[[q for _, q in pairs]]
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """Singular values of real matrices, as ``jax.numpy.linalg.svd(a, compute_uv=False)``.
+
+    ``a`` has shape ``(..., m, n)``; the result has shape ``(..., min(m, n))``, descending, batched
+    over the leading axes. Computed with numlir ops (one-sided cyclic Jacobi: a fixed number of
+    sweeps of column-pair rotations inside ``lax.fori_loop``), so it works eagerly and under jit.
+    Only ``compute_uv=False`` is supported; ``compute_uv=True`` raises TypeError. Complex input
+    raises TypeError.
+
+    Example::
+
+        >>> import numlir.numpy as jnp
+        >>> jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+        Array([4., 3.], dtype=float32)
+    """
+    import numlir.numpy as jnp
+    from numlir._src.lax.control_flow import fori_loop
+
+    del full_matrices, hermitian  # no effect on the singular values
+    if compute_uv:
+        raise TypeError("svd: compute_uv=True (the singular vectors U and Vh) is not supported yet; "
+                        "use svd(a, compute_uv=False) for the singular values")
+    check_arraylike("svd", a)
+    (a,) = promote_dtypes_inexact(_asarray(a))
+    if a.ndim < 2:
+        raise _core.value_error(f"svd: input must have dimension >= 2, got shape {a.shape}")
+    if _np.dtype(a.dtype).kind == "c":
+        raise TypeError("svd: complex input is not supported; numlir's svd handles real matrices")
+    m, n = a.shape[-2], a.shape[-1]
+    if n > m:  # rotate the fewer columns: singular values of a and a^T agree
+        a = _swapaxes(a, -1, -2)
+        m, n = n, m
+    if n == 0:
+        return jnp.zeros(a.shape[:-2] + (0,), a.dtype)
+    if n == 1:
+        return _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))
+    onehot_p, onehot_q = _sweep_pairs(n)
+    onehot_p = jnp.asarray(onehot_p, dtype=a.dtype)
+    onehot_q = jnp.asarray(onehot_q, dtype=a.dtype)
+    npairs = onehot_p.shape[0]
+    pair_ids = jnp.arange(npairs)
+    sweeps = 15 if _np.dtype(a.dtype) == _np.float64 else 10
+    one = jnp.asarray(1.0, a.dtype)
+    zero = jnp.asarray(0.0, a.dtype)
+
+    def step(k, x):
+        sel = (pair_ids == (k % npairs)).astype(a.dtype)[:, None]  # (npairs, 1)
+        ep = jnp.sum(onehot_p * sel, axis=0)  # one-hot of column p, (n,)
+        eq = jnp.sum(onehot_q * sel, axis=0)
+        ap = jnp.sum(x * ep, axis=-1)  # (..., m)
+        aq = jnp.sum(x * eq, axis=-1)
+        alpha = jnp.sum(ap * ap, axis=-1, keepdims=True)
+        beta = jnp.sum(aq * aq, axis=-1, keepdims=True)
+        gamma = jnp.sum(ap * aq, axis=-1, keepdims=True)
+        rotate = gamma != zero
+        zeta = (beta - alpha) / jnp.where(rotate, 2.0 * gamma, one)
+        sign = jnp.where(zeta >= zero, one, -one)
+        t = sign / (jnp.abs(zeta) + jnp.sqrt(one + zeta * zeta))
+        t = jnp.where(rotate, t, zero)
+        c = one / jnp.sqrt(one + t * t)
+        s = c * t
+        new_p = c * ap - s * aq
+        new_q = s * ap + c * aq
+        return x + (new_p - ap)[..., None] * ep + (new_q - aq)[..., None] * eq
+
+    a = fori_loop(0, sweeps * npairs, step, a)
+    sv = _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))  # (..., n)
+    return jnp.flip(jnp.sort(sv, axis=-1), axis=-1)
 
 
 def matrix_transpose(x, /):
