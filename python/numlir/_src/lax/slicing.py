@@ -512,7 +512,8 @@ def rev(operand, dimensions: Sequence[int]):
 
 class GatherDimensionNumbers(NamedTuple):
     """How ``gather`` maps index vectors and slices to operand and result dimensions
-    (see docs/hlo-dialect.md#gather). Batching dims are not supported and must be empty."""
+    (see docs/hlo-dialect.md#gather). Batching dims are rewritten as collapsed dims indexed by an
+    iota column before the primitive is bound."""
 
     offset_dims: tuple[int, ...]
     collapsed_slice_dims: tuple[int, ...]
@@ -523,7 +524,8 @@ class GatherDimensionNumbers(NamedTuple):
 
 class ScatterDimensionNumbers(NamedTuple):
     """How ``scatter`` maps update windows and index vectors to operand dimensions
-    (see docs/hlo-dialect.md#scatter). Batching dims are not supported and must be empty."""
+    (see docs/hlo-dialect.md#scatter). Batching dims are rewritten as inserted window dims indexed
+    by an iota column before the primitive is bound."""
 
     update_window_dims: tuple[int, ...]
     inserted_window_dims: tuple[int, ...]
@@ -562,9 +564,41 @@ def _dnums(name, dnums, cls, fields):
     if isinstance(dnums, dict):
         dnums = cls(**dnums)
     dnums = cls(*[tuple(int(v) for v in getattr(dnums, f)) for f in cls._fields])
-    if any(getattr(dnums, f) for f in cls._fields[3:]):
-        raise NotImplementedError(f"{name}: batching dimensions are not supported")
     return dnums
+
+
+def _unbatch(name, dn, operand, indices, ivd):
+    """Rewrite operand/index batching dims as ordinary ones: for each pair, an iota column
+    counting along the indices' batching dim is appended to every index vector and mapped to
+    the operand's batching dim, which becomes a collapsed/inserted dim (slice size 1).
+
+    Returns ``(indices, ivd, collapsed, index_map)`` with the new collapsed (or inserted) dims
+    and the extended start_index_map (or scatter_dims_to_operand_dims)."""
+    obd, ibd = dn[3], dn[4]
+    oaval, iaval = core.get_aval(operand), core.get_aval(indices)
+    if len(obd) != len(ibd):
+        raise core.shape_error(f"{name}: operand batching dims {obd} and indices batching dims "
+                               f"{ibd} must have the same length")
+    _check_sorted_unique(name, "operand_batching_dims", obd, oaval.ndim)
+    if len(set(ibd)) != len(ibd) or any(not 0 <= d < iaval.ndim or d == ivd for d in ibd):
+        raise core.shape_error(f"{name}: indices batching dims {ibd} must be unique, in range "
+                               f"and not the index vector dim {ivd}")
+    if set(obd) & (set(dn[1]) | set(dn[2])):
+        raise core.shape_error(f"{name}: operand batching dims {obd} must not appear in "
+                               f"{dn._fields[1]} {dn[1]} or {dn._fields[2]} {dn[2]}")
+    for o, i in zip(obd, ibd):
+        if oaval.shape[o] != iaval.shape[i]:
+            raise core.shape_error(f"{name}: operand batching dim {o} (size {oaval.shape[o]}) "
+                                   f"and indices batching dim {i} (size {iaval.shape[i]}) "
+                                   f"must have the same size")
+    if ivd == iaval.ndim:
+        indices = shape_ops.expand_dims(indices, (iaval.ndim,))
+        iaval = core.get_aval(indices)
+    shape = list(iaval.shape)
+    shape[ivd] = 1
+    cols = [shape_ops.broadcasted_iota(iaval.dtype, shape, i) for i in ibd]
+    indices = concatenate_p.bind(indices, *cols, dimension=ivd)
+    return indices, ivd, tuple(sorted(set(dn[1]) | set(obd))), tuple(dn[2]) + tuple(obd)
 
 
 def _check_sorted_unique(name, what, dims, bound):
@@ -723,6 +757,14 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
     if len(sizes) != oaval.ndim:
         raise core.shape_error(f"gather: slice_sizes {sizes} must have one entry per operand "
                                f"dimension (shape {oaval.shape})")
+    if dn.operand_batching_dims or dn.start_indices_batching_dims:
+        if any(sizes[d] != 1 for d in dn.operand_batching_dims if 0 <= d < oaval.ndim):
+            raise core.shape_error(f"gather: slice_sizes {sizes} must be 1 at the operand "
+                                   f"batching dims {dn.operand_batching_dims}")
+        start_indices, ivd, collapsed, index_map = _unbatch("gather", dn, operand,
+                                                            start_indices, ivd)
+        dn = GatherDimensionNumbers(offset_dims=dn.offset_dims, collapsed_slice_dims=collapsed,
+                                    start_index_map=index_map)
     bounds = [oaval.shape[d] - sizes[d] for d in dn.start_index_map]
     if mode == GatherScatterMode.CLIP:
         start_indices = _clamp_index_vectors(start_indices, ivd, bounds)
@@ -841,6 +883,12 @@ def _scatter(kind, operand, scatter_indices, updates, dimension_numbers, mode,
     operand, scatter_indices = as_array(operand), as_array(scatter_indices)
     oaval, iaval = core.get_aval(operand), core.get_aval(scatter_indices)
     ivd = iaval.ndim - 1 if index_vector_dim is None else index_vector_dim
+    if dn.operand_batching_dims or dn.scatter_indices_batching_dims:
+        scatter_indices, ivd, inserted, index_map = _unbatch(f"scatter_{kind}", dn, operand,
+                                                             scatter_indices, ivd)
+        dn = ScatterDimensionNumbers(update_window_dims=dn.update_window_dims,
+                                     inserted_window_dims=inserted,
+                                     scatter_dims_to_operand_dims=index_map)
     if mode == GatherScatterMode.CLIP:
         uaval = core.get_aval(updates)
         window_operand_dims = [d for d in range(oaval.ndim) if d not in dn.inserted_window_dims]

@@ -307,6 +307,14 @@ def _const_scalar(v, like):
     return ew.convert_element_type(v, aval.dtype, aval.weak_type)
 
 
+_PAD_KWARGS = {
+    "empty": set(), "edge": set(), "wrap": set(), "constant": {"constant_values"},
+    "linear_ramp": {"end_values"}, "maximum": {"stat_length"}, "mean": {"stat_length"},
+    "median": {"stat_length"}, "minimum": {"stat_length"}, "reflect": {"reflect_type"},
+    "symmetric": {"reflect_type"},
+}
+
+
 def pad(array, pad_width, mode: str = "constant", **kwargs):
     """Pad with NumPy's modes: constant (``constant_values``), edge, reflect, symmetric, wrap,
     linear_ramp (``end_values``), empty.
@@ -318,6 +326,10 @@ def pad(array, pad_width, mode: str = "constant", **kwargs):
     """
     x = _asarray(array)
     widths = _pad_width(pad_width, x.ndim)
+    allowed = _PAD_KWARGS.get(mode)
+    if allowed is not None and set(kwargs) - allowed:
+        raise core.value_error(f"pad: unsupported keyword arguments for mode {mode!r}: "
+                               f"{set(kwargs) - allowed}")
     if mode in ("constant", "empty"):
         cv = kwargs.get("constant_values", 0)
         if isinstance(cv, core.Tracer) or np.ndim(cv) == 0:
@@ -327,9 +339,12 @@ def pad(array, pad_width, mode: str = "constant", **kwargs):
             if b or a:
                 x = _pad_axis_constant(x, axis, b, a, vb, va)
         return x
+    if mode in ("reflect", "symmetric") and kwargs.get("reflect_type", "even") == "odd":
+        return _pad_reflect_odd(x, widths, mode)
     if mode in ("edge", "reflect", "symmetric", "wrap"):
-        if kwargs.get("reflect_type", "even") != "even":
-            raise NotImplementedError("pad: only reflect_type='even' is supported")
+        if mode in ("reflect", "symmetric") and kwargs.get("reflect_type", "even") != "even":
+            raise core.value_error(f"pad: reflect_type must be 'even' or 'odd', got "
+                                   f"{kwargs.get('reflect_type')!r}")
         for axis, (b, a) in enumerate(widths):
             if not (b or a):
                 continue
@@ -354,7 +369,85 @@ def pad(array, pad_width, mode: str = "constant", **kwargs):
                 parts.append(_ramp(edge, ea, a, axis, reverse=True))
             x = concatenate(parts, axis)
         return x
-    raise NotImplementedError(f"pad: mode {mode!r} is not supported")
+    if mode in ("maximum", "minimum", "mean", "median"):
+        return _pad_stats(x, widths, kwargs.get("stat_length", None), mode)
+    raise core.value_error(f"pad: unimplemented padding mode {mode!r}")
+
+
+def _pad_reflect_odd(x, widths, mode):
+    """``reflect``/``symmetric`` padding with ``reflect_type='odd'``: the reflected values are
+    mirrored about the edge value (``2 * edge - v``), repeating for pads longer than the axis."""
+    for axis, (b, a) in enumerate(widths):
+        n = x.shape[axis]
+        if not (b or a):
+            continue
+        if n == 0:
+            raise core.value_error(f"pad: can't extend empty axis {axis} using modes other "
+                                   f"than 'constant' or 'empty'")
+        offset = 1 if (mode == "reflect" and n > 1) else 0
+        for before, padding in ((True, b), (False, a)):
+            size = x.shape[axis]
+            edge = (slicing.slice_in_dim(x, 0, 1, 1, axis) if before
+                    else slicing.slice_in_dim(x, size - 1, size, 1, axis))
+            while padding > 0:
+                size = x.shape[axis]
+                cur = builtins.min(padding, n - offset)
+                padding -= cur
+                if before:
+                    start, stop = offset, offset + cur
+                else:
+                    start = size - (cur + offset)
+                    stop = size if (mode == "symmetric" or n == 1) else size - 1
+                piece = flip(slicing.slice_in_dim(x, start, stop, 1, axis), axis)
+                piece = ew.sub(ew.mul(_const(2, edge), edge), piece)
+                if n > 1:
+                    m = piece.shape[axis]
+                    edge = (slicing.slice_in_dim(piece, 0, 1, 1, axis) if before
+                            else slicing.slice_in_dim(piece, m - 1, m, 1, axis))
+                x = concatenate([piece, x] if before else [x, piece], axis)
+    return x
+
+
+def _pad_stats(x, widths, stat_length, mode):
+    """``maximum``/``minimum``/``mean``/``median`` padding: each side is filled with the
+    statistic of the first/last ``stat_length`` entries (the whole axis if ``None``); integer
+    results are rounded half-to-even, as jax does."""
+    from numlir._src.numpy import reductions
+    from numlir._src.numpy.math_extra import round as np_round
+    from numlir._src.numpy.sorting import median
+
+    funcs = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
+             "median": median}
+    func = funcs[mode]
+    aval = core.get_aval(x)
+    lengths = None if stat_length is None else _pairs("pad", stat_length, x.ndim)
+    for axis, (b, a) in enumerate(widths):
+        n = x.shape[axis]
+        if lengths is not None:
+            lb, la = (int(v) for v in lengths[axis])
+            if lb < 0 or la < 0:
+                raise core.value_error("pad: index can't contain negative values")
+            if lb == 0 or la == 0:
+                raise core.value_error("pad: stat_length of 0 yields no value for padding")
+        if lengths is None:
+            stat_b = stat_a = func(x, axis=axis, keepdims=True)
+        else:
+            lb, la = builtins.min(lb, n), builtins.min(la, n)
+            stat_b = func(slicing.slice_in_dim(x, 0, lb, 1, axis), axis=axis, keepdims=True)
+            stat_a = func(slicing.slice_in_dim(x, n - la, n, 1, axis), axis=axis, keepdims=True)
+        if np.issubdtype(aval.dtype, np.integer):
+            stat_b, stat_a = np_round(stat_b), np_round(stat_a)
+        stat_b = ew.convert_element_type(stat_b, aval.dtype, aval.weak_type)
+        stat_a = ew.convert_element_type(stat_a, aval.dtype, aval.weak_type)
+        parts = []
+        if b:
+            parts.append(repeat(stat_b, b, axis=axis))
+        parts.append(x)
+        if a:
+            parts.append(repeat(stat_a, a, axis=axis))
+        if len(parts) > 1:
+            x = concatenate(parts, axis)
+    return x
 
 
 def _ramp(edge, end, count, axis, reverse):
