@@ -15,6 +15,8 @@ the registries ``jvp_rules``, ``transpose_rules`` and ``batching_rules`` below.
 
 from __future__ import annotations
 
+import abc
+
 import contextlib
 import itertools
 import os
@@ -217,9 +219,12 @@ class Primitive:
 # --- Traces --------------------------------------------------------------------
 
 
-class Trace:
+class Trace(abc.ABC):
+    """An interpreter on the trace stack (eval, graph building, jvp, vmap)."""
+
+    @abc.abstractmethod
     def process_primitive(self, prim: Primitive, args, params):
-        raise NotImplementedError
+        """Applies ``prim`` to ``args`` (this trace's values or tracers)."""
 
 
 class EvalTrace(Trace):

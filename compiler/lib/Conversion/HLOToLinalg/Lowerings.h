@@ -53,6 +53,10 @@ mlir::Value buildElementwiseGeneric(mlir::OpBuilder &b, mlir::Location loc,
 /// The hlo reduction combiners, shared by hlo.reduce and hlo.reduce_window.
 /// On i1, sum and max are `or`, prod and min are `and`.
 numlir::hlo::ReduceKind boolReduceKind(numlir::hlo::ReduceKind kind);
+/// The combiner that actually runs on `element` (boolReduceKind on i1);
+/// failure for a bitwise kind on floats.
+mlir::FailureOr<numlir::hlo::ReduceKind>
+effectiveReduceKind(numlir::hlo::ReduceKind kind, mlir::Type element);
 /// The identity of `kind` on `element` (the original, possibly unsigned,
 /// element type), as a constant of the signless `type`.
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc,

@@ -31,12 +31,10 @@ struct ReduceLowering : OpConversionPattern<hlo::ReduceOp> {
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
     Type element = getElementTypeOrSelf(op.getOperand().getType());
-    Kind kind = op.getKind();
-    if (element.isInteger(1))
-      kind = boolReduceKind(kind);
-    else if (isa<FloatType>(element) &&
-             (kind == Kind::And || kind == Kind::Or))
+    FailureOr<Kind> effective = effectiveReduceKind(op.getKind(), element);
+    if (failed(effective))
       return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
+    Kind kind = *effective;
     if (op.getDimensions().empty()) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
@@ -249,6 +247,15 @@ struct CumulativeLowering : OpConversionPattern<hlo::CumulativeOp> {
 } // namespace
 
 /// On i1, sum and max are `or`, prod and min are `and`.
+FailureOr<Kind> numlir::hlo_to_linalg::effectiveReduceKind(Kind kind,
+                                                          Type element) {
+  if (element.isInteger(1))
+    return boolReduceKind(kind);
+  if (isa<FloatType>(element) && (kind == Kind::And || kind == Kind::Or))
+    return failure();
+  return kind;
+}
+
 Kind numlir::hlo_to_linalg::boolReduceKind(Kind kind) {
   switch (kind) {
   case Kind::Sum:

@@ -131,12 +131,10 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
     Type element = getElementTypeOrSelf(op.getOperand().getType());
-    Kind kind = op.getKind();
-    if (element.isInteger(1))
-      kind = boolReduceKind(kind);
-    else if (isa<FloatType>(element) &&
-             (kind == Kind::And || kind == Kind::Or))
+    FailureOr<Kind> effective = effectiveReduceKind(op.getKind(), element);
+    if (failed(effective))
       return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
+    Kind kind = *effective;
 
     Location loc = op.getLoc();
     // No windows: linalg would reject the window loop's input map.
