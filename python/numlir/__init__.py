@@ -17,6 +17,7 @@ from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
 from numlir._src.array import Array
 from numlir._src.backends import CompileError
 from numlir._src.batching import vmap
+from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
 from numlir import lax, nn, numpy, random, tree_util
@@ -25,6 +26,6 @@ from numlir import lax, nn, numpy, random, tree_util
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "compile", "config",
-    "devices", "jacfwd", "jit", "jvp", "lax", "linearize", "make_graph", "nn", "numpy", "random", "tree_util",
-    "vmap",
+    "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax", "linearize", "make_graph",
+    "nn", "numpy", "random", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

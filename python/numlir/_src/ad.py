@@ -1,5 +1,7 @@
 """Forward-mode autodiff: the JVP interpreter, ``jvp``, ``linearize`` and ``jacfwd``.
 
+(Reverse mode, built on these, is in partial_eval.py, transpose.py and reverse_mode.py.)
+
 A ``JVPTrace`` wraps each value in a ``JVPTracer`` carrying (primal, tangent)
 and re-binds primitives on its ``parent`` trace through ``core.jvp_rules``.
 Every ``jvp`` call makes a fresh trace, and a trace only unpacks its *own*
@@ -165,12 +167,6 @@ class JVPTrace(core.Trace):
     def process_primitive(self, prim, args, params):
         primals, tangents = zip(*[self.lift(a) for a in args]) if args else ((), ())
         if all(isinstance(t, Zero) for t in tangents):
-            if any(isinstance(v, core.ClosedGraph) or (isinstance(v, tuple) and v and isinstance(
-                    v[0], core.ClosedGraph)) for v in params.values()):
-                from numlir._src.lax.control_flow import _bind  # sub-graph params: no eager cache
-
-                with core.set_current_trace(self.parent):
-                    return _bind(prim, primals, params)
             return prim.bind_with_trace(self.parent, primals, params)
         rule = core.jvp_rules.get(prim)
         if rule is None:
@@ -280,20 +276,6 @@ tree_util.register_pytree_node(_Aux, lambda a: ([a.value], None), lambda _, c: _
 # --- linearize ----------------------------------------------------------------------------
 
 
-class _TangentGraphTrace(core.GraphTrace):
-    """Records only what depends on its own (tangent) inputs; the rest runs on ``parent``.
-
-    This is online partial evaluation: primal computations of the JVP are
-    evaluated right away, so the recorded graph is the linear tangent map with
-    the primal residuals as constants.
-    """
-
-    def process_primitive(self, prim, args, params):
-        if not any(isinstance(a, core.GraphTracer) and a._trace is self for a in args):
-            return prim.bind_with_trace(self.parent, args, params)
-        return super().process_primitive(prim, args, params)
-
-
 def linearize(fun: Callable, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the (jitted) linear JVP map.
 
@@ -308,21 +290,21 @@ def linearize(fun: Callable, *primals):
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
     p_leaves = [as_array(p) for p in p_leaves]
     in_avals = [core.get_aval(p).strip_weak_type() for p in p_leaves]
-    trace = _TangentGraphTrace()
+    from numlir._src.partial_eval import PartialEvalTrace
+
+    trace = PartialEvalTrace()
     t_args = [trace.new_arg(a) for a in in_avals]
     with core.set_current_trace(trace):
         out_tree, outs, t_outs = _jvp_flat(
             lambda *xs: fun(*tree_util.tree_unflatten(p_tree, xs)), p_leaves, t_args)
         t_outs = [instantiate(t) for t in t_outs]
     graph = trace.to_closed_graph(t_outs)
-    if any(isinstance(o, core.GraphTracer) and o._trace is trace for o in outs):
-        # A primitive mixing primal and tangent (cond, while, sort) was recorded whole: the
-        # primal outputs come from the graph run at zero tangent.
-        graph_p = trace.to_closed_graph(outs)
-        outs = jit(lambda *ts: core.eval_graph(graph_p.graph, graph_p.consts, *ts))(
-            *[zeros_like_aval(a) for a in in_avals])
-    consts = graph.consts
-    linear = jit(lambda *ts: core.eval_graph(graph.graph, consts, *ts))
+    # The residuals are arguments of the compiled linear map, so it compiles once per signature.
+    linear_consts = jit(lambda consts, *ts: core.eval_graph(graph.graph, consts, *ts))
+    consts = list(graph.consts)
+
+    def linear(*ts):
+        return linear_consts(consts, *ts)
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
@@ -379,31 +361,31 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
         sizes = [core.get_aval(x).size for x in leaves]
         offsets = np.cumsum([0] + sizes)
-        # One jvp per basis vector; vmap will replace this loop.
-        columns, out, aux = [], None, None
-        for k in range(int(offsets[-1])):
-            basis = []
-            for x, off, size in zip(leaves, offsets, sizes):
-                e = np.zeros(size, core.get_aval(x).dtype)
-                if off <= k < off + size:
-                    e[k - off] = 1
-                basis.append(e.reshape(core.get_aval(x).shape))
-            res = jvp(partial, tuple(leaves), tuple(basis), has_aux=has_aux)
-            out, t_out = res[0], res[1]
-            aux = res[2] if has_aux else None
-            columns.append(tree_util.tree_leaves(t_out))
-        if out is None:  # no input elements at all
-            _, out = None, partial(*leaves)
-            if has_aux:
-                out, aux = out
+        total = int(offsets[-1])
+        if total == 0:  # no input elements at all
+            out = partial(*leaves)
+            out, aux = out if has_aux else (out, None)
+            columns = [jnp.zeros(core.get_aval(o).shape + (0,), core.get_aval(o).dtype)
+                       for o in tree_util.tree_leaves(out)]
+        else:
+            # All basis tangents at once: the JVP vmapped over the columns of the identity.
+            from numlir._src.batching import vmap
+
+            eye = np.eye(total)
+            basis = tuple(eye[:, off:off + size].reshape((total,) + core.get_aval(x).shape)
+                          .astype(core.get_aval(x).dtype)
+                          for x, off, size in zip(leaves, offsets, sizes))
+
+            def push(*ts):
+                res = jvp(partial, tuple(leaves), ts, has_aux=has_aux)
+                return res[0], tree_util.tree_leaves(res[1]), res[2] if has_aux else None
+
+            out, columns, aux = vmap(push, out_axes=(None, -1, None))(*basis)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         jac_leaves = []
         for j, o in enumerate(out_leaves):
             o_shape = core.get_aval(o).shape
-            if columns:
-                stacked = jnp.stack([c[j] for c in columns], axis=-1)
-            else:
-                stacked = jnp.zeros(o_shape + (0,), core.get_aval(o).dtype)
+            stacked = columns[j]
             per_input = []
             for x, off, size in zip(leaves, offsets, sizes):
                 piece = stacked[..., int(off):int(off) + size]

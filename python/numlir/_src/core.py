@@ -8,9 +8,10 @@ trace*. ``Primitive.bind`` hands the primitive to it:
 * ``GraphTrace`` (used by ``jit`` and ``make_graph``) records an equation and
   returns ``GraphTracer``s standing for its outputs.
 
-Later transformations (jvp, batching) add Trace subclasses that keep a
+Later transformations (jvp, partial evaluation, batching) add Trace subclasses that keep a
 ``parent`` trace and re-bind primitives on it; their per-primitive rules go in
-the registries ``jvp_rules``, ``transpose_rules`` and ``batching_rules`` below.
+the registries ``jvp_rules``, ``transpose_rules``, ``partial_eval_rules`` and
+``batching_rules`` below.
 """
 
 from __future__ import annotations
@@ -121,8 +122,32 @@ def _is_internal(filename: str) -> bool:
     return internal
 
 
+class _SourceOverride(threading.local):
+    info: SourceInfo | None = None
+
+
+_source_override = _SourceOverride()
+
+
+@contextlib.contextmanager
+def source_info_scope(info: SourceInfo | None):
+    """Attribute equations built inside to ``info`` (an equation being re-traced or
+    transposed keeps the user's line it came from)."""
+    if info is None:
+        yield
+        return
+    prev = _source_override.info
+    _source_override.info = info
+    try:
+        yield
+    finally:
+        _source_override.info = prev
+
+
 def user_source_info() -> SourceInfo | None:
     """The first stack frame outside numlir's own package (the user's code)."""
+    if _source_override.info is not None:
+        return _source_override.info
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
@@ -174,6 +199,9 @@ class UnexpectedTracerError(Exception):
 jvp_rules: dict["Primitive", Callable] = {}
 transpose_rules: dict["Primitive", Callable] = {}
 batching_rules: dict["Primitive", Callable] = {}
+# How a primitive splits when some operands are known and others are not (see
+# partial_eval.py); primitives without a rule are recorded whole.
+partial_eval_rules: dict["Primitive", Callable] = {}
 
 
 class Primitive:
@@ -545,7 +573,8 @@ def eval_graph(graph: Graph, consts: Sequence[Any], *args: Any) -> list[Any]:
     for v, x in zip(graph.invars, args):
         env[id(v)] = x
     for eqn in graph.eqns:
-        outs = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
+        with source_info_scope(eqn.source_info):
+            outs = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
         for v, o in zip(eqn.outputs, outs if eqn.prim.multiple_results else [outs]):
             env[id(v)] = o
     return [read(a) for a in graph.outvars]
@@ -558,3 +587,20 @@ def trace_to_graph(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedA
     with set_current_trace(trace):
         outs = fun(*args)
     return trace.to_closed_graph(outs)
+
+
+def dce_graph(graph: Graph, used_outputs: Sequence[bool]) -> tuple[Graph, list[bool]]:
+    """``graph`` keeping only the outputs ``used_outputs`` and the equations they need.
+
+    Returns the new graph (all invars kept) and which invars are used. Primitives
+    have no side effects, so an equation whose outputs are all unused is dropped.
+    """
+    live = {id(a) for a, u in zip(graph.outvars, used_outputs) if u and isinstance(a, Var)}
+    kept = []
+    for eqn in reversed(graph.eqns):
+        if any(id(v) in live for v in eqn.outputs):
+            kept.append(eqn)
+            live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
+    outvars = [a for a, u in zip(graph.outvars, used_outputs) if u]
+    new = Graph(list(graph.constvars), list(graph.invars), kept[::-1], outvars)
+    return new, [id(v) in live for v in graph.invars]

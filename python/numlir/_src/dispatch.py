@@ -75,7 +75,13 @@ def _hashable(v):
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     """Run one primitive on concrete operands through a cached single-op executable."""
     in_avals = [core.get_aval(a) for a in args]
-    key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled())
+    try:
+        key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled())
+        hash(key)
+    except TypeError:  # sub-graph params (cond, scan, ...): the module is memoized by its text
+        text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
+        outs = execute(compile_module(text, name=prim.name), to_host_args(args, in_avals), out_avals)
+        return outs if prim.multiple_results else outs[0]
     entry = _eager_cache.get(key)
     if entry is None:
         stats["eager_cache_misses"] += 1

@@ -23,6 +23,9 @@ except ImportError:  # pragma: no cover
     bfloat16 = None
 
 bool_ = np.dtype(np.bool_)
+# The (empty) tangent and cotangent dtype of integer and boolean values, as jax.dtypes.float0:
+# grad(..., allow_int=True) returns zeros of this dtype for integer inputs.
+float0 = np.dtype([("float0", np.void, 0)])
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import batching, core, dispatch, dtypes, lowering
+from numlir._src import batching, core, dtypes
 from numlir._src import ad
 
 # --- Tracing sub-graphs -------------------------------------------------------------
@@ -53,18 +53,6 @@ def _trace(fun: Callable, in_tree, in_avals: Sequence[core.ShapedArray], what: s
     g = closed.graph
     graph = core.ClosedGraph(core.Graph([], g.constvars + g.invars, g.eqns, g.outvars), [])
     return graph, list(closed.consts), out_tree_box[0]
-
-
-def _bind(prim: core.Primitive, args: Sequence[Any], params: dict):
-    """``prim.bind``; eagerly, compile the one-op module directly (sub-graph params
-    are not hashable, so they skip dispatch's per-params cache; the compiled
-    module is still cached by its text)."""
-    if not isinstance(core.current_trace(), core.EvalTrace):
-        return prim.bind(*args, **params)
-    in_avals = [core.get_aval(a) for a in args]
-    text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
-    exe = dispatch.compile_module(text, name=prim.name)
-    return dispatch.execute(exe, dispatch.to_host_args(args, in_avals), out_avals)
 
 
 def _avals(leaves) -> list[core.ShapedArray]:
@@ -179,7 +167,7 @@ def _cond_jvp(primals, tangents, *, branches, const_counts):
     params = dict(branches=tuple(graphs), const_counts=tuple(len(c) for c in new_consts))
     operands = [index, *[c for cs in new_consts for c in cs], *args,
                 *[t for t in tangents[1:] if not isinstance(t, ad.Zero)]]
-    outs = _bind(cond_p, operands, params)
+    outs = cond_p.bind(*operands, **params)
     n = len(branches[0].out_avals)
     return outs[:n], outs[n:]
 
@@ -204,7 +192,7 @@ def _switch(what: str, index, branches: Sequence[Callable], names: Sequence[str]
                     _retype_output(g, i, var.aval.strip_weak_type())
     consts = [c for t in traced for c in t[1]]
     params = dict(branches=tuple(graphs), const_counts=tuple(len(t[1]) for t in traced))
-    outs = _bind(cond_p, [index, *consts, *ops_leaves], params)
+    outs = cond_p.bind(index, *consts, *ops_leaves, **params)
     return tree_util.tree_unflatten(out_trees[0], outs)
 
 
@@ -391,8 +379,8 @@ def _while_jvp(primals, tangents, *, cond_graph, body_graph, cond_nconsts, body_
                      if not isinstance(t, ad.Zero)]
     params = dict(cond_graph=new_cond, body_graph=new_body, cond_nconsts=cond_nconsts,
                   body_nconsts=n_bc)
-    outs = _bind(while_p, [*cond_consts, *consts, *body_consts, *body_tangents, *init,
-                           *init_tangents], params)
+    outs = while_p.bind(*cond_consts, *consts, *body_consts, *body_tangents, *init,
+                        *init_tangents, **params)
     t_iter = iter(outs[n_carry:n_carry + n_t])
     t_outs = [next(t_iter) if nz else ad.Zero(a.strip_weak_type())
               for a, nz in zip(body_graph.out_avals, carry_nz)]
@@ -449,7 +437,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
             for x, a in zip(init_leaves, avals)]
     params = dict(cond_graph=cond_graph, body_graph=body_graph, cond_nconsts=len(cond_consts),
                   body_nconsts=len(body_consts))
-    outs = _bind(while_p, [*cond_consts, *body_consts, *init], params)
+    outs = while_p.bind(*cond_consts, *body_consts, *init, **params)
     return tree_util.tree_unflatten(in_tree, outs)
 
 

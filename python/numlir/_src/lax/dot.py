@@ -103,3 +103,52 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
                               preferred_element_type=preferred_element_type)
+
+
+# --- Transpose (reverse mode) ----------------------------------------------------------------
+
+
+def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_output: bool):
+    """The cotangent of ``x`` in ``dot_general(x, y)`` (or ``dot_general(y, x)`` when
+    ``swap_output``, whose result lists y's free dimensions before x's)."""
+    import numpy as np
+
+    from numlir._src.lax import elementwise, shape_ops
+
+    (xc, yc), (xb, yb) = dimension_numbers
+    y_ndim = core.get_aval(y).ndim
+    x_free = [i for i in range(x_aval.ndim) if i not in xc + xb]
+    y_free = [i for i in range(y_ndim) if i not in yc + yb]
+    nb = len(xb)
+    if swap_output:  # result: batch, y free, x free
+        ct_y_free = list(range(nb, nb + len(y_free)))
+    else:  # result: batch, x free, y free
+        ct_y_free = list(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
+    dims = ((tuple(ct_y_free), tuple(y_free)), (tuple(range(nb)), tuple(yb)))
+    # The product's dimensions: x batch, x free, then y's contracting ones in y's order.
+    x_contract_by_y = [xc[k] for k in np.argsort(yc)]
+    layout = list(xb) + x_free + x_contract_by_y
+    ct_dtype = core.get_aval(ct).dtype
+    if core.get_aval(y).dtype != ct_dtype:
+        y = elementwise.convert_element_type(y, ct_dtype)
+    out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=None,
+                             preferred_element_type=None)
+    out = shape_ops.transpose(out, tuple(int(i) for i in np.argsort(layout)))
+    if core.get_aval(out).dtype != x_aval.dtype:
+        out = elementwise.convert_element_type(out, x_aval.dtype)
+    return out
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    from numlir._src import transpose as tr
+
+    (lc, rc), (lb, rb) = dimension_numbers
+    if tr.is_undefined(lhs) and tr.is_undefined(rhs):
+        raise AssertionError("dot_general of two linear values is not linear")
+    if tr.is_undefined(lhs):
+        return [_dot_transpose_lhs(ct, lhs.aval, rhs, dimension_numbers, False), None]
+    swapped = ((rc, lc), (rb, lb))
+    return [None, _dot_transpose_lhs(ct, rhs.aval, lhs, swapped, True)]
+
+
+core.transpose_rules[dot_general_p] = _dot_general_transpose

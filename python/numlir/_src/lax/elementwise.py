@@ -434,3 +434,51 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
         zero = convert_element_type(0, aval.dtype, weak_type=True)
         return ne(operand, zero)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+# --- Transpose rules (reverse mode) ------------------------------------------------------------
+
+
+def _transpose_rules():
+    from numlir._src import transpose as tr
+
+    def unbroadcast_if(x, ct):
+        return tr.unbroadcast(ct, x.aval) if tr.is_undefined(x) else None
+
+    core.transpose_rules[add_p] = lambda ct, x, y: [unbroadcast_if(x, ct), unbroadcast_if(y, ct)]
+    core.transpose_rules[sub_p] = lambda ct, x, y: [unbroadcast_if(x, ct),
+                                                    unbroadcast_if(y, neg(ct))]
+    core.transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
+
+    def mul_transpose(ct, x, y):
+        if tr.is_undefined(x) and tr.is_undefined(y):
+            raise AssertionError("mul of two linear values is not linear")
+        if tr.is_undefined(x):
+            return [tr.unbroadcast(mul(ct, y), x.aval), None]
+        return [None, tr.unbroadcast(mul(x, ct), y.aval)]
+
+    def div_transpose(ct, x, y):
+        if tr.is_undefined(y):
+            raise AssertionError("div is linear in its numerator only")
+        return [tr.unbroadcast(div(ct, y), x.aval), None]
+
+    def select_transpose(ct, pred, on_true, on_false):
+        if tr.is_undefined(pred):
+            raise AssertionError("select is not linear in its predicate")
+        zeros = ad.const(ct, 0)
+        t = tr.unbroadcast(select(pred, ct, zeros), on_true.aval) if tr.is_undefined(on_true) else None
+        f = tr.unbroadcast(select(pred, zeros, ct), on_false.aval) if tr.is_undefined(on_false) else None
+        return [None, t, f]
+
+    def convert_transpose(ct, operand, *, new_dtype, weak_type):
+        old = operand.aval
+        return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)
+                if core.get_aval(ct).dtype != old.dtype else ct]
+
+    core.transpose_rules[mul_p] = mul_transpose
+    core.transpose_rules[div_p] = div_transpose
+    core.transpose_rules[select_p] = select_transpose
+    core.transpose_rules[convert_element_type_p] = convert_transpose
+
+
+_transpose_rules()

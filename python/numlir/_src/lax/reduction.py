@@ -92,3 +92,20 @@ ad.deflinear(reduce_sum_p)
 ad.defjvp(reduce_prod_p, _reduce_prod_jvp)
 ad.defzero(reduce_and_p)
 ad.defzero(reduce_or_p)
+
+
+def _reduce_sum_transpose(ct, operand, *, axes):
+    from numlir._src.lax import shape_ops
+
+    shape = operand.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return shape_ops.broadcast_in_dim(ct, shape, kept)
+
+
+def _transpose_rules():
+    from numlir._src import transpose as tr
+
+    tr.deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+_transpose_rules()

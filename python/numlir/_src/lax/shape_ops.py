@@ -242,3 +242,29 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int):
     """An array of ``shape`` whose values count along ``dimension``."""
     shape = _check_shape("iota", shape)
     return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=shape, dimension=int(dimension))
+
+
+# --- Transpose rules (reverse mode) ------------------------------------------------------------
+
+
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
+    from numlir._src.lax import reduction
+
+    in_shape = operand.aval.shape
+    summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions) + tuple(
+        d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
+    summed = tuple(sorted(summed))
+    out = reduction.reduce_sum(ct, summed) if summed else ct
+    return reshape(out, in_shape) if core.get_aval(out).shape != in_shape else out
+
+
+def _transpose_rules():
+    from numlir._src import transpose as tr
+
+    tr.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+    tr.deflinear(reshape_p, lambda ct, x, **_: reshape(ct, x.aval.shape))
+    tr.deflinear(transpose_p, lambda ct, x, *, permutation: transpose(
+        ct, tuple(int(i) for i in np.argsort(permutation))))
+
+
+_transpose_rules()
