@@ -175,6 +175,122 @@ def _cond_jvp(primals, tangents, *, branches, const_counts):
 core.jvp_rules[cond_p] = _cond_jvp
 
 
+def _branch_over_all(graph: core.ClosedGraph, start: int, count: int, num_consts: int,
+                     avals: Sequence[core.ShapedArray]) -> core.ClosedGraph:
+    """A branch as a graph of *all* the cond's operands (every branch's consts, then the
+    shared operands); it ignores the other branches' consts."""
+    g = graph.graph
+    invars = [core.Var(a) for a in avals]
+    invars[start:start + count] = g.invars[:count]
+    invars[num_consts:] = g.invars[count:]
+    return core.ClosedGraph(core.Graph([], invars, g.eqns, g.outvars), graph.consts)
+
+
+def _branches_over_all(branches, const_counts, avals) -> list[core.ClosedGraph]:
+    starts = np.cumsum((0,) + tuple(const_counts))
+    return [_branch_over_all(g, int(s), c, sum(const_counts), avals)
+            for g, s, c in zip(branches, starts, const_counts)]
+
+
+def _trace_flat(fun: Callable, avals: Sequence[core.ShapedArray]) -> tuple[core.ClosedGraph, list]:
+    from numlir._src.partial_eval import hoist_consts
+
+    return hoist_consts(core.trace_to_graph(fun, list(avals)))
+
+
+def _cond_partial_eval(trace, args, params):
+    # Split every branch into its known part (run now, in a cond on the known operands,
+    # returning the residuals of all branches in separate slots) and its unknown part
+    # (recorded as a cond on the residuals and the unknown operands).
+    from numlir._src.lax import shape_ops
+    from numlir._src.partial_eval import partial_eval_graph
+
+    branches, const_counts = params["branches"], params["const_counts"]
+    index, rest = args[0], list(args[1:])
+    if trace.is_unknown(index):
+        return trace.record(cond_p, args, params)
+    unknowns = [trace.is_unknown(a) for a in rest]
+    avals = [core.get_aval(a) for a in rest]
+    full = _branches_over_all(branches, const_counts, avals)
+    out_unknowns = [False] * len(branches[0].out_avals)
+    for g in full:
+        _, _, out_u, _ = partial_eval_graph(g, unknowns)
+        out_unknowns = [a or b for a, b in zip(out_unknowns, out_u)]
+    splits = [partial_eval_graph(g, unknowns, instantiate=out_unknowns) for g in full]
+    n_known = out_unknowns.count(False)
+    res_avals = [known.out_avals[n_known:] for known, _, _, _ in splits]
+    known_avals = [a for a, u in zip(avals, unknowns) if not u]
+
+    def known_branch(i, known):
+        def fun(*xs):
+            outs = core.eval_graph(known.graph, known.consts, *xs)
+            slots = []
+            for j, ra in enumerate(res_avals):
+                slots += outs[n_known:] if j == i else [shape_ops.full(a.shape, 0, a.dtype) for a in ra]
+            return outs[:n_known] + slots
+        return _trace_flat(fun, known_avals)
+
+    traced = [known_branch(i, s[0]) for i, s in enumerate(splits)]
+    known_rest = [a for a, u in zip(rest, unknowns) if not u]
+    known_outs = cond_p.bind(
+        index, *[c for _, cs in traced for c in cs], *known_rest,
+        branches=tuple(g for g, _ in traced), const_counts=tuple(len(cs) for _, cs in traced))
+    residuals = known_outs[n_known:]
+    all_res_avals = [a for ra in res_avals for a in ra]
+    unknown_avals = [a for a, u in zip(avals, unknowns) if u]
+    offsets = np.cumsum([0] + [len(ra) for ra in res_avals])
+
+    def unknown_branch(i, unknown):
+        def fun(*xs):
+            res = xs[offsets[i]:offsets[i + 1]]
+            return core.eval_graph(unknown.graph, unknown.consts, *res, *xs[len(all_res_avals):])
+        return _trace_flat(fun, all_res_avals + unknown_avals)[0]
+
+    unknown_graphs = tuple(unknown_branch(i, s[1]) for i, s in enumerate(splits))
+    unknown_outs = trace.record(
+        cond_p, [index, *residuals, *[a for a, u in zip(rest, unknowns) if u]],
+        dict(branches=unknown_graphs, const_counts=(0,) * len(branches)))
+    known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+core.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+def _cond_transpose(cts, index, *args, branches, const_counts):
+    # Each branch transposed on its own; the transposed cond takes the known operands
+    # (residuals) and the output cotangents, and returns the linear operands' cotangents.
+    from numlir._src import transpose as tr
+
+    if tr.is_undefined(index):
+        raise AssertionError("cond is not linear in its index")
+    avals = [a.aval if tr.is_undefined(a) else core.get_aval(a) for a in args]
+    linear = [tr.is_undefined(a) for a in args]
+    known = [a for a in args if not tr.is_undefined(a)]
+    known_avals = [a for a, lin in zip(avals, linear) if not lin]
+    ct_avals = [a.strip_weak_type() for a in branches[0].out_avals]
+    cts = [ad.instantiate(c) for c in cts]
+    full = _branches_over_all(branches, const_counts, avals)
+
+    def transposed(graph):
+        def fun(*xs):
+            it = iter(xs[:len(known)])
+            ops = [tr.UndefinedPrimal(a) if lin else next(it) for a, lin in zip(avals, linear)]
+            res = tr.backward_pass_closed(graph, ops, list(xs[len(known):]))
+            return [ad.instantiate(r) for r, lin in zip(res, linear) if lin]
+        return _trace_flat(fun, known_avals + ct_avals)
+
+    traced = [transposed(g) for g in full]
+    outs = cond_p.bind(index, *[c for _, cs in traced for c in cs], *known, *cts,
+                       branches=tuple(g for g, _ in traced),
+                       const_counts=tuple(len(cs) for _, cs in traced))
+    it = iter(outs)
+    return [None] + [next(it) if lin else None for lin in linear]
+
+
+core.transpose_rules[cond_p] = _cond_transpose
+
+
 def _switch(what: str, index, branches: Sequence[Callable], names: Sequence[str], operands):
     ops_leaves, ops_tree = tree_util.tree_flatten(tuple(operands))
     ops_avals = _avals(ops_leaves)
@@ -388,6 +504,62 @@ def _while_jvp(primals, tangents, *, cond_graph, body_graph, cond_nconsts, body_
 
 
 core.jvp_rules[while_p] = _while_jvp
+
+
+def _depends_on(graph: core.Graph, unknowns: Sequence[bool]) -> list[bool]:
+    """Which outputs of ``graph`` depend on the ``unknowns`` inputs (a conservative data-flow
+    over equations: any unknown operand makes every output of the equation unknown)."""
+    unknown = {id(v) for v, u in zip(graph.invars, unknowns) if u}
+    for eqn in graph.eqns:
+        if any(isinstance(a, core.Var) and id(a) in unknown for a in eqn.inputs):
+            unknown.update(id(v) for v in eqn.outputs)
+    return [isinstance(a, core.Var) and id(a) in unknown for a in graph.outvars]
+
+
+def _restrict(closed: core.ClosedGraph, keep_in: Sequence[bool], keep_out: Sequence[bool]):
+    graph, used = core.dce_graph(closed.graph, keep_out)
+    assert not any(u and not k for u, k in zip(used, keep_in)), "dropped an input still in use"
+    invars = [v for v, k in zip(graph.invars, keep_in) if k]
+    return core.ClosedGraph(core.Graph([], invars, graph.eqns, graph.outvars), closed.consts)
+
+
+def _while_partial_eval(trace, args, params):
+    # The carries that never see an unknown value run now in a smaller loop; the whole
+    # loop (primal work included) is recorded for the unknown ones, as in jax. Its
+    # transpose does not exist (a dynamic trip count); forward mode needs none.
+    cond_graph, body_graph = params["cond_graph"], params["body_graph"]
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    unknown = [trace.is_unknown(a) for a in args]
+    cond_u, body_u, carry_u = unknown[:nc], unknown[nc:nc + nb], unknown[nc + nb:]
+    while True:
+        new = [a or b for a, b in zip(carry_u, _depends_on(body_graph.graph, body_u + carry_u))]
+        if new == carry_u:
+            break
+        carry_u = new
+    if any(cond_u) or _depends_on(cond_graph.graph, cond_u + carry_u)[0] or all(carry_u):
+        return trace.record(while_p, args, params)
+    known = [not u for u in carry_u]
+    known_cond = _restrict(cond_graph, [True] * nc + known, [True])
+    known_body = _restrict(body_graph, [not u for u in body_u] + known, known)
+    known_args = [a for a, u in zip(args, [False] * nc + body_u + carry_u) if not u]
+    known_outs = while_p.bind(*known_args, cond_graph=known_cond, body_graph=known_body,
+                              cond_nconsts=nc, body_nconsts=body_u.count(False))
+    all_outs = trace.record(while_p, args, params)
+    known_it = iter(known_outs)
+    return [o if u else next(known_it) for o, u in zip(all_outs, carry_u)]
+
+
+core.partial_eval_rules[while_p] = _while_partial_eval
+
+
+def _while_transpose(cts, *args, **params):
+    raise core.value_error(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+        "dynamic start/stop values (the number of iterations is not known when tracing). Use "
+        "lax.scan, or lax.fori_loop with Python int bounds, which runs as a scan")
+
+
+core.transpose_rules[while_p] = _while_transpose
 
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):

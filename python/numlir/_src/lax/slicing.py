@@ -17,6 +17,7 @@ import numpy as np
 
 from numlir._src import batching, core, dtypes
 from numlir._src import ad
+from numlir._src import transpose as tr
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
@@ -85,6 +86,19 @@ core.batching_rules[slice_p] = _slice_batch_rule
 
 
 ad.deflinear(slice_p)
+
+
+# Transpose rules (reverse mode): the cotangent goes back where the slice took it from,
+# zeros elsewhere; the stride becomes interior padding.
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    config = []
+    for lo, n, st, m in zip(start_indices, operand.aval.shape, strides, core.get_aval(ct).shape):
+        covered = (m - 1) * st + 1 if m else 0
+        config.append((lo, n - lo - covered, st - 1))
+    return pad_p.bind(ct, ad.const(ct, 0), padding_config=tuple(config))
+
+
+tr.deflinear(slice_p, _slice_transpose)
 
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
@@ -226,6 +240,18 @@ def _start_indices(name: str, operand_shape, start_indices):
 ad.deflinear_in(dynamic_slice_p, 0)
 
 
+# Transpose rules (reverse mode): dynamic_update_slice clamps its starts exactly as
+# dynamic_slice does, so writing the cotangent into zeros puts it where the block came from.
+def _dynamic_slice_transpose(ct, operand, *indices, slice_sizes):
+    if any(tr.is_undefined(i) for i in indices):
+        raise AssertionError("dynamic_slice is not linear in its start indices")
+    zeros = ad.zeros_like_aval(operand.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
+
+
+core.transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+
+
 def dynamic_slice(operand, start_indices: Sequence[Any], slice_sizes: Sequence[int]):
     """The block of ``slice_sizes`` at run-time ``start_indices`` (negative ones wrap; then
     clamped so the block lies inside ``operand``).
@@ -315,6 +341,24 @@ core.batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch_rule
 ad.deflinear_in(dynamic_update_slice_p, 0, 1)
 
 
+# Transpose rules (reverse mode): the overwritten block gets no cotangent from the operand;
+# the update's cotangent is that (identically clamped) block of ct.
+def _dynamic_update_slice_transpose(ct, operand, update, *indices):
+    if any(tr.is_undefined(i) for i in indices):
+        raise AssertionError("dynamic_update_slice is not linear in its start indices")
+    shape = update.aval.shape if tr.is_undefined(update) else core.get_aval(update).shape
+    ct_operand = ct_update = None
+    if tr.is_undefined(operand):
+        zeros = shape_ops.full(shape, 0, core.get_aval(ct).dtype)
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *indices)
+    if tr.is_undefined(update):
+        ct_update = dynamic_slice_p.bind(ct, *indices, slice_sizes=tuple(shape))
+    return [ct_operand, ct_update] + [None] * len(indices)
+
+
+core.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+
+
 def dynamic_update_slice(operand, update, start_indices: Sequence[Any]):
     """``operand`` with the block at ``start_indices`` replaced by ``update`` (starts wrap if
     negative, then clamp so the block fits)."""
@@ -382,6 +426,25 @@ core.batching_rules[concatenate_p] = _concatenate_batch_rule
 
 
 ad.deflinear(concatenate_p)
+
+
+# Transpose rules (reverse mode): each linear operand gets its own slab of ct.
+def _concatenate_transpose(ct, *operands, dimension):
+    shape = core.get_aval(ct).shape
+    cts, start = [], 0
+    for x in operands:
+        n = (x.aval if tr.is_undefined(x) else core.get_aval(x)).shape[dimension]
+        if tr.is_undefined(x):
+            starts, limits = [0] * len(shape), list(shape)
+            starts[dimension], limits[dimension] = start, start + n
+            cts.append(slice(ct, starts, limits))
+        else:
+            cts.append(None)
+        start += n
+    return cts
+
+
+core.transpose_rules[concatenate_p] = _concatenate_transpose
 
 
 def concatenate(operands: Sequence[Any], dimension: int):
@@ -453,6 +516,29 @@ core.batching_rules[pad_p] = _pad_batch_rule
 ad.deflinear(pad_p)
 
 
+# Transpose rules (reverse mode): undo low/high (negated: cropped parts come back as zeros,
+# padding is cut off), then a strided slice skips the interior padding. Every output element
+# that is not a copy of an operand element is a copy of the padding value.
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    ct_operand = ct_value = None
+    if tr.is_undefined(operand) or tr.is_undefined(padding_value):
+        n = len(padding_config)
+        unpadded = pad_p.bind(ct, ad.const(ct, 0),
+                              padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+        shape = core.get_aval(unpadded).shape
+        ct_operand = slice(unpadded, (0,) * n, shape, tuple(i + 1 for _, _, i in padding_config))
+    if tr.is_undefined(padding_value):
+        from numlir._src.lax.reduction import reduce_sum
+
+        every = tuple(range(core.get_aval(ct).ndim))
+        ct_value = ew.sub(reduce_sum(ct, every),
+                          reduce_sum(ct_operand, tuple(range(core.get_aval(ct_operand).ndim))))
+    return [ct_operand if tr.is_undefined(operand) else None, ct_value]
+
+
+core.transpose_rules[pad_p] = _pad_transpose
+
+
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
     """Pad each dimension with ``(low, high, interior)`` copies of ``padding_value``; negative
     ``low``/``high`` crop.
@@ -497,6 +583,8 @@ core.batching_rules[rev_p] = _rev_batch_rule
 
 
 ad.deflinear(rev_p)
+# Transpose rules (reverse mode): rev is its own transpose.
+tr.deflinear(rev_p, lambda ct, operand, *, dimensions: rev_p.bind(ct, dimensions=dimensions))
 
 
 def rev(operand, dimensions: Sequence[int]):
@@ -728,6 +816,39 @@ def _in_bounds_mask(indices, index_vector_dim, bounds):
 
 
 ad.deflinear_in(gather_p, 0)
+
+
+# Transpose rules (reverse mode): gather_p clamps its starts while scatter skips
+# out-of-bounds windows, so the starts are clamped here before scatter-adding ct into zeros
+# (repeated starts accumulate). CLIP/FILL_OR_DROP are ordinary primitives around gather_p and
+# transpose on their own.
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, index_vector_dim):
+    if tr.is_undefined(indices):
+        raise AssertionError("gather is not linear in its indices")
+    dn, aval = dimension_numbers, operand.aval
+    zeros = ad.zeros_like_aval(aval.strip_weak_type())
+    if 0 in slice_sizes or 0 in core.get_aval(ct).shape:
+        return [zeros, None]
+    indices, ivd = _with_index_vector_dim(indices, index_vector_dim)
+    bounds = [aval.shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    indices = _clamp_index_vectors(indices, ivd, bounds)
+    sdn = ScatterDimensionNumbers(update_window_dims=dn.offset_dims,
+                                  inserted_window_dims=dn.collapsed_slice_dims,
+                                  scatter_dims_to_operand_dims=dn.start_index_map)
+    return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=sdn, index_vector_dim=ivd),
+            None]
+
+
+def _with_index_vector_dim(indices, index_vector_dim):
+    """Indices whose index vectors lie along an explicit dimension (``index_vector_dim`` equal
+    to the rank means vectors of length 1)."""
+    rank = core.get_aval(indices).ndim
+    if index_vector_dim == rank:
+        indices = shape_ops.expand_dims(indices, (rank,))
+    return indices, index_vector_dim
+
+
+core.transpose_rules[gather_p] = _gather_transpose
 
 
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
