@@ -181,6 +181,9 @@ class JitFunction:
             return out_leaves
 
         closed = core.trace_to_graph(flat_fun, in_avals)
+        # Unused work (e.g. the primal value inside jit(grad(f))) never reaches the compiler.
+        graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
+        closed = core.ClosedGraph(graph, closed.consts)
         name = lowering.sanitize_symbol(f"jit_{_function_name(self._fun)}")
         text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun))
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,

@@ -397,6 +397,7 @@ stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_abstract_eval(lambda x: x)
 stop_gradient_p.def_lowering(lambda ctx, x: x)
 ad.defzero(stop_gradient_p)
+core.batching_rules[stop_gradient_p] = batching.broadcast_batcher(stop_gradient_p)
 
 
 def stop_gradient(x):
