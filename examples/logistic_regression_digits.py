@@ -1,6 +1,6 @@
 """Softmax regression on the bundled 8x8 digits, every step compiled by numlir.
 
-The training step (forward pass, hand-written gradient, SGD update) is one
+The training step (forward pass, ``numlir.value_and_grad``, SGD update) is one
 ``@numlir.jit`` function: it compiles once to machine code through the hlo
 dialect, MLIR's linalg and LLVM, then runs for every step. Run with
 ``make demo``; set ``NUMLIR_DUMP_DIR=dir`` to see every compiler stage.
@@ -41,17 +41,17 @@ def log_softmax(logits):
     return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=1, keepdims=True))
 
 
-@numlir.jit
-def train_step(w, b, x, y, learning_rate, weight_decay):
-    """One full-batch gradient step of L2-regularized cross-entropy."""
+def loss_fn(w, b, x, y, weight_decay):
+    """L2-regularized mean cross-entropy."""
     logp = log_softmax(x @ w + b)
     targets = one_hot(y, NUM_CLASSES)
-    n = x.shape[0]
-    loss = -jnp.sum(targets * logp) / n + 0.5 * weight_decay * jnp.sum(w * w)
-    # d(loss)/d(logits) of softmax cross-entropy is softmax - one_hot.
-    dlogits = (jnp.exp(logp) - targets) / n
-    dw = x.T @ dlogits + weight_decay * w
-    db = jnp.sum(dlogits, axis=0)
+    return -jnp.sum(targets * logp) / x.shape[0] + 0.5 * weight_decay * jnp.sum(w * w)
+
+
+@numlir.jit
+def train_step(w, b, x, y, learning_rate, weight_decay):
+    """One full-batch gradient step; forward and backward pass compile into one module."""
+    loss, (dw, db) = numlir.value_and_grad(loss_fn, argnums=(0, 1))(w, b, x, y, weight_decay)
     return w - learning_rate * dw, b - learning_rate * db, loss
 
 

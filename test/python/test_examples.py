@@ -40,3 +40,62 @@ def test_logistic_regression_step_matches_numpy():
     np.testing.assert_allclose(loss, expected_loss, rtol=1e-5)
     np.testing.assert_allclose(new_w, w - 0.5 * (x.T @ dlogits + 1e-3 * w), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(new_b, b - 0.5 * dlogits.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def _jax_mlp_example_loss(params, x, label):
+    import jax
+    import jax.numpy as J
+
+    h = J.tanh(x @ params["w1"] + params["b1"])
+    logits = h @ params["w2"] + params["b2"]
+    return -(logits - jax.nn.logsumexp(logits))[label]
+
+
+def test_per_example_gradients_match_jax():
+    import jax
+
+    example = load_example("per_example_gradients")
+    (x, y), _ = example.load_digits()
+    x, y = x[:16], y[:16]
+    params = {k: np.asarray(v) for k, v in example.init_params(3, x.shape[1]).items()}
+    got = example.per_example_grads(params, x, y)
+    want = jax.vmap(jax.grad(_jax_mlp_example_loss), in_axes=(None, 0, 0))(params, x, y)
+    for k in params:
+        assert got[k].shape == (16,) + params[k].shape
+        np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=1e-4, atol=1e-6)
+    norms = np.sqrt(sum((np.asarray(want[k]).reshape(16, -1) ** 2).sum(1) for k in params))
+    np.testing.assert_allclose(np.asarray(example.global_norms(got)), norms, rtol=1e-4)
+
+
+def test_per_example_clipped_sgd_learns():
+    example = load_example("per_example_gradients")
+    assert example.main(steps=150) > 0.85
+
+
+def test_hessian_vector_product_matches_jax():
+    import jax
+    import jax.numpy as J
+
+    example = load_example("hessian_vector_product")
+    (x, y), _ = example.load_digits()
+    x, y = x[:50], y[:50]
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=x.shape[1] * 10).astype(np.float32) * 0.1
+    v = rng.normal(size=w.shape).astype(np.float32)
+
+    def jax_loss(w):
+        logits = x @ w.reshape(x.shape[1], 10)
+        logp = logits - jax.nn.logsumexp(logits, axis=1, keepdims=True)
+        return -J.mean(J.take_along_axis(logp, y[:, None], axis=1)) + 0.5 * 1e-3 * J.sum(w * w)
+
+    want = jax.jvp(jax.grad(jax_loss), (w,), (v,))[1]
+    loss = lambda w: example.softmax_loss(w, x, y)  # noqa: E731
+    np.testing.assert_allclose(np.asarray(example.hvp(loss, w, v)), want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(example.hvp_reverse_over_reverse(loss, w, v)), want,
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.hessian(jax_loss)(w) @ v), want, rtol=1e-4, atol=1e-5)
+
+
+def test_newton_cg_converges():
+    example = load_example("hessian_vector_product")
+    assert example.main(newton_steps=3) > 0.9
