@@ -98,6 +98,46 @@ def workloads(size: str):
         except ImportError:
             pass
         yield name, args, builders
+    yield _mlp_grad_case(rng, n)
+
+
+def _mlp_grad_case(rng, n: int):
+    """The gradient of an MLP layer's loss w.r.t. its weights: reverse mode in each framework
+    (numpy: the backward pass written by hand; pytorch: autograd)."""
+    import jax
+    import jax.numpy as jjnp
+
+    import numlir
+    import numlir.numpy as njnp
+
+    args = [rng.random((n, n // 2), np.float32) - 0.5, rng.random((n, n), np.float32) - 0.5]
+
+    def loss(jnp):
+        return lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)
+
+    def numpy_grad(w, x):
+        h = np.tanh(x @ w)
+        return x.T @ (2 * h * (1 - h * h))
+
+    builders = {
+        "numlir": lambda a: (lambda f=numlir.jit(numlir.grad(loss(njnp))): f(*a)),
+        "jax.jit": lambda a: (lambda f=jax.jit(jax.grad(loss(jjnp))),
+                              ja=[jax.device_put(x) for x in a]: f(*ja).block_until_ready()),
+        "numpy": lambda a: (lambda: numpy_grad(*a)),
+    }
+    try:
+        import torch
+
+        def torch_grad(w, x):
+            w = w.detach().requires_grad_(True)
+            (torch.tanh(x @ w) ** 2).sum().backward()
+            return w.grad
+
+        builders["pytorch"] = lambda a: (
+            lambda ta=[torch.from_numpy(x) for x in a]: torch_grad(*ta))
+    except ImportError:
+        pass
+    return "mlp_grad", args, builders
 
 
 class _TorchNumpy:
