@@ -4,6 +4,9 @@
 ``conv_with_general_padding`` and ``conv_transpose`` only compute its
 arguments (padding from 'SAME'/'VALID', dimension numbers from layout
 strings such as ``('NHWC', 'HWIO', 'NHWC')``), exactly as jax.lax does.
+The primitive's JVP (bilinear), transpose rules (both cotangents are again
+convolutions) and batching rule (the vmapped axis folded into batch or
+feature dimensions) live next to it.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 import operator
 from typing import NamedTuple, Sequence
 
-from numlir._src import core, dtypes
-from numlir._src import ad
+from numlir._src import ad, batching, core, dtypes
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise, shape_ops, slicing
 from numlir._src.lax import type_checks as tc
 
 
@@ -232,10 +236,192 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
                     f"{types[0]}, {types[1]} -> {ctx.type_out()}")
 
 
-# --- public API -------------------------------------------------------------------
-
-
 ad.defbilinear(conv_general_dilated_p)
+
+
+# --- layout helpers for the rules below ----------------------------------------------
+# The transpose and batching rules move a factor of one axis into another (a
+# group count, or the vmapped axis) without leaving the caller's layout, so
+# that every dimension_numbers works unchanged.
+
+
+def _fold_axis(x, src: int, dst: int, groups: int = 1):
+    """Merge axis ``src`` of ``x`` into the axis that is ``dst`` once ``src`` is removed.
+
+    That axis is viewed as ``(groups, rest)`` and becomes ``(groups, src, rest)``
+    flattened: with groups of contiguous features (or batch entries) each group
+    keeps its own slice of ``src``.
+    """
+    x = batching.moveaxis(x, src, dst)
+    shape = core.get_aval(x).shape
+    size, dim = shape[dst], shape[dst + 1]
+    if groups > 1:
+        x = shape_ops.reshape(x, shape[:dst] + (size, groups, dim // groups) + shape[dst + 2:])
+        perm = list(range(len(shape) + 1))
+        perm[dst], perm[dst + 1] = dst + 1, dst
+        x = shape_ops.transpose(x, perm)
+    return shape_ops.reshape(x, shape[:dst] + (size * dim,) + shape[dst + 2:])
+
+
+def _unfold_axis(x, axis: int, size: int, dim: int, groups: int = 1):
+    """Undo ``_fold_axis``: axis ``axis`` (``(groups, size, dim // groups)`` flattened)
+    becomes an axis of ``size`` at ``axis`` followed by the axis of ``dim`` entries."""
+    shape = core.get_aval(x).shape
+    if groups > 1:
+        x = shape_ops.reshape(x, shape[:axis] + (groups, size, dim // groups) + shape[axis + 1:])
+        perm = list(range(len(shape) + 2))
+        perm[axis], perm[axis + 1] = axis + 1, axis
+        x = shape_ops.transpose(x, perm)
+    return shape_ops.reshape(x, shape[:axis] + (size, dim) + shape[axis + 1:])
+
+
+def _move_groups(x, src: int, dst: int, groups: int):
+    """Split axis ``src`` into ``(groups, rest)`` and make ``groups`` the major part of ``dst``."""
+    if groups == 1:
+        return x
+    shape = core.get_aval(x).shape
+    x = shape_ops.reshape(x, shape[:src] + (groups, shape[src] // groups) + shape[src + 1:])
+    return _fold_axis(x, src, dst)
+
+
+def _swap_roles(spec) -> tuple[int, ...]:
+    """A spec with its first two entries (batch/feature, or out/in feature) exchanged."""
+    return (spec[1], spec[0], *spec[2:])
+
+
+# --- reverse mode -------------------------------------------------------------------
+# Per spatial dimension the forward conv reads, for output position o and
+# kernel tap k, the padded, lhs-dilated input at o * stride + k * rhs_dilation.
+# Both cotangents are again convolutions:
+#
+# * lhs: scatter ct back along those positions. That is ct dilated by the
+#   stride, convolved with the spatially reversed kernel (out/in features
+#   swapped, dilated as before), padded by (window - 1 - low) below so tap
+#   positions line up; reading every lhs_dilation-th result (a window stride)
+#   drops the holes of the dilated input. The high padding also absorbs the
+#   `rest` rows the forward stride never reached.
+# * rhs: for every tap, correlate input and ct over batch and output
+#   positions: a convolution of lhs (batch and features swapped) with ct as
+#   the kernel (batch as its input feature), ct dilated by the stride, taps
+#   rhs_dilation apart, the forward padding less those unreached `rest` rows.
+#
+# Feature groups become batch groups of the rhs cotangent and vice versa; in
+# the lhs cotangent both become feature groups, with the kernel regrouped.
+
+
+def _unreached(lhs_size, kernel_size, i, window_strides, padding, lhs_dilation, rhs_dilation):
+    """Rows at the high end of spatial dim ``i`` that no output window reaches."""
+    lo, hi = padding[i]
+    padded = _dilate(lhs_size, lhs_dilation[i]) + lo + hi
+    return (padded - _dilate(kernel_size, rhs_dilation[i])) % window_strides[i]
+
+
+def _to_dtype(x, dtype):
+    return x if core.get_aval(x).dtype == dtype else elementwise.convert_element_type(x, dtype)
+
+
+def _conv_transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+                        precision):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_shape = core.get_aval(rhs).shape
+    groups = feature_group_count * batch_group_count
+    kernel = slicing.rev(_to_dtype(rhs, core.get_aval(ct).dtype), rhs_spec[2:])
+    kernel = _move_groups(kernel, rhs_spec[0], rhs_spec[1], groups)
+    pads = []
+    for i, (l, r) in enumerate(zip(lhs_spec[2:], rhs_spec[2:])):
+        window = _dilate(rhs_shape[r], rhs_dilation[i])
+        rest = _unreached(lhs_aval.shape[l], rhs_shape[r], i, window_strides, padding,
+                          lhs_dilation, rhs_dilation)
+        pads.append((window - 1 - padding[i][0], window - 1 - padding[i][1] + rest))
+    out = conv_general_dilated_p.bind(
+        ct, kernel, window_strides=lhs_dilation, padding=tuple(pads),
+        lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+        dimension_numbers=ConvDimensionNumbers(out_spec, _swap_roles(rhs_spec), lhs_spec),
+        feature_group_count=groups, batch_group_count=1, precision=precision,
+        preferred_element_type=None)
+    # Batch group b's cotangent came out as feature group b: put it back in the batch.
+    return _move_groups(out, lhs_spec[1], lhs_spec[0], batch_group_count)
+
+
+def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+                        precision):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_shape = core.get_aval(lhs).shape
+    pads = []
+    for i, (l, r) in enumerate(zip(lhs_spec[2:], rhs_spec[2:])):
+        rest = _unreached(lhs_shape[l], rhs_aval.shape[r], i, window_strides, padding,
+                          lhs_dilation, rhs_dilation)
+        pads.append((padding[i][0], padding[i][1] - rest))
+    dn = ConvDimensionNumbers(_swap_roles(lhs_spec), _swap_roles(out_spec), _swap_roles(rhs_spec))
+    return conv_general_dilated_p.bind(
+        _to_dtype(lhs, core.get_aval(ct).dtype), ct, window_strides=rhs_dilation,
+        padding=tuple(pads), lhs_dilation=lhs_dilation, rhs_dilation=window_strides,
+        dimension_numbers=dn, feature_group_count=batch_group_count,
+        batch_group_count=feature_group_count, precision=precision, preferred_element_type=None)
+
+
+def _conv_transpose(ct, lhs, rhs, *, preferred_element_type, **params):
+    if tr.is_undefined(lhs) == tr.is_undefined(rhs):
+        raise AssertionError("conv_general_dilated transposes w.r.t. exactly one operand")
+    linear = lhs if tr.is_undefined(lhs) else rhs
+    known = rhs if linear is lhs else lhs
+    sizes = (core.get_aval(ct).shape, linear.aval.shape, core.get_aval(known).shape)
+    if any(0 in shape for shape in sizes):  # nothing flows through an empty convolution
+        out = ad.zeros_like_aval(linear.aval)
+    elif linear is lhs:
+        out = _conv_transpose_lhs(ct, lhs.aval, rhs, **params)
+    else:
+        out = _conv_transpose_rhs(ct, lhs, rhs.aval, **params)
+    out = _to_dtype(out, linear.aval.dtype)
+    return [out, None] if linear is lhs else [None, out]
+
+
+core.transpose_rules[conv_general_dilated_p] = _conv_transpose
+
+
+# --- vmap -------------------------------------------------------------------------
+# The vmapped axis is folded into a dimension the convolution already keeps
+# apart: lhs's batch (examples do not mix), rhs's output features (kernels do
+# not mix), or, when both are batched, feature groups pairing example a's
+# input with kernel a (batch groups when the conv already has batch groups).
+# Folding keeps existing groups contiguous, so the fold goes inside them.
+
+
+def _conv_batch_rule(axis_size, args, dims, **params):
+    (lhs, rhs), (lhs_dim, rhs_dim) = args, dims
+    lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+    avals = [core.get_aval(x) for x in args]
+    unbatched = [a if d is None else a.update(shape=a.shape[:d] + a.shape[d + 1:])
+                 for a, d in zip(avals, dims)]
+    out_aval = _conv_abstract_eval(*unbatched, **params)
+    if axis_size == 0:
+        out_dim = out_spec[0]
+        shape = out_aval.shape[:out_dim] + (0,) + out_aval.shape[out_dim:]
+        return shape_ops.full(shape, 0, out_aval.dtype), out_dim
+    if lhs_dim is not None and rhs_dim is not None:
+        if bgc > 1:
+            lhs = _fold_axis(lhs, lhs_dim, lhs_spec[0])
+            params["batch_group_count"] = bgc * axis_size
+        else:
+            lhs = _fold_axis(lhs, lhs_dim, lhs_spec[1])
+            params["feature_group_count"] = fgc * axis_size
+        rhs, out_dim, groups = _fold_axis(rhs, rhs_dim, rhs_spec[0]), out_spec[1], 1
+    elif lhs_dim is not None:
+        lhs, out_dim, groups = _fold_axis(lhs, lhs_dim, lhs_spec[0], bgc), out_spec[0], 1
+    else:
+        groups = fgc * bgc
+        rhs, out_dim = _fold_axis(rhs, rhs_dim, rhs_spec[0], groups), out_spec[1]
+    out = conv_general_dilated_p.bind(lhs, rhs, **params)
+    return _unfold_axis(out, out_dim, axis_size, out_aval.shape[out_dim], groups), out_dim
+
+
+core.batching_rules[conv_general_dilated_p] = _conv_batch_rule
+
+
+# --- public API -------------------------------------------------------------------
 
 
 def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
@@ -367,26 +553,6 @@ def conv_transpose(lhs, rhs, strides: Sequence[int], padding,
 
 def _flip_and_swap_kernel(rhs, rhs_spec):
     """The kernel with its spatial axes reversed and its two feature axes swapped."""
-    import numpy as np
-
-    import numlir.lax as lax_api
-    from numlir._src.lax import shape_ops
-    from numlir._src.lax.dot import dot_general
-
-    aval = core.get_aval(rhs)
-    perm = list(range(aval.ndim))
+    perm = list(range(core.get_aval(rhs).ndim))
     perm[rhs_spec[0]], perm[rhs_spec[1]] = rhs_spec[1], rhs_spec[0]
-    flip_dims = tuple(d for d in rhs_spec[2:] if aval.shape[d] > 1)
-    rev = getattr(lax_api, "rev", None)
-    if rev is not None and flip_dims:
-        rhs = rev(rhs, flip_dims)
-    else:
-        # Without lax.rev: multiply by an anti-diagonal 0/1 matrix per axis
-        # (exact for finite kernels), putting the new axis back in place.
-        for d in flip_dims:
-            flip = np.eye(aval.shape[d], dtype=aval.dtype)[::-1].copy()
-            rhs = dot_general(rhs, flip, (((d,), (0,)), ((), ())))
-            order = list(range(aval.ndim - 1))
-            order.insert(d, aval.ndim - 1)
-            rhs = shape_ops.transpose(rhs, order)
-    return shape_ops.transpose(rhs, perm)
+    return shape_ops.transpose(slicing.rev(rhs, rhs_spec[2:]), perm)
