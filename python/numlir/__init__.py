@@ -17,6 +17,8 @@ from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
 from numlir._src.array import Array
 from numlir._src.backends import CompileError
 from numlir._src.batching import vmap
+from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
+from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
@@ -25,7 +27,8 @@ from numlir import lax, nn, numpy, random, tree_util
 
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
-    "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "compile", "config",
-    "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax", "linearize", "make_graph",
-    "nn", "numpy", "random", "tree_util", "value_and_grad", "vjp", "vmap",
+    "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
+    "checkpoint_name", "checkpoint_policies", "compile", "config",
+    "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
+    "linearize", "make_graph", "nn", "numpy", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

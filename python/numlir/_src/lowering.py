@@ -120,6 +120,13 @@ class LoweringRuleContext:
         """
         return self._module.region(closed, args, self.loc)
 
+    def inline(self, closed: core.ClosedGraph, args: Sequence[str]) -> list[str]:
+        """Emit ``closed``'s equations in place, its invars standing for ``args``; return
+        its outputs' SSA names. A primitive defined by a composite of others lowers this way
+        while keeping its own differentiation rule."""
+        env = {id(v): a for v, a in zip(closed.graph.invars, args)}
+        return _lower_eqns(self._module, closed.graph, closed.consts, env, self.loc)
+
     def constant(self, value: np.ndarray) -> str:
         value = np.asarray(value)
         return self._module.constant(value, self.loc)

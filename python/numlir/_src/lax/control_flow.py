@@ -5,8 +5,9 @@ of the primitives, so later transformations can rewrite them). Values a
 sub-graph closes over become explicit operands of the primitive; in the
 hlo text the regions simply use them, since hlo regions may use values
 from above. ``cond``/``switch`` lower to ``hlo.if``/``hlo.case``,
-``while_loop`` to ``hlo.while``; ``fori_loop`` and ``scan`` are built on
-``while_loop``.
+``while_loop`` to ``hlo.while``. ``scan`` binds the ``scan`` primitive
+(scan.py, which also lowers to ``hlo.while``); ``fori_loop`` is a ``scan``
+when its bounds are static and a ``while_loop`` otherwise.
 
 Example::
 
@@ -616,6 +617,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
 def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     """Run ``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
 
+    Bounds known while tracing (Python or NumPy integers) make it a ``scan`` of
+    ``upper - lower`` steps, which reverse mode can differentiate; traced bounds
+    make it a ``while_loop``.
+
     Example::
 
         total = lax.fori_loop(0, 10, lambda i, acc: acc + i, 0)
@@ -628,8 +633,14 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     if not np.issubdtype(dtype, np.integer):
         raise TypeError(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
     lo = elementwise.convert_element_type(lower, dtype)
-    hi = elementwise.convert_element_type(upper, dtype)
     one = np.ones((), dtype)
+    if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
+        def step(carry, _):
+            i, val = carry
+            return (elementwise.add(i, one), body_fun(i, val)), None
+
+        return scan(step, (lo, init_val), None, length=max(int(upper) - int(lower), 0))[0][1]
+    hi = elementwise.convert_element_type(upper, dtype)
 
     def cond_fun(carry):
         return elementwise.lt(carry[0], carry[2])
@@ -652,7 +663,8 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
         total, partial_sums = lax.scan(lambda c, x: (c + x, c + x), 0.0, xs)
     """
-    from numlir._src.lax import elementwise, shape_ops, slicing
+    from numlir._src.lax import elementwise
+    from numlir._src.lax.scan import scan_p
 
     del unroll, _split_transpose  # accepted for compatibility
     xs_leaves, xs_tree = tree_util.tree_flatten(xs)
@@ -671,37 +683,36 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     carry_leaves, carry_tree = tree_util.tree_flatten(init)
     x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:], weak_type=False)
                for x in xs_leaves]
-    # Trace f once to learn the types of y.
     in_tree = tree_util.tree_structure((init, tree_util.tree_unflatten(xs_tree, x_avals)))
-    graph, _, out_tree = _trace(lambda args: f(*args), in_tree, _avals(carry_leaves) + x_avals,
-                               "lax.scan f")
-    if out_tree.node_type not in (tuple, list) or len(out_tree.children) != 2:
-        raise core.shape_error(f"lax.scan: f must return a pair (carry, y), got {out_tree}")
-    carry_out_tree, y_tree = out_tree.children
-    if carry_out_tree != carry_tree:
-        raise core.shape_error(
-            "lax.scan: f must return a carry with the pytree structure of init, got "
-            f"{carry_out_tree} for init {carry_tree}")
-    y_avals = graph.out_avals[len(carry_leaves):]
-    ys_init = [shape_ops.full((n, *a.shape), 0, a.dtype) for a in y_avals]
-    if n == 0:  # f is traced (for its types) but never runs
-        return init, tree_util.tree_unflatten(y_tree, ys_init)
-
-    def cond_fun(state):
-        return elementwise.lt(state[0], np.int32(n))
-
-    def body(state):
-        i, carry, ys = state
-        index = elementwise.sub(np.int32(n - 1), i) if reverse else i
-        x = tree_util.tree_unflatten(
-            xs_tree, [slicing.dynamic_index_in_dim(x, index, 0, keepdims=False) for x in xs_leaves])
-        carry, y = f(carry, x)
-        y_leaves = tree_util.tree_leaves(y)
-        ys = [slicing.dynamic_update_index_in_dim(acc, elementwise.convert_element_type(v, acc.dtype)
-                                                  if core.get_aval(v).dtype != acc.dtype else v,
-                                                  index, 0)
-              for acc, v in zip(ys, y_leaves)]
-        return elementwise.add(i, np.int32(1)), carry, ys
-
-    _, carry, ys = while_loop(cond_fun, body, (np.int32(0), init, ys_init))
-    return carry, tree_util.tree_unflatten(y_tree, ys)
+    avals = _avals(carry_leaves)
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(carry_tree, range(len(avals))))[0]]
+    for _ in range(2):  # once more with strong types if f strengthens a weakly typed carry
+        graph, consts, out_tree = _trace(lambda args: f(*args), in_tree, avals + x_avals,
+                                         "lax.scan f")
+        if out_tree.node_type not in (tuple, list) or len(out_tree.children) != 2:
+            raise core.shape_error(f"lax.scan: f must return a pair (carry, y), got {out_tree}")
+        carry_out_tree, y_tree = out_tree.children
+        if carry_out_tree != carry_tree:
+            raise core.shape_error(
+                "lax.scan: f must return a carry with the pytree structure of init, got "
+                f"{carry_out_tree} for init {carry_tree}")
+        outs = graph.out_avals[:len(avals)]
+        for path, a, b in zip(paths, avals, outs):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                raise core.shape_error(
+                    f"lax.scan: f must return a carry with the types of init, but carry{path} "
+                    f"is {a.str_short()} in init and {b.str_short()} in f's result")
+        weaker = [a.update(weak_type=a.weak_type and b.weak_type) for a, b in zip(avals, outs)]
+        if weaker == avals:
+            for i, (a, b) in enumerate(zip(avals, outs)):
+                if a.weak_type != b.weak_type:
+                    _retype_output(graph, i, a)
+            break
+        avals = weaker
+    init = [x if core.get_aval(x) == a else elementwise.convert_element_type(x, a.dtype)
+            for x, a in zip(carry_leaves, avals)]
+    outs = scan_p.bind(*consts, *init, *xs_leaves, graph=graph, length=n, reverse=bool(reverse),
+                       num_consts=len(consts), num_carry=len(avals))
+    return (tree_util.tree_unflatten(carry_tree, outs[:len(avals)]),
+            tree_util.tree_unflatten(y_tree, outs[len(avals):]))
