@@ -1,10 +1,8 @@
 """A small convolutional network on the bundled 8x8 digits, one file for numlir and JAX.
 
 The model is conv 3x3 (16 filters, 'SAME') -> relu -> 2x2 max-pool -> linear
-softmax head. Gradients are written by hand: the pooling gradient goes to the
-window's maximum, and the filter gradient is itself a convolution of the
-input with the output gradient (``conv_general_dilated`` with the batch and
-feature roles swapped). ``train_epoch`` is one jitted function: it draws a
+softmax head. Gradients come from ``value_and_grad`` (reverse mode through
+the convolution, relu and max-pool). ``train_epoch`` is one jitted function: it draws a
 random permutation of the training set, gathers it into minibatches and runs
 SGD over them with ``lax.scan``.
 
@@ -41,9 +39,6 @@ NUM_CLASSES = 10
 FILTERS = 16
 BATCH_SIZE = 32
 CONV_DIMS = ("NHWC", "HWIO", "NHWC")
-# The filter gradient as a convolution: the input's channels act as the batch,
-# its examples as the contracted features, and dz (B, H, W, O) as the kernel.
-FILTER_GRAD_DIMS = ("CHWN", "IHWO", "HWNC")
 
 
 def load_digits(seed: int = 0):
@@ -69,42 +64,23 @@ def init_params(key):
 
 
 def forward(params, x):
-    """Logits and the intermediates the backward pass needs."""
+    """The logits of a batch of images (N, 8, 8, 1)."""
     z = lax.conv_general_dilated(x, params["conv_w"], (1, 1), "SAME",
                                  dimension_numbers=CONV_DIMS) + params["conv_b"]
     h = jnp.maximum(z, 0.0)
     pooled = lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
-    features = pooled.reshape(x.shape[0], -1)
-    logits = features @ params["head_w"] + params["head_b"]
-    return logits, (z, h, pooled, features)
+    return pooled.reshape(x.shape[0], -1) @ params["head_w"] + params["head_b"]
 
 
-def loss_and_grads(params, x, y):
-    """Mean cross-entropy and its gradient with respect to every parameter."""
-    batch = x.shape[0]
-    logits, (z, h, pooled, features) = forward(params, x)
-    logp = jax.nn.log_softmax(logits)
-    loss = -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
+def loss_fn(params, x, y):
+    """Mean softmax cross-entropy of a batch."""
+    logp = jax.nn.log_softmax(forward(params, x))
+    return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
 
-    # Softmax cross-entropy: d(loss)/d(logits) = (softmax - one_hot) / batch.
-    targets = jnp.zeros_like(logits).at[jnp.arange(batch), y].set(1.0)
-    dlogits = (jnp.exp(logp) - targets) / batch
-    grads = {"head_w": features.T @ dlogits, "head_b": dlogits.sum(axis=0)}
 
-    # Max-pool: each window's gradient goes to its maximum, shared equally
-    # between tied positions (flat background gives ties once conv_b > 0).
-    dpooled = (dlogits @ params["head_w"].T).reshape(pooled.shape)
-    _, height, width, channels = h.shape
-    windows = h.reshape(batch, height // 2, 2, width // 2, 2, channels)
-    is_max = (windows == pooled[:, :, None, :, None, :]).astype(h.dtype)
-    share = is_max / is_max.sum(axis=(2, 4), keepdims=True)
-    dh = (share * dpooled[:, :, None, :, None, :]).reshape(h.shape)
-
-    dz = jnp.where(z > 0, dh, 0.0)
-    grads["conv_b"] = dz.sum(axis=(0, 1, 2))
-    grads["conv_w"] = lax.conv_general_dilated(x, dz, (1, 1), ((1, 1), (1, 1)),
-                                               dimension_numbers=FILTER_GRAD_DIMS)
-    return loss, grads
+# Reverse mode through the conv, relu, max-pool and head: the loss and its gradient with
+# respect to every parameter in one pass.
+loss_and_grads = jax.value_and_grad(loss_fn)
 
 
 @jax.jit
@@ -126,7 +102,7 @@ def train_epoch(params, x, y, key, learning_rate):
 @jax.jit
 def accuracy(params, x, y):
     """Fraction of examples whose largest logit is the true class."""
-    logits, _ = forward(params, x)
+    logits = forward(params, x)
     return jnp.mean(jnp.argmax(logits, axis=1) == y)
 
 
