@@ -35,6 +35,7 @@ from numlir._src.lax.elementwise_extra import (acos_p, acosh_p, argmax_p, argmin
                                                lgamma_p, log1p_p, nextafter_p, population_count_p, round_p,
                                                shift_left_p, shift_right_arithmetic_p,
                                                shift_right_logical_p, sinh_p, tan_p)
+from numlir._src.lax.special import polygamma, polygamma_p, zeta, zeta_p
 from numlir._src.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                     ScatterDimensionNumbers, concatenate, dynamic_index_in_dim,
                                     dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,
@@ -49,6 +50,7 @@ from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_
 
 # Primitives, for code that inspects graphs.
 from numlir._src.lax.control_flow import cond_p, while_p
+from numlir._src.lax.scan import scan_p
 from numlir._src.lax.sorting import sort_p
 from numlir._src.lax.dot import dot_general_p
 from numlir._src.lax.convolution import conv_general_dilated_p

@@ -232,6 +232,12 @@ def nextafter(x1, x2):
     return nextafter_p.bind(x1, x2)
 
 
+def _trigamma(x):
+    from numlir._src.lax.special import polygamma
+
+    return polygamma(ad.const(x, 1), x)
+
+
 def _defjvp_float_math():
     from numlir._src.lax.elementwise import add, div, exp, mul, neg, rsqrt, sub
 
@@ -256,6 +262,7 @@ def _defjvp_float_math():
     ad.defjvp(erf_inv_p, lambda t, x: mul(t, mul(ad.const(x, np.sqrt(np.pi) / 2), exp(sq(erf_inv(x))))))
     ad.defjvp(cbrt_p, lambda t, x: div(t, mul(ad.const(x, 3), sq(cbrt(x)))))
     ad.defjvp(lgamma_p, lambda t, x: mul(t, digamma(x)))
+    ad.defjvp(digamma_p, lambda t, x: mul(t, _trigamma(x)))
     ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(sq(x), sq(y)))),
               lambda t, x, y: neg(mul(t, div(x, add(sq(x), sq(y))))))
     ad.defzero(nextafter_p)
@@ -424,4 +431,88 @@ cumsum_p, cumsum = _cumulative("cumsum", "sum", tc.NUMERIC)
 cumprod_p, cumprod = _cumulative("cumprod", "prod", tc.NUMERIC)
 cummax_p, cummax = _cumulative("cummax", "max", tc.ANY)
 cummin_p, cummin = _cumulative("cummin", "min", tc.ANY)
-ad.deflinear(cumsum_p)  # cumprod/cummax/cummin: no JVP yet
+ad.deflinear(cumsum_p)
+
+
+def _shifted(x, steps: int, axis: int, reverse: bool, fill):
+    """``x`` moved ``steps`` places along the scan direction, ``fill`` entering at the start."""
+    from numlir._src.lax import slicing
+
+    config = [(0, 0, 0)] * core.get_aval(x).ndim
+    config[axis] = (-steps, steps, 0) if reverse else (steps, -steps, 0)
+    return slicing.pad(x, ad.const(x, fill), config)
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    # A doubling prefix scan of (product, its tangent) by the product rule: no division,
+    # so zeros in x are handled, and each step is linear in the tangent.
+    from numlir._src.lax.elementwise import add, mul
+
+    x, t = primals[0], ad.instantiate(tangents[0])
+    out = cumprod_p.bind(x, axis=axis, reverse=reverse)
+    p, dp, steps = x, t, 1
+    while steps < core.get_aval(x).shape[axis]:
+        p_prev = _shifted(p, steps, axis, reverse, 1)
+        dp = add(mul(dp, p_prev), mul(p, _shifted(dp, steps, axis, reverse, 0)))
+        p = mul(p, p_prev)
+        steps *= 2
+    return out, dp
+
+
+def _cumulative_chooser_jvp(prim):
+    # out[i] is attained by every j <= i with x[j] == out[j] == out[i]; as the running
+    # extremum is monotone these j lie in the run of equal outputs ending at i, and they
+    # share the tangent evenly (as reduce_max does with ties).
+    def rule(primals, tangents, *, axis, reverse):
+        from numlir._src.lax import elementwise as ew, slicing
+        from numlir._src.lax.shape_ops import broadcasted_iota
+        from numlir._src.lax.sorting import take_along_axis
+
+        x, t = primals[0], ad.instantiate(tangents[0])
+        out = prim.bind(x, axis=axis, reverse=reverse)
+        if reverse:  # work in scan order
+            x, t, fwd = slicing.rev(x, (axis,)), slicing.rev(t, (axis,)), slicing.rev(out, (axis,))
+        else:
+            fwd = out
+        aval = core.get_aval(x)
+        pos = broadcasted_iota(np.int32, aval.shape, axis)
+        new_run = ew.bitwise_or(ew.eq(pos, ad.const(pos, 0)),
+                                ew.ne(fwd, _shifted(fwd, 1, axis, False, 0)))
+        run_start = cummax(ew.select(new_run, pos, ad.const(pos, 0)), axis)
+        attains = ew.eq(x, fwd)
+        # How many positions of the run so far attain it (integer cumsums: exact).
+        hits = ew.convert_element_type(attains, np.int32)
+        total = cumsum(hits, axis)
+        count = ew.sub(total, take_along_axis(ew.sub(total, hits), run_start, axis))
+        # Their tangents summed by a doubling scan that stops at the run's start; only
+        # same-run terms are ever added, so nothing cancels.
+        acc, steps = ew.select(attains, t, ad.const(t, 0)), 1
+        while steps < aval.shape[axis]:
+            same_run = ew.ge(ew.sub(pos, ad.const(pos, steps)), run_start)
+            acc = ew.add(acc, ew.select(same_run, _shifted(acc, steps, axis, False, 0),
+                                        ad.const(t, 0)))
+            steps *= 2
+        count = ew.max(ew.convert_element_type(count, aval.dtype), ad.const(x, 1))
+        t_out = ew.div(acc, count)
+        return out, slicing.rev(t_out, (axis,)) if reverse else t_out
+
+    return rule
+
+
+core.jvp_rules[cumprod_p] = _cumprod_jvp
+core.jvp_rules[cummax_p] = _cumulative_chooser_jvp(cummax_p)
+core.jvp_rules[cummin_p] = _cumulative_chooser_jvp(cummin_p)
+
+
+def _cumsum_transpose(ct, operand, *, axis, reverse):
+    # Each input adds into every output after it, so cotangents flow back the other way.
+    return cumsum_p.bind(ct, axis=axis, reverse=not reverse)
+
+
+def _transpose_rules():
+    from numlir._src import transpose as tr
+
+    tr.deflinear(cumsum_p, _cumsum_transpose)
+
+
+_transpose_rules()

@@ -996,6 +996,40 @@ _SCATTER_PRIMS = dict(zip(_SCATTER_KINDS, (scatter_p, scatter_add_p, scatter_mul
                                            scatter_min_p, scatter_max_p)))
 
 
+# Transpose rules (reverse mode) of scatter_add: the operand's cotangent is ct itself; each
+# update window's is the window of ct it was added to, or zero for a window the scatter
+# skipped for lying (partly) out of bounds: gather alone would clamp it instead.
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
+                           index_vector_dim):
+    if tr.is_undefined(indices):
+        raise AssertionError("scatter_add is not linear in its indices")
+    dn = dimension_numbers
+    ct_updates = None
+    if tr.is_undefined(updates):
+        uaval, shape = updates.aval, core.get_aval(ct).shape
+        window = iter(uaval.shape[d] for d in dn.update_window_dims)
+        sizes = tuple(1 if d in dn.inserted_window_dims else next(window)
+                      for d in range(len(shape)))
+        gdn = GatherDimensionNumbers(offset_dims=dn.update_window_dims,
+                                     collapsed_slice_dims=dn.inserted_window_dims,
+                                     start_index_map=dn.scatter_dims_to_operand_dims)
+        if uaval.size == 0:
+            ct_updates = ad.zeros_like_aval(uaval.strip_weak_type())
+        else:
+            indices, ivd = _with_index_vector_dim(indices, index_vector_dim)
+            windows = gather_p.bind(ct, indices, dimension_numbers=gdn, slice_sizes=sizes,
+                                    index_vector_dim=ivd)
+            bounds = [shape[d] - sizes[d] for d in dn.scatter_dims_to_operand_dims]
+            batch = [i for i in range(uaval.ndim) if i not in dn.update_window_dims]
+            ok = shape_ops.broadcast_in_dim(_in_bounds_mask(indices, ivd, bounds), uaval.shape,
+                                            batch)
+            ct_updates = ew.select(ok, windows, shape_ops.full(uaval.shape, 0, uaval.dtype))
+    return [ct if tr.is_undefined(operand) else None, None, ct_updates]
+
+
+core.transpose_rules[scatter_add_p] = _scatter_add_transpose
+
+
 def _scatter(kind, operand, scatter_indices, updates, dimension_numbers, mode,
              index_vector_dim=None):
     dn = _dnums(f"scatter_{kind}", dimension_numbers, ScatterDimensionNumbers,
@@ -1048,4 +1082,119 @@ scatter_mul = _scatter_fn("mul", "Like ``scatter``, multiplying by the updates."
 scatter_min = _scatter_fn("min", "Like ``scatter``, taking the minimum with the updates.")
 scatter_max = _scatter_fn("max", "Like ``scatter``, taking the maximum with the updates.")
 
-ad.deflinear_in(scatter_add_p, 0, 2)  # scatter set/mul/min/max: no JVP yet
+ad.deflinear_in(scatter_add_p, 0, 2)
+
+
+# --- scatter set/mul/min/max: JVPs, and the transpose of scatter (set) ---------------------
+# Each JVP is built from ops linear in the tangents (scatter_add, gather, select, mul by
+# primal values) so that reverse mode can transpose it. Scatter (set) is itself linear in
+# (operand, updates) jointly: its tangent is the scatter of the tangents, the same update
+# winning as in the primal.
+
+
+def _landing_windows(x, indices, updates_aval, dn, index_vector_dim):
+    """The window of ``x`` that each update element of a scatter lands on (a gather with the
+    scatter's dimension numbers). Windows the scatter skips are clamped in instead."""
+    shape = core.get_aval(x).shape
+    window = iter(updates_aval.shape[d] for d in dn.update_window_dims)
+    sizes = tuple(1 if d in dn.inserted_window_dims else next(window) for d in range(len(shape)))
+    gdn = GatherDimensionNumbers(offset_dims=dn.update_window_dims,
+                                 collapsed_slice_dims=dn.inserted_window_dims,
+                                 start_index_map=dn.scatter_dims_to_operand_dims)
+    indices, ivd = _with_index_vector_dim(indices, index_vector_dim)
+    return gather_p.bind(x, indices, dimension_numbers=gdn, slice_sizes=sizes,
+                         index_vector_dim=ivd)
+
+
+def _scatter_survivors(indices, operand_aval, updates_aval, dn, index_vector_dim):
+    """bool[updates]: the update elements a scatter (set) leaves in its result (the winner
+    of duplicates; none of a skipped window). Scatters unique ids and reads back which stayed."""
+    ids = ew.add(shape_ops.reshape(shape_ops.iota(np.int32, updates_aval.size),
+                                   updates_aval.shape), ew.convert_element_type(1, np.int32))
+    board = scatter_p.bind(shape_ops.full(operand_aval.shape, 0, np.int32), indices, ids,
+                           dimension_numbers=dn, index_vector_dim=index_vector_dim)
+    return ew.eq(_landing_windows(board, indices, updates_aval, dn, index_vector_dim), ids)
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, index_vector_dim):
+    if tr.is_undefined(indices):
+        raise AssertionError("scatter is not linear in its indices")
+    dn, ivd = dimension_numbers, index_vector_dim
+    uaval = updates.aval if tr.is_undefined(updates) else core.get_aval(updates)
+    uzeros = shape_ops.full(uaval.shape, 0, uaval.dtype)
+    ct_operand = ct_updates = None
+    if tr.is_undefined(operand):  # overwritten positions pass nothing back
+        ct_operand = scatter_p.bind(ct, indices, uzeros, dimension_numbers=dn,
+                                    index_vector_dim=ivd)
+    if tr.is_undefined(updates):
+        ct_updates = uzeros
+        if uaval.size:
+            survived = _scatter_survivors(indices, core.get_aval(ct), uaval, dn, ivd)
+            ct_updates = ew.select(survived, _landing_windows(ct, indices, uaval, dn, ivd), uzeros)
+    return [ct_operand, None, ct_updates]
+
+
+def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
+    # d out = tx * prod(y) + sum over updates u of ty_u * x * prod(other updates at u's spot).
+    # The product of the others divides out y_u, or, where y_u is 0, is the product of the
+    # nonzero ones; it is 0 whenever another update there is 0.
+    x, indices, y = primals
+    tx, _, ty = tangents
+    params = dict(dimension_numbers=dimension_numbers, index_vector_dim=index_vector_dim)
+    out = scatter_mul_p.bind(x, indices, y, **params)
+    aval, uaval = core.get_aval(x), core.get_aval(y)
+    ones, zeros = shape_ops.full(aval.shape, 1, aval.dtype), ad.zeros_like_aval(aval)
+    t_out = ad.Zero(aval.strip_weak_type())
+    if not isinstance(tx, ad.Zero):
+        t_out = ew.mul(tx, scatter_mul_p.bind(ones, indices, y, **params))
+    if not isinstance(ty, ad.Zero) and uaval.size:
+        def landing(v):
+            return _landing_windows(v, indices, uaval, dimension_numbers, index_vector_dim)
+
+        is_zero = ew.eq(y, ad.const(y, 0))
+        zero_count = ew.convert_element_type(is_zero, aval.dtype)
+        y_nonzero = ew.select(is_zero, ad.const(y, 1), y)
+        nonzero_prod = scatter_mul_p.bind(ones, indices, y_nonzero, **params)
+        zeros_there = scatter_add_p.bind(zeros, indices, zero_count, **params)
+        others_zero = ew.sub(landing(zeros_there), zero_count)
+        others = ew.select(ew.eq(others_zero, ad.const(y, 0)),
+                           ew.div(landing(nonzero_prod), y_nonzero), ad.const(y, 0))
+        coef = ew.mul(landing(x), others)
+        t_out = ad.add_tangents(t_out, scatter_add_p.bind(zeros, indices, ew.mul(ty, coef),
+                                                          **params))
+    return out, t_out
+
+
+def _scatter_chooser_jvp(prim):
+    # The tangent comes from whatever attains the result: the operand or updates equal to it
+    # share it evenly when several do (as jax).
+    def rule(primals, tangents, *, dimension_numbers, index_vector_dim):
+        x, indices, y = primals
+        params = dict(dimension_numbers=dimension_numbers, index_vector_dim=index_vector_dim)
+        out = prim.bind(x, indices, y, **params)
+        aval, uaval = core.get_aval(x), core.get_aval(y)
+        tx, ty = ad.instantiate(tangents[0]), ad.instantiate(tangents[2])
+        if not uaval.size:
+            return out, tx
+        zeros = ad.zeros_like_aval(aval)
+        landed = _landing_windows(out, indices, uaval, dimension_numbers, index_vector_dim)
+        update_wins, operand_wins = ew.eq(y, landed), ew.eq(x, out)
+        count = ew.add(scatter_add_p.bind(zeros, indices,
+                                          ew.convert_element_type(update_wins, aval.dtype),
+                                          **params),
+                       ew.convert_element_type(operand_wins, aval.dtype))
+        share = ew.div(ad.const(x, 1), ew.max(count, ad.const(x, 1)))
+        update_share = _landing_windows(share, indices, uaval, dimension_numbers,
+                                        index_vector_dim)
+        t_operand = ew.mul(tx, ew.select(operand_wins, share, ad.const(x, 0)))
+        t_updates = ew.mul(ty, ew.select(update_wins, update_share, ad.const(y, 0)))
+        return out, ew.add(t_operand, scatter_add_p.bind(zeros, indices, t_updates, **params))
+
+    return rule
+
+
+ad.deflinear_in(scatter_p, 0, 2)
+core.transpose_rules[scatter_p] = _scatter_transpose
+core.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+core.jvp_rules[scatter_min_p] = _scatter_chooser_jvp(scatter_min_p)
+core.jvp_rules[scatter_max_p] = _scatter_chooser_jvp(scatter_max_p)

@@ -17,6 +17,7 @@ import numpy as np
 
 from numlir._src import batching, core
 from numlir._src import ad
+from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
 
 sort_p = core.Primitive("sort")
@@ -55,16 +56,31 @@ def _sort_batch_rule(axis_size, args, dims, *, dimension, is_stable, num_keys):
 core.batching_rules[sort_p] = _sort_batch_rule
 
 
+def take_along_axis(x, indices, axis: int):
+    """``x[..., indices[..., i, ...], ...]`` along ``axis``: indices (in bounds, x's shape)
+    pick one position of ``axis`` per element, the other axes matching positionally."""
+    from numlir._src.lax import slicing
+
+    ndim = core.get_aval(x).ndim
+    others = tuple(d for d in range(ndim) if d != axis)
+    dn = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
+                                        start_index_map=(axis,), operand_batching_dims=others,
+                                        start_indices_batching_dims=others)
+    indices = shape_ops.expand_dims(indices, (ndim,))
+    return slicing.gather(x, indices, dn, (1,) * ndim, mode="promise_in_bounds")
+
+
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
-    # Tangents ride along as extra (non-key) operands, so the same permutation applies.
-    moving = [i for i, t in enumerate(tangents) if not isinstance(t, ad.Zero)]
-    outs = sort_p.bind(*primals, *[tangents[i] for i in moving], dimension=dimension,
-                       is_stable=is_stable, num_keys=num_keys)
-    n = len(primals)
-    t_outs = [ad.Zero(core.get_aval(p).strip_weak_type()) for p in primals]
-    for j, i in enumerate(moving):
-        t_outs[i] = outs[n + j]
-    return outs[:n], t_outs
+    # The sort also carries an iota, which comes out as the permutation; tangents are then
+    # gathered with it. A gather is linear in the tangent, so reverse mode can transpose it
+    # (a sort of the tangents could not be).
+    shape = core.get_aval(primals[0]).shape
+    iota = shape_ops.broadcasted_iota(np.int32, shape, dimension)
+    *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                              num_keys=num_keys)
+    t_outs = [t if isinstance(t, ad.Zero) else take_along_axis(t, perm, dimension)
+              for t in tangents]
+    return outs, t_outs
 
 
 core.jvp_rules[sort_p] = _sort_jvp

@@ -102,6 +102,44 @@ reduce_window_and_p = _reduce_window_primitive("reduce_window_and", "and", tc.IN
 reduce_window_or_p = _reduce_window_primitive("reduce_window_or", "or", tc.INT_OR_BOOL)
 
 
+def _reduce_window_prod_jvp(primals, tangents, *, window_dimensions, window_strides, padding,
+                            base_dilation, window_dilation):
+    # sum over window offsets k of t_k * prod_{k' != k} x_k', each offset's values being one
+    # strided slice of the padded operand; the products of the other offsets come from
+    # running products from both ends, so zeros in x need no division.
+    import itertools
+
+    from numlir._src.lax import elementwise as ew, slicing
+
+    x, t = primals[0], ad.instantiate(tangents[0])
+    out = reduce_window_prod_p.bind(x, window_dimensions=window_dimensions,
+                                    window_strides=window_strides, padding=padding,
+                                    base_dilation=base_dilation, window_dilation=window_dilation)
+    out_shape = core.get_aval(out).shape
+    if 0 in out_shape or 0 in window_dimensions:
+        return out, ad.Zero(core.get_aval(out).strip_weak_type())
+    config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
+    xp, tp = slicing.pad(x, ad.const(x, 1), config), slicing.pad(t, ad.const(t, 0), config)
+    xs, ts = [], []
+    for offset in itertools.product(*(range(w) for w in window_dimensions)):
+        start = [k * d for k, d in zip(offset, window_dilation)]
+        limit = [s + (o - 1) * st + 1 for s, o, st in zip(start, out_shape, window_strides)]
+        xs.append(slicing.slice(xp, start, limit, window_strides))
+        ts.append(slicing.slice(tp, start, limit, window_strides))
+    before = [None] * len(xs)  # product of the offsets before k (None: empty)
+    for k in range(1, len(xs)):
+        before[k] = xs[k - 1] if before[k - 1] is None else ew.mul(before[k - 1], xs[k - 1])
+    tangent, after = None, None  # after: product of the offsets after k
+    for k in reversed(range(len(xs))):
+        others = [v for v in (before[k], after) if v is not None]
+        term = ts[k]
+        for v in others:
+            term = ew.mul(term, v)
+        tangent = term if tangent is None else ew.add(tangent, term)
+        after = xs[k] if after is None else ew.mul(after, xs[k])
+    return out, tangent
+
+
 def _reduce_window_chooser_jvp(prim, kind: str):
     # Walk the window offsets; each offset's values are one strided slice of the padded
     # operand. The tangent follows the first position holding the window's extremum.
@@ -136,11 +174,44 @@ def _reduce_window_chooser_jvp(prim, kind: str):
     return rule
 
 
-ad.deflinear(reduce_window_sum_p)  # reduce_window_prod: no JVP yet
+ad.deflinear(reduce_window_sum_p)
+core.jvp_rules[reduce_window_prod_p] = _reduce_window_prod_jvp
 core.jvp_rules[reduce_window_max_p] = _reduce_window_chooser_jvp(reduce_window_max_p, "max")
 core.jvp_rules[reduce_window_min_p] = _reduce_window_chooser_jvp(reduce_window_min_p, "min")
 ad.defzero(reduce_window_and_p)
 ad.defzero(reduce_window_or_p)
+
+
+# Transpose rules (reverse mode) of reduce_window_sum. Per dimension, with P the padded,
+# base-dilated operand: out[o] = sum_k P[o*S + k*D], so ct_P[p] = sum_k C[p - k*D] where C is
+# ct with S - 1 holes between elements. That is itself a stride-1 window sum (with window
+# dilation D) of C, low-padded by dilate(W, D) - 1 and high-padded up to P's size; C's holes
+# are base dilation. Then the pad/dilation that made P from the operand is undone as in pad's
+# transpose: negated low/high, and a strided slice over the holes.
+def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding,
+                                 base_dilation, window_dilation):
+    from numlir._src.lax import shape_ops, slicing
+
+    aval = operand.aval
+    if aval.size == 0 or core.get_aval(ct).size == 0:
+        return [shape_ops.full(aval.shape, 0, aval.dtype)]
+    out_shape = core.get_aval(ct).shape
+    ct_padding = []
+    for n, w, s, (lo, hi), b, d, o in zip(aval.shape, window_dimensions, window_strides, padding,
+                                          base_dilation, window_dilation, out_shape):
+        padded = _dilate(n, b) + lo + hi
+        ct_padding.append((_dilate(w, d) - 1, padded - _dilate(o, s)))
+    ones = (1,) * aval.ndim
+    ct_padded = reduce_window_sum_p.bind(
+        ct, window_dimensions=tuple(window_dimensions), window_strides=ones,
+        padding=tuple(ct_padding), base_dilation=tuple(window_strides),
+        window_dilation=tuple(window_dilation))
+    unpadded = slicing.pad(ct_padded, ad.const(ct, 0), [(-lo, -hi, 0) for lo, hi in padding])
+    return [slicing.slice(unpadded, (0,) * aval.ndim, core.get_aval(unpadded).shape,
+                          tuple(base_dilation))]
+
+
+core.transpose_rules[reduce_window_sum_p] = _reduce_window_sum_transpose
 
 
 def _canonical_params(name, operand, window_dimensions, window_strides, padding, base_dilation,

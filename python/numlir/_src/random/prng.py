@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes
+from numlir._src import ad, batching, core, dtypes
 from numlir._src.array import Array
 from numlir._src.lax import elementwise as lax
 from numlir._src.lax import reduction, shape_ops
@@ -75,6 +75,7 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
 
 
 core.batching_rules[threefry2x32_p] = batching.broadcast_batcher(threefry2x32_p)
+ad.defzero(threefry2x32_p)  # integer bits: no tangent, so grad through sampling works
 
 
 def threefry2x32(k1, k2, x1, x2):

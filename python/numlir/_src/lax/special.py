@@ -1,0 +1,155 @@
+"""Hurwitz zeta and polygamma: lax.zeta(x, q) and lax.polygamma(m, x), as JAX's.
+
+Both are primitives (so each has its own derivative: d/dx polygamma(m, x) =
+polygamma(m + 1, x), which keeps higher derivatives of lgamma/digamma small)
+but hlo has no such op: they lower by inlining a composite of ordinary ops.
+
+zeta(s, q) = sum_k (q + k)^-s is summed directly for the first terms, and the
+rest by the Euler–Maclaurin formula, whose correction terms shrink like
+((s + 2j) / (2 pi w))^2j at w = q + terms already summed. Accuracy is near
+the dtype's precision for q > -5; like JAX, far-negative non-integer q is
+not handled (the tail formula needs w well above zero).
+
+Example::
+
+    >>> lax.polygamma(1., 1.)   # trigamma(1) = pi^2 / 6
+    Array(1.644934, dtype=float32)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb, factorial
+
+import numpy as np
+
+from numlir._src import ad, batching, core, dtypes
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import type_checks as tc
+
+_DIRECT_TERMS = 10
+_TAIL_TERMS = 10
+
+
+def _bernoulli_even(count: int) -> list[Fraction]:
+    """B_2, B_4, ..., B_2count, from sum_{k<=n} C(n+1, k) B_k = 0."""
+    b = [Fraction(1)]
+    for n in range(1, 2 * count + 1):
+        b.append(-sum(comb(n + 1, k) * b[k] for k in range(n)) / (n + 1))
+    return b[2::2]
+
+
+# c_j = B_2j / (2j)!, the Euler–Maclaurin weights.
+_TAIL_COEFFS = [float(b / factorial(2 * j))
+                for j, b in enumerate(_bernoulli_even(_TAIL_TERMS), start=1)]
+
+
+def _compute_dtype(dtype):
+    # Half precisions would lose the tail entirely; compute them in float32.
+    return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
+
+
+def _zeta_impl(s, q):
+    dtype = core.get_aval(s).dtype
+    s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
+
+    def c(v):
+        return ad.const(s, v)
+
+    neg_s = ew.neg(s)
+    direct = ew.pow(q, neg_s)
+    for k in range(1, _DIRECT_TERMS):
+        direct = ew.add(direct, ew.pow(ew.add(q, c(k)), neg_s))
+    w = ew.add(q, c(_DIRECT_TERMS))
+    w_pow = ew.pow(w, neg_s)
+    u = ew.div(c(1), ew.mul(w, w))
+    # sum_j c_j s(s+1)...(s+2j-2) w^(-s-2j+1), nested so each step adds two rising factors.
+    h = c(_TAIL_COEFFS[-1])
+    for j in range(_TAIL_TERMS - 1, 0, -1):
+        rise = ew.mul(ew.add(s, c(2 * j - 1)), ew.add(s, c(2 * j)))
+        h = ew.add(c(_TAIL_COEFFS[j - 1]), ew.mul(ew.mul(u, rise), h))
+    bracket = ew.add(ew.add(ew.div(w, ew.sub(s, c(1))), c(0.5)), ew.mul(ew.div(s, w), h))
+    tail = ew.mul(w_pow, bracket)
+    # An underflowed w^-s means a negligible tail (and would turn an overflowed bracket to NaN).
+    value = ew.select(ew.eq(w_pow, c(0)), direct, ew.add(direct, tail))
+    return ew.convert_element_type(_zeta_domain(s, q, value), dtype)
+
+
+def _zeta_domain(s, q, value):
+    """JAX's special values: NaN for s < 1 and for q <= 0 with non-integer s; at the poles
+    (q a non-positive integer) +inf for even s, NaN for odd s."""
+    nan, inf, zero = ad.const(s, np.nan), ad.const(s, np.inf), ad.const(s, 0)
+    s_int = ew.eq(s, ew.floor(s))
+    q_nonpos = ew.le(q, zero)
+    value = ew.select(ew.lt(s, ad.const(s, 1)), nan, value)
+    value = ew.select(ew.bitwise_and(q_nonpos, ew.bitwise_not(s_int)), nan, value)
+    s_even = ew.bitwise_and(s_int, ew.eq(ew.rem(s, ad.const(s, 2)), zero))
+    at_pole = ew.bitwise_and(q_nonpos, ew.eq(q, ew.floor(q)))
+    return ew.select(at_pole, ew.select(s_even, inf, nan), value)
+
+
+def _polygamma_impl(m, x):
+    from numlir._src.lax.elementwise_extra import digamma, lgamma
+
+    dtype = core.get_aval(x).dtype
+    m, x = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (m, x))
+    one, zero = ad.const(m, 1), ad.const(m, 0)
+    s = ew.add(m, one)
+    # (-1)^(m+1) m! zeta(m+1, x); m! as exp(lgamma) since m is an array.
+    sign = ew.select(ew.eq(ew.rem(m, ad.const(m, 2)), zero), ad.const(m, -1), one)
+    value = ew.mul(ew.mul(sign, ew.exp(lgamma(s))), _zeta_impl(s, x))
+    value = ew.select(ew.eq(m, zero), digamma(x), value)
+    valid = ew.bitwise_and(ew.eq(m, ew.floor(m)), ew.ge(m, zero))
+    value = ew.select(valid, value, ad.const(m, np.nan))
+    return ew.convert_element_type(value, dtype)
+
+
+def _composite_primitive(name: str, impl) -> core.Primitive:
+    prim = core.Primitive(name)
+    prim.def_abstract_eval(ew._binary_abstract_eval(name, (tc.FLOAT,)))
+
+    @prim.def_lowering
+    def _lowering(ctx, a, b):
+        a, b = ew._broadcast_operands(ctx, a, b)
+        out = ctx.avals_out[0].strip_weak_type()
+        closed = core.trace_to_graph(lambda u, v: [impl(u, v)], [out, out])
+        return ctx.inline(closed, [a, b])[0]
+
+    core.batching_rules[prim] = batching.broadcast_batcher(prim)
+    return prim
+
+
+zeta_p = _composite_primitive("zeta", _zeta_impl)
+polygamma_p = _composite_primitive("polygamma", _polygamma_impl)
+
+
+def _prepare(a, b):
+    """Python scalars take the other operand's dtype (weakly), as in lax's binary ops."""
+    if dtypes.is_python_scalar(a) and not dtypes.is_python_scalar(b):
+        a = ew.convert_element_type(a, core.get_aval(b).dtype, weak_type=True)
+    elif dtypes.is_python_scalar(b) and not dtypes.is_python_scalar(a):
+        b = ew.convert_element_type(b, core.get_aval(a).dtype, weak_type=True)
+    return a, b
+
+
+def zeta(x, q):
+    """Hurwitz zeta: ``sum_{k>=0} (q + k)^-x`` (x > 1; operands of one float dtype)."""
+    return zeta_p.bind(*_prepare(x, q))
+
+
+def polygamma(m, x):
+    """The m-th derivative of digamma at x (m a non-negative integer value of x's dtype)."""
+    return polygamma_p.bind(*_prepare(m, x))
+
+
+def _no_tangent(what):
+    def fn(t, *primals):
+        raise NotImplementedError(f"differentiation of {what} is not supported (as in JAX)")
+
+    return fn
+
+
+ad.defjvp(zeta_p, _no_tangent("zeta with respect to x"),
+          lambda t, x, q: ew.mul(t, ew.neg(ew.mul(x, zeta(ew.add(x, ad.const(x, 1)), q)))))
+ad.defjvp(polygamma_p, _no_tangent("polygamma with respect to m"),
+          lambda t, m, x: ew.mul(t, polygamma(ew.add(m, ad.const(m, 1)), x)))
