@@ -181,3 +181,22 @@ def test_python_if_on_a_traced_value_still_points_to_cond():
         return -x
     with pytest.raises(numlir.ConcretizationTypeError, match="lax.cond"):
         f(1.0)
+
+
+def test_switch_result_is_not_overwritten_by_later_ops():
+    # Regression: hlo.case lowered to scf.index_switch, whose result one-shot bufferization let
+    # the next elementwise op (sharing its tensor.empty) overwrite.
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.arange(6, dtype=np.float32).reshape(3, 2) + 10
+
+    def f(np_like, lax_like):
+        def fn(i, x, y):
+            branches = [lambda v: v.T + 1.0, lambda v: (v * v).T, lambda v: (-v).T]
+            return y + 1.0, lax_like.switch(i, branches, x), y * 2.0
+        return fn
+
+    for i in range(-1, 4):
+        got = numlir.jit(f(jnp, lax))(i, x, y)
+        want = jax.jit(f(jax.numpy, jax.lax))(i, x, y)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

@@ -79,21 +79,24 @@ func.func @if_else(%p: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Branch i is `case i`, the last branch is `default`: any other index,
-// negative ones included, runs it.
+// Branch i runs when the index equals i, the last branch otherwise: any other
+// index, negative ones included, runs it.
 // CHECK-LABEL: func.func @case_three_branches
 // CHECK-SAME: (%[[I:.*]]: tensor<i32>, %[[X:.*]]: tensor<f32>)
 // CHECK: %[[E:.*]] = tensor.extract %[[I]][] : tensor<i32>
-// CHECK: %[[IDX:.*]] = arith.index_cast %[[E]] : i32 to index
-// CHECK: %[[R:.*]] = scf.index_switch %[[IDX]] -> tensor<f32>
-// CHECK: case 0 {
+// CHECK: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[E]], %[[C0]] : i32
+// CHECK: %[[R:.*]] = scf.if %[[IS0]] -> (tensor<f32>) {
 // CHECK:   scf.yield %[[X]] : tensor<f32>
-// CHECK: }
-// CHECK: case 1 {
-// CHECK:   arith.negf
-// CHECK: }
-// CHECK: default {
-// CHECK:   math.exp
+// CHECK: } else {
+// CHECK:   %[[C1:.*]] = arith.constant 1 : i32
+// CHECK:   %[[IS1:.*]] = arith.cmpi eq, %[[E]], %[[C1]] : i32
+// CHECK:   %[[INNER:.*]] = scf.if %[[IS1]] -> (tensor<f32>) {
+// CHECK:     arith.negf
+// CHECK:   } else {
+// CHECK:     math.exp
+// CHECK:   }
+// CHECK:   scf.yield %[[INNER]] : tensor<f32>
 // CHECK: }
 // CHECK: return %[[R]]
 func.func @case_three_branches(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {

@@ -1,8 +1,8 @@
 //===- ControlFlowToSCF.cpp - hlo.while/if/case to scf on tensors ---------===//
 //
-// hlo.while becomes scf.while, hlo.if scf.if and hlo.case scf.index_switch
-// (branch i is `case i` for all but the last branch, which is `default`, so
-// an out-of-range index runs the last branch as in XLA). The hlo regions
+// hlo.while becomes scf.while, hlo.if scf.if and hlo.case a chain of
+// scf.if comparing the index with each branch number (an out-of-range index
+// runs the last branch, as in XLA). The hlo regions
 // are moved into the scf op with their argument types converted; each
 // hlo.return then becomes the terminator its new parent needs, reading the
 // scalar predicate of a while's `cond` out of its tensor<i1>.
@@ -84,23 +84,40 @@ struct CaseLowering : OpConversionPattern<hlo::CaseOp> {
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
       return rewriter.notifyMatchFailure(op, "unconvertible result types");
+    Value index = extractScalar(rewriter, op.getLoc(), adaptor.getIndex());
+    scf::IfOp chain = buildChain(rewriter, op, types, index, 0);
+    rewriter.replaceOp(op, chain.getResults());
+    return success();
+  }
+
+  /// `if (index == i) {branch i} else {the chain for i + 1}`, the last
+  /// branch being the final else. (Not scf.index_switch: one-shot
+  /// bufferization of MLIR 22 lets a later op overwrite the buffer an
+  /// index_switch result aliases; test_control_flow.py has the regression test.)
+  scf::IfOp buildChain(ConversionPatternRewriter &rewriter, hlo::CaseOp op,
+                       TypeRange types, Value index, unsigned i) const {
     Location loc = op.getLoc();
     MutableArrayRef<Region> branches = op.getBranches();
-    unsigned numCases = branches.size() - 1;
-    Value index = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getIndexType(),
-        extractScalar(rewriter, loc, adaptor.getIndex()));
-    auto cases = llvm::to_vector(llvm::seq<int64_t>(0, numCases));
-    auto switchOp = scf::IndexSwitchOp::create(
-        rewriter, loc, types, index, rewriter.getDenseI64ArrayAttr(cases),
-        numCases);
-    for (unsigned i = 0; i < numCases; ++i)
-      rewriter.inlineRegionBefore(branches[i], switchOp.getCaseRegions()[i],
-                                  switchOp.getCaseRegions()[i].end());
-    rewriter.inlineRegionBefore(branches.back(), switchOp.getDefaultRegion(),
-                                switchOp.getDefaultRegion().end());
-    rewriter.replaceOp(op, switchOp.getResults());
-    return success();
+    Value constant =
+        arith::ConstantIntOp::create(rewriter, loc, index.getType(), i);
+    Value isThis = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::eq, index,
+                                         constant);
+    auto ifOp = scf::IfOp::create(rewriter, loc, types, isThis,
+                                  /*addThenBlock=*/false,
+                                  /*addElseBlock=*/false);
+    rewriter.inlineRegionBefore(branches[i], ifOp.getThenRegion(),
+                                ifOp.getThenRegion().end());
+    if (i + 2 == branches.size()) {
+      rewriter.inlineRegionBefore(branches.back(), ifOp.getElseRegion(),
+                                  ifOp.getElseRegion().end());
+      return ifOp;
+    }
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.createBlock(&ifOp.getElseRegion());
+    scf::IfOp rest = buildChain(rewriter, op, types, index, i + 1);
+    scf::YieldOp::create(rewriter, loc, rest.getResults());
+    return ifOp;
   }
 };
 
@@ -120,7 +137,7 @@ struct ReturnLowering : OpConversionPattern<hlo::ReturnOp> {
           op, pred, op->getBlock()->getArguments());
       return success();
     }
-    if (!isa<scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(parent))
+    if (!isa<scf::WhileOp, scf::IfOp>(parent))
       return rewriter.notifyMatchFailure(op, "parent is not lowered yet");
     rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getResults());
     return success();
