@@ -84,6 +84,15 @@ struct CaseLowering : OpConversionPattern<hlo::CaseOp> {
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
       return rewriter.notifyMatchFailure(op, "unconvertible result types");
+    if (op.getBranches().size() == 1) { // always runs: its ops replace the case
+      Block &body = op.getBranches().front().front();
+      Operation *terminator = body.getTerminator();
+      SmallVector<Value> results(terminator->getOperands());
+      rewriter.inlineBlockBefore(&body, op);
+      rewriter.eraseOp(terminator);
+      rewriter.replaceOp(op, results);
+      return success();
+    }
     Value index = extractScalar(rewriter, op.getLoc(), adaptor.getIndex());
     scf::IfOp chain = buildChain(rewriter, op, types, index, 0);
     rewriter.replaceOp(op, chain.getResults());
