@@ -75,6 +75,31 @@ def _linearize_flat(fun: Callable, primals: Sequence[Any], has_aux: bool = False
     return out_tree, outs, _Linearized(linear, in_avals, nonzero, out_avals, out_nonzero)
 
 
+def _linearize_tree(fun: Callable, leaves: Sequence[Any], in_tree, has_aux: bool):
+    """Linearize ``fun`` (pytree ``in_tree`` of ``leaves`` in, pytree out).
+
+    Returns ``(out, aux, lin)``; with ``has_aux``, ``fun`` returns ``(out, aux)`` and
+    only ``out`` is differentiated (``lin``'s outputs are ``out``'s leaves).
+    """
+
+    def flat_fun(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, xs))
+        if not has_aux:
+            return out
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("with has_aux=True the function must return a pair (out, aux)")
+        return (out[0], ad._Aux(out[1]))
+
+    out_tree, outs, lin = _linearize_flat(flat_fun, leaves, has_aux)
+    result = tree_util.tree_unflatten(out_tree, list(outs))
+    if not has_aux:
+        return result, None, lin
+    result, aux = result
+    n = len(tree_util.tree_leaves(result))
+    lin.out_avals, lin.out_nonzero = lin.out_avals[:n], lin.out_nonzero[:n]
+    return result, aux.value, lin
+
+
 def _run_transpose(lin: _Linearized, cts: Sequence[Any]) -> list[Any]:
     """Cotangents of every input (zeros, or float0 zeros for integer inputs)."""
     from numlir._src.api import jit
@@ -117,22 +142,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
     p_leaves = [as_array(p) for p in p_leaves]
 
-    def flat_fun(*leaves):
-        out = fun(*tree_util.tree_unflatten(p_tree, leaves))
-        if has_aux:
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("vjp with has_aux=True requires fun to return a pair (out, aux)")
-            return (out[0], ad._Aux(out[1]))
-        return out
-
-    out_tree, outs, lin = _linearize_flat(flat_fun, p_leaves, has_aux)
-    result = tree_util.tree_unflatten(out_tree, list(outs))
-    aux = None
-    if has_aux:
-        result, aux = result
-        aux = aux.value
-        n = len(tree_util.tree_leaves(result))
-        lin.out_avals, lin.out_nonzero = lin.out_avals[:n], lin.out_nonzero[:n]
+    result, aux, lin = _linearize_tree(fun, p_leaves, p_tree, has_aux)
     result_tree = tree_util.tree_structure(result)
 
     def f_vjp(*cts):
@@ -305,17 +315,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         in_leaves, in_tree = tree_util.tree_flatten(dyn)
         in_leaves = [as_array(x) for x in in_leaves]
         partial = _partial(fun, args, kwargs, nums)
-
-        def flat_fun(*leaves):
-            out = partial(*tree_util.tree_unflatten(in_tree, leaves))
-            return (out[0], ad._Aux(out[1])) if has_aux else out
-
-        out_tree, outs, lin = _linearize_flat(flat_fun, in_leaves, has_aux)
-        result = tree_util.tree_unflatten(out_tree, list(outs))
-        aux = None
-        if has_aux:
-            result, aux = result
-            aux = aux.value
+        result, aux, lin = _linearize_tree(lambda *d: partial(*d), in_leaves, in_tree, has_aux)
         out_leaves, res_tree = tree_util.tree_flatten(result)
         n_out = len(out_leaves)
         out_avals = [core.get_aval(o) for o in out_leaves]
