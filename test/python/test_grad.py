@@ -253,3 +253,31 @@ def test_vmap_in_axes_not_matching_arguments():
         numlir.vmap(lambda a, b: a + b, in_axes=(0, 0, 0))(X, X)
     with pytest.raises(ValueError, match=r"axis 2.*rank.*argument b.*test_grad.py"):
         numlir.vmap(lambda a, b: a + b, in_axes=(0, 2))(X, X)
+
+
+def test_linearize_through_while_cond_and_scan():
+    def f(np_like, lx):
+        def fn(x):
+            y = lx.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, np_like.sin(c[1]) * 1.5),
+                              (0, x))[1]
+            y = lx.cond(y.sum() > 0, lambda v: v * v, lambda v: -v, y)
+            return lx.scan(lambda c, v: (c * v, c + v), np_like.ones(()), y)
+        return fn
+    x = R.standard_normal(4).astype(np.float32)
+    t = R.standard_normal(4).astype(np.float32)
+    out, f_jvp = numlir.linearize(f(jnp, lax), x)
+    want_out, want_t = jax.jvp(f(J, jax.lax), (x,), (t,))
+    close(out, want_out)
+    close(f_jvp(t), want_t, rtol=1e-4, atol=1e-5)
+    close(numlir.jit(lambda x, t: numlir.jvp(f(jnp, lax), (x,), (t,))[1])(x, t), want_t,
+          rtol=1e-4, atol=1e-5)
+
+
+def test_vmap_of_hessian_and_grad_of_vmap():
+    f = lambda x: jnp.sum(jnp.sin(x) ** 2 * x)  # noqa: E731
+    jf = lambda x: J.sum(J.sin(x) ** 2 * x)  # noqa: E731
+    xs = R.standard_normal((3, 4)).astype(np.float32)
+    close(numlir.vmap(numlir.hessian(f))(xs), jax.vmap(jax.hessian(jf))(xs), rtol=1e-4, atol=1e-5)
+    close(numlir.grad(lambda xs: jnp.sum(numlir.vmap(f)(xs)))(xs),
+          jax.grad(lambda xs: J.sum(jax.vmap(jf)(xs)))(xs))
+    close(numlir.jacrev(numlir.vmap(jnp.tanh))(xs[0]), jax.jacrev(jax.vmap(J.tanh))(xs[0]))
