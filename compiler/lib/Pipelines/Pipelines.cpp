@@ -23,6 +23,10 @@ constexpr llvm::StringLiteral kCPUToLinalg =
     "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
     "canonicalize,cse";
 
+// Optimization barriers have kept tensor-level CSE and fusion from merging
+// recomputations with the values they repeat; nothing merges linalg ops on
+// buffers, so they are erased just before bufferization (which does not know
+// them).
 // (arith-expand{include-bf16} turns bf16 truncation into integer arithmetic:
 // gcc 12's libgcc has no __truncsfbf2 for LLVM's libcall.)
 // Bufferize with identity layouts at the function boundary so every
@@ -32,6 +36,7 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // lowered from hlo.while may carry fresh buffers from one iteration to the
 // next (allow-return-allocs-from-loops).
 constexpr llvm::StringLiteral kCPUToLLVM =
+    "numlir-erase-optimization-barriers,"
     "func.func(numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"

@@ -20,9 +20,10 @@ A policy is ``policy(prim, *in_avals, **params) -> bool`` (may this equation's
 outputs be saved for the backward pass?), as in ``jax.checkpoint_policies``.
 The default, ``None``, saves nothing.
 
-``prevent_cse`` is accepted for JAX compatibility; the hlo dialect has no
-optimization barrier yet, so the compiler's CSE may merge a recomputation with
-the forward value it repeats.
+With ``prevent_cse`` (the default) the recorded recomputation reads the
+saved values and inputs through ``optimization_barrier``, so the compiler's
+CSE cannot merge it with the forward values it repeats (which would keep
+those alive until the backward pass, undoing the saving).
 """
 
 from __future__ import annotations
@@ -98,6 +99,21 @@ def _recompute_slice(known: core.Graph, residuals, policy):
     return eqns[::-1], needed
 
 
+def _behind_barrier(eqns: list[core.Eqn], known: list[core.Var]) -> list[core.Eqn]:
+    """``eqns`` reading the ``known`` values they use through one optimization_barrier."""
+    from numlir._src.lax.barrier import optimization_barrier_p
+
+    read = {id(a) for e in eqns for a in e.inputs if isinstance(a, core.Var)}
+    ins = [v for v in known if id(v) in read]
+    if not ins:
+        return eqns
+    outs = [core.Var(v.aval) for v in ins]
+    rename = {id(v): o for v, o in zip(ins, outs)}
+    barrier = core.Eqn(optimization_barrier_p, ins, outs, {}, eqns[0].source_info)
+    return [barrier] + [core.Eqn(e.prim, [rename.get(id(a), a) for a in e.inputs], e.outputs,
+                                 e.params, e.source_info) for e in eqns]
+
+
 def _remat_partial_eval(trace, args, params):
     graph, policy = params["graph"], params["policy"]
     unknowns = [trace.is_unknown(a) for a in args]
@@ -129,6 +145,8 @@ def _remat_partial_eval(trace, args, params):
     def read(a):
         return rename.get(id(a), a) if isinstance(a, core.Var) else a
 
+    if params["prevent_cse"] and recompute:
+        recompute = _behind_barrier(recompute, [v for v, _ in in_pairs] + saved)
     eqns = recompute + [core.Eqn(e.prim, [read(a) for a in e.inputs], e.outputs, e.params,
                                  e.source_info) for e in ug.eqns]
     body = core.Graph([], [v for v, _ in in_pairs] + saved + ug.invars[num_res:], eqns,

@@ -5,6 +5,7 @@ operands of one dtype (Python scalars are weakly typed and must match).
 """
 
 from numlir._src.lax.dot import dot_general
+from numlir._src.lax.barrier import optimization_barrier
 from numlir._src.lax.elementwise import stop_gradient_p
 from numlir._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
 from numlir._src.lax.sorting import sort, sort_key_val, top_k
@@ -52,6 +53,7 @@ from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_
 from numlir._src.lax.control_flow import cond_p, while_p
 from numlir._src.lax.scan import scan_p
 from numlir._src.lax.sorting import sort_p
+from numlir._src.lax.barrier import optimization_barrier_p
 from numlir._src.lax.dot import dot_general_p
 from numlir._src.lax.convolution import conv_general_dilated_p
 from numlir._src.lax.windowed_reductions import (reduce_window_and_p, reduce_window_max_p,

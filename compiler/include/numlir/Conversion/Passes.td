@@ -36,6 +36,11 @@ def ConvertHLOToLinalg : Pass<"convert-hlo-to-linalg", "mlir::ModuleOp"> {
     fold (that is hlo-optimize's job), and an op without a lowering makes
     it fail with a diagnostic at that op.
 
+    `hlo.optimization_barrier` is the one hlo op left in the output (with
+    signless types): it keeps fusion, `canonicalize` and `cse` from merging
+    computations on its results with those on its operands, until
+    `numlir-erase-optimization-barriers` removes it before bufferization.
+
     Before:
     ```mlir
     %2 = hlo.add %0, %1 : tensor<4xf32>

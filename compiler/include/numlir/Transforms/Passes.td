@@ -45,6 +45,31 @@ def HLOSimplify : Pass<"hlo-simplify"> {
   }];
 }
 
+def EraseOptimizationBarriers : Pass<"numlir-erase-optimization-barriers"> {
+  let summary = "Replace each hlo.optimization_barrier by its operands";
+  let description = [{
+    `hlo.optimization_barrier` survives `convert-hlo-to-linalg`, elementwise
+    fusion, `canonicalize` and `cse` on tensors, so none of them merges a
+    computation on its results (a checkpoint's recomputation) with the same
+    computation on its operands (the forward value). Bufferization does not
+    know the op, and once linalg ops work on memrefs nothing merges them any
+    more, so the CPU pipeline runs this pass right before
+    `one-shot-bufferize`: each barrier's results are replaced by its
+    operands and the barrier is erased. Nothing else changes, so the
+    recomputation stays in the program.
+
+    Before:
+    ```mlir
+    %r:2 = hlo.optimization_barrier %a, %b : tensor<4xf32>, tensor<i32>
+    %s = linalg.generic ... ins(%r#0 : tensor<4xf32>) ...
+    ```
+    After:
+    ```mlir
+    %s = linalg.generic ... ins(%a : tensor<4xf32>) ...
+    ```
+  }];
+}
+
 def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
   let summary = "Replace f32 transcendental calls by vectorizable polynomials";
   let description = [{

@@ -1,9 +1,10 @@
 //===- HLOToLinalg.cpp - the convert-hlo-to-linalg pass -------------------===//
 //
 // Runs every op family's patterns in one partial conversion with the hlo
-// dialect illegal, so an op without a lowering fails at that op. Function
-// signatures, calls and returns are converted too: unsigned tensors become
-// signless, which is all arith and linalg accept (the runtime's ABI is
+// dialect illegal, so an op without a lowering fails at that op; only
+// hlo.optimization_barrier stays (with signless types) for the stages after.
+// Function signatures, calls and returns are converted too: unsigned tensors
+// become signless, which is all arith and linalg accept (the runtime's ABI is
 // byte-level, so the boundary loses nothing).
 //
 //===----------------------------------------------------------------------===//
@@ -67,6 +68,7 @@ struct ConvertHLOToLinalgPass
     populateWindowPatterns(converter, patterns);
     populateControlFlowPatterns(converter, patterns);
     populateSortPatterns(converter, patterns);
+    populateOptimizationBarrierPatterns(converter, patterns, target);
 
     // Folding is hlo-optimize's job; lowering every op as written keeps
     // this pass independent of the hlo folders.

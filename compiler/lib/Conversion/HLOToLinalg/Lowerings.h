@@ -87,6 +87,11 @@ void populateControlFlowPatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateSortPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
+/// Keeps hlo.optimization_barrier legal (once its types are signless), the
+/// one hlo op that outlives the conversion.
+void populateOptimizationBarrierPatterns(const mlir::TypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns,
+                                         mlir::ConversionTarget &target);
 
 } // namespace numlir::hlo_to_linalg
 
