@@ -242,3 +242,14 @@ def test_explain_cache_misses_names_the_changed_argument(caplog):
     finally:
         numlir.config.update("jax_explain_cache_misses", False)
     assert "argument 0: f32[3] vs f32[2]; argument 1: f32[1] vs f32[2]" in caplog.text
+
+
+def test_returning_one_computed_value_twice():
+    # Regression: CSE makes both results one value, and each result is its own out-buffer.
+    x = np.arange(3, dtype=np.float32)
+    a, b = numlir.jit(lambda x: (jnp.exp(x), jnp.exp(x)))(x)
+    np.testing.assert_allclose(np.asarray(a), np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(b), np.exp(x), rtol=1e-6)
+    out = numlir.jit(lambda x: {"s": [jnp.sin(x), x, jnp.sin(x)], "t": x})(x)
+    for leaf, want in zip(numlir.tree_util.tree_leaves(out), [np.sin(x), x, np.sin(x), x]):
+        np.testing.assert_allclose(np.asarray(leaf), want, rtol=1e-6)

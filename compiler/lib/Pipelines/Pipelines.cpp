@@ -37,7 +37,7 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // next (allow-return-allocs-from-loops).
 constexpr llvm::StringLiteral kCPUToLLVM =
     "numlir-erase-optimization-barriers,"
-    "func.func(numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
+    "func.func(numlir-copy-repeated-results,numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs "

@@ -70,6 +70,28 @@ def EraseOptimizationBarriers : Pass<"numlir-erase-optimization-barriers"> {
   }];
 }
 
+def CopyRepeatedResults : Pass<"numlir-copy-repeated-results"> {
+  let summary = "Give every result of a function a tensor of its own";
+  let description = [{
+    A function may return one value twice (`jit(lambda x: (e, e))`, or two
+    results CSE made equal). Each result becomes a caller-provided output
+    buffer (`buffer-results-to-out-params`), which cannot fill two buffers
+    from one allocation, so before bufferization every repeated return
+    operand is replaced by a copy: `bufferization.alloc_tensor() copy(%v)`.
+
+    Before:
+    ```mlir
+    return %e, %e : tensor<3xf32>, tensor<3xf32>
+    ```
+    After:
+    ```mlir
+    %c = bufferization.alloc_tensor() copy(%e) : tensor<3xf32>
+    return %e, %c : tensor<3xf32>, tensor<3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
   let summary = "Replace f32 transcendental calls by vectorizable polynomials";
   let description = [{
