@@ -22,13 +22,13 @@ from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
-from numlir import lax, nn, numpy, random, tree_util
+from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
 
 
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
     "checkpoint_name", "checkpoint_policies", "compile", "config",
-    "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
+    "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

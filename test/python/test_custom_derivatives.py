@@ -256,6 +256,59 @@ def test_undifferentiated_inputs_get_zero_tangents_not_symbolic_zeros():
     assert "Zero" not in {name for name, _ in seen[0] + seen[-1]}
 
 
+def _symbolic_zeros_fn(api, zero_type):
+    seen = []
+
+    @api.custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append(tuple(isinstance(t, zero_type) for t in tangents))
+        parts = []  # the rule only runs with at least one nonzero tangent
+        if not isinstance(tx, zero_type):
+            parts.append(tx * y)
+        if not isinstance(ty, zero_type):
+            parts.append(x * ty)
+        return x * y, sum(parts[1:], parts[0])
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    return f, seen
+
+
+def test_symbolic_zeros_reach_the_rule_as_in_jax():
+    f, seen = _symbolic_zeros_fn(numlir, numlir.custom_derivatives.SymbolicZero)
+    jf, jseen = _symbolic_zeros_fn(jax, jax.custom_derivatives.SymbolicZero)
+    x, y = np.float32(2.0), np.float32(5.0)
+    for ours, theirs in ((numlir.grad(f), jax.grad(jf)), (numlir.grad(f, 1), jax.grad(jf, 1)),
+                         (numlir.jit(numlir.grad(f)), jax.jit(jax.grad(jf)))):
+        close(ours(x, y), theirs(x, y))
+        assert seen[-1] == jseen[-1]
+    assert seen[0] == (False, True) and seen[1] == (True, False)
+    xs = np.arange(3, dtype=np.float32)
+    close(numlir.vmap(numlir.grad(f), in_axes=(0, None))(xs, y),
+          jax.vmap(jax.grad(jf), in_axes=(0, None))(xs, y))
+    assert seen[-1] == (False, True)
+    assert repr(numlir.custom_derivatives.SymbolicZero(numlir.ShapedArray((2,), np.float32))) \
+        == "SymbolicZero(f32[2])"
+
+
+def test_symbolic_zero_output_tangent():
+    @numlir.custom_jvp
+    def f(x, n):
+        return x * 2.0, n
+
+    def f_jvp(primals, tangents):
+        (x, n), (tx, _) = primals, tangents
+        return (x * 2.0, n), (tx * 2.0, numlir.custom_derivatives.SymbolicZero(
+            numlir.ShapedArray((), np.float32)))
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    out, t = numlir.jvp(lambda x: f(x, np.float32(3.0)), (np.float32(1.5),), (np.float32(1.0),))
+    close(t, (2.0, 0.0))
+
+
 def test_pytree_inputs_and_outputs():
     def make(api, m, _=None):
         @api.custom_jvp

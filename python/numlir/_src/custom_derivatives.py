@@ -175,6 +175,13 @@ def _batch_call_graph(call: core.ClosedGraph, axis_size: int, in_dims) -> core.C
     return core.trace_to_graph(fun, avals)
 
 
+def _unbatched_zero(t: ad.Zero, bdim: int | None) -> ad.Zero:
+    """A symbolic zero tangent as one example sees it."""
+    if bdim is None:
+        return t
+    return ad.Zero(t.aval.update(shape=t.aval.shape[:bdim] + t.aval.shape[bdim + 1:]))
+
+
 def _front(trace: batching.BatchTrace, x, axis_size: int):
     """A rule's output under ``trace`` as a value batched along axis 0 (run on the parent)."""
     if isinstance(x, ad.Zero):
@@ -183,6 +190,26 @@ def _front(trace: batching.BatchTrace, x, axis_size: int):
 
 
 # --- custom_jvp -----------------------------------------------------------------------------
+
+
+class SymbolicZero:
+    """A zero tangent handed to a ``defjvp(..., symbolic_zeros=True)`` rule (as jax's).
+
+    The rule can test for it (``isinstance(t, SymbolicZero)``) to skip work, and may
+    return one for an output whose tangent is zero.
+    """
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: core.ShapedArray):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval.str_short()})"
+
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call")
 custom_jvp_call_p.multiple_results = True
@@ -215,15 +242,16 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``; returns ``jvp``.
 
-        Tangents of inputs that are not being differentiated arrive as zeros.
+        Tangents of inputs that are not being differentiated arrive as zeros, or as
+        ``SymbolicZero`` objects with ``symbolic_zeros=True``.
         """
-        if symbolic_zeros:
-            raise NotImplementedError("custom_jvp: symbolic_zeros=True is not supported")
         self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -258,22 +286,29 @@ class custom_jvp:
             return self.fun(*_resolve_args(self.fun, args, kwargs))
         c = _Call(self.fun, self.nondiff_argnums, args, kwargs)
         outs = custom_jvp_call_p.bind(*c.consts, *c.leaves, call=c.call,
-                                      jvp=_flat_jvp_rule(self.jvp, c), num_consts=len(c.consts),
+                                      jvp=_flat_jvp_rule(self.jvp, c, self.symbolic_zeros),
+                                      num_consts=len(c.consts),
                                       name=c.name)
         return tree_util.tree_unflatten(c.out_tree, outs)
 
 
-def _flat_jvp_rule(jvp: Callable, c: _Call) -> Callable:
+def _flat_jvp_rule(jvp: Callable, c: _Call, symbolic_zeros: bool) -> Callable:
     """The user's rule on flat operand lists: ``(primals, tangents) -> (outs, tangent_outs)``.
 
     Operands start with the closed-over values, whose tangents (``None``) it ignores.
+    Zero tangents (``ad.Zero``) reach the user as zeros, or as ``SymbolicZero``s.
     """
     rule = f"JVP rule {_name(jvp)}"
+
+    def user_tangent(t):
+        if not isinstance(t, ad.Zero):
+            return t
+        return SymbolicZero(t.aval) if symbolic_zeros else ad.instantiate(t)
 
     def flat_jvp(primals, tangents):
         n = len(c.consts)
         ps = tree_util.tree_unflatten(c.in_tree, primals[n:])
-        ts = tree_util.tree_unflatten(c.in_tree, tangents[n:])
+        ts = tree_util.tree_unflatten(c.in_tree, [user_tangent(t) for t in tangents[n:]])
         res = jvp(*c.nondiff, ps, ts)
         if not (isinstance(res, (tuple, list)) and len(res) == 2):
             raise TypeError(
@@ -289,7 +324,8 @@ def _flat_jvp_rule(jvp: Callable, c: _Call) -> Callable:
                 "respectively")
         t_outs = []
         for path, t, aval in zip(c.out_paths(), t_leaves, c.out_avals):
-            if not dtypes.is_float(aval.dtype):  # no tangent space: whatever the rule says is zero
+            if not dtypes.is_float(aval.dtype) or isinstance(t, SymbolicZero):
+                # No tangent space, or a zero the rule said is zero.
                 t_outs.append(ad.Zero(aval.strip_weak_type()))
                 continue
             got = _arg_aval(f"custom {rule} for function {c.name}", "tangent output", (), t)
@@ -306,9 +342,7 @@ def _flat_jvp_rule(jvp: Callable, c: _Call) -> Callable:
 
 def _custom_jvp_call_jvp(primals, tangents, *, call, jvp, num_consts, name):
     _check_no_closure_tangents(name, "custom_jvp", tangents[:num_consts])
-    # Like jax (without symbolic_zeros), the user's rule sees zeros, never symbolic zeros.
-    arg_tangents = [ad.instantiate(t) for t in tangents[num_consts:]]
-    return jvp(list(primals), [None] * num_consts + arg_tangents)
+    return jvp(list(primals), [None] * num_consts + list(tangents[num_consts:]))
 
 
 def _custom_jvp_call_batch(axis_size, args, dims, *, call, jvp, num_consts, name):
@@ -317,7 +351,8 @@ def _custom_jvp_call_batch(axis_size, args, dims, *, call, jvp, num_consts, name
     def batched_jvp(primals, tangents):
         trace = batching.BatchTrace(axis_size)
         ps = [trace.wrap(p, d) for p, d in zip(primals, in_dims)]
-        ts = [None if t is None else trace.wrap(t, d) for t, d in zip(tangents, in_dims)]
+        ts = [t if t is None else _unbatched_zero(t, d) if isinstance(t, ad.Zero)
+              else trace.wrap(t, d) for t, d in zip(tangents, in_dims)]
         with core.set_current_trace(trace):
             outs, t_outs = jvp(ps, ts)
         return ([_front(trace, o, axis_size) for o in outs],
