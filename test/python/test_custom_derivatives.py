@@ -712,3 +712,43 @@ def test_fwd_that_is_not_a_pair_is_an_error():
         numlir.grad(h)(1.0)
     with pytest.raises(AttributeError, match="No VJP defined"):
         numlir.custom_vjp(lambda x: x)(1.0)
+
+
+def _vjp_symbolic_zeros_fn(api):
+    cd = api.custom_derivatives
+    seen = {}
+
+    @api.custom_vjp
+    def f(x, y):
+        return x * y, x + y
+
+    def fwd(x, y):
+        seen["perturbed"] = (x.perturbed, y.perturbed)
+        return f(x.value, y.value), (x.value, y.value)
+
+    def bwd(res, cts):
+        x, y = res
+        ct_prod, ct_sum = cts
+        seen["zero_cts"] = tuple(isinstance(c, cd.SymbolicZero) for c in cts)
+        if isinstance(ct_prod, cd.SymbolicZero):
+            return ct_sum, ct_sum
+        if isinstance(ct_sum, cd.SymbolicZero):
+            return ct_prod * y, ct_prod * x
+        return ct_prod * y + ct_sum, ct_prod * x + ct_sum
+
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    return f, seen
+
+
+def test_custom_vjp_symbolic_zeros_as_in_jax():
+    f, seen = _vjp_symbolic_zeros_fn(numlir)
+    jf, jseen = _vjp_symbolic_zeros_fn(jax)
+    x, y = np.float32(2.0), np.float32(5.0)
+    cases = [(lambda g: lambda x, y: g(x, y)[1], 0), (lambda g: lambda x, y: g(x, y)[0], 1),
+             (lambda g: lambda x, y: g(x, y)[0] + g(x, y)[1], (0, 1))]
+    for make, argnums in cases:
+        close(numlir.grad(make(f), argnums)(x, y), jax.grad(make(jf), argnums)(x, y))
+        assert seen == jseen
+    close(numlir.vmap(numlir.grad(cases[0][0](f)), in_axes=(0, None))(np.arange(3.0, dtype=np.float32), y),
+          jax.vmap(jax.grad(cases[0][0](jf)), in_axes=(0, None))(np.arange(3.0, dtype=np.float32), y))
+    assert seen["zero_cts"] == (True, False)

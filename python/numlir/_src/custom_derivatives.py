@@ -192,6 +192,20 @@ def _front(trace: batching.BatchTrace, x, axis_size: int):
 # --- custom_jvp -----------------------------------------------------------------------------
 
 
+class CustomVJPPrimal:
+    """An argument of a ``defvjp(..., symbolic_zeros=True)`` fwd rule (as jax's): its
+    ``value`` and whether it is ``perturbed`` (has a nonzero tangent)."""
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed: bool):
+        self.value = value
+        self.perturbed = perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
 class SymbolicZero:
     """A zero tangent handed to a ``defjvp(..., symbolic_zeros=True)`` rule (as jax's).
 
@@ -419,14 +433,14 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
         """Set the forward rule ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, ct)``."""
         del optimize_remat  # nothing to optimize: residuals are always saved
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -436,17 +450,25 @@ class custom_vjp:
             return self.fun(*_resolve_args(self.fun, args, kwargs))
         c = _Call(self.fun, self.nondiff_argnums, args, kwargs)
         outs = custom_vjp_call_p.bind(*c.consts, *c.leaves, call=c.call,
-                                      fwd=_flat_fwd(self.fwd, c), bwd=_flat_bwd(self.bwd, c),
+                                      fwd=_flat_fwd(self.fwd, c, self.symbolic_zeros),
+                                      bwd=_flat_bwd(self.bwd, c, self.symbolic_zeros),
                                       num_consts=len(c.consts), name=c.name)
         return tree_util.tree_unflatten(c.out_tree, outs)
 
 
-def _flat_fwd(fwd: Callable, c: _Call) -> Callable:
-    """``fwd`` on flat operands (closed-over values first): ``(outs, residuals, res_tree)``."""
+def _flat_fwd(fwd: Callable, c: _Call, symbolic_zeros: bool) -> Callable:
+    """``fwd`` on flat operands (closed-over values first): ``(outs, residuals, res_tree)``.
+
+    ``perturbed`` says which operands have nonzero tangents; with ``symbolic_zeros`` the
+    rule gets each differentiable argument leaf as a ``CustomVJPPrimal``.
+    """
     rule = f"VJP fwd rule {_name(fwd)}"
 
-    def flat_fwd(primals):
-        res = fwd(*c.full_args(primals[len(c.consts):]))
+    def flat_fwd(primals, perturbed):
+        leaves = primals[len(c.consts):]
+        if symbolic_zeros:
+            leaves = [CustomVJPPrimal(x, p) for x, p in zip(leaves, perturbed[len(c.consts):])]
+        res = fwd(*c.full_args(leaves))
         if not (isinstance(res, (tuple, list)) and len(res) == 2):
             raise TypeError(
                 f"Custom {rule} for function {c.name} must produce a pair (list or tuple of length "
@@ -461,15 +483,18 @@ def _flat_fwd(fwd: Callable, c: _Call) -> Callable:
     return flat_fwd
 
 
-def _flat_bwd(bwd: Callable, c: _Call) -> Callable:
+def _flat_bwd(bwd: Callable, c: _Call, symbolic_zeros: bool) -> Callable:
     """``bwd`` on flat lists: ``(res_tree, residuals, cts) -> one cotangent per argument leaf``
-    (``ad.Zero`` where ``bwd`` said ``None`` or the argument has no tangent space)."""
+    (``ad.Zero`` where ``bwd`` said ``None``/``SymbolicZero`` or the argument has no tangent
+    space). Zero cotangents (``ad.Zero``) reach ``bwd`` as zeros, or as ``SymbolicZero``s."""
     rule = f"VJP bwd rule {_name(bwd)}"
     arg_trees = tree_util.treedef_children(c.in_tree)
     in_avals = list(c.in_avals)
     diff_positions = [i for i in range(len(c.nondiff) + len(arg_trees)) if i not in c.nums]
 
     def flat_bwd(res_tree, residuals, cts):
+        cts = [(SymbolicZero(ct.aval) if symbolic_zeros else ad.instantiate(ct))
+               if isinstance(ct, ad.Zero) else ct for ct in cts]
         got = bwd(*c.nondiff, tree_util.tree_unflatten(res_tree, residuals),
                   tree_util.tree_unflatten(c.out_tree, cts))
         if not isinstance(got, (tuple, list)) or len(got) != len(arg_trees):
@@ -499,7 +524,7 @@ def _flat_bwd(bwd: Callable, c: _Call) -> Callable:
 
 
 def _check_cotangent(rule: str, name: str, where: str, ct, aval: core.ShapedArray):
-    if ct is None or not dtypes.is_float(aval.dtype):
+    if ct is None or isinstance(ct, SymbolicZero) or not dtypes.is_float(aval.dtype):
         return ad.Zero(aval.strip_weak_type())
     got = _arg_aval(f"custom {rule} for function {name}", "cotangent", (), ct)
     if got.shape != aval.shape:
@@ -515,7 +540,8 @@ def _check_cotangent(rule: str, name: str, where: str, ct, aval: core.ShapedArra
 
 def _custom_vjp_call_jvp(primals, tangents, *, call, fwd, bwd, num_consts, name):
     _check_no_closure_tangents(name, "custom_vjp", tangents[:num_consts])
-    outs, residuals, res_tree = fwd(list(primals))
+    outs, residuals, res_tree = fwd(list(primals),
+                                    [not isinstance(t, ad.Zero) for t in tangents])
     arg_tangents = [ad.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(a.strip_weak_type() for a in call.out_avals)
     t_outs = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
@@ -525,17 +551,17 @@ def _custom_vjp_call_jvp(primals, tangents, *, call, fwd, bwd, num_consts, name)
 
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_avals, name):
-    cts = [ad.instantiate(ct) for ct in cts]
-    return [None] * num_res + list(bwd(res_tree, list(args[:num_res]), cts))
+    return [None] * num_res + list(bwd(res_tree, list(args[:num_res]), list(cts)))
 
 
 def _batch_fwd(fwd: Callable, axis_size: int, in_dims) -> Callable:
     """``fwd`` of the batched call: outputs and residuals all batched along axis 0."""
 
-    def batched_fwd(primals):
+    def batched_fwd(primals, perturbed):
         trace = batching.BatchTrace(axis_size)
         with core.set_current_trace(trace):
-            outs, residuals, res_tree = fwd([trace.wrap(p, d) for p, d in zip(primals, in_dims)])
+            outs, residuals, res_tree = fwd([trace.wrap(p, d) for p, d in zip(primals, in_dims)],
+                                            perturbed)
         return ([_front(trace, o, axis_size) for o in outs],
                 [_front(trace, r, axis_size) for r in residuals], res_tree)
 
@@ -555,7 +581,8 @@ def _batch_bwd(bwd: Callable, axis_size: int, res_dims, arg_dims) -> Callable:
         rdims = [0] * len(residuals) if res_dims is None else res_dims
         with core.set_current_trace(trace):
             cts_in = bwd(res_tree, [trace.wrap(r, d) for r, d in zip(residuals, rdims)],
-                         [trace.wrap(ct, 0) for ct in cts])
+                         [_unbatched_zero(ct, 0) if isinstance(ct, ad.Zero) else trace.wrap(ct, 0)
+                          for ct in cts])
         out = []
         for ct, d in zip(cts_in, arg_dims):
             if d is not None:
