@@ -19,8 +19,10 @@ namespace {
 constexpr llvm::StringLiteral kOptimize =
     "func.func(hlo-simplify),canonicalize,cse";
 
+// Elementwise ops fuse into their consumers except where fusion would
+// recompute them (into contractions), which CPU vectorization then tiles.
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(linalg-fuse-elementwise-ops),"
+    "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(numlir-fuse-elementwise-ops),"
     "canonicalize,cse";
 
 // Optimization barriers have kept tensor-level CSE and fusion from merging
@@ -34,7 +36,9 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // out-params (writing into them directly where the result was a fresh
 // allocation), add the runtime's C entry point, then lower to LLVM. Loops
 // lowered from hlo.while may carry fresh buffers from one iteration to the
-// next (allow-return-allocs-from-loops).
+// next (allow-return-allocs-from-loops). Float contractions become
+// register-tiled FMA loops on vectors; every other linalg op becomes scalar
+// loops that LLVM vectorizes.
 constexpr llvm::StringLiteral kCPUToLLVM =
     "numlir-erase-optimization-barriers,"
     "func.func(numlir-copy-repeated-results,numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
@@ -44,10 +48,13 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "modify-public-functions add-result-attr},"
     "buffer-deallocation-pipeline,canonicalize,"
     "numlir-emit-c-entry-point,"
-    "func.func(numlir-cpu-strided-copies-to-loops,convert-linalg-to-loops,"
-    "numlir-cpu-approximate-math,arith-expand{include-bf16}),expand-strided-metadata,lower-affine,"
-    "convert-math-to-funcs,"
-    "convert-scf-to-cf,convert-math-to-llvm,"
+    "func.func(numlir-cpu-strided-copies-to-loops,"
+    "numlir-cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "numlir-cpu-approximate-math,arith-expand{include-bf16},"
+    "convert-vector-to-scf{full-unroll target-rank=1}),"
+    "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
+    "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
+    "convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
     "reconcile-unrealized-casts,canonicalize";

@@ -92,6 +92,27 @@ def CopyRepeatedResults : Pass<"numlir-copy-repeated-results"> {
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseElementwiseOps : Pass<"numlir-fuse-elementwise-ops"> {
+  let summary = "Fuse elementwise linalg ops unless fusion recomputes them";
+  let description = [{
+    Runs the patterns of upstream `linalg-fuse-elementwise-ops` (producer
+    fusion of single-use elementwise generics, reshape propagation,
+    constant folding), except that an elementwise producer is fused into a
+    consumer with reduction loops only when the consumer's indexing map of
+    the fused operand is a permutation, i.e. each produced element is read
+    once. Upstream fuses `tanh(x)` into the contraction of `tanh(x)^T @ y`,
+    which recomputes every tanh once per column of `y` and turns the
+    contraction into a generic that CPU vectorization does not recognize.
+
+    Before: `%t = linalg.generic {tanh} ins(%x)` feeding the `(d2, d0)`
+            operand of a matmul-like generic.
+    After:  unchanged (a row-sum of `%t` with identity maps is still fused).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
   let summary = "Replace f32 transcendental calls by vectorizable polynomials";
   let description = [{
@@ -125,6 +146,56 @@ def CPUOrderLoops : Pass<"numlir-cpu-order-loops"> {
             [parallel, reduction, parallel].
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def CPUVectorizeContractions : Pass<"numlir-cpu-vectorize-contractions"> {
+  let summary = "Register-tile and vectorize floating-point linalg contractions";
+  let description = [{
+    Scalar loops over a contraction reload the accumulator for every
+    product and cannot be vectorized along the reduction without
+    reassociating it. This pass tiles every f32/f64 linalg contraction on
+    buffers (matmul, batch_matmul, or a generic that
+    `linalg::isaContractionOpInterface` accepts) with static shapes first
+    into cache tiles (`cache-lanes` of the output's contiguous dimension by
+    `cache-reduction` of the innermost reduction dimension, so a block of
+    the operand read along the lanes stays in L1/L2), then into
+    register tiles of `rows` x (two vector registers of lanes) x 1
+    reduction step: the lane loop walks the output's contiguous dimension
+    and the row loop the innermost free dimension of the other operand;
+    batch and other free loops stay outermost with tile size 1 and the
+    reduction loops innermost. Tiles that do not divide a dimension are
+    peeled into remainder loops of static size. Each tile becomes a
+    `vector.contract` whose accumulator is hoisted out of the reduction
+    loop and which is lowered to broadcasts and `vector.fma`; transfers are
+    lowered to rank-1 form for `convert-vector-to-scf` and
+    `convert-vector-to-llvm`. Other element types, dynamic shapes,
+    mat-vec products and outputs whose contiguous dimension is a batch
+    dimension keep the scalar loops of `convert-linalg-to-loops`.
+
+    Before: `linalg.matmul ins(%a, %b : memref<16x64xf32>, ...) outs(%c)`
+    After:  `scf.for` over 8-row by 32-lane tiles, each with an `scf.for`
+            over k carrying a `vector<8x32xf32>` accumulator updated by
+            `vector.fma`.
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"0",
+           "Output rows of one register tile (0: 12 for 512-bit registers, "
+           "else 6)">,
+    Option<"registerBits", "register-bits", "int64_t", /*default=*/"0",
+           "Vector register width in bits (0: the host's, 512 with AVX-512 "
+           "else 256); a tile is two registers wide">,
+    Option<"cacheLanes", "cache-lanes", "int64_t", /*default=*/"512",
+           "Lane-dimension extent of one cache tile (0: untiled)">,
+    Option<"cacheReduction", "cache-reduction", "int64_t", /*default=*/"128",
+           "Reduction extent of one cache tile (0: untiled)">,
+    Option<"lowerVectors", "lower-vectors", "bool", /*default=*/"true",
+           "Lower vector.contract to FMAs and transfers to rank 1">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def CPUStridedCopiesToLoops : Pass<"numlir-cpu-strided-copies-to-loops"> {

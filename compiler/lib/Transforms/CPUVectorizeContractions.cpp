@@ -1,0 +1,321 @@
+//===- CPUVectorizeContractions.cpp - register-tiled FMA contractions -----===//
+//
+// Tiles each floating-point linalg contraction on buffers for cache (a
+// block of the reduction and of the output's contiguous dimension) and
+// then for registers (rows x vector lanes, one reduction step at a time),
+// peels the tiles that do not divide the shape, vectorizes every tile to
+// vector.contract, keeps the accumulator in registers across the reduction
+// loop, and lowers the contraction to broadcast + FMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "numlir/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace numlir {
+#define GEN_PASS_DEF_CPUVECTORIZECONTRACTIONS
+#include "numlir/Transforms/Passes.h.inc"
+} // namespace numlir
+
+using namespace mlir;
+
+namespace {
+
+/// Marks the tiles of one level through the canonicalization that makes
+/// their shapes static.
+constexpr llvm::StringLiteral kTileMarker = "numlir.contraction_tile";
+constexpr llvm::StringLiteral kVectorMarker = "numlir.register_tile";
+
+/// The register tile of one contraction: a size per loop and the loop
+/// order (batch and other free loops, then the row loop, the vector-lane
+/// loop and the reduction loops innermost).
+struct RegisterTile {
+  SmallVector<int64_t> sizes;
+  SmallVector<int64_t> order;
+  unsigned rowLoop, laneLoop;
+};
+
+/// Whether the host CPU has AVX-512 (32 registers of 512 bits).
+bool hostHasAVX512() {
+  static const bool avx512 =
+      llvm::sys::getHostCPUFeatures().lookup("avx512f");
+  return avx512;
+}
+
+/// Lanes of one `registerBits` vector register for `type`, or 0 where
+/// vector FMA is not worth it (integers, half precision).
+int64_t lanesFor(Type type, int64_t registerBits) {
+  if (type.isF32() || type.isF64())
+    return registerBits / type.getIntOrFloatBitWidth();
+  return 0;
+}
+
+/// The register tile for `op`, or nothing when the op is better left to
+/// the scalar loops: not a contraction, dynamic shapes, an element type
+/// without vector FMA, or an output whose contiguous dimension is not a
+/// free (row or column) dimension.
+std::optional<RegisterTile> planRegisterTile(linalg::LinalgOp op,
+                                             int64_t rows,
+                                             int64_t registerBits) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumDpsInputs() != 2 || !op.hasOnlyProjectedPermutations() ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  Type elementType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  int64_t lanes = lanesFor(elementType, registerBits);
+  if (lanes == 0 || llvm::any_of(op->getOperandTypes(), [&](Type t) {
+        return getElementTypeOrSelf(t) != elementType;
+      }))
+    return std::nullopt;
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  if (ShapedType::isDynamicShape(bounds))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+    return std::nullopt;
+
+  // The lane loop walks the output's contiguous dimension; the row loop is
+  // the innermost free loop of the other operand.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto last = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!last)
+    return std::nullopt;
+  unsigned laneLoop = last.getPosition();
+  bool laneIsN = llvm::is_contained(dims->n, laneLoop);
+  if (!laneIsN && !llvm::is_contained(dims->m, laneLoop))
+    return std::nullopt;
+  ArrayRef<unsigned> rowSet = laneIsN ? dims->m : dims->n;
+  std::optional<unsigned> rowLoop;
+  for (AffineExpr expr : outMap.getResults())
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      if (llvm::is_contained(rowSet, dim.getPosition()))
+        rowLoop = dim.getPosition();
+  if (!rowLoop)
+    return std::nullopt;
+
+  RegisterTile tile;
+  tile.rowLoop = *rowLoop;
+  tile.laneLoop = laneLoop;
+  tile.sizes.assign(bounds.size(), 1);
+  tile.sizes[*rowLoop] = std::min(rows, bounds[*rowLoop]);
+  tile.sizes[laneLoop] = std::min(2 * lanes, bounds[laneLoop]);
+  for (unsigned loop = 0; loop < bounds.size(); ++loop)
+    if (loop != *rowLoop && loop != laneLoop &&
+        !llvm::is_contained(dims->k, loop))
+      tile.order.push_back(loop);
+  tile.order.push_back(*rowLoop);
+  tile.order.push_back(laneLoop);
+  llvm::append_range(tile.order, dims->k);
+  return tile;
+}
+
+/// The canonicalization patterns of the dialects that tiling and peeling
+/// produce, which fold remainder loops and their tile sizes into static
+/// shapes. (Patterns that have not converged within the rewrite driver's
+/// iteration limit leave valid IR: here and below that is not an error.)
+FrozenRewritePatternSet tileCanonicalizations(MLIRContext *ctx) {
+  SmallVector<Dialect *> dialects = {
+      ctx->getOrLoadDialect<affine::AffineDialect>(),
+      ctx->getOrLoadDialect<arith::ArithDialect>(),
+      ctx->getOrLoadDialect<linalg::LinalgDialect>(),
+      ctx->getOrLoadDialect<memref::MemRefDialect>(),
+      ctx->getOrLoadDialect<scf::SCFDialect>()};
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : dialects)
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    if (llvm::is_contained(dialects, &op.getDialect()))
+      op.getCanonicalizationPatterns(patterns, ctx);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
+
+
+/// Tiles `op` (buffer semantics) by `sizes` (0: not tiled) with the loops
+/// in `order`, marks the tiled op, and peels every tile loop whose step
+/// does not divide its range (inner loops first, so an outer remainder
+/// copies peeled inner loops). Returns whether `op` has been tiled.
+bool tileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
+                 ArrayRef<int64_t> sizes, ArrayRef<int64_t> order,
+                 StringRef marker) {
+  MLIRContext *ctx = op.getContext();
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(ctx, sizes));
+  options.setInterchange(order);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return false;
+  for (Operation *tiledOp : tiled->tiledOps)
+    tiledOp->setAttr(marker, UnitAttr::get(ctx));
+  rewriter.eraseOp(op);
+  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
+    auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
+    if (!forOp)
+      continue;
+    scf::ForOp remainder;
+    rewriter.setInsertionPoint(forOp);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, remainder);
+  }
+  return true;
+}
+
+struct CPUVectorizeContractionsPass
+    : numlir::impl::CPUVectorizeContractionsBase<CPUVectorizeContractionsPass> {
+  using CPUVectorizeContractionsBase::CPUVectorizeContractionsBase;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+
+    // Host defaults: a tile of rows x 2 registers of accumulators, plus two
+    // registers of the rhs row and a broadcast, fits the 32 registers of
+    // AVX-512 with 12 rows and the 16 of AVX2 with 6.
+    int64_t bits = registerBits ? registerBits : (hostHasAVX512() ? 512 : 256);
+    int64_t rows = this->rows ? this->rows : (bits >= 512 ? 12 : 6);
+    SmallVector<std::pair<linalg::LinalgOp, RegisterTile>> plans;
+    root->walk([&](linalg::LinalgOp op) {
+      if (std::optional<RegisterTile> tile = planRegisterTile(op, rows, bits))
+        plans.emplace_back(op, std::move(*tile));
+    });
+    if (plans.empty())
+      return;
+    FrozenRewritePatternSet canonicalizations = tileCanonicalizations(ctx);
+
+    // Restate generic contractions as linalg.contract (same loops and
+    // maps): the vectorizer turns named contractions, not generics, into
+    // vector.contract.
+    for (auto &[op, tile] : plans) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic)
+        continue;
+      rewriter.setInsertionPoint(generic);
+      op = linalg::ContractOp::create(
+          rewriter, generic.getLoc(), TypeRange{}, generic.getDpsInputs(),
+          generic.getDpsInits(),
+          rewriter.getAffineMapArrayAttr(generic.getIndexingMapsArray()));
+      rewriter.eraseOp(generic);
+    }
+
+    // Cache tiles: a block of the reduction and of the lane dimension, so
+    // the rhs block stays in cache while the register tiles sweep the rows.
+    for (auto &[op, tile] : plans) {
+      SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+      SmallVector<int64_t> sizes(bounds.size(), 0);
+      unsigned kLoop = tile.order.back();
+      if (cacheLanes > 0 && bounds[tile.laneLoop] > cacheLanes)
+        sizes[tile.laneLoop] = cacheLanes;
+      if (cacheReduction > 0 && bounds[kLoop] > cacheReduction)
+        sizes[kLoop] = cacheReduction;
+      SmallVector<int64_t> order = {tile.laneLoop, kLoop};
+      for (unsigned loop = 0; loop < bounds.size(); ++loop)
+        if (loop != tile.laneLoop && loop != kLoop)
+          order.push_back(loop);
+      if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+        op->setAttr(kTileMarker, UnitAttr::get(ctx));
+      else
+        tileAndPeel(rewriter, op, sizes, order, kTileMarker);
+    }
+    (void)applyPatternsGreedily(root, canonicalizations);
+
+    // Register tiles of the (now static) cache tiles.
+    SmallVector<linalg::LinalgOp> cacheTiles;
+    root->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kTileMarker))
+        cacheTiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : cacheTiles) {
+      op->removeAttr(kTileMarker);
+      if (std::optional<RegisterTile> tile = planRegisterTile(op, rows, bits))
+        tileAndPeel(rewriter, op, tile->sizes, tile->order, kVectorMarker);
+    }
+    // Fold the remainder loops' single iterations and tile sizes into
+    // static shapes.
+    (void)applyPatternsGreedily(root, canonicalizations);
+
+    SmallVector<linalg::LinalgOp> tiles;
+    root->walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorMarker))
+        tiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : tiles) {
+      op->removeAttr(kVectorMarker);
+      if (op.hasDynamicShape())
+        continue;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+                            /*inputScalableVecDims=*/{},
+                            /*vectorizeNDExtract=*/false,
+                            /*flatten1DDepthwiseConv=*/false,
+                            /*assumeDynamicDimsMatchVecSizes=*/false,
+                            /*createNamedContraction=*/true);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(op, vectorized->replacements);
+    }
+
+    // Drop the unit batch dimensions of the vector contractions.
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      (void)applyPatternsGreedily(root, std::move(patterns));
+    }
+
+    // Keep each accumulator tile in registers across the reduction loop.
+    // (Hoisting only moves transfers of buffers that are not views, at
+    // the same SSA indices: fold the tiles' subviews into the transfers and
+    // merge the equal index computations first.)
+    {
+      RewritePatternSet patterns(ctx);
+      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      (void)applyPatternsGreedily(root, std::move(patterns));
+    }
+    {
+      DominanceInfo dominance(root);
+      eliminateCommonSubExpressions(rewriter, dominance, root);
+    }
+    linalg::hoistRedundantVectorTransfers(root);
+    if (!lowerVectors)
+      return;
+
+    RewritePatternSet patterns(ctx);
+    vector::populateVectorContractLoweringPatterns(
+        patterns, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransposeLoweringPatterns(
+        patterns, vector::VectorTransposeLowering::EltWise);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorTransferLoweringPatterns(patterns,
+                                                   /*maxTransferRank=*/1);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    (void)applyPatternsGreedily(root, std::move(patterns));
+  }
+};
+
+} // namespace

@@ -1,0 +1,96 @@
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s --check-prefix=CACHE
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
+
+// A matmul whose shape divides the 8x32 register tile: one loop nest over
+// tiles, the accumulator carried through the k loop in registers and
+// updated by FMAs.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[ACC:.*]] = vector.transfer_read
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write
+func.func @matmul(%a: memref<16x4xf32>, %b: memref<4x64xf32>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x4xf32>, memref<4x64xf32>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// -----
+
+// Cache tiles of 64 lanes by 2 reduction steps around the register tiles;
+// the accumulator is reloaded once per reduction block.
+// CACHE-LABEL: func.func @matmul_cache_tiles
+// CACHE: scf.for {{.*}} = %c0 to %c128 step %c64
+// CACHE: scf.for {{.*}} = %c0 to %c4 step %c2
+// CACHE: scf.for {{.*}} = %c0 to %c16 step %c8
+// CACHE: scf.for {{.*}} = %c0 to %c64 step %c32
+// CACHE: vector.transfer_read {{.*}} vector<8x32xf32>
+// CACHE: scf.for {{.*}} iter_args
+// CACHE: vector.fma
+func.func @matmul_cache_tiles(%a: memref<16x4xf32>, %b: memref<4x128xf32>, %c: memref<16x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x4xf32>, memref<4x128xf32>) outs(%c : memref<16x128xf32>)
+  return
+}
+
+// -----
+
+// Remainders are peeled into tiles of static size: 10 rows = 8 + 2 and
+// 40 columns = 16 + 16 + 8 (two 512-bit registers hold 16 f64 lanes).
+// CHECK-LABEL: func.func @matmul_remainders
+// CHECK-NOT: linalg.
+// CHECK-DAG: vector<8x16xf64>
+// CHECK-DAG: vector<8x8xf64>
+// CHECK-DAG: vector<2x16xf64>
+// CHECK-DAG: vector<2x8xf64>
+func.func @matmul_remainders(%a: memref<10x3xf64>, %b: memref<3x40xf64>, %c: memref<10x40xf64>) {
+  linalg.matmul ins(%a, %b : memref<10x3xf64>, memref<3x40xf64>) outs(%c : memref<10x40xf64>)
+  return
+}
+
+// -----
+
+// A batched dot_general as DotGeneralToLinalg emits it (batch dim first,
+// rhs contracted on its last dim): the batch loop stays outermost.
+// CHECK-LABEL: func.func @batched_dot_general
+// CHECK-NOT: linalg.
+// CHECK: scf.for
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+#lhs = affine_map<(b, m, n, k) -> (b, m, k)>
+#rhs = affine_map<(b, m, n, k) -> (b, n, k)>
+#out = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @batched_dot_general(%a: memref<2x8x5xf32>, %b: memref<2x16x5xf32>, %c: memref<2x8x16xf32>) {
+  linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<2x8x5xf32>, memref<2x16x5xf32>) outs(%c : memref<2x8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Integer contractions and mat-vec products keep the scalar path.
+// CHECK-LABEL: func.func @integer_matmul
+// CHECK: linalg.matmul
+func.func @integer_matmul(%a: memref<16x4xi32>, %b: memref<4x64xi32>, %c: memref<16x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x4xi32>, memref<4x64xi32>) outs(%c : memref<16x64xi32>)
+  return
+}
+
+// CHECK-LABEL: func.func @matvec
+// CHECK: linalg.matvec
+func.func @matvec(%a: memref<16x4xf32>, %x: memref<4xf32>, %y: memref<16xf32>) {
+  linalg.matvec ins(%a, %x : memref<16x4xf32>, memref<4xf32>) outs(%y : memref<16xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_matmul
+// CHECK: linalg.matmul
+func.func @tensor_matmul(%a: tensor<16x4xf32>, %b: tensor<4x64xf32>, %c: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<16x4xf32>, tensor<4x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
