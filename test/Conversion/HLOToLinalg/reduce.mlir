@@ -8,7 +8,7 @@
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4xf32>)
 // CHECK: %[[R:.*]] = linalg.reduce ins(%[[A]] : tensor<4x3xf32>) outs(%[[INIT]] : tensor<4xf32>) dimensions = [1]
 // CHECK: (%[[X:.*]]: f32, %[[ACC:.*]]: f32) {
-// CHECK: %[[S:.*]] = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK: %[[S:.*]] = arith.addf %[[X]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK: linalg.yield %[[S]] : f32
 // CHECK: return %[[R]]
 func.func @sum_f32(%a: tensor<4x3xf32>) -> tensor<4xf32> {

@@ -15,7 +15,7 @@
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[WIN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
 // CHECK-SAME: ins(%[[X]], %[[WINDOW]] : tensor<1x4x4x3xf32>, tensor<1x2x2x1xf32>) outs(%[[INIT]] : tensor<1x2x2x3xf32>)
 // CHECK: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
-// CHECK: %[[M:.*]] = arith.maximumf %[[A]], %[[ACC]] : f32
+// CHECK: %[[M:.*]] = arith.maximumf %[[A]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK: linalg.yield %[[M]] : f32
 // CHECK: return %[[R]]
 func.func @max_pool(%x: tensor<1x4x4x3xf32>) -> tensor<1x2x2x3xf32> {

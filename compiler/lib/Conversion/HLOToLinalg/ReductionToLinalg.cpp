@@ -304,19 +304,22 @@ Value numlir::hlo_to_linalg::reduceIdentity(OpBuilder &b, Location loc,
   return intConstant(b, loc, type, value);
 }
 
-/// Combines the accumulator with one element; floats propagate NaN.
+/// Combines the accumulator with one element; floats propagate NaN. Float
+/// combiners may be reassociated (as XLA does), which lets LLVM vectorize
+/// reductions into several partial accumulators.
 Value numlir::hlo_to_linalg::reduceCombine(OpBuilder &b, Location loc, Kind kind,
                                            Type element, Value x, Value acc) {
   if (isa<FloatType>(element)) {
+    auto reassoc = arith::FastMathFlags::reassoc;
     switch (kind) {
     case Kind::Sum:
-      return arith::AddFOp::create(b, loc, x, acc);
+      return arith::AddFOp::create(b, loc, x, acc, reassoc);
     case Kind::Prod:
-      return arith::MulFOp::create(b, loc, x, acc);
+      return arith::MulFOp::create(b, loc, x, acc, reassoc);
     case Kind::Max:
-      return arith::MaximumFOp::create(b, loc, x, acc);
+      return arith::MaximumFOp::create(b, loc, x, acc, reassoc);
     default:
-      return arith::MinimumFOp::create(b, loc, x, acc);
+      return arith::MinimumFOp::create(b, loc, x, acc, reassoc);
     }
   }
   bool isUnsigned = element.isUnsignedInteger();
