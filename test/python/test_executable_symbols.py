@@ -10,6 +10,7 @@ weak hooks every shared object carries, or be the runtime's own.
 import ctypes
 import ctypes.util
 import glob
+import os
 import shutil
 import subprocess
 
@@ -35,8 +36,9 @@ def _provided_by_libc_or_libm(symbol: str) -> bool:
     return any(hasattr(lib, symbol) for lib in LIBRARIES)
 
 
-def _undefined_symbols(path: str) -> set[str]:
-    listing = subprocess.run(["nm", "-D", "--undefined-only", path],
+def _undefined_symbols(path) -> set[str]:
+    dynamic = ["-D"] if str(path).endswith(".so") else []
+    listing = subprocess.run(["nm", *dynamic, "--undefined-only", str(path)],
                              capture_output=True, text=True, check=True).stdout
     return {line.split()[-1].split("@")[0] for line in listing.splitlines() if line.strip()}
 
@@ -70,10 +72,15 @@ def _programs():
 PROGRAMS = list(_programs())
 
 
-@pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
-def test_executables_reference_only_libc_libm_and_the_runtime(tmp_path):
+LLC = "/usr/lib/llvm-22/bin/llc"
+
+
+@pytest.fixture(scope="module")
+def dumped_programs(tmp_path_factory):
+    """Every program compiled once, its stages dumped."""
+    dump = tmp_path_factory.mktemp("executables")
     previous = (config.flags.dump_dir, config.flags.enable_x64)
-    config.update("numlir_dump_dir", str(tmp_path))
+    config.update("numlir_dump_dir", str(dump))
     config.update("jax_enable_x64", True)
     try:
         for name, fn, x in PROGRAMS:
@@ -81,16 +88,43 @@ def test_executables_reference_only_libc_libm_and_the_runtime(tmp_path):
     finally:
         config.update("numlir_dump_dir", previous[0])
         config.update("jax_enable_x64", previous[1])
-    executables = glob.glob(str(tmp_path / "*.so"))
-    assert len(executables) >= len(PROGRAMS)
+    return dump
+
+
+def _foreign_symbols(paths) -> dict[str, str]:
     foreign = {}
-    for path in executables:
+    for path in paths:
         for symbol in _undefined_symbols(path):
             if (symbol in TOOLCHAIN_WEAK or symbol.startswith(RUNTIME_PREFIXES)
                     or _provided_by_libc_or_libm(symbol)):
                 continue
-            foreign.setdefault(symbol, path)
+            foreign.setdefault(symbol, str(path))
+    return foreign
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs binutils' nm")
+def test_executables_reference_only_libc_libm_and_the_runtime(dumped_programs):
+    executables = glob.glob(str(dumped_programs / "*.so"))
+    assert len(executables) >= len(PROGRAMS)
+    foreign = _foreign_symbols(executables)
     assert not foreign, f"executables reference symbols outside libc, libm and the runtime: {foreign}"
+
+
+@pytest.mark.skipif(shutil.which("nm") is None or not os.path.exists(LLC),
+                    reason="needs nm and LLVM 22's llc")
+def test_code_for_an_avx2_cpu_needs_no_compiler_runtime_either(dumped_programs, tmp_path):
+    """The host may have AVX-512 BF16 instructions that hide libcalls; an
+    AVX2-only x86-64 (x86-64-v3) has none, so LLVM would call
+    __truncsfbf2 for any bf16 rounding left in the IR."""
+    objects = []
+    for ir in sorted(glob.glob(str(dumped_programs / "*.llvm-ir.ll"))):
+        obj = tmp_path / (os.path.basename(ir) + ".o")
+        subprocess.run([LLC, "-O2", "-mcpu=x86-64-v3", "-relocation-model=pic",
+                        "-filetype=obj", ir, "-o", str(obj)], check=True)
+        objects.append(obj)
+    assert len(objects) >= len(PROGRAMS)
+    foreign = _foreign_symbols(objects)
+    assert not foreign, f"x86-64-v3 code references symbols outside libc, libm and the runtime: {foreign}"
 
 
 def test_the_symbol_check_rejects_a_compiler_runtime_symbol():

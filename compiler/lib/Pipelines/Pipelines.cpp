@@ -29,9 +29,10 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // recomputations with the values they repeat; nothing merges linalg ops on
 // buffers, so they are erased just before bufferization (which does not know
 // them).
-// (numlir-cpu-expand-float-conversions and arith-expand{include-bf16} turn
-// 16-bit float conversions into arithmetic LLVM lowers inline: gcc 12's
-// libgcc has no __truncsfbf2/__truncdfbf2 for LLVM's libcalls.)
+// Math and bf16 arithmetic run in f32, and every conversion to bf16 is
+// integer arithmetic: otherwise LLVM calls __truncsfbf2/__truncdfbf2 (on
+// CPUs without AVX-512 BF16) from the C compiler's runtime library, which
+// gcc 12's libgcc lacks.
 // Bufferize with identity layouts at the function boundary so every
 // argument is a dense row-major buffer, turn results into caller-provided
 // out-params (writing into them directly where the result was a fresh
@@ -51,15 +52,17 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "numlir-emit-c-entry-point,"
     "func.func(numlir-cpu-strided-copies-to-loops,"
     "numlir-cpu-vectorize-contractions,convert-linalg-to-loops,"
-    "numlir-cpu-approximate-math,numlir-cpu-expand-float-conversions,"
-    "arith-expand{include-bf16},"
+    "math-extend-to-supported-types{target-type=f32},"
+    "numlir-cpu-approximate-math,"
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+    "numlir-cpu-expand-float-conversions,arith-expand{include-bf16},"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
     "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
     "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
     "convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-    "reconcile-unrealized-casts,canonicalize";
+    "reconcile-unrealized-casts,numlir-cpu-store-bf16-as-i16,canonicalize";
 
 struct NamedPipeline {
   llvm::StringLiteral name, summary;

@@ -121,7 +121,8 @@ def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
     loop around them. This pass rewrites the f32 forms of exp, expm1, log,
     log1p, log2, tanh, erf and erfc into MLIR's polynomial approximations
     (plain arithmetic, accurate to a few ulp over the whole range), so
-    elementwise loops vectorize. f64, f16 and bf16 keep the libm calls, and
+    elementwise loops vectorize (f16 and bf16 math reaches it as f32 after
+    `math-extend-to-supported-types`). f64 keeps the libm calls, and
     sin/cos keep them too because their range reduction matters for large
     arguments.
   }];
@@ -149,6 +150,25 @@ def CPUExpandFloatConversions : Pass<"numlir-cpu-expand-float-conversions"> {
             to odd, then `arith.truncf %r : f32 to bf16`.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
+def CPUStoreBF16AsI16 : Pass<"numlir-cpu-store-bf16-as-i16"> {
+  let summary = "Carry bf16 values between memory and blocks as i16 in the LLVM dialect";
+  let description = [{
+    On x86 CPUs without AVX-512 BF16, LLVM promotes every `bfloat` value to
+    f32 and rounds it back with a call to `__truncsfbf2` (absent from
+    GCC 12's libgcc) wherever the value must exist as 16 bits: a store, a
+    bitcast, a value passed between blocks. Once `arith-expand` has made
+    bf16 arithmetic into integer arithmetic on bitcasts, the only bf16
+    values left are loaded, stored, selected or passed along; this pass
+    gives those i16 types (bf16 views through `llvm.bitcast` for any other
+    user), and canonicalization folds the bitcast pairs away, so LLVM sees
+    no bfloat value at all.
+
+    Before: `%v = llvm.load %p : !llvm.ptr -> bf16` ... `llvm.br ^bb1(%v : bf16)`
+    After:  `%v = llvm.load %p : !llvm.ptr -> i16` ... `llvm.br ^bb1(%v : i16)`
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def CPUOrderLoops : Pass<"numlir-cpu-order-loops"> {
