@@ -8,6 +8,9 @@
 // LLVM-ONLY-NOT: unrealized_conversion_cast
 // Heap memory only through the runtime's allocator table, never libc directly.
 // LLVM-ONLY-NOT: llvm.call @{{(malloc|aligned_alloc|free)}}(
+// No buffer lives on the stack, where a big one would overflow it instead of
+// failing to allocate.
+// LLVM-ONLY-NOT: llvm.alloca
 
 // CHECK-LABEL: llvm.mlir.global external constant @numlir_entry_signature("f32[4,8];f32[8,3];f32[3]->f32[4]\00")
 // CHECK: llvm.func @numlir_entry(%arg0: !llvm.ptr)
