@@ -105,3 +105,13 @@ module {
     return
   }
 }
+
+// -----
+
+// expected-error@below {{the module declares malloc, aligned_alloc or free with a non-standard type}}
+module {
+  llvm.func @malloc(i32) -> !llvm.ptr
+  func.func public @main(%out: memref<4xf32> {bufferize.result}) {
+    return
+  }
+}
