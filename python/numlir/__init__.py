@@ -15,7 +15,7 @@ from numlir._src import config
 from numlir._src.ad import jacfwd, jvp, linearize
 from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
 from numlir._src.array import Array
-from numlir._src.backends import CompileError
+from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.batching import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
@@ -30,5 +30,5 @@ __all__ = [
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
     "checkpoint_name", "checkpoint_policies", "compile", "config",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
-    "linearize", "make_graph", "nn", "numpy", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
+    "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -8,8 +8,13 @@
 
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Entry names become symbol names; this bound keeps messages and the
  * "<entry>_signature" lookup small and is far above what the compiler emits. */
@@ -37,7 +42,7 @@ nlrt_status nlrt_executable_init(nlrt_executable *executable,
     free(entry_copy);
     free(text_copy);
     nlrt_signature_destroy(&signature);
-    return nlrt_error(NLRT_INTERNAL, "out of memory loading an executable");
+    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory loading an executable");
   }
   nlrt_device_retain(device);
   executable->device = device;
@@ -74,6 +79,89 @@ static nlrt_status check_load_arguments(const nlrt_device *device,
   return NLRT_OK;
 }
 
+/* Verifies an image and hands its payload to the device's driver. */
+static nlrt_status load_image(nlrt_device *device, const void *data,
+                              size_t size, const char *entry,
+                              const char *what, nlrt_executable **out) {
+  char driver[NLRT_IMAGE_MAX_DRIVER_LENGTH + 1];
+  const void *payload;
+  size_t payload_size;
+  nlrt_status status =
+      nlrt_image_check(data, size, what, driver, &payload, &payload_size);
+  if (status != NLRT_OK)
+    return status;
+  if (strcmp(driver, device->driver->name) != 0)
+    return nlrt_error(NLRT_INVALID_EXECUTABLE,
+                      "%s was compiled for the '%s' driver and cannot run on "
+                      "device %s",
+                      what, driver, device->name);
+  char payload_what[600];
+  snprintf(payload_what, sizeof(payload_what), "the payload of %s", what);
+  return device->driver->load_memory(device, payload, payload_size, entry,
+                                     payload_what, out);
+}
+
+static bool read_all(int fd, void *data, size_t size) {
+  char *bytes = data;
+  while (size > 0) {
+    ssize_t got = read(fd, bytes, size);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return false;
+    bytes += got;
+    size -= (size_t)got;
+  }
+  return true;
+}
+
+/* An image file is read whole and loaded from memory, so nothing of it is
+ * mapped before its checksum is verified; anything else is the driver's. */
+static nlrt_status load_file(nlrt_device *device, const char *path,
+                             const char *entry, nlrt_executable **out) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return nlrt_error(errno == ENOENT ? NLRT_NOT_FOUND : NLRT_LOAD_FAILED,
+                      "cannot open executable '%s': %s", path,
+                      strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return nlrt_error(NLRT_LOAD_FAILED,
+                      "cannot open executable '%s': not a regular file", path);
+  }
+  size_t size = (size_t)info.st_size;
+  unsigned char start[8];
+  if (size < sizeof(start) || pread(fd, start, sizeof(start), 0) !=
+                                  (ssize_t)sizeof(start) ||
+      !nlrt_image_has_magic(start, sizeof(start))) {
+    close(fd);
+    return device->driver->load_file(device, path, entry, out);
+  }
+  void *data = malloc(size);
+  if (!data) {
+    close(fd);
+    return nlrt_error(NLRT_OUT_OF_MEMORY,
+                      "out of memory reading executable '%s' (%zu bytes)",
+                      path, size);
+  }
+  bool complete = read_all(fd, data, size);
+  int read_errno = errno;
+  close(fd);
+  nlrt_status status;
+  if (!complete) {
+    status = nlrt_error(NLRT_LOAD_FAILED, "cannot read executable '%s': %s",
+                        path, read_errno ? strerror(read_errno)
+                                         : "it shrank while being read");
+  } else {
+    char what[512];
+    snprintf(what, sizeof(what), "executable '%s'", path);
+    status = load_image(device, data, size, entry, what, out);
+  }
+  free(data);
+  return status;
+}
+
 NLRT_API nlrt_status nlrt_executable_load_file(
     nlrt_device *device, const char *path, const char *entry,
     nlrt_executable **out_executable) {
@@ -82,7 +170,7 @@ NLRT_API nlrt_status nlrt_executable_load_file(
     return status;
   if (!path || !*path)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "executable path is empty");
-  return device->driver->load_file(device, path, entry, out_executable);
+  return load_file(device, path, entry, out_executable);
 }
 
 NLRT_API nlrt_status nlrt_executable_load_memory(
@@ -93,7 +181,11 @@ NLRT_API nlrt_status nlrt_executable_load_memory(
     return status;
   if (!data || size == 0)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "executable image is empty");
-  return device->driver->load_memory(device, data, size, entry,
+  char what[64];
+  snprintf(what, sizeof(what), "executable image (%zu bytes)", size);
+  if (nlrt_image_has_magic(data, size))
+    return load_image(device, data, size, entry, what, out_executable);
+  return device->driver->load_memory(device, data, size, entry, what,
                                      out_executable);
 }
 

@@ -26,6 +26,24 @@ nlrt_status nlrt_error(nlrt_status status, const char *format, ...)
 /* Looks up the dtype spelled by the `length` characters at `name`. */
 bool nlrt_dtype_from_name(const char *name, size_t length, nlrt_dtype *out);
 
+/*===--- Executable images -----------------------------------------------===*/
+
+/* Whether `data` starts with the image magic. */
+bool nlrt_image_has_magic(const void *data, size_t size);
+
+/* Verifies an image (see image.c); `what` names it in messages ("executable
+ * 'model.nlx'"). On success `driver` (NLRT_IMAGE_MAX_DRIVER_LENGTH + 1
+ * bytes) holds the driver name and *payload points into `image`. */
+nlrt_status nlrt_image_check(const void *image, size_t size, const char *what,
+                             char *driver, const void **payload,
+                             size_t *payload_size);
+
+/* NLRT_INVALID_EXECUTABLE for data that starts with neither the image magic
+ * nor, if `alternative` is not NULL, the magic it names ("an ELF shared
+ * object (7f 45 4c 46)"); the message shows the first bytes. */
+nlrt_status nlrt_image_bad_magic(const char *what, const void *data,
+                                 size_t size, const char *alternative);
+
 /*===--- Signatures --------------------------------------------------------===*/
 
 /* A parsed executable signature: one nlrt_buffer_info per buffer, inputs
@@ -72,10 +90,14 @@ struct nlrt_driver {
   nlrt_status (*device_open)(const nlrt_driver *driver, int ordinal,
                              nlrt_device **out_device);
   void (*device_destroy)(nlrt_device *device);
+  /* A file that is not an image (for the cpu driver: a bare ELF object);
+   * images read from files arrive through load_memory. */
   nlrt_status (*load_file)(nlrt_device *device, const char *path,
                            const char *entry, nlrt_executable **out);
+  /* A verified image's payload, or in-memory bytes that are not an image.
+   * `what` names the source in messages. */
   nlrt_status (*load_memory)(nlrt_device *device, const void *data,
-                             size_t size, const char *entry,
+                             size_t size, const char *entry, const char *what,
                              nlrt_executable **out);
   void (*executable_destroy)(nlrt_executable *executable);
   nlrt_status (*execute)(nlrt_executable *executable, void **buffers);

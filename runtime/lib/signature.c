@@ -149,7 +149,7 @@ nlrt_status nlrt_signature_parse(const char *text, nlrt_signature *out) {
   if (!buffers || !dims) {
     free(buffers);
     free(dims);
-    return nlrt_error(NLRT_INTERNAL, "out of memory parsing a signature");
+    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory parsing a signature");
   }
 
   parser p = {text, text, buffers, dims};

@@ -26,6 +26,10 @@ NLRT_API const char *nlrt_status_string(nlrt_status status) {
     return "UNAVAILABLE";
   case NLRT_INTERNAL:
     return "INTERNAL";
+  case NLRT_OUT_OF_MEMORY:
+    return "OUT_OF_MEMORY";
+  case NLRT_INVALID_EXECUTABLE:
+    return "INVALID_EXECUTABLE";
   }
   return "UNKNOWN";
 }

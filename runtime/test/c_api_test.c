@@ -7,10 +7,14 @@
 #include "numlir/runtime.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static int failures;
 
@@ -52,6 +56,9 @@ static void *read_file(const char *path, size_t *size) {
 static void test_versions_and_names(void) {
   CHECK(nlrt_abi_version() == NLRT_ABI_VERSION);
   CHECK(strcmp(nlrt_status_string(NLRT_LOAD_FAILED), "LOAD_FAILED") == 0);
+  CHECK(strcmp(nlrt_status_string(NLRT_OUT_OF_MEMORY), "OUT_OF_MEMORY") == 0);
+  CHECK(strcmp(nlrt_status_string(NLRT_INVALID_EXECUTABLE),
+               "INVALID_EXECUTABLE") == 0);
   CHECK(strcmp(nlrt_status_string((nlrt_status)99), "UNKNOWN") == 0);
   CHECK(strcmp(nlrt_dtype_name(NLRT_DTYPE_BF16), "bf16") == 0);
   CHECK(nlrt_dtype_name((nlrt_dtype)99) == NULL);
@@ -203,21 +210,180 @@ static void test_bad_files(nlrt_device *device) {
     CHECK(write(fd, "not an ELF file", 15) == 15);
     close(fd);
     CHECK_FAILS(nlrt_executable_load_file(device, garbage_path, NULL, &exe),
-                NLRT_LOAD_FAILED, garbage_path);
+                NLRT_INVALID_EXECUTABLE, garbage_path);
     unlink(garbage_path);
   }
 
   CHECK_FAILS(nlrt_executable_load_memory(device, "garbage", 7, NULL, &exe),
-              NLRT_LOAD_FAILED, "not an ELF");
-  /* Right magic, nothing after it: only the loader can tell. */
+              NLRT_INVALID_EXECUTABLE, "bad magic (starts with 67 61 72");
+  /* Right magic, nothing after it. */
   CHECK_FAILS(nlrt_executable_load_memory(device, "\x7f" "ELF\2\1\1", 7, NULL,
                                           &exe),
-              NLRT_LOAD_FAILED, "cannot load executable image");
+              NLRT_INVALID_EXECUTABLE, "truncated ELF object");
   CHECK_FAILS(nlrt_executable_load_memory(device, NULL, 0, NULL, &exe),
               NLRT_INVALID_ARGUMENT, "empty");
   CHECK_FAILS(nlrt_executable_load_memory(NULL, "x", 1, NULL, &exe),
               NLRT_INVALID_ARGUMENT, "device");
   CHECK(exe == NULL);
+}
+
+/* Bytes the C heap has handed out and not taken back; 0 where unknown. */
+static size_t heap_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+#else
+  return 0;
+#endif
+}
+
+/* `image` with a header: the format the compiler writes. */
+static void *make_image(const void *payload, size_t size, const char *driver,
+                        size_t *image_size) {
+  *image_size = NLRT_IMAGE_HEADER_SIZE + size;
+  unsigned char *image = malloc(*image_size);
+  if (!image)
+    return NULL;
+  if (nlrt_image_write_header(driver, payload, size, image) != NLRT_OK) {
+    free(image);
+    return NULL;
+  }
+  memcpy(image + NLRT_IMAGE_HEADER_SIZE, payload, size);
+  return image;
+}
+
+static void test_images(nlrt_device *device) {
+  size_t size = 0, image_size = 0;
+  void *payload = read_file(kernels_path, &size);
+  unsigned char *image = payload ? make_image(payload, size, "cpu",
+                                              &image_size)
+                                 : NULL;
+  CHECK(image != NULL);
+  if (!image) {
+    free(payload);
+    return;
+  }
+  char driver[NLRT_IMAGE_MAX_DRIVER_LENGTH + 1];
+  const void *found = NULL;
+  size_t found_size = 0;
+  CHECK(nlrt_image_verify(image, image_size, driver, &found, &found_size) ==
+        NLRT_OK);
+  CHECK(strcmp(driver, "cpu") == 0);
+  CHECK(found == image + NLRT_IMAGE_HEADER_SIZE && found_size == size);
+
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_memory(device, image, image_size, "iota", &exe) ==
+        NLRT_OK);
+  if (exe) {
+    int32_t out[5] = {0};
+    void *buffers[] = {out};
+    CHECK(nlrt_executable_execute(exe, buffers, 1) == NLRT_OK);
+    CHECK(out[4] == 4);
+    nlrt_executable_release(exe);
+    exe = NULL;
+  }
+
+  char path[] = "/tmp/nlrt-c-api-image-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    CHECK(write(fd, image, image_size) == (ssize_t)image_size);
+    close(fd);
+    CHECK(nlrt_executable_load_file(device, path, "iota", &exe) == NLRT_OK);
+    nlrt_executable_release(exe);
+    exe = NULL;
+    /* Truncated on disk: refused by name, before the loader maps it. */
+    CHECK(truncate(path, (off_t)(image_size / 2)) == 0);
+    CHECK_FAILS(nlrt_executable_load_file(device, path, NULL, &exe),
+                NLRT_INVALID_EXECUTABLE, "truncated");
+    CHECK_FAILS(nlrt_executable_load_file(device, path, NULL, &exe),
+                NLRT_INVALID_EXECUTABLE, path);
+    unlink(path);
+  }
+
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size - 1, NULL,
+                                          &exe),
+              NLRT_INVALID_EXECUTABLE, "wrong size");
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, 20, NULL, &exe),
+              NLRT_INVALID_EXECUTABLE, "shorter than the 64-byte header");
+
+  image[image_size - 100] ^= 0x40;
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size, NULL,
+                                          &exe),
+              NLRT_INVALID_EXECUTABLE, "payload checksum mismatch");
+  image[image_size - 100] ^= 0x40;
+
+  image[20] ^= 1; /* the payload size */
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size, NULL,
+                                          &exe),
+              NLRT_INVALID_EXECUTABLE, "header checksum mismatch");
+  image[20] ^= 1;
+
+  image[8] = 2; /* the format version */
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size, NULL,
+                                          &exe),
+              NLRT_INVALID_EXECUTABLE, "unsupported format version 2");
+  image[8] = 1;
+
+  image[1] = 'M';
+  CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size, NULL,
+                                          &exe),
+              NLRT_INVALID_EXECUTABLE, "bad magic (starts with 7f 4d 4c 58");
+  image[1] = 'N';
+  CHECK(exe == NULL);
+  free(image);
+
+  image = make_image(payload, size, "cuda", &image_size);
+  CHECK(image != NULL);
+  if (image)
+    CHECK_FAILS(nlrt_executable_load_memory(device, image, image_size, NULL,
+                                            &exe),
+                NLRT_INVALID_EXECUTABLE, "compiled for the 'cuda' driver");
+  free(image);
+
+  unsigned char header[NLRT_IMAGE_HEADER_SIZE];
+  CHECK_FAILS(nlrt_image_write_header("", payload, size, header),
+              NLRT_INVALID_ARGUMENT, "driver name");
+  CHECK_FAILS(nlrt_image_write_header("a-very-long-driver", payload, size,
+                                      header),
+              NLRT_INVALID_ARGUMENT, "driver name");
+  free(payload);
+}
+
+static void test_out_of_memory(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, "hold_then_allocate",
+                                  &exe) == NLRT_OK);
+  if (!exe)
+    return;
+  int64_t sizes[2] = {1 << 20, 4096}, ok = 0;
+  void *buffers[] = {sizes, &ok};
+  CHECK(nlrt_executable_execute(exe, buffers, 2) == NLRT_OK);
+  CHECK(ok == 1);
+  /* 2^62 bytes: no machine has them. The held MiB is freed by the runtime;
+   * the next call works. */
+  sizes[1] = (int64_t)1 << 62;
+  size_t heap_before = heap_in_use();
+  for (int i = 0; i < 3; ++i)
+    CHECK_FAILS(nlrt_executable_execute(exe, buffers, 2), NLRT_OUT_OF_MEMORY,
+                "'hold_then_allocate' (i64[2]->i64[]) ran out of memory: "
+                "allocating a temporary f32[1152921504606846976] buffer of "
+                "4611686018427387904 bytes (4.00 EiB) for the operation at "
+                "kernels.py:7:3 (or kernels.py:9:5) failed (");
+  CHECK(heap_in_use() <= heap_before + 4096);
+  /* A size no site explains. */
+  sizes[1] = (int64_t)3 << 60;
+  CHECK_FAILS(nlrt_executable_execute(exe, buffers, 2), NLRT_OUT_OF_MEMORY,
+              "allocating a temporary buffer of 3458764513820540928 bytes "
+              "(3.00 EiB) failed (");
+  sizes[1] = 16;
+  CHECK(nlrt_executable_execute(exe, buffers, 2) == NLRT_OK);
+  CHECK(ok == 1);
+  nlrt_executable_release(exe);
+
+  CHECK_FAILS(nlrt_executable_load_file(device, kernels_path, "short_table",
+                                        &exe),
+              NLRT_LOAD_FAILED, "'short_table_allocator' is not a 24-byte");
 }
 
 static void test_executable_outlives_device_handle(void) {
@@ -312,6 +478,8 @@ int main(int argc, char **argv) {
   test_entries_from_memory(device);
   test_contract_violations(device);
   test_bad_files(device);
+  test_images(device);
+  test_out_of_memory(device);
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
   nlrt_device_close(device);

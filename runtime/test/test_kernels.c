@@ -2,6 +2,8 @@
  * contract in runtime.h. Each entry point is one case of c_api_test.c. */
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -40,6 +42,34 @@ EXPORT void iota(void **buffers) {
     out[i] = i;
 }
 
+/* Allocates through its table as generated code does: holds sizes[0]
+ * bytes (touched), then asks for sizes[1] more; out = 1 if both worked. The
+ * runtime points the table at its checked allocator. */
+EXPORT void *hold_then_allocate_allocator[3] = {(void *)malloc,
+                                                (void *)aligned_alloc,
+                                                (void *)free};
+EXPORT const char hold_then_allocate_signature[] = "i64[2]->i64[]";
+/* Where the compiler would say each static buffer comes from. */
+EXPORT const char hold_then_allocate_allocation_sites[] =
+    "16 f32[4] kernels.py:3:1\n"
+    "4611686018427387904 f32[1152921504606846976] kernels.py:7:3\n"
+    "4611686018427387900 i8[4611686018427387900] kernels.py:9:5";
+EXPORT void hold_then_allocate(void **buffers) {
+  void *(*alloc)(uint64_t) = (void *(*)(uint64_t))hold_then_allocate_allocator[0];
+  void *(*aligned)(uint64_t, uint64_t) =
+      (void *(*)(uint64_t, uint64_t))hold_then_allocate_allocator[1];
+  void (*release)(void *) = (void (*)(void *))hold_then_allocate_allocator[2];
+  const int64_t *sizes = buffers[0];
+  *(int64_t *)buffers[1] = 0;
+  char *held = alloc((uint64_t)sizes[0]);
+  memset(held, 1, (size_t)sizes[0]);
+  char *more = aligned(64, (uint64_t)sizes[1]);
+  *(int64_t *)buffers[1] = held != NULL && more != NULL &&
+                           ((uintptr_t)more & 63) == 0;
+  release(more);
+  release(held);
+}
+
 /* Contract violations. */
 EXPORT const char malformed_signature[] = "f32[4->f32[4]";
 EXPORT void malformed(void **buffers) { (void)buffers; }
@@ -52,3 +82,8 @@ EXPORT const int not_a_function = 42;
 /* Exactly 5 bytes and no terminator: C allows this initializer. */
 EXPORT const char unterminated_signature[5] = "->f32";
 EXPORT void unterminated(void **buffers) { (void)buffers; }
+
+/* An allocator table of the wrong size. */
+EXPORT void *short_table_allocator[2] = {(void *)malloc, (void *)free};
+EXPORT const char short_table_signature[] = "->";
+EXPORT void short_table(void **buffers) { (void)buffers; }

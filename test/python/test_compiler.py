@@ -185,6 +185,7 @@ def test_dump_dir_holds_every_stage_and_each_replays_with_hlo_opt(dump_dir):
         "04.llvm-ir.ll",
         "05.object.o",
         "05.object.opt.ll",
+        "06.executable.nlx",
         "06.executable.so",
     ]
     assert 'loc("user.py":5:11)' in (dump_dir / names[0]).read_text()
@@ -204,8 +205,9 @@ def test_dump_dir_holds_every_stage_and_each_replays_with_hlo_opt(dump_dir):
             [tool, str(path)], capture_output=True, text=True, check=True
         ).stdout
         assert _strip(replayed) == _strip(dumped), name
-    with open(dump_dir / names[-1], "rb") as f:
-        assert f.read(4) == b"\x7fELF"
+    # The runtime's image (header + checksums) and the bare shared object in it.
+    assert (dump_dir / names[-2]).read_bytes()[:8] == b"\x7fNLX\r\n\x1a\n"
+    assert (dump_dir / names[-1]).read_bytes()[:4] == b"\x7fELF"
 
 
 def test_hlo_opt_rejects_malformed_input_with_nonzero_exit(tmp_path):

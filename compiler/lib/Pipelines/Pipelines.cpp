@@ -40,7 +40,10 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // lowered from hlo.while may carry fresh buffers from one iteration to the
 // next (allow-return-allocs-from-loops). Float contractions become
 // register-tiled FMA loops on vectors; every other linalg op becomes scalar
-// loops that LLVM vectorizes.
+// loops that LLVM vectorizes. Heap buffers are allocated through the
+// runtime's allocator table (numlir-emit-c-entry-point), so that a failed
+// allocation is an error, not a crash; aligned allocations request the
+// buffer's exact size, which the runtime's message reports.
 constexpr llvm::StringLiteral kCPUToLLVM =
     "numlir-erase-optimization-barriers,"
     "func.func(numlir-copy-repeated-results,numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
@@ -60,7 +63,8 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
     "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
     "convert-math-to-llvm,"
-    "convert-math-to-libm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+    "convert-math-to-libm,finalize-memref-to-llvm{use-aligned-alloc "
+    "use-generic-functions},convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
     "reconcile-unrealized-casts,numlir-cpu-store-bf16-as-i16,canonicalize";
 

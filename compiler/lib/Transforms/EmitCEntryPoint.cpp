@@ -5,6 +5,16 @@
 // wrapper while the IR is still at the memref level, where the shapes are
 // known; the descriptors it builds fold away in the LLVM lowering.
 //
+// It also routes the heap allocations of the generated code through the
+// runtime: finalize-memref-to-llvm{use-generic-functions} calls
+// _mlir_memref_to_llvm_{alloc,aligned_alloc,free}, which this pass defines as
+// internal calls through the exported table `<entry>_allocator` (initialized
+// to libc's malloc, aligned_alloc and free). The runtime points the table at
+// an allocator that turns a failed allocation into an error status instead
+// of a NULL dereference (docs/runtime.md), and the executable gains no
+// dependency beyond libc. `<entry>_allocation_sites` tells it which user
+// line each static allocation comes from, for that error's message.
+//
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Transforms/Passes.h"
@@ -14,7 +24,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace numlir {
@@ -89,6 +101,136 @@ Value wrapPointerInMemRef(OpBuilder &b, Location loc, Value pointer,
   }
   return UnrealizedConversionCastOp::create(b, loc, type, descriptor)
       .getResult(0);
+}
+
+/// "file:line:col" of the first location inside `loc` that points at user
+/// code, i.e. not at `textBuffer`, the module text itself; "" if none.
+std::string userLocation(Location loc, StringRef textBuffer) {
+  std::string found;
+  loc->walk([&](Location inner) {
+    auto file = dyn_cast<FileLineColLoc>(inner);
+    if (!file || file.getFilename() == textBuffer)
+      return WalkResult::advance();
+    found = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+             ":" + Twine(file.getColumn()))
+                .str();
+    return WalkResult::interrupt();
+  });
+  return found;
+}
+
+/// One line "<bytes> <type> <location>" per distinct static heap allocation
+/// that comes from a user line, for the runtime's out-of-memory message.
+std::string allocationSites(ModuleOp module) {
+  StringRef textBuffer;
+  if (auto file = dyn_cast<FileLineColLoc>(module.getLoc()))
+    textBuffer = file.getFilename();
+  SmallVector<std::string> sites;
+  llvm::StringSet<> seen;
+  module.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+      return;
+    std::optional<int64_t> bytes =
+        (type.getElementTypeBitWidth() + 7) / 8;
+    for (int64_t extent : type.getShape())
+      if (bytes)
+        bytes = llvm::checkedMul(*bytes, extent);
+    std::string where = userLocation(alloc.getLoc(), textBuffer);
+    if (!bytes || where.empty())
+      return;
+    std::string name = elementTypeName(type.getElementType()).empty()
+                           ? "buffer"
+                           : describeBuffer(type);
+    std::string line = std::to_string(*bytes) + " " + name + " " + where;
+    if (seen.insert(line).second)
+      sites.push_back(std::move(line));
+  });
+  return llvm::join(sites, "\n");
+}
+
+/// The allocation functions finalize-memref-to-llvm{use-generic-functions}
+/// calls, in the order of the runtime's allocator table.
+constexpr StringLiteral kGenericAllocFunctions[] = {
+    "_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc",
+    "_mlir_memref_to_llvm_free"};
+
+/// An existing declaration of the libc function `name`, or a new one.
+LLVM::LLVMFuncOp libcFunction(ModuleOp module, StringRef name,
+                              LLVM::LLVMFunctionType type) {
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return existing.getFunctionType() == type ? existing : nullptr;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+}
+
+/// Defines `<entry>_allocator` and the generic allocation functions that
+/// call through it (see the file comment).
+LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
+                                 Location loc) {
+  MLIRContext *ctx = module.getContext();
+  for (StringRef name : kGenericAllocFunctions)
+    if (module.lookupSymbol(name))
+      return module.emitError()
+             << "numlir-emit-c-entry-point: the module already defines @"
+             << name << ", which the runtime's allocator table provides";
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = IntegerType::get(ctx, 64);
+  LLVM::LLVMFunctionType types[] = {
+      LLVM::LLVMFunctionType::get(ptr, {i64}),
+      LLVM::LLVMFunctionType::get(ptr, {i64, i64}),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr})};
+  LLVM::LLVMFuncOp defaults[] = {libcFunction(module, "malloc", types[0]),
+                                 libcFunction(module, "aligned_alloc", types[1]),
+                                 libcFunction(module, "free", types[2])};
+  for (LLVM::LLVMFuncOp function : defaults)
+    if (!function)
+      return module.emitError() << "numlir-emit-c-entry-point: the module "
+                                   "declares malloc, aligned_alloc or free "
+                                   "with a non-standard type";
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto tableType = LLVM::LLVMArrayType::get(ptr, 3);
+  auto table = LLVM::GlobalOp::create(b, loc, tableType, /*isConstant=*/false,
+                                      LLVM::Linkage::External,
+                                      (entry + "_allocator").str(),
+                                      Attribute());
+  b.setInsertionPointToStart(b.createBlock(&table.getInitializerRegion()));
+  Value array = LLVM::PoisonOp::create(b, loc, tableType);
+  for (auto [slot, function] : llvm::enumerate(defaults))
+    array = LLVM::InsertValueOp::create(
+        b, loc, array, LLVM::AddressOfOp::create(b, loc, function),
+        ArrayRef<int64_t>{static_cast<int64_t>(slot)});
+  LLVM::ReturnOp::create(b, loc, array);
+
+  b.setInsertionPointAfter(table);
+  for (auto [slot, name] : llvm::enumerate(kGenericAllocFunctions)) {
+    LLVM::LLVMFunctionType type = types[slot];
+    auto function =
+        LLVM::LLVMFuncOp::create(b, loc, name, type, LLVM::Linkage::Internal);
+    // Kept out of line so that the call keeps the `noalias` result LLVM's
+    // alias analysis would otherwise only know for a direct malloc call.
+    function.setNoInline(true);
+    if (!isa<LLVM::LLVMVoidType>(type.getReturnType()))
+      function.setResultAttr(0, LLVM::LLVMDialect::getNoAliasAttrName(),
+                             UnitAttr::get(ctx));
+    Block *body = function.addEntryBlock(b);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body);
+    Value base = LLVM::AddressOfOp::create(b, loc, table);
+    Value entryPointer = LLVM::GEPOp::create(
+        b, loc, ptr, tableType, base,
+        ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(slot)});
+    SmallVector<Value> operands = {
+        LLVM::LoadOp::create(b, loc, ptr, entryPointer)};
+    llvm::append_range(operands, body->getArguments());
+    auto call = LLVM::CallOp::create(b, loc, type, operands);
+    if (call.getNumResults())
+      LLVM::ReturnOp::create(b, loc, call.getResult());
+    else
+      LLVM::ReturnOp::create(b, loc, ValueRange());
+  }
+  return success();
 }
 
 /// The signature with signedness erased, as the memref level sees it.
@@ -234,6 +376,18 @@ struct EmitCEntryPointPass
     callee.setPrivate();
     callee->setAttr("llvm.linkage",
                     LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+
+    b.setInsertionPointToEnd(module.getBody());
+    std::string sites = allocationSites(module);
+    if (!sites.empty()) {
+      sites.push_back('\0');
+      LLVM::GlobalOp::create(
+          b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), sites.size()),
+          /*isConstant=*/true, LLVM::Linkage::External,
+          entry + "_allocation_sites", b.getStringAttr(sites));
+    }
+    if (failed(emitAllocatorTable(module, entry, loc)))
+      return signalPassFailure();
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include "Device.h"
 
+#include "BufferView.h"
 #include "Status.h"
 
 #include <Python.h>
@@ -15,18 +16,6 @@ Device::Device(const std::string &driver, int ordinal) {
 }
 
 Device::~Device() { nlrt_device_close(handle); }
-
-namespace {
-/// A Py_buffer released on scope exit.
-struct BufferView {
-  Py_buffer view;
-  explicit BufferView(nb::handle object) {
-    if (PyObject_GetBuffer(object.ptr(), &view, PyBUF_SIMPLE) != 0)
-      throw nb::python_error();
-  }
-  ~BufferView() { PyBuffer_Release(&view); }
-};
-} // namespace
 
 Executable Device::load(nb::handle data, const std::string &entry) {
   BufferView bytes(data);

@@ -7,6 +7,8 @@
 
 #include "Device.h"
 #include "Executable.h"
+#include "Image.h"
+#include "Status.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/filesystem.h>
@@ -52,7 +54,39 @@ Example::
          libraryPath() + ") has ABI " + std::to_string(nlrt_abi_version()))
             .c_str());
 
+  nb::exception<numlir::runtime::OutOfMemory>(
+      m, "OutOfMemoryError", PyExc_MemoryError)
+      .doc() = "A temporary buffer of an executable, or the runtime's own "
+               "bookkeeping, could not be allocated; the message gives the "
+               "size. The process and the executable remain usable.";
+  nb::exception<numlir::runtime::InvalidExecutable>(
+      m, "InvalidExecutableError", PyExc_RuntimeError)
+      .doc() = "An executable image failed its checks (bad magic, format "
+               "version, size, checksum or driver); nothing was loaded.";
+
   m.attr("ABI_VERSION") = NLRT_ABI_VERSION;
+  m.attr("IMAGE_HEADER_SIZE") = NLRT_IMAGE_HEADER_SIZE;
+  m.attr("IMAGE_FORMAT_VERSION") = NLRT_IMAGE_FORMAT_VERSION;
+  m.def("wrap_image", &numlir::runtime::wrapImage, "payload"_a,
+        "driver"_a = "cpu",
+        nb::sig("def wrap_image(payload: collections.abc.Buffer, driver: str "
+                "= 'cpu') -> bytes"),
+        R"(The executable image of `payload` for `driver`: the checked
+header (magic, format version, size, CRC-32 checksums, driver) followed by
+the payload (for "cpu", an ELF shared object). This is what Device.load and
+Device.load_file take; see docs/runtime.md for the format::
+
+    image = _runtime.wrap_image(open("kernels.so", "rb").read())
+)");
+  m.def("unwrap_image", &numlir::runtime::unwrapImage, "image"_a,
+        nb::sig("def unwrap_image(image: collections.abc.Buffer) -> "
+                "tuple[str, bytes]"),
+        R"((driver, payload) of a verified image, e.g. to inspect the ELF
+object of a dumped executable with nm or objdump. Raises
+InvalidExecutableError naming what is wrong::
+
+    driver, so = _runtime.unwrap_image(open("f.executable.nlx", "rb").read())
+)");
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def("library_path", &libraryPath,
         "The path of the libnlrt.so in use, e.g. to link C programs "
@@ -87,7 +121,9 @@ and shape of every buffer, inputs first::
 outputs, which are written in place. Dtypes and shapes must match the
 signature exactly (i1 is a bool array; bf16 also takes a uint16 array of
 the raw bits). Raises ValueError naming the first mismatching buffer,
-RuntimeError if the runtime fails. The GIL is released while it runs::
+OutOfMemoryError (a MemoryError) if a temporary buffer cannot be allocated
+(nothing leaks; outputs may be partly written), RuntimeError if the runtime
+fails otherwise. The GIL is released while it runs::
 
     out = np.empty(4, np.float32)
     exe.execute([a, b, out])
@@ -113,15 +149,17 @@ ones) or a missing device.
            nb::sig("def load(self, data: collections.abc.Buffer, entry: str "
                    "= 'numlir_entry') -> Executable"),
            R"(Loads an executable from its bytes (copied), e.g. the output of
-the compiler. `entry` names the entry point; its signature is the symbol
-`<entry>_signature`. Raises RuntimeError if the image is not a valid
-executable::
+the compiler: an image (see wrap_image), or a bare ELF shared object.
+`entry` names the entry point; its signature is the symbol
+`<entry>_signature`. Raises InvalidExecutableError if the image is damaged
+(checked before anything is mapped), RuntimeError if it cannot be loaded::
 
     exe = device.load(open("add.so", "rb").read())
 )")
       .def("load_file", &Device::loadFile, "path"_a,
            "entry"_a = NLRT_DEFAULT_ENTRY,
-           R"(Loads an executable from a file::
+           R"(Loads an executable from a file (an image or a bare ELF object);
+errors as for load::
 
     exe = device.load_file("add.so", entry="numlir_entry")
 )")

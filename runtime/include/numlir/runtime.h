@@ -44,9 +44,20 @@
  * the runtime adds no locking on this path). Releasing an object while another
  * thread uses it is the caller's bug.
  *
+ * Executable images
+ * -----------------
+ * What the compiler writes and load_memory/load_file read is an image: a
+ * NLRT_IMAGE_HEADER_SIZE-byte header (magic, format version, payload size,
+ * CRC-32 checksums, driver name; see nlrt_image_write_header) followed by
+ * the driver's payload. The runtime verifies the header and checksums
+ * before the payload reaches the system loader, so a truncated or damaged
+ * file is an NLRT_INVALID_EXECUTABLE error, never a crash. The CPU driver
+ * also accepts a bare ELF shared object (hand-written kernels); that has no
+ * checksum, only bounds checks of its ELF headers.
+ *
  * Executable contract (CPU driver)
  * --------------------------------
- * A CPU executable is an ELF shared object that exports
+ * A CPU payload is an ELF shared object that exports
  *
  *   void numlir_entry(void **buffers);
  *   const char numlir_entry_signature[];
@@ -62,6 +73,11 @@
  * inputs ';'-separated, "->", outputs ';'-separated; a scalar is "f32[]";
  * zero inputs or outputs leave that side empty. Element types are listed in
  * nlrt_dtype; i1 is stored as one byte per element (0 or 1).
+ *
+ * It may also export `void *numlir_entry_allocator[3]`, initialized to
+ * {malloc, aligned_alloc, free}, through which its temporary buffers are
+ * allocated; the runtime points it at an allocator that turns an
+ * allocation failure into NLRT_OUT_OF_MEMORY (see docs/runtime.md).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -85,7 +101,7 @@ extern "C" {
  * here changes incompatibly (a removed or re-typed function, a reordered
  * struct or enum). Compare it with nlrt_abi_version() at startup to detect a
  * header/library mismatch. */
-#define NLRT_ABI_VERSION 1
+#define NLRT_ABI_VERSION 2
 
 /* The entry point name the numlir compiler emits by default. */
 #define NLRT_DEFAULT_ENTRY "numlir_entry"
@@ -109,8 +125,18 @@ typedef enum nlrt_status {
   NLRT_LOAD_FAILED = 3,
   /* The driver is known but cannot run here (no libcuda.so.1, no GPU). */
   NLRT_UNAVAILABLE = 4,
-  /* The runtime itself failed (out of memory, a system call failed). */
+  /* The runtime itself failed (a system call failed, no usable TMPDIR). */
   NLRT_INTERNAL = 5,
+  /* Memory ran out: the runtime's own bookkeeping, or a temporary buffer the
+   * executable needed during nlrt_executable_execute (the message gives its
+   * size). The call had no other effect: everything it allocated is freed,
+   * the outputs may be partly written. */
+  NLRT_OUT_OF_MEMORY = 6,
+  /* The image is not an intact executable: bad magic, a format version this
+   * runtime does not read, a size that disagrees with the header, a
+   * checksum mismatch, or an image made for another driver. Nothing was
+   * mapped or run. */
+  NLRT_INVALID_EXECUTABLE = 7,
 } nlrt_status;
 
 /* The enumerator's name without prefix ("INVALID_ARGUMENT"); "UNKNOWN" for
@@ -177,11 +203,16 @@ typedef struct nlrt_executable nlrt_executable;
 /* Loads the executable in the file at `path` on `device`; `entry` names the
  * entry point (NULL: NLRT_DEFAULT_ENTRY). On success *out_executable receives
  * the only reference, which also keeps `device` alive.
- *   NLRT_NOT_FOUND    no such file; no entry or signature symbol.
- *   NLRT_LOAD_FAILED  not a loadable object; malformed signature.
- * The CPU driver hands `path` to the system loader, which caches objects by
- * path: a file rewritten in place while an executable loaded from it is still
- * alive resolves to the old code. Use fresh paths or load_memory for that. */
+ *   NLRT_NOT_FOUND          no such file; no entry or signature symbol.
+ *   NLRT_INVALID_EXECUTABLE a damaged image (see "Executable images"), an
+ *                           image for another driver, or neither an image
+ *                           nor an object the driver takes.
+ *   NLRT_LOAD_FAILED        the system loader refused the payload (e.g. an
+ *                           undefined symbol); malformed signature.
+ * An image file is read and verified, then loaded like load_memory. A bare
+ * ELF object goes to the system loader by path, which caches objects by
+ * path: a bare file rewritten in place while an executable loaded from it
+ * is still alive resolves to the old code. */
 NLRT_API nlrt_status nlrt_executable_load_file(nlrt_device *device,
                                                const char *path,
                                                const char *entry,
@@ -189,11 +220,11 @@ NLRT_API nlrt_status nlrt_executable_load_file(nlrt_device *device,
 
 /* Like nlrt_executable_load_file, from `size` bytes at `data`. The bytes are
  * copied; the caller may free them when the call returns. The CPU driver
- * writes them to an anonymous memory file (memfd_create) and loads that,
- * falling back to a file in $TMPDIR (or /tmp), unlinked once loaded, where
- * memfds cannot be loaded. A loaded memfd holds a file descriptor, so only a
- * bounded number (at most 128, and an eighth of RLIMIT_NOFILE) do; further
- * images go through temporary files too. */
+ * writes the payload to an anonymous memory file (memfd_create) and loads
+ * that, closing the descriptor once loaded; where memfds cannot be loaded
+ * it falls back to a file in $TMPDIR (or /tmp) that is unlinked once
+ * loaded, and fails with NLRT_INTERNAL naming TMPDIR if it cannot write
+ * one. Loaded executables hold no file descriptor either way. */
 NLRT_API nlrt_status nlrt_executable_load_memory(
     nlrt_device *device, const void *data, size_t size, const char *entry,
     nlrt_executable **out_executable);
@@ -243,10 +274,43 @@ NLRT_API nlrt_status nlrt_executable_buffer_info(
  * as that buffer's info describes (for the CPU driver: host memory). Outputs
  * are written in place. Returns when the computation is complete.
  *   NLRT_INVALID_ARGUMENT wrong num_buffers, a NULL buffer (even for a
- *                         zero-sized one), NULL executable or array. */
+ *                         zero-sized one), NULL executable or array.
+ *   NLRT_OUT_OF_MEMORY    a temporary buffer could not be allocated; the
+ *                         message names its size. Every temporary the call
+ *                         allocated is freed; outputs may be partly
+ *                         written. */
 NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
                                              void *const *buffers,
                                              size_t num_buffers);
+
+/*===--- Executable images -------------------------------------------------===*/
+
+/* Bytes in the header that precedes every image's payload. */
+#define NLRT_IMAGE_HEADER_SIZE 64
+/* The header format this runtime writes and reads. */
+#define NLRT_IMAGE_FORMAT_VERSION 1
+/* A driver name in the header has at most this many bytes (NUL-padded). */
+#define NLRT_IMAGE_MAX_DRIVER_LENGTH 15
+
+/* Writes into `header` the NLRT_IMAGE_HEADER_SIZE bytes that, followed by
+ * the `payload_size` bytes at `payload`, form an image for the driver
+ * `driver` ("cpu": the payload is an ELF shared object).
+ *   NLRT_INVALID_ARGUMENT NULL pointers, a driver name of 0 or more than
+ *                         NLRT_IMAGE_MAX_DRIVER_LENGTH bytes. */
+NLRT_API nlrt_status nlrt_image_write_header(const char *driver,
+                                             const void *payload,
+                                             size_t payload_size,
+                                             void *header);
+
+/* Verifies the image of `size` bytes at `image` (magic, version, sizes,
+ * checksums) without loading anything. On success stores its driver name in
+ * `driver` (NLRT_IMAGE_MAX_DRIVER_LENGTH + 1 bytes) and where its payload
+ * lies inside `image`.
+ *   NLRT_INVALID_EXECUTABLE the message says what is wrong.
+ *   NLRT_INVALID_ARGUMENT   NULL pointers. */
+NLRT_API nlrt_status nlrt_image_verify(const void *image, size_t size,
+                                       char *driver, const void **payload,
+                                       size_t *payload_size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -6,6 +6,11 @@
 // function arguments, so nothing folds away before the lowering runs.
 // LLVM-ONLY-NOT: {{ (hlo|linalg|memref|tensor|bufferization|arith|math|scf|cf|func|affine)\.}}
 // LLVM-ONLY-NOT: unrealized_conversion_cast
+// Heap memory only through the runtime's allocator table, never libc directly.
+// LLVM-ONLY-NOT: llvm.call @{{(malloc|aligned_alloc|free)}}(
+// No buffer lives on the stack, where a big one would overflow it instead of
+// failing to allocate.
+// LLVM-ONLY-NOT: llvm.alloca
 
 // CHECK-LABEL: llvm.mlir.global external constant @numlir_entry_signature("f32[4,8];f32[8,3];f32[3]->f32[4]\00")
 // CHECK: llvm.func @numlir_entry(%arg0: !llvm.ptr)
@@ -228,4 +233,21 @@ func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf32>, %d: ten
   %14 = hlo.cbrt %h : tensor<4xbf16>
   %16 = hlo.is_finite %14 : tensor<4xbf16> -> tensor<4xi1>
   return %2, %10, %11, %13, %14, %16 : tensor<4xi32>, tensor<4xf32>, tensor<4xi64>, tensor<4x3xf64>, tensor<4xbf16>, tensor<4xi1>
+}
+
+// -----
+
+// A temporary buffer (the dot's result, consumed by the reduction) is
+// allocated and freed through the runtime; the allocation sites name its
+// size and user line.
+// CHECK-LABEL: llvm.func internal @main
+// CHECK: %[[BUFFER:.*]] = llvm.call @_mlir_memref_to_llvm_aligned_alloc(%{{.*}}, %{{.*}})
+// CHECK: llvm.call @_mlir_memref_to_llvm_free(%[[BUFFER]])
+// CHECK: @numlir_entry_allocation_sites("48 f32[4,3] user.py:3:7\00")
+// CHECK: llvm.mlir.global external @numlir_entry_allocator()
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> tensor<4xf32> {
+  %0 = hlo.dot_general %x, %w, batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xf32> loc("user.py":3:7)
+  %1 = hlo.tanh %0 : tensor<4x3xf32> loc("user.py":4:7)
+  %2 = hlo.reduce sum %1, dims = [1] : tensor<4x3xf32> -> tensor<4xf32> loc("user.py":5:7)
+  return %2 : tensor<4xf32>
 }

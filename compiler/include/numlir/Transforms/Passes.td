@@ -290,6 +290,17 @@ def EmitCEntryPoint : Pass<"numlir-emit-c-entry-point", "mlir::ModuleOp"> {
     and size of the buffers before calling. Where the function carries
     `numlir.abi_signature` (see numlir-record-abi-signature) that string is
     exported instead, after checking it describes the same buffer sizes.
+
+    Heap allocations go through the runtime: the pass defines the functions
+    `finalize-memref-to-llvm{use-generic-functions}` calls
+    (`_mlir_memref_to_llvm_alloc`, `_mlir_memref_to_llvm_aligned_alloc`,
+    `_mlir_memref_to_llvm_free`) as internal calls through the exported,
+    writable table `@<entry>_allocator`, three pointers initialized to
+    libc's `malloc`, `aligned_alloc` and `free`, which the runtime replaces
+    with its checked allocator at load time. The constant string
+    `@<entry>_allocation_sites` lists each static `memref.alloc` that comes
+    from a user's line as `<bytes> <type> <file:line:col>`, one per line,
+    so that an out-of-memory error can name the line.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"main\"",

@@ -17,6 +17,7 @@ from numlir._src.backends.base import (
     CompileError,
     Device,
     Executable,
+    OutOfMemoryError,
     Stage,
     WithExtras,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "CompileError",
     "Device",
     "Executable",
+    "OutOfMemoryError",
     "Stage",
     "WithExtras",
     "available_backends",

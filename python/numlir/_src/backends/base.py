@@ -22,6 +22,36 @@ class CompileError(RuntimeError):
     """A backend rejected a module; the message holds the compiler's diagnostics."""
 
 
+class OutOfMemoryError(MemoryError):
+    """An executable could not allocate a buffer (a temporary or an output).
+
+    The message names the computation, the user's line that called it, the
+    buffer and its size; the process and the executable stay usable.
+    """
+
+
+def format_bytes(size: int) -> str:
+    """``"3.64 TiB"`` for 4e12: binary units, as the runtime's messages."""
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        value /= 1024
+        if value < 1024 or unit == "EiB":
+            return f"{value:.2f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def out_of_memory(name: str, detail: str) -> OutOfMemoryError:
+    """The error for executable ``name`` running out of memory; ``detail``
+    says which buffer. Names the user's line (the first frame outside numlir)."""
+    from numlir._src import core
+
+    where = core.user_source_info()
+    called = f", called at {where}," if where is not None else ""
+    return OutOfMemoryError(f"{name}{called} ran out of memory: {detail}")
+
+
 @dataclasses.dataclass(frozen=True)
 class Stage:
     """One step of a backend's compilation.
@@ -59,10 +89,15 @@ class BufferSpec:
 
 
 class Executable(abc.ABC):
-    """Compiled code loaded on a device."""
+    """Compiled code loaded on a device.
+
+    ``name`` is the module's name (``jit_f``, or the primitive in eager mode),
+    set by :meth:`Backend.compile`, for error messages.
+    """
 
     input_specs: Sequence[BufferSpec]
     output_specs: Sequence[BufferSpec]
+    name: str = "executable"
 
     @abc.abstractmethod
     def execute(self, args: Sequence[Any]) -> list[Any]:
@@ -133,7 +168,9 @@ class Backend(abc.ABC):
             for suffix, extra in extras.items():
                 dump.write(index, stage.name, suffix, extra, "")
             value = output
-        return self.device.load(value)
+        executable = self.device.load(value)
+        executable.name = name
+        return executable
 
     def cache_key(self, module_text: str, options: Any) -> str:
         """A digest that changes whenever the compiled code could."""

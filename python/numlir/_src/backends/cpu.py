@@ -2,13 +2,18 @@
 
 Each stage is one call into the native compiler (``numlir._compiler``);
 the last links the object with the system C compiler driver into a shared
-library that the runtime (``numlir._runtime``) loads. Executables follow the
-runtime's C ABI (docs/runtime.md): ``void numlir_entry(void **buffers)``.
+library and wraps it in the runtime's image format (a header with the size
+and checksums, docs/runtime.md), which the runtime (``numlir._runtime``)
+verifies and loads. Executables follow the runtime's C ABI:
+``void numlir_entry(void **buffers)``. NUMLIR_DUMP_DIR gets the image
+(``.nlx``, loadable with ``_runtime.Device().load_file``) and the bare shared
+library (``.so``, for nm and objdump).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import shutil
 import subprocess
@@ -27,6 +32,8 @@ from numlir._src.backends.base import (
     Executable,
     Stage,
     WithExtras,
+    format_bytes,
+    out_of_memory,
 )
 
 ENTRY = "numlir_entry"
@@ -98,27 +105,55 @@ def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
     return WithExtras(obj, {".opt.ll": optimized})
 
 
-def _link(obj: bytes, options: CpuOptions) -> bytes:
+def _no_temporary_directory(error: OSError) -> CompileError:
+    tmpdir = os.environ.get("TMPDIR")
+    setting = f"TMPDIR={tmpdir!r}" if tmpdir else "TMPDIR is unset"
+    return CompileError(
+        "the cpu backend links each executable in a temporary directory and cannot use one "
+        f"({setting}; Python's tempfile picked {tempfile.gettempdir()!r}): {error}. "
+        "Set TMPDIR to a writable directory"
+    )
+
+
+def _link(obj: bytes, options: CpuOptions) -> WithExtras:
     linker = shutil.which(options.linker)
     if linker is None:
         raise CompileError(
             f"the cpu backend links with a C compiler driver, and {options.linker!r} is not "
             "on PATH; install gcc or set NUMLIR_CC"
         )
-    with tempfile.TemporaryDirectory(prefix="numlir-link-") as tmp:
+    # Python's tempfile skips an unusable TMPDIR for the next candidate (/tmp,
+    # /var/tmp, the working directory); the linker runs with TMPDIR set to the
+    # directory it found, so its own temporary files land there too.
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix="numlir-link-")
+    except OSError as error:
+        raise _no_temporary_directory(error) from None
+    with scratch as tmp:
         obj_path = os.path.join(tmp, "module.o")
         so_path = os.path.join(tmp, "module.so")
-        with open(obj_path, "wb") as f:
-            f.write(obj)
+        try:
+            with open(obj_path, "wb") as f:
+                f.write(obj)
+        except OSError as error:
+            raise _no_temporary_directory(error) from None
         result = subprocess.run(
             [linker, "-shared", "-o", so_path, obj_path, "-lm"],
             capture_output=True,
             text=True,
+            env={**os.environ, "TMPDIR": tmp},
         )
         if result.returncode != 0:
             raise CompileError(f"linking the cpu executable failed:\n{result.stderr}")
         with open(so_path, "rb") as f:
-            return f.read()
+            shared_object = f.read()
+    from numlir import _runtime
+
+    return WithExtras(_runtime.wrap_image(shared_object, "cpu"), {".so": shared_object})
+
+
+def _describe(spec: BufferSpec) -> str:
+    return f"{spec.dtype.name}[{','.join(map(str, spec.shape))}]"
 
 
 class CpuExecutable(Executable):
@@ -130,8 +165,23 @@ class CpuExecutable(Executable):
         self.output_specs = [BufferSpec(_dtype(d), tuple(s)) for d, s in native.output_specs]
 
     def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        outputs = [np.empty(spec.shape, spec.dtype) for spec in self.output_specs]
-        self._native.execute([*args, *outputs])
+        outputs = []
+        for index, spec in enumerate(self.output_specs):
+            try:
+                outputs.append(np.empty(spec.shape, spec.dtype))
+            except (MemoryError, ValueError):  # ValueError: more bytes than NumPy can index
+                size = math.prod(spec.shape) * spec.dtype.itemsize
+                raise out_of_memory(
+                    self.name,
+                    f"allocating its output {index}, a {_describe(spec)} array of {size} bytes "
+                    f"({format_bytes(size)}), failed",
+                ) from None
+        try:
+            self._native.execute([*args, *outputs])
+        except MemoryError as error:  # _runtime.OutOfMemoryError: a temporary buffer
+            # "OUT_OF_MEMORY: 'numlir_entry' (f32[]->f32[]) ran out of memory: <detail>"
+            detail = str(error).partition(" ran out of memory: ")[2] or str(error)
+            raise out_of_memory(self.name, detail) from None
         return outputs
 
 
@@ -189,5 +239,5 @@ class CpuBackend(Backend):
             _pipeline_stage("llvm", "hlo-cpu-to-llvm"),
             Stage("llvm-ir", ".ll", _translate),
             Stage("object", ".o", _emit_object),
-            Stage("executable", ".so", _link),
+            Stage("executable", ".nlx", _link),
         ]

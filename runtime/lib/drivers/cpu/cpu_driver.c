@@ -6,8 +6,11 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "host_allocator.h"
 #include "shared_object.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,9 @@ typedef struct cpu_executable {
   nlrt_executable base; /* first: the public handle points here */
   nlrt_shared_object object;
   entry_function entry;
+  /* "<bytes> <type> <file:line:col>" lines (see EmitCEntryPoint.cpp), or
+   * NULL; owned by the loaded object. */
+  const char *allocation_sites;
 } cpu_executable;
 
 static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
@@ -29,13 +35,39 @@ static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
                       ordinal);
   nlrt_device *device = malloc(sizeof(*device));
   if (!device)
-    return nlrt_error(NLRT_INTERNAL, "out of memory");
+    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
   nlrt_device_init(device, driver, ordinal);
   *out_device = device;
   return NLRT_OK;
 }
 
 static void cpu_device_destroy(nlrt_device *device) { free(device); }
+
+/* Points the executable's allocator table, if it has one, at the checked
+ * allocator. The values are only written if they differ: the loader hands
+ * out the same object for a file loaded twice, which may be running. */
+static nlrt_status install_allocator(const nlrt_shared_object *object,
+                                     const char *entry, const char *what) {
+  char name[256];
+  snprintf(name, sizeof(name), "%s_allocator", entry);
+  void *table = NULL;
+  nlrt_status status = nlrt_shared_object_find_table(
+      object, name, 3 * sizeof(void *), what, &table);
+  if (status != NLRT_OK || !table)
+    return status;
+  void *(*alloc)(uint64_t) = nlrt_host_alloc;
+  void *(*aligned)(uint64_t, uint64_t) = nlrt_host_aligned_alloc;
+  void (*release)(void *) = nlrt_host_free;
+  void *functions[3];
+  /* Function pointers are data pointers' size on every target dlopen runs
+   * on (POSIX requires it for dlsym). */
+  memcpy(&functions[0], &alloc, sizeof(void *));
+  memcpy(&functions[1], &aligned, sizeof(void *));
+  memcpy(&functions[2], &release, sizeof(void *));
+  if (memcmp(table, functions, sizeof(functions)) != 0)
+    memcpy(table, functions, sizeof(functions));
+  return NLRT_OK;
+}
 
 /* Resolves the entry and signature in a freshly opened object and builds the
  * executable. Takes ownership of `object` (closed on failure). */
@@ -47,16 +79,25 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
 
   void *function = NULL;
   const char *signature = NULL;
+  const char *sites = NULL;
   cpu_executable *executable = NULL;
   nlrt_status status =
       nlrt_shared_object_find_function(&object, entry, what, &function);
   if (status == NLRT_OK)
     status = nlrt_shared_object_find_string(&object, signature_name, what,
                                             &signature);
+  if (status == NLRT_OK)
+    status = install_allocator(&object, entry, what);
+  if (status == NLRT_OK) {
+    char sites_name[256];
+    snprintf(sites_name, sizeof(sites_name), "%s_allocation_sites", entry);
+    status = nlrt_shared_object_find_optional_string(&object, sites_name,
+                                                     what, &sites);
+  }
   if (status == NLRT_OK) {
     executable = calloc(1, sizeof(*executable));
     if (!executable)
-      status = nlrt_error(NLRT_INTERNAL, "out of memory");
+      status = nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
   }
   if (status == NLRT_OK)
     status = nlrt_executable_init(&executable->base, device, entry, signature);
@@ -66,6 +107,7 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
     return status;
   }
   executable->object = object;
+  executable->allocation_sites = sites;
   /* dlsym returns void *; POSIX guarantees it converts to a function
    * pointer, ISO C does not, so copy the bits. */
   memcpy(&executable->entry, &function, sizeof(executable->entry));
@@ -75,24 +117,23 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
 
 static nlrt_status cpu_load_file(nlrt_device *device, const char *path,
                                  const char *entry, nlrt_executable **out) {
-  nlrt_shared_object object;
-  nlrt_status status = nlrt_shared_object_open_file(path, &object);
-  if (status != NLRT_OK)
-    return status;
   char what[512];
   snprintf(what, sizeof(what), "executable '%s'", path);
+  nlrt_shared_object object;
+  nlrt_status status = nlrt_shared_object_open_file(path, what, &object);
+  if (status != NLRT_OK)
+    return status;
   return finish_load(device, object, entry, what, out);
 }
 
 static nlrt_status cpu_load_memory(nlrt_device *device, const void *data,
                                    size_t size, const char *entry,
-                                   nlrt_executable **out) {
+                                   const char *what, nlrt_executable **out) {
   nlrt_shared_object object;
-  nlrt_status status = nlrt_shared_object_open_memory(data, size, &object);
+  nlrt_status status =
+      nlrt_shared_object_open_memory(data, size, what, &object);
   if (status != NLRT_OK)
     return status;
-  char what[64];
-  snprintf(what, sizeof(what), "executable image (%zu bytes)", size);
   return finish_load(device, object, entry, what, out);
 }
 
@@ -103,9 +144,70 @@ static void cpu_executable_destroy(nlrt_executable *base) {
   free(executable);
 }
 
+/* Whether a static buffer of `bytes` explains a request of `size` bytes
+ * (aligned requests are rounded up to a multiple of the alignment). */
+static bool site_matches(unsigned long long bytes,
+                         const nlrt_host_failure *failure) {
+  if (bytes == failure->size)
+    return true;
+  uint64_t alignment = failure->alignment;
+  return alignment && bytes <= failure->size &&
+         failure->size - bytes < alignment && failure->size % alignment == 0;
+}
+
+/* " f32[1000000,1000000]" and " for the operation at x.py:3:5 (or ...)"
+ * from the allocation sites whose size matches the failed request. */
+static void describe_sites(const char *sites, const nlrt_host_failure *failure,
+                           char *type, size_t type_capacity, char *where,
+                           size_t where_capacity) {
+  type[0] = where[0] = '\0';
+  int matches = 0;
+  for (const char *line = sites; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    char text[1024];
+    if (length < sizeof(text)) {
+      memcpy(text, line, length);
+      text[length] = '\0';
+      unsigned long long bytes;
+      int type_start, type_end, location;
+      if (sscanf(text, "%llu %n%*s%n %n", &bytes, &type_start, &type_end,
+                 &location) == 1 &&
+          text[location] != '\0' && site_matches(bytes, failure) && matches < 3) {
+        if (matches == 0)
+          snprintf(type, type_capacity, " %.*s", type_end - type_start,
+                   text + type_start);
+        size_t used = strlen(where);
+        snprintf(where + used, where_capacity - used, "%s%s",
+                 matches == 0 ? " for the operation at "
+                              : (matches == 1 ? " (or " : ", "),
+                 text + location);
+        ++matches;
+      }
+    }
+    line = end ? end + 1 : NULL;
+  }
+  if (matches > 1) {
+    size_t used = strlen(where);
+    snprintf(where + used, where_capacity - used, ")");
+  }
+}
+
 static nlrt_status cpu_execute(nlrt_executable *base, void **buffers) {
-  ((cpu_executable *)base)->entry(buffers);
-  return NLRT_OK;
+  cpu_executable *executable = (cpu_executable *)base;
+  nlrt_host_failure failure;
+  if (nlrt_host_call_run(executable->entry, buffers, &failure) == NLRT_OK)
+    return NLRT_OK;
+  char human[32], type[256], where[1024];
+  nlrt_format_bytes(failure.size, human, sizeof(human));
+  describe_sites(executable->allocation_sites, &failure, type, sizeof(type),
+                 where, sizeof(where));
+  return nlrt_error(NLRT_OUT_OF_MEMORY,
+                    "'%s' (%s) ran out of memory: allocating a temporary%s "
+                    "buffer of %llu bytes (%s)%s failed (%s)",
+                    base->entry, base->signature_text, type,
+                    (unsigned long long)failure.size, human, where,
+                    strerror(failure.error));
 }
 
 const nlrt_driver nlrt_cpu_driver = {

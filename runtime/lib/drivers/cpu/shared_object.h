@@ -5,23 +5,26 @@
 
 #include "../../internal.h"
 
-/* An object opened by the system loader (dlopen). */
+/* An object opened by the system loader (dlopen). It holds no file
+ * descriptor. */
 typedef struct nlrt_shared_object {
   void *handle;
-  /* >= 0 when the object was loaded from a memfd through /proc/self/fd/N.
-   * The descriptor stays open while the object is loaded: the loader caches
-   * objects by path, so the number must not be reused for another image
-   * until this one is gone. */
-  int memfd;
 } nlrt_shared_object;
 
-/* Opens the object at `path`. NOT_FOUND if it does not exist, LOAD_FAILED if
- * the loader refuses it. */
-nlrt_status nlrt_shared_object_open_file(const char *path,
+/* NLRT_INVALID_EXECUTABLE unless the `size` bytes at `data` start like an
+ * ELF shared object for this machine whose program headers and segments lie
+ * inside those bytes. `what` names the object in messages. */
+nlrt_status nlrt_elf_check(const void *data, size_t size, const char *what);
+
+/* Opens the existing regular file at `path` (bounds checked first).
+ * INVALID_EXECUTABLE if it is not an ELF shared object, LOAD_FAILED if the
+ * loader refuses it. */
+nlrt_status nlrt_shared_object_open_file(const char *path, const char *what,
                                          nlrt_shared_object *out);
 
 /* Opens an object from an in-memory image (copied; see runtime.h). */
 nlrt_status nlrt_shared_object_open_memory(const void *data, size_t size,
+                                           const char *what,
                                            nlrt_shared_object *out);
 
 void nlrt_shared_object_close(nlrt_shared_object *object);
@@ -38,5 +41,17 @@ nlrt_status nlrt_shared_object_find_function(const nlrt_shared_object *object,
 nlrt_status nlrt_shared_object_find_string(const nlrt_shared_object *object,
                                            const char *name, const char *what,
                                            const char **out);
+
+/* Like nlrt_shared_object_find_string, but *out is NULL (and no error is
+ * recorded) if the symbol is absent. */
+nlrt_status nlrt_shared_object_find_optional_string(
+    const nlrt_shared_object *object, const char *name, const char *what,
+    const char **out);
+
+/* Looks up the optional variable `name` of `size` bytes: *out is NULL if it
+ * is absent, LOAD_FAILED if it is a function or has another size. */
+nlrt_status nlrt_shared_object_find_table(const nlrt_shared_object *object,
+                                          const char *name, size_t size,
+                                          const char *what, void **out);
 
 #endif /* NLRT_CPU_SHARED_OBJECT_H */

@@ -1,0 +1,43 @@
+/*===- host_allocator.h - checked heap for generated code, per call -------===*
+ *
+ * Generated code allocates its temporary buffers through a table it exports
+ * (`void *<entry>_allocator[3]`: malloc, aligned_alloc and free, in that
+ * order); the cpu driver points the table at the functions here. During
+ * nlrt_host_call_run they track every live block of the call, and when an
+ * allocation fails they longjmp back into nlrt_host_call_run, which frees
+ * the call's blocks and reports the size. Generated code holds no other
+ * resource in the frames the jump skips (no locks, files or threads), so
+ * nothing else leaks.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef NLRT_CPU_HOST_ALLOCATOR_H
+#define NLRT_CPU_HOST_ALLOCATOR_H
+
+#include "../../internal.h"
+
+#include <stdint.h>
+
+/* The entries of an executable's allocator table, in table order. */
+void *nlrt_host_alloc(uint64_t size);
+void *nlrt_host_aligned_alloc(uint64_t alignment, uint64_t size);
+void nlrt_host_free(void *pointer);
+
+/* What an allocation failure left behind, for the message. */
+typedef struct nlrt_host_failure {
+  uint64_t size;      /* bytes requested */
+  uint64_t alignment; /* 0 for malloc-style requests */
+  int error;          /* errno of the failure */
+} nlrt_host_failure;
+
+/* Calls entry(buffers) on this thread. Returns NLRT_OK, or
+ * NLRT_OUT_OF_MEMORY with *failure filled if an allocation failed (no
+ * message is recorded). Either way every block allocated during the call
+ * and not freed by it is freed: generated code cannot hand one out. */
+nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
+                               nlrt_host_failure *failure);
+
+/* "3.64 TiB" for 4000000000000. */
+void nlrt_format_bytes(uint64_t bytes, char *out, size_t capacity);
+
+#endif /* NLRT_CPU_HOST_ALLOCATOR_H */
