@@ -125,3 +125,29 @@ def test_numlir_enable_x64_environment_variable():
     env = dict(os.environ, NUMLIR_ENABLE_X64="1", PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "float64", out.stderr
+
+
+
+# --- integer -> float promotion by width, and index dtypes, under x64 (found by the fuzzer) ---
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "uint32", "int64",
+                                   "uint64", "float16", "bfloat16"])
+def test_x64_integer_to_inexact_promotion_follows_width_as_in_jax(x64, dtype):
+    a_np = np.ones(3, dtype=np.dtype(getattr(jnp_ref, dtype)))
+    for name, fn in {
+        "true_divide": lambda m, a: a / a,
+        "sqrt": lambda m, a: m.sqrt(a),
+        "mean": lambda m, a: m.mean(a),
+        "var": lambda m, a: m.var(a),
+        "sin": lambda m, a: m.sin(a),
+        "scalar_multiply": lambda m, a: a * 1.0,
+    }.items():
+        got = fn(jnp, jnp.asarray(a_np)).dtype
+        expected = fn(jnp_ref, jnp_ref.asarray(a_np)).dtype
+        assert got == expected, (name, dtype, got, expected)
+
+
+def test_x64_argsort_returns_the_default_int_as_in_jax(x64):
+    x = np.array([3.0, 1.0, 2.0])
+    assert jnp.argsort(jnp.asarray(x)).dtype == jnp_ref.argsort(x).dtype == np.int64

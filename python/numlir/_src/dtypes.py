@@ -87,6 +87,16 @@ def default_float_dtype() -> np.dtype:
     return float64 if x64_enabled() else float32
 
 
+def to_inexact_dtype(dtype) -> np.dtype:
+    """The float an integer or bool dtype promotes to where an op needs
+    floats (``x / y``, ``sqrt``, ``mean``): as in jax, ints of up to 32 bits
+    become float32 and 64-bit ints float64, x64 or not; floats stay."""
+    dtype = np.dtype(dtype)
+    if is_float(dtype):
+        return dtype
+    return canonicalize_dtype(float64 if dtype.itemsize == 8 else float32)
+
+
 def default_int_dtype() -> np.dtype:
     return int64 if x64_enabled() else int32
 

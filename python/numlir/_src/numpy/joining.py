@@ -453,7 +453,7 @@ def _pad_stats(x, widths, stat_length, mode):
 def _ramp(edge, end, count, axis, reverse):
     """``count`` values going linearly from ``end`` to (excluding) ``edge`` along ``axis``."""
     aval = core.get_aval(edge)
-    ftype = aval.dtype if dtypes.is_float(aval.dtype) else dtypes.default_float_dtype()
+    ftype = dtypes.to_inexact_dtype(aval.dtype)
     w = np.arange(count, dtype=np.float64) / count
     if reverse:
         w = w[::-1]

@@ -169,13 +169,13 @@ def _count(axes, aval, where, keepdims, dtype):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
-    """Arithmetic mean over ``axis``; integer inputs give the default float dtype."""
+    """Arithmetic mean over ``axis``; integer inputs give a float of their width (as jax)."""
     check_arraylike("mean", a)
     _no_out("mean", out)
     aval = core.get_aval(a)
     axes = tc.canonical_axes("mean", axis, aval.ndim)
     if dtype is None:
-        dtype = aval.dtype if dtypes.is_float(aval.dtype) else dtypes.default_float_dtype()
+        dtype = dtypes.to_inexact_dtype(aval.dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
     total = sum(a, axis=axes, dtype=dtype, keepdims=keepdims, where=where)
     return lax.div(total, _count(axes, aval, where, keepdims, dtype))
@@ -189,7 +189,7 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
     aval = core.get_aval(a)
     axes = tc.canonical_axes("var", axis, aval.ndim)
     if dtype is None:
-        dtype = aval.dtype if dtypes.is_float(aval.dtype) else dtypes.default_float_dtype()
+        dtype = dtypes.to_inexact_dtype(aval.dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
     a = lax.convert_element_type(a, dtype, aval.weak_type)
     centered = lax.sub(a, mean(a, axis=axes, keepdims=True, where=where))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.lax import sorting as lax_sorting
 from numlir._src.lax import type_checks as tc
 
@@ -53,7 +53,8 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     if order is not None:
         raise NotImplementedError("jnp.argsort: 'order' is not supported")
     a, axis = _prepare(a, axis, "argsort")
-    iota = shape_ops.broadcasted_iota(np.int32, core.get_aval(a).shape, axis)
+    # jax's default int: int64 under x64.
+    iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), core.get_aval(a).shape, axis)
     keys = lax_sorting.descending_keys(a) if descending else [a]
     return lax_sorting.sort((*keys, iota), dimension=axis, num_keys=len(keys))[-1]
 

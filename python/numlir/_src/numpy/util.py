@@ -45,10 +45,9 @@ def promote_dtypes(*args):
 
 
 def promote_dtypes_inexact(*args):
-    """Promote, then make the result floating (ints/bools go to the default float dtype)."""
+    """Promote, then make the result floating (ints/bools by width, as in jax)."""
     dtype, weak = result_dtype(*args)
-    if not dtypes.is_float(dtype):
-        dtype = dtypes.default_float_dtype()
+    dtype = dtypes.to_inexact_dtype(dtype)
     return [_convert(x, dtype, weak) for x in args]
 
 
