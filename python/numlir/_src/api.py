@@ -17,7 +17,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import config, core, dispatch, dtypes, lowering
+from numlir._src import config, core, dispatch, dtypes, lowering, static_args
+from numlir._src.static_args import function_name
 
 _log = logging.getLogger("numlir")
 
@@ -48,10 +49,6 @@ def _leaf_aval(x, what: str) -> core.ShapedArray:
             f"{what} of type {type(x).__name__} is not a valid numlir type (arrays, NumPy "
             f"values and Python scalars are; mark other arguments static): {x!r:.80}"
         ) from None
-
-
-def _function_name(fun) -> str:
-    return getattr(fun, "__name__", None) or type(fun).__name__
 
 
 def _function_loc(fun) -> core.SourceInfo | None:
@@ -114,23 +111,17 @@ class JitFunction:
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=()):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r:.80}")
         self._fun = fun
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
-        static_argnums, static_argnames = _infer_argnums_and_argnames(fun, static_argnums,
-                                                                      static_argnames)
-        self._static_argnums = tuple(static_argnums)
-        self._static_argnames = tuple(static_argnames)
+        spec = static_args.resolve(fun, static_argnums, static_argnames, donate_argnums,
+                                   donate_argnames)
+        self._static_argnums = spec.static_argnums
+        self._static_argnames = spec.static_argnames
         # Donation lets XLA reuse argument buffers; numlir's CPU runtime copies arguments in
         # and results out, so donating is accepted and has no effect (as JAX on CPU).
-        if isinstance(donate_argnums, int):
-            donate_argnums = (donate_argnums,)
-        if isinstance(donate_argnames, str):
-            donate_argnames = (donate_argnames,)
-        self._donate_argnums = tuple(donate_argnums)
-        self._donate_argnames = tuple(donate_argnames)
+        self._donate_argnums = spec.donate_argnums
+        self._donate_argnames = spec.donate_argnames
         self._cache: dict[Any, Compiled] = {}
         self.cache_misses = 0
         functools.update_wrapper(self, fun)
@@ -154,7 +145,7 @@ class JitFunction:
             except TypeError as e:
                 raise ValueError(
                     f"Non-hashable static arguments are not supported: a static argument of "
-                    f"{_function_name(self._fun)} has type {type(v).__name__} ({v!r:.60}): {e}. "
+                    f"{function_name(self._fun)} has type {type(v).__name__} ({v!r:.60}): {e}. "
                     "Pass a tuple instead of a list, or make the argument non-static.") from None
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         return leaves, in_tree, static_key
@@ -176,7 +167,7 @@ class JitFunction:
             out = self._fun(*args, **kwargs)
             out_leaves, out_tree = tree_util.tree_flatten(out)
             for leaf in out_leaves:
-                _leaf_aval(leaf, f"output of {_function_name(self._fun)}")
+                _leaf_aval(leaf, f"output of {function_name(self._fun)}")
             out_tree_box.append(out_tree)
             return out_leaves
 
@@ -184,7 +175,7 @@ class JitFunction:
         # Unused work (e.g. the primal value inside jit(grad(f))) never reaches the compiler.
         graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
         closed = core.ClosedGraph(graph, closed.consts)
-        name = lowering.sanitize_symbol(f"jit_{_function_name(self._fun)}")
+        name = lowering.sanitize_symbol(f"jit_{function_name(self._fun)}")
         text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun))
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
                        name)
@@ -210,7 +201,7 @@ class JitFunction:
         return compiled._run(leaves)
 
     def _explain_cache_miss(self, key) -> None:
-        name = _function_name(self._fun)
+        name = function_name(self._fun)
         if not self._cache:
             _log.warning("jit %s: compiling for the first time", name)
             return
@@ -262,23 +253,6 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames)
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
-
-
-def _infer_argnums_and_argnames(fun, argnums, argnames) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Complete static argnums from argnames and vice versa, through ``fun``'s signature (as JAX)."""
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return tuple(argnums), tuple(argnames)
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    names = set(argnames)
-    nums = set(argnums)
-    for i, p in enumerate(positional):
-        if p.name in names:
-            nums.add(i)
-        elif (i in nums or i - len(positional) in nums) and p.kind == p.POSITIONAL_OR_KEYWORD:
-            names.add(p.name)
-    return tuple(sorted(nums)), tuple(sorted(names))
 
 
 compile = jit  # noqa: A001 - numlir's own name for jit
