@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import ad, core, dtypes
+from numlir._src import ad, core, dtypes, traceback_util
 from numlir._src.partial_eval import PartialEvalTrace
 from numlir._src.transpose import UndefinedPrimal, backward_pass
 
@@ -145,6 +145,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     result, aux, lin = _linearize_tree(fun, p_leaves, p_tree, has_aux)
     result_tree = tree_util.tree_structure(result)
 
+    @traceback_util.api_boundary
     def f_vjp(*cts):
         ct = cts[0] if len(cts) == 1 else cts
         ct_paths, ct_tree = tree_util.tree_flatten_with_path(ct)
@@ -240,6 +241,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         return functools.wraps(fun._fun)(jit(inner, static_argnums=fun._static_argnums,
                                              static_argnames=fun._static_argnames))
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums("grad", argnums, len(args))
@@ -279,6 +281,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
         out, g = vg(*args, **kwargs)
@@ -307,6 +310,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     from numlir._src.batching import vmap
     import numlir.numpy as jnp
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         nums = _check_argnums("jacrev", argnums, len(args))

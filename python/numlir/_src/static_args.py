@@ -51,7 +51,8 @@ def index_tuple(value: Any, what: str) -> tuple[int, ...]:
     try:
         return tuple(operator.index(i) for i in items)
     except TypeError:
-        raise TypeError(f"jit: {what} must be an int or a sequence of ints, got {value!r}") from None
+        raise TypeError(
+            f"jit: {what} must be an int or a sequence of ints, got {value!r}") from None
 
 
 def name_tuple(value: Any, what: str) -> tuple[str, ...]:
@@ -72,9 +73,11 @@ def _complete(params: list[inspect.Parameter], nums: tuple[int, ...],
     positional = [p for p in params if p.kind in _POSITIONAL]
     all_nums, all_names = set(nums), set(names)
     for i, p in enumerate(positional):
-        if p.name in all_names and p.kind == p.POSITIONAL_OR_KEYWORD:
+        if p.kind != p.POSITIONAL_OR_KEYWORD:
+            continue  # a positional-only name is reported by _check_names
+        if p.name in all_names:
             all_nums.add(i)
-        elif (i in all_nums or i - len(positional) in all_nums) and p.kind == p.POSITIONAL_OR_KEYWORD:
+        elif i in all_nums or i - len(positional) in all_nums:
             all_names.add(p.name)
     return tuple(sorted(all_nums)), tuple(sorted(all_names))
 
@@ -142,3 +145,31 @@ def resolve(fun: Callable, static_argnums, static_argnames, donate_argnums,
             f"{sorted(set(donate_nums))} cannot intersect: argument(s) {sorted(both_nums)} "
             "cannot be both static and donated")
     return ArgSpec(static_nums, static_names, donate_nums, donate_names)
+
+
+def traced_args(fun: Callable, in_tree, leaves, static_positions) -> tuple[core.TracedArg, ...]:
+    """A label for each flat input of ``fun`` traced with the dynamic (args, kwargs) of
+    ``in_tree``: the parameter it belongs to plus its key path, as ``"params['w']"``."""
+    from numlir import tree_util
+
+    sig = signature(fun)
+    params = list(sig.parameters.values()) if sig is not None else []
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    by_name = {p.name: p for p in params}
+    dyn_args, dyn_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+    dyn_positions = [i for i in range(len(dyn_args) + len(static_positions))
+                     if i not in static_positions]
+    labels = []
+    for path, _ in tree_util.tree_flatten_with_path((dyn_args, dyn_kwargs))[0]:
+        (_, where), rest = path[:2], path[2:]
+        if path[0].idx == 0:  # a positional argument
+            argnum = dyn_positions[where.idx]
+            param = positional[argnum] if argnum < len(positional) else None
+            name = param.name if param is not None else f"args[{argnum - len(positional)}]"
+            argname = param.name if param is not None and param.kind in _KEYWORD else None
+        else:
+            name = argname = where.key
+            param = by_name.get(name)
+            argnum = positional.index(param) if param in positional else None
+        labels.append(core.TracedArg(name + tree_util.keystr(rest), argnum, argname))
+    return tuple(labels)

@@ -69,3 +69,7 @@ def one_hot(x, num_classes: int, dtype=jnp.float32):
 
 from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
                                       relu6, selu, standardize)
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

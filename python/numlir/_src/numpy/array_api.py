@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, shapes
 from numlir._src.lax import dot as lax_dot
 from numlir._src.lax import elementwise as lax
 from numlir._src.lax import shape_ops
@@ -68,37 +68,43 @@ def astype(x, dtype):
     return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
 
 
-def _shape_arg(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+def _dtype_arg(what: str, dtype):
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        raise core.shape_error(
+            f"{what}: cannot interpret {dtype!r} as a data type; did you mean {what}((..., "
+            f"{dtype})), with a single tuple argument for the shape?")
+    return dtypes.canonicalize_dtype(dtype)
 
 
-def full(shape, fill_value, dtype=None):
-    """An array of ``shape`` filled with ``fill_value``."""
-    shape = _shape_arg(shape)
-    if dtype is None:
-        dtype = core.get_aval(fill_value).dtype
-    value = lax.convert_element_type(fill_value, dtypes.canonicalize_dtype(dtype))
+def _full(what: str, shape, fill_value, dtype):
+    dtype = _dtype_arg(what, core.get_aval(fill_value).dtype if dtype is None else dtype)
+    shape = shapes.canonicalize_shape(shape, what, dtype=dtype)
+    value = lax.convert_element_type(fill_value, dtype)
     if core.get_aval(value).ndim > len(shape):
-        raise core.value_error(f"full: fill_value of shape {core.get_aval(value).shape} does not "
+        raise core.value_error(f"{what}: fill_value of shape {core.get_aval(value).shape} does not "
                                f"broadcast to shape {shape}")
     return shape_ops.broadcast_to_rank(value, shape)
 
 
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``."""
+    return _full("full", shape, fill_value, dtype)
+
+
 def zeros(shape, dtype=None):
     """An array of zeros (default dtype float32, float64 with x64)."""
-    return full(shape, 0, dtype or dtypes.default_float_dtype())
+    return _full("zeros", shape, 0, dtype or dtypes.default_float_dtype())
 
 
 def ones(shape, dtype=None):
     """An array of ones (default dtype float32, float64 with x64)."""
-    return full(shape, 1, dtype or dtypes.default_float_dtype())
+    return _full("ones", shape, 1, dtype or dtypes.default_float_dtype())
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
     aval = core.get_aval(a)
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+    return _full("full_like", aval.shape if shape is None else shape, fill_value,
+                 dtype or aval.dtype)
 
 
 def zeros_like(a, dtype=None, shape=None):
@@ -111,12 +117,12 @@ def ones_like(a, dtype=None, shape=None):
 
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values (static Python numbers only), built with ``iota``."""
-    for v in (start, stop, step):
-        if isinstance(v, core.Tracer):
-            raise core.ConcretizationTypeError(
-                "arange's arguments must be static Python numbers, got a traced value")
     if stop is None:
         start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, core.Tracer):
+            raise shapes.traced_value_error("arange", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
     step = 1 if step is None else step
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
@@ -135,13 +141,12 @@ def arange(start, stop=None, step=None, dtype=None):
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (static Python numbers)."""
-    for v in (start, stop):
+    for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, core.Tracer):
-            raise core.ConcretizationTypeError("linspace's start/stop must be static Python numbers")
+            raise shapes.traced_value_error("linspace", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    num = int(num)
-    if num < 0:
-        raise core.value_error(f"linspace: number of samples, {num}, must be non-negative")
+    num = shapes.canonicalize_dim(num, "linspace", "num")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     out = lax.add(lax.mul(shape_ops.iota(dtype, num), lax.convert_element_type(step, dtype)),
@@ -155,7 +160,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     """A 2-D array with ones on the ``k``-th diagonal."""
-    M = N if M is None else M
+    N = shapes.canonicalize_dim(N, "eye", "N")
+    M = N if M is None else shapes.canonicalize_dim(M, "eye", "M")
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
     idt = dtypes.default_int_dtype()
     rows = shape_ops.broadcasted_iota(idt, (N, M), 0)
@@ -186,7 +192,7 @@ def reshape(a, newshape, order: str = "C"):
     if order != "C":
         raise NotImplementedError("reshape only supports order='C'")
     aval = core.get_aval(a)
-    newshape = list(_shape_arg(newshape))
+    newshape = list(shapes.shape_ints(newshape, "reshape", "newshape"))
     if newshape.count(-1) > 1:
         raise core.value_error("reshape: can only specify one unknown dimension (-1)")
     if -1 in newshape:
@@ -195,6 +201,7 @@ def reshape(a, newshape, order: str = "C"):
             raise core.shape_error(f"cannot reshape array of shape {aval.shape} (size {aval.size}) "
                                    f"into shape {tuple(newshape)}")
         newshape[newshape.index(-1)] = aval.size // known
+    core.check_shape(tuple(newshape), "reshape", "newshape")
     if math.prod(newshape) != aval.size:
         raise core.shape_error(f"cannot reshape array of shape {aval.shape} (size {aval.size}) "
                                f"into shape {tuple(newshape)}")
@@ -246,8 +253,8 @@ def squeeze(a, axis=None):
 
 def broadcast_to(a, shape):
     check_arraylike("broadcast_to", a)
-    shape = _shape_arg(shape)
     aval = core.get_aval(a)
+    shape = shapes.canonicalize_shape(shape, "broadcast_to", dtype=aval.dtype)
     if aval.ndim > len(shape) or broadcast_shapes("broadcast_to", aval.shape, shape) != shape:
         raise core.value_error(f"cannot broadcast array of shape {aval.shape} to shape {shape}")
     return shape_ops.broadcast_to_rank(a, shape)
