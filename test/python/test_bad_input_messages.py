@@ -296,3 +296,80 @@ def test_out_of_range_axis_is_a_value_error_like_jax(call, jax_call, fragment):
     with pytest.raises(ValueError) as info:
         call()
     assert fragment in str(info.value) and f"at {HERE}:" in str(info.value)
+
+
+@pytest.mark.parametrize("value, dtype, fragment", [
+    ([2**40], None, "Python int 1099511627776 too large to convert to int32"),
+    ([1, 2**31], None, "Python int 2147483648 too large to convert to int32"),
+    ([2**63], None, "Python int 9223372036854775808 too large to convert to int32"),
+    ([300], np.uint8, "Python int 300 too large to convert to uint8"),
+    ([-1], np.uint8, "Python int -1 too small to convert to uint8"),
+    ([1, 2**100], None, "Python int 1267650600228229401496703205376 too large to convert"),
+])
+def test_lists_of_python_ints_that_do_not_fit_are_errors_not_wrapped_values(value, dtype, fragment):
+    # These used to come back as 0, -2**31 or 44 without a word.
+    assert _jax_raises(lambda: jjnp.array(value, dtype=dtype)) is OverflowError
+    with pytest.raises(OverflowError) as info:
+        jnp.array(value, dtype=dtype)
+    assert fragment in str(info.value) and f"at {HERE}:" in str(info.value)
+
+
+def test_lists_of_python_ints_in_range_keep_their_values():
+    np.testing.assert_array_equal(jnp.array([-2**31, 2**31 - 1]), [-2**31, 2**31 - 1])
+    np.testing.assert_array_equal(jnp.array([0, 255], dtype=np.uint8), [0, 255])
+    assert jnp.array([1.5, 2.0], dtype=np.int32).tolist() == [1, 2]
+
+
+def test_ragged_nested_lists_are_a_value_error_at_the_users_line():
+    assert _jax_raises(lambda: jjnp.array([[1, 2], [3]])) is ValueError
+    with pytest.raises(ValueError, match=r"cannot convert list to a numlir array: \[\[1, 2\], "
+                                         r"\[3\]\]: .*inhomogeneous.* at .*test_bad_input"):
+        jnp.array([[1, 2], [3]])
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacfwd", "jacrev", "hessian",
+                                       "vmap", "jit"])
+def test_transformations_of_a_non_callable_raise_like_jax(transform):
+    with pytest.raises(TypeError) as jax_info:
+        getattr(jax, transform)(3)
+    with pytest.raises(TypeError) as info:
+        getattr(numlir, transform)(3)
+    assert str(jax_info.value) == "Expected a callable value, got 3"
+    assert str(info.value).startswith("Expected a callable value, got 3")
+
+
+def test_checkpoint_of_a_non_callable_fails_at_once():
+    # jax.checkpoint(3) fails only when called; numlir says so when it is made.
+    with pytest.raises(TypeError, match="Expected a callable value, got 3 at "):
+        numlir.checkpoint(3)
+
+
+def test_fill_value_that_does_not_broadcast_names_full():
+    with pytest.raises(ValueError, match=r"full: fill_value of shape \(3,\) does not broadcast to "
+                                         r"shape \(2,\)"):
+        jnp.full((2,), jnp.ones(3))
+    assert jnp.full((2, 3), jnp.ones((2, 1))).shape == (2, 3)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: jnp.arange(1e20), "arange: the result shape is (100000000000000000000,)"),
+    (lambda: jnp.eye(2**40), "eye: the result shape is (1099511627776, 1099511627776)"),
+    (lambda: jnp.tile(jnp.ones(2), (2**40, 2**40)), "tile: argument 'reps'"),
+    (lambda: jnp.repeat(jnp.ones(2), 2**62), "repeat: the result shape is (9223372036854775808,)"),
+])
+def test_sizes_computed_by_creation_ops_are_checked_by_the_op(call, fragment):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value).startswith(fragment) and f"at {HERE}:" in str(info.value)
+
+
+def test_other_bad_arguments_point_at_the_users_line():
+    for call, error, fragment in [
+        (lambda: lax.fori_loop(0.5, 3, lambda i, c: c, 0), TypeError, "lower and upper must be"),
+        (lambda: numlir.random.normal(jnp.ones(3), (2,)), TypeError, "normal requires a PRNG key"),
+        (lambda: numlir.jit(lambda n: numlir.nn.one_hot(jnp.ones(3, np.int32), n))(3),
+         numlir.ConcretizationTypeError, "one_hot: argument 'num_classes' must be a concrete"),
+    ]:
+        with pytest.raises(error) as info:
+            call()
+        assert fragment in str(info.value) and f"at {HERE}:" in str(info.value)

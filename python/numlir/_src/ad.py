@@ -233,6 +233,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
         y, dy = numlir.jvp(numlir.numpy.sin, (1.0,), (1.0,))   # (sin 1, cos 1)
     """
+    core.check_callable(fun)
     from numlir._src.array import as_array
 
     _check_sequence("primal", primals)
@@ -289,6 +290,7 @@ def linearize(fun: Callable, *primals):
         y, f_jvp = numlir.linearize(numlir.numpy.sin, 1.0)
         f_jvp(2.0)   # 2 * cos(1)
     """
+    core.check_callable(fun)
     from numlir._src.api import jit
     from numlir._src.array import as_array
 
@@ -339,6 +341,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
         numlir.jacfwd(lambda x: x ** 2)(jnp.arange(3.0))   # diag([0, 2, 4])
     """
+    core.check_callable(fun)
 
     @traceback_util.api_boundary
     def jac_fun(*args):

@@ -159,8 +159,7 @@ class JitFunction:
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=()):
-        if not callable(fun):
-            raise TypeError(f"Expected a callable value, got {fun!r:.80}")
+        core.check_callable(fun)
         self._fun = fun
         spec = static_args.resolve(fun, static_argnums, static_argnames, donate_argnums,
                                    donate_argnames)

@@ -252,8 +252,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         (8, 2)
     """
     del spmd_axis_name  # single-device: nothing to shard
-    if not callable(fun):
-        raise TypeError(f"vmap requires a callable as its first argument, got {fun!r}")
+    core.check_callable(fun)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     _check_axis_spec(in_axes, "in_axes")

@@ -201,6 +201,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
         def layer(w, x):
             return jnp.sin(w @ x)
     """
+    core.check_callable(fun)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @traceback_util.api_boundary

@@ -122,7 +122,7 @@ def get_aval(x) -> ShapedArray:
     if dtypes.is_python_scalar(x):
         dtype = dtypes.canonicalize_dtype(dtypes.dtype_of_python_scalar(x))
         if type(x) is int:
-            dtypes.check_python_int(x, dtype)
+            dtypes.check_python_int(x, dtype, default=True)
         return ShapedArray((), dtype, dtypes.is_weak_python_scalar(x))
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
@@ -151,6 +151,12 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 class UnexpectedTracerError(Exception):
     """A tracer escaped the function being traced (e.g. stored in a global)."""
+
+
+def check_callable(fun) -> None:
+    """The TypeError JAX's transformations raise for a non-callable function argument."""
+    if not callable(fun):
+        raise TypeError(with_location(f"Expected a callable value, got {fun!r:.80}"))
 
 
 # Tracebacks print them by their public names.

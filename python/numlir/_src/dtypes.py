@@ -228,13 +228,16 @@ def _int_bounds(dtype: np.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def check_python_int(x: int, dtype: np.dtype) -> None:
-    """OverflowError (at the user's line) if Python int ``x`` does not fit integer ``dtype``."""
+def check_python_int(x: int, dtype: np.dtype, default: bool = False) -> None:
+    """OverflowError (at the user's line) if Python int ``x`` does not fit integer ``dtype``
+    (``default``: the dtype was chosen as the default int, so x64 would widen it)."""
     low, high = _int_bounds(dtype)
     if not low <= x <= high:
+        hint = ("; numlir.config.update('jax_enable_x64', True) makes Python ints int64"
+                if default and not x64_enabled() else "")
         raise OverflowError(with_location(
-            f"Python int {x} too large to convert to {dtype.name} (its range is {low} to "
-            f"{high}{'; enable x64 for int64' if dtype == int32 and not x64_enabled() else ''})"))
+            f"Python int {x} too {'large' if x > high else 'small'} to convert to {dtype.name} "
+            f"(its range is {low} to {high}{hint})"))
 
 
 def python_scalar_to_numpy(x, dtype: np.dtype) -> np.ndarray:

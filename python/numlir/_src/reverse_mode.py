@@ -137,6 +137,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         y, f_vjp = numlir.vjp(jnp.sin, 1.0)
         (dx,) = f_vjp(1.0)        # cos(1)
     """
+    core.check_callable(fun)
     from numlir._src.array import as_array
 
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
@@ -229,6 +230,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
         loss, grads = numlir.value_and_grad(loss_fn)(params, batch)
     """
+    core.check_callable(fun)
     del reduce_axes
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
@@ -303,6 +305,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
         numlir.jacrev(jnp.sin)(jnp.arange(3.0))   # diag(cos([0, 1, 2]))
     """
+    core.check_callable(fun)
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
     from numlir._src.api import jit

@@ -26,6 +26,18 @@ def _contains_tracer(obj) -> bool:
     return False
 
 
+def _first_int_beyond_int64(obj):
+    """A Python int in nested lists/tuples ``obj`` that NumPy cannot hold, if any."""
+    if type(obj) is int:
+        return obj if not -2**63 <= obj < 2**64 else None
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            found = _first_int_beyond_int64(o)
+            if found is not None:
+                return found
+    return None
+
+
 def asarray(a, dtype=None, copy=None):
     """Convert ``a`` (array, NumPy value, scalar, nested lists) to a numlir array.
 
@@ -42,15 +54,30 @@ def asarray(a, dtype=None, copy=None):
         from numlir._src.numpy.joining import array_from_nested
 
         return array_from_nested(a, dtype)
-    value = np.asarray(a)
+    try:
+        value = np.asarray(a)
+    except ValueError as error:  # ragged nested sequences
+        raise core.value_error(f"cannot convert {type(a).__name__} to a numlir array: "
+                               f"{a!r:.80}: {error}") from None
+    nested = isinstance(a, (list, tuple))
     if value.dtype == object:
-        raise TypeError(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")
+        big = _first_int_beyond_int64(a) if nested else None
+        if big is not None:
+            dtypes.check_python_int(big, dtypes.default_int_dtype(), default=True)
+        raise core.shape_error(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")
+    target = None
     if dtype is not None:
-        value = value.astype(dtypes.canonicalize_dtype(dtype))
-    elif isinstance(a, (list, tuple)) and value.dtype == np.float64:
-        value = value.astype(dtypes.default_float_dtype())
-    elif isinstance(a, (list, tuple)) and value.dtype == np.int64:
-        value = value.astype(dtypes.default_int_dtype())
+        target = dtypes.canonicalize_dtype(dtype)
+    elif nested and value.dtype == np.float64:
+        target = dtypes.default_float_dtype()
+    elif nested and value.dtype.kind in "iu":
+        target = dtypes.default_int_dtype()
+    if nested and target is not None and target.kind in "iu" and value.dtype.kind in "iu":
+        # Python ints that do not fit are an error (as in JAX), never wrapped around.
+        for bound in (value.min(initial=0), value.max(initial=0)):
+            dtypes.check_python_int(int(bound), target, default=dtype is None)
+    if target is not None:
+        value = value.astype(target)
     return Array.from_host(value)
 
 
@@ -80,9 +107,11 @@ def _full(what: str, shape, fill_value, dtype):
     dtype = _dtype_arg(what, core.get_aval(fill_value).dtype if dtype is None else dtype)
     shape = shapes.canonicalize_shape(shape, what, dtype=dtype)
     value = lax.convert_element_type(fill_value, dtype)
-    if core.get_aval(value).ndim > len(shape):
-        raise core.value_error(f"{what}: fill_value of shape {core.get_aval(value).shape} does not "
-                               f"broadcast to shape {shape}")
+    fill_shape = core.get_aval(value).shape
+    if len(fill_shape) > len(shape) or any(
+            f not in (1, s) for f, s in zip(fill_shape[::-1], shape[::-1])):
+        raise core.value_error(f"{what}: fill_value of shape {fill_shape} does not broadcast to "
+                               f"shape {shape}")
     return shape_ops.broadcast_to_rank(value, shape)
 
 
@@ -131,6 +160,7 @@ def arange(start, stop=None, step=None, dtype=None):
     if step == 0:
         raise core.value_error("arange: step must not be zero")
     size = builtins.max(0, math.ceil((stop - start) / step))
+    core.check_shape((size,), "arange", None, dtype)
     out = shape_ops.iota(dtype, size)
     if step != 1:
         out = lax.mul(out, lax.convert_element_type(step, dtype))
@@ -163,6 +193,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     N = shapes.canonicalize_dim(N, "eye", "N")
     M = N if M is None else shapes.canonicalize_dim(M, "eye", "M")
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    core.check_shape((N, M), "eye", None, dtype)
     idt = dtypes.default_int_dtype()
     rows = shape_ops.broadcasted_iota(idt, (N, M), 0)
     cols = shape_ops.broadcasted_iota(idt, (N, M), 1)
