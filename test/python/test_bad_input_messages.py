@@ -373,3 +373,10 @@ def test_other_bad_arguments_point_at_the_users_line():
         with pytest.raises(error) as info:
             call()
         assert fragment in str(info.value) and f"at {HERE}:" in str(info.value)
+
+
+def test_shape_dtype_struct_checks_its_shape():
+    with pytest.raises(ValueError, match=r"ShapeDtypeStruct: argument 'shape' is \(-3,\), which "
+                                         r"has a negative dimension"):
+        numlir.ShapeDtypeStruct((-3,), np.float32)
+    assert numlir.ShapeDtypeStruct([2, np.int64(3)], np.float32).shape == (2, 3)

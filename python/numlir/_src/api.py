@@ -18,7 +18,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import config, core, dispatch, dtypes, lowering, static_args, traceback_util
+from numlir._src import (config, core, dispatch, dtypes, lowering, shapes, static_args,
+                         traceback_util)
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
 
@@ -31,8 +32,8 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
+        self.shape = shapes.canonicalize_shape(shape, "ShapeDtypeStruct", dtype=self.dtype)
         self.weak_type = weak_type
 
     @property
