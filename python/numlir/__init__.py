@@ -13,7 +13,7 @@ Example::
 
 from numlir._src import config
 from numlir._src.ad import jacfwd, jvp, linearize
-from numlir._src.api import ShapeDtypeStruct, compile, devices, jit, make_graph
+from numlir._src.api import ShapeDtypeStruct, clear_caches, compile, devices, jit, make_graph
 from numlir._src.array import Array
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.batching import vmap
@@ -28,7 +28,11 @@ from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
-    "checkpoint_name", "checkpoint_policies", "compile", "config",
+    "checkpoint_name", "checkpoint_policies", "clear_caches", "compile", "config",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, traceback_util
 from numlir import tree_util
 
 # --- Symbolic zeros ----------------------------------------------------------------------
@@ -138,6 +138,9 @@ class JVPTracer(core.Tracer):
         self.primal = primal
         self.tangent = tangent
 
+    def _inner_value(self):
+        return self.primal
+
 
 def _is_ancestor(trace: core.Trace, other: core.Trace) -> bool:
     t = getattr(trace, "parent", None)
@@ -150,6 +153,8 @@ def _is_ancestor(trace: core.Trace, other: core.Trace) -> bool:
 
 class JVPTrace(core.Trace):
     """Computes primals and tangents together; one instance per ``jvp`` call."""
+
+    transformation = "grad/jvp"
 
     def __init__(self, parent: core.Trace | None = None):
         self.parent = parent if parent is not None else core.current_trace()
@@ -228,6 +233,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
 
         y, dy = numlir.jvp(numlir.numpy.sin, (1.0,), (1.0,))   # (sin 1, cos 1)
     """
+    core.check_callable(fun)
     from numlir._src.array import as_array
 
     _check_sequence("primal", primals)
@@ -284,6 +290,7 @@ def linearize(fun: Callable, *primals):
         y, f_jvp = numlir.linearize(numlir.numpy.sin, 1.0)
         f_jvp(2.0)   # 2 * cos(1)
     """
+    core.check_callable(fun)
     from numlir._src.api import jit
     from numlir._src.array import as_array
 
@@ -306,6 +313,7 @@ def linearize(fun: Callable, *primals):
     def linear(*ts):
         return linear_consts(consts, *ts)
 
+    @traceback_util.api_boundary
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
         if t_tree != p_tree:
@@ -333,7 +341,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
         numlir.jacfwd(lambda x: x ** 2)(jnp.arange(3.0))   # diag([0, 2, 4])
     """
+    core.check_callable(fun)
 
+    @traceback_util.api_boundary
     def jac_fun(*args):
         import numlir.numpy as jnp
         from numlir._src.array import as_array

@@ -12,12 +12,16 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from typing import Any, Callable, Sequence
+import weakref
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import config, core, dispatch, dtypes, lowering
+from numlir._src import (config, core, dispatch, dtypes, lowering, shapes, static_args,
+                         traceback_util)
+from numlir._src.lru_cache import LRUCache
+from numlir._src.static_args import function_name
 
 _log = logging.getLogger("numlir")
 
@@ -28,8 +32,8 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
+        self.shape = shapes.canonicalize_shape(shape, "ShapeDtypeStruct", dtype=self.dtype)
         self.weak_type = weak_type
 
     @property
@@ -44,14 +48,30 @@ def _leaf_aval(x, what: str) -> core.ShapedArray:
     try:
         return core.get_aval(x)
     except TypeError:
-        raise TypeError(
+        raise TypeError(core.with_location(
             f"{what} of type {type(x).__name__} is not a valid numlir type (arrays, NumPy "
             f"values and Python scalars are; mark other arguments static): {x!r:.80}"
-        ) from None
+        )) from None
 
 
-def _function_name(fun) -> str:
-    return getattr(fun, "__name__", None) or type(fun).__name__
+def _argument_avals(fun, leaves, in_tree, static_key) -> tuple[core.ShapedArray, ...]:
+    """The abstract values of ``fun``'s flat arguments; a bad one is named by its path."""
+    try:
+        return tuple(map(core.get_aval, leaves))
+    except (TypeError, OverflowError):
+        pass
+    labels = static_args.traced_args(fun, in_tree, leaves, {i for i, _ in static_key[0]})
+    for leaf, arg in zip(leaves, labels):
+        try:
+            core.get_aval(leaf)
+        except OverflowError as error:
+            raise OverflowError(f"{function_name(fun)}: argument {arg.label!r}: {error}") from None
+        except TypeError:
+            raise TypeError(core.with_location(
+                f"{function_name(fun)}: argument {arg.label!r} of type {type(leaf).__name__} is "
+                "not a valid numlir type (arrays, NumPy values and Python scalars are; mark "
+                f"other arguments static): {leaf!r:.80}")) from None
+    raise AssertionError("unreachable: some argument failed")
 
 
 def _function_loc(fun) -> core.SourceInfo | None:
@@ -60,9 +80,11 @@ def _function_loc(fun) -> core.SourceInfo | None:
 
 
 class Compiled:
-    """A compiled executable for one abstract signature; call it with matching arguments."""
+    """A compiled executable for one abstract signature; call it with matching arguments.
 
-    def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args):
+    It holds its executable for as long as it lives, whatever the caches drop."""
+
+    def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args, fun):
         self._exe = exe
         self.in_tree = in_tree
         self.in_avals = in_avals
@@ -70,10 +92,12 @@ class Compiled:
         self.out_avals = out_avals
         self._static_key = static_key
         self._split_args = split_args
+        self._fun = fun
 
+    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
         leaves, in_tree, static_key = self._split_args(args, kwargs)
-        avals = [_leaf_aval(x, "argument") for x in leaves]
+        avals = list(_argument_avals(self._fun, leaves, in_tree, static_key))
         if in_tree != self.in_tree or avals != self.in_avals or static_key != self._static_key:
             raise TypeError(
                 "function compiled for "
@@ -82,16 +106,21 @@ class Compiled:
         return self._run(leaves)
 
     def _run(self, leaves):
-        outs = dispatch.execute(self._exe, dispatch.to_host_args(leaves, self.in_avals), self.out_avals)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        return _run(self._exe, leaves, self.in_avals, self.out_tree, self.out_avals)
+
+
+def _run(exe, leaves, in_avals, out_tree, out_avals):
+    outs = dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
+    return tree_util.tree_unflatten(out_tree, outs)
 
 
 class Lowered:
     """A traced and lowered function: ``as_text()`` is its hlo module, ``compile()`` builds it."""
 
     def __init__(self, closed_graph, text, in_tree, in_avals, out_tree, static_key, split_args,
-                 name: str = "module"):
+                 name: str = "module", fun=None):
         self.graph = closed_graph
+        self._fun = fun
         self._name = name
         self._text = text
         self.in_tree = in_tree
@@ -103,10 +132,27 @@ class Lowered:
     def as_text(self) -> str:
         return self._text
 
+    @traceback_util.api_boundary
     def compile(self) -> Compiled:
         exe = dispatch.compile_module(self._text, name=self._name)
         return Compiled(exe, self.in_tree, self.in_avals, self.out_tree, self.graph.out_avals,
-                        self._static_key, self._split_args)
+                        self._static_key, self._split_args, self._fun)
+
+
+class _CacheEntry(NamedTuple):
+    """What a jitted function keeps per signature: its module, not its executable, which the
+    shared LRU (``dispatch.executables``) holds and may drop; then it is compiled again from
+    ``text`` without tracing again."""
+
+    text: str
+    name: str
+    in_avals: tuple[core.ShapedArray, ...]
+    out_tree: Any
+    out_avals: list[core.ShapedArray]
+
+
+#: Every live jitted function, so that ``clear_caches`` reaches their caches.
+_jit_functions: weakref.WeakSet = weakref.WeakSet()
 
 
 class JitFunction:
@@ -114,26 +160,21 @@ class JitFunction:
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=()):
+        core.check_callable(fun)
         self._fun = fun
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
-        static_argnums, static_argnames = _infer_argnums_and_argnames(fun, static_argnums,
-                                                                      static_argnames)
-        self._static_argnums = tuple(static_argnums)
-        self._static_argnames = tuple(static_argnames)
+        spec = static_args.resolve(fun, static_argnums, static_argnames, donate_argnums,
+                                   donate_argnames)
+        self._static_argnums = spec.static_argnums
+        self._static_argnames = spec.static_argnames
         # Donation lets XLA reuse argument buffers; numlir's CPU runtime copies arguments in
         # and results out, so donating is accepted and has no effect (as JAX on CPU).
-        if isinstance(donate_argnums, int):
-            donate_argnums = (donate_argnums,)
-        if isinstance(donate_argnames, str):
-            donate_argnames = (donate_argnames,)
-        self._donate_argnums = tuple(donate_argnums)
-        self._donate_argnames = tuple(donate_argnames)
-        self._cache: dict[Any, Compiled] = {}
+        self._donate_argnums = spec.donate_argnums
+        self._donate_argnames = spec.donate_argnames
+        self._cache = LRUCache(lambda: config.flags.executable_cache_size)
         self.cache_misses = 0
-        functools.update_wrapper(self, fun)
+        # Not fun's __dict__: the jit of a jitted function would take over its cache.
+        functools.update_wrapper(self, fun, updated=())
+        _jit_functions.add(self)
 
     def __get__(self, obj, objtype=None):  # so @jit works on methods
         if obj is None:
@@ -154,7 +195,7 @@ class JitFunction:
             except TypeError as e:
                 raise ValueError(
                     f"Non-hashable static arguments are not supported: a static argument of "
-                    f"{_function_name(self._fun)} has type {type(v).__name__} ({v!r:.60}): {e}. "
+                    f"{function_name(self._fun)} has type {type(v).__name__} ({v!r:.60}): {e}. "
                     "Pass a tuple instead of a list, or make the argument non-static.") from None
         leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         return leaves, in_tree, static_key
@@ -168,7 +209,7 @@ class JitFunction:
         return args, {**dyn_kwargs, **dict(static_kwargs)}
 
     def _lower_flat(self, leaves, in_tree, static_key) -> Lowered:
-        in_avals = [_leaf_aval(x, "argument") for x in leaves]
+        in_avals = list(_argument_avals(self._fun, leaves, in_tree, static_key))
         out_tree_box = []
 
         def flat_fun(*tracers):
@@ -176,47 +217,54 @@ class JitFunction:
             out = self._fun(*args, **kwargs)
             out_leaves, out_tree = tree_util.tree_flatten(out)
             for leaf in out_leaves:
-                _leaf_aval(leaf, f"output of {_function_name(self._fun)}")
+                _leaf_aval(leaf, f"output of {function_name(self._fun)}")
             out_tree_box.append(out_tree)
             return out_leaves
 
-        closed = core.trace_to_graph(flat_fun, in_avals)
+        debug = core.TraceDebugInfo("jit", function_name(self._fun), static_args.traced_args(
+            self._fun, in_tree, leaves, {i for i, _ in static_key[0]}))
+        closed = core.trace_to_graph(flat_fun, in_avals, debug)
         # Unused work (e.g. the primal value inside jit(grad(f))) never reaches the compiler.
         graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
         closed = core.ClosedGraph(graph, closed.consts)
-        name = lowering.sanitize_symbol(f"jit_{_function_name(self._fun)}")
+        name = lowering.sanitize_symbol(f"jit_{function_name(self._fun)}")
         text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun))
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
-                       name)
+                       name, self._fun)
 
+    @traceback_util.api_boundary
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and lower for these arguments (arrays or ShapeDtypeStructs), without compiling."""
         leaves, in_tree, static_key = self._split_args(args, kwargs)
         return self._lower_flat(leaves, in_tree, static_key)
 
+    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
         if not isinstance(core.current_trace(), core.EvalTrace):
             return self._fun(*args, **kwargs)  # inline into the enclosing trace
         leaves, in_tree, static_key = self._split_args(args, kwargs)
-        in_avals = tuple(_leaf_aval(x, "argument") for x in leaves)
+        in_avals = _argument_avals(self._fun, leaves, in_tree, static_key)
         key = (in_tree, in_avals, static_key, dtypes.x64_enabled())
-        compiled = self._cache.get(key)
-        if compiled is None:
+        entry = self._cache.get(key)
+        if entry is None:
             self.cache_misses += 1
             if config.flags.explain_cache_misses:
                 self._explain_cache_miss(key)
-            compiled = self._lower_flat(leaves, in_tree, static_key).compile()
-            self._cache[key] = compiled
-        return compiled._run(leaves)
+            lowered = self._lower_flat(leaves, in_tree, static_key)
+            entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
+                                lowered.graph.out_avals)
+            self._cache.put(key, entry)
+        exe = dispatch.compile_module(entry.text, name=entry.name)
+        return _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals)
 
     def _explain_cache_miss(self, key) -> None:
-        name = _function_name(self._fun)
+        name = function_name(self._fun)
         if not self._cache:
             _log.warning("jit %s: compiling for the first time", name)
             return
         in_tree, in_avals, static_key, x64 = key
         reasons = []
-        for old_tree, old_avals, old_static, old_x64 in self._cache:
+        for old_tree, old_avals, old_static, old_x64 in self._cache.keys():
             if old_tree != in_tree:
                 reasons.append(f"argument structure {in_tree} differs from {old_tree}")
             elif old_static != static_key:
@@ -235,9 +283,29 @@ class JitFunction:
         return len(self._cache)
 
     def clear_cache(self) -> None:
+        """Forgets every traced signature and drops their executables from the shared cache."""
+        for entry in self._cache.values():
+            dispatch.evict_module(entry.text)
         self._cache.clear()
 
 
+def clear_caches() -> None:
+    """Drops every cached executable and traced signature (like ``jax.clear_caches``).
+
+    The executables of eager ops and of every jitted function are unloaded once
+    nothing else holds them (a ``Compiled`` from ``.lower().compile()`` keeps its
+    own); the next call traces and compiles again.
+
+    Example::
+
+        numlir.clear_caches()
+    """
+    for fun in list(_jit_functions):
+        fun._cache.clear()
+    dispatch.clear()
+
+
+@traceback_util.api_boundary
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = ()):
@@ -264,23 +332,6 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
 
 
-def _infer_argnums_and_argnames(fun, argnums, argnames) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Complete static argnums from argnames and vice versa, through ``fun``'s signature (as JAX)."""
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return tuple(argnums), tuple(argnames)
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    names = set(argnames)
-    nums = set(argnums)
-    for i, p in enumerate(positional):
-        if p.name in names:
-            nums.add(i)
-        elif (i in nums or i - len(positional) in nums) and p.kind == p.POSITIONAL_OR_KEYWORD:
-            names.add(p.name)
-    return tuple(sorted(nums)), tuple(sorted(names))
-
-
 compile = jit  # noqa: A001 - numlir's own name for jit
 
 
@@ -296,16 +347,19 @@ def make_graph(fun: Callable, static_argnums: int | Sequence[int] = ()):
     """
     jf = JitFunction(fun, static_argnums)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def graph_maker(*args, **kwargs) -> core.ClosedGraph:
         leaves, in_tree, static_key = jf._split_args(args, kwargs)
-        in_avals = [_leaf_aval(x, "argument") for x in leaves]
+        in_avals = list(_argument_avals(fun, leaves, in_tree, static_key))
 
         def flat_fun(*tracers):
             a, k = jf._rebuild(in_tree, static_key, tracers)
             return tree_util.tree_leaves(fun(*a, **k))
 
-        return core.trace_to_graph(flat_fun, in_avals)
+        debug = core.TraceDebugInfo("make_graph", function_name(fun), static_args.traced_args(
+            fun, in_tree, leaves, {i for i, _ in static_key[0]}))
+        return core.trace_to_graph(flat_fun, in_avals, debug)
 
     return graph_maker
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numlir._src import traceback_util
+
 
 def _jnp():
     from numlir import numpy as jnp
@@ -135,3 +137,11 @@ class ArrayMethods:
         from numlir._src.numpy.indexing import _IndexUpdateHelper
 
         return _IndexUpdateHelper(self)
+
+
+# Operators and methods are API entry points too: `x + y` with bad shapes should show the
+# user's line, not these frames.
+for _name, _method in list(vars(ArrayMethods).items()):
+    if callable(_method) and _name not in ("__init_subclass__", "__subclasshook__"):
+        setattr(ArrayMethods, _name, traceback_util.api_boundary(_method))
+del _name, _method

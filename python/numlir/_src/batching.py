@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from numlir import tree_util
-from numlir._src import core
+from numlir._src import core, traceback_util
 
 not_mapped = None
 
@@ -34,9 +34,14 @@ class BatchTracer(core.Tracer):
         self.val = val
         self.bdim = bdim
 
+    def _inner_value(self):
+        return self.val
+
 
 class BatchTrace(core.Trace):
     """Runs each primitive's batching rule on (value, batch axis) pairs."""
+
+    transformation = "vmap"
 
     def __init__(self, axis_size: int, axis_name=None, parent: core.Trace | None = None):
         self.parent = parent if parent is not None else core.current_trace()
@@ -247,13 +252,13 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         (8, 2)
     """
     del spmd_axis_name  # single-device: nothing to shard
-    if not callable(fun):
-        raise TypeError(f"vmap requires a callable as its first argument, got {fun!r}")
+    core.check_callable(fun)
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     _check_axis_spec(in_axes, "in_axes")
     _check_axis_spec(out_axes, "out_axes")
 
+    @traceback_util.api_boundary
     def vmapped(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise core.value_error(

@@ -33,7 +33,7 @@ import types
 from typing import Callable
 
 from numlir import tree_util
-from numlir._src import ad, batching, core
+from numlir._src import ad, batching, core, traceback_util
 from numlir._src.partial_eval import hoist_consts, partial_eval_graph
 from numlir._src.transpose import backward_pass
 
@@ -201,8 +201,10 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
         def layer(w, x):
             return jnp.sin(w @ x)
     """
+    core.check_callable(fun)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def remat_fun(*args, **kwargs):
         nums = set()

@@ -21,9 +21,31 @@ def _env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_int(name: str, default: int, minimum: int | None = None) -> int:
     value = os.environ.get(name)
-    return int(value) if value else default
+    if not value:
+        return default
+    try:
+        parsed = int(value)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    if minimum is not None and parsed < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {parsed}")
+    return parsed
+
+
+TRACEBACK_FILTERING_MODES = ("auto", "off")
+# JAX's other modes all remove frames, which numlir does one way.
+_TRACEBACK_FILTERING_ALIASES = {"on": "auto", "remove_frames": "auto",
+                                "quiet_remove_frames": "auto", "tracebackhide": "auto"}
+
+
+def _traceback_filtering_mode(value: Any, what: str) -> str:
+    mode = _TRACEBACK_FILTERING_ALIASES.get(value, value) if isinstance(value, str) else value
+    if mode not in TRACEBACK_FILTERING_MODES:
+        raise ValueError(f"{what} must be one of {', '.join(TRACEBACK_FILTERING_MODES)}, "
+                         f"got {value!r}")
+    return mode
 
 
 @dataclasses.dataclass
@@ -58,6 +80,20 @@ class Flags:
     hlo_opt: str | None = dataclasses.field(
         default_factory=lambda: os.environ.get("NUMLIR_HLO_OPT") or None
     )
+    #: How many loaded executables (jit's and eager ops') stay cached, least recently used
+    #: dropped first (NUMLIR_EXECUTABLE_CACHE_SIZE, default 4096; 0 caches none). Each one
+    #: holds a few memory mappings, and a process may have only ~65000 of them.
+    executable_cache_size: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_EXECUTABLE_CACHE_SIZE", 4096, minimum=0)
+    )
+    #: "auto" removes numlir's own frames from the tracebacks of errors raised through its
+    #: API (jit, transformations, numlir.numpy...); "off" keeps them
+    #: (NUMLIR_TRACEBACK_FILTERING, as JAX_TRACEBACK_FILTERING).
+    traceback_filtering: str = dataclasses.field(
+        default_factory=lambda: _traceback_filtering_mode(
+            os.environ.get("NUMLIR_TRACEBACK_FILTERING", "").strip().lower() or "auto",
+            "NUMLIR_TRACEBACK_FILTERING")
+    )
 
 
 flags = Flags()
@@ -68,7 +104,17 @@ _ALIASES = {
     "jax_explain_cache_misses": "explain_cache_misses",
     "jax_platform_name": "backend",
     "jax_platforms": "backend",
+    "jax_traceback_filtering": "traceback_filtering",
 }
+
+
+def _validate(field: str, value: Any) -> Any:
+    if field == "executable_cache_size":
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"executable_cache_size must be an integer >= 0, got {value!r}")
+    if field == "traceback_filtering":
+        return _traceback_filtering_mode(value, "traceback_filtering")
+    return value
 
 
 def update(name: str, value: Any) -> None:
@@ -77,7 +123,17 @@ def update(name: str, value: Any) -> None:
     if field not in {f.name for f in dataclasses.fields(Flags)}:
         known = sorted({f.name for f in dataclasses.fields(Flags)} | set(_ALIASES))
         raise AttributeError(f"unknown numlir config option {name!r}; known: {', '.join(known)}")
-    setattr(flags, field, value)
+    setattr(flags, field, _validate(field, value))
+    for hook in _update_hooks.get(field, ()):
+        hook()
+
+
+_update_hooks: dict[str, list] = {}
+
+
+def on_update(name: str, hook) -> None:
+    """Calls ``hook()`` after every ``update`` of flag ``name`` (e.g. to shrink a cache)."""
+    _update_hooks.setdefault(name, []).append(hook)
 
 
 def read(name: str) -> Any:

@@ -20,8 +20,7 @@ import abc
 
 import contextlib
 import itertools
-import os
-import sys
+import math
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -29,6 +28,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir._src import dtypes
+from numlir._src.source_info import (SourceInfo, shape_error, source_info_scope,  # noqa: F401
+                                     user_source_info, value_error, with_location)
 from numlir._src.array_methods import ArrayMethods
 
 # --- Abstract values ---------------------------------------------------------
@@ -45,7 +46,8 @@ class ShapedArray:
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    # Python ints: np.prod in int64 would wrap around for the huge shapes shape checks reject.
+    size = property(lambda self: math.prod(self.shape))
 
     def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
         return ShapedArray(
@@ -74,6 +76,42 @@ class ShapedArray:
         return f"ShapedArray({self.str_short()}{weak})"
 
 
+#: The largest dimension, element count or byte size of an array: MLIR's dimensions, the
+#: generated code's byte offsets and NumPy's ``nbytes`` are all signed 64-bit.
+MAX_ARRAY_SIZE = 2**63 - 1
+
+
+def check_shape(shape: tuple[int, ...], what: str, arg: str | None = "shape",
+                dtype=None) -> tuple[int, ...]:
+    """``shape`` (Python ints) if every dimension is >= 0 and an array of it (of ``dtype``, when
+    given) fits the size limit; else a ValueError naming ``what``, argument ``arg`` (None: the
+    result) and the user's line."""
+    subject = f"argument {arg!r}" if arg is not None else "the result shape"
+    for i, d in enumerate(shape):
+        if d < 0:
+            raise value_error(
+                f"{what}: {subject} is {shape}, which has a negative dimension ({d} at index "
+                f"{i}); sizes must be >= 0")
+        if d > MAX_ARRAY_SIZE:
+            raise value_error(
+                f"{what}: {subject} is {shape}, whose dimension {i} ({d}) is larger than the "
+                "largest array dimension, 2**63 - 1")
+    size = math.prod(shape)
+    itemsize = max(np.dtype(dtype).itemsize, 1) if dtype is not None else 1
+    if size * itemsize > MAX_ARRAY_SIZE:
+        of = f" of {np.dtype(dtype).name}" if dtype is not None else ""
+        raise value_error(
+            f"{what}: {subject} is {shape}: {size} elements{of} ({size * itemsize} bytes) are "
+            "more than an array can hold (2**63 - 1 bytes)")
+    return shape
+
+
+def _check_result(prim_name: str, aval: ShapedArray) -> None:
+    shape = aval.shape
+    if shape and (min(shape) < 0 or math.prod(shape) * aval.dtype.itemsize > MAX_ARRAY_SIZE):
+        check_shape(shape, prim_name, None, aval.dtype)
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of a tracer, an Array, a NumPy value or a Python scalar."""
     if isinstance(x, Tracer):
@@ -82,8 +120,10 @@ def get_aval(x) -> ShapedArray:
     if isinstance(aval, ShapedArray):
         return aval
     if dtypes.is_python_scalar(x):
-        return ShapedArray((), dtypes.canonicalize_dtype(dtypes.dtype_of_python_scalar(x)),
-                           dtypes.is_weak_python_scalar(x))
+        dtype = dtypes.canonicalize_dtype(dtypes.dtype_of_python_scalar(x))
+        if type(x) is int:
+            dtypes.check_python_int(x, dtype, default=True)
+        return ShapedArray((), dtype, dtypes.is_weak_python_scalar(x))
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     raise TypeError(f"value of type {type(x).__name__} is not a valid numlir type: {x!r:.60}")
@@ -96,88 +136,9 @@ def concrete_to_numpy(x) -> np.ndarray:
     return np.asarray(host, dtype=aval.dtype)
 
 
-# --- Source locations --------------------------------------------------------
+# --- Source locations (source_info.py) and errors -------------------------------
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    file: str
-    line: int
-    col: int  # 1-based, as MLIR locations
-
-    def __str__(self):
-        return f"{self.file}:{self.line}"
-
-
-_internal_files: dict[str, bool] = {}
-
-
-def _is_internal(filename: str) -> bool:
-    internal = _internal_files.get(filename)
-    if internal is None:
-        internal = filename.startswith("<frozen") or os.path.abspath(filename).startswith(_PACKAGE_DIR)
-        _internal_files[filename] = internal
-    return internal
-
-
-class _SourceOverride(threading.local):
-    info: SourceInfo | None = None
-
-
-_source_override = _SourceOverride()
-
-
-@contextlib.contextmanager
-def source_info_scope(info: SourceInfo | None):
-    """Attribute equations built inside to ``info`` (an equation being re-traced or
-    transposed keeps the user's line it came from)."""
-    if info is None:
-        yield
-        return
-    prev = _source_override.info
-    _source_override.info = info
-    try:
-        yield
-    finally:
-        _source_override.info = prev
-
-
-def user_source_info() -> SourceInfo | None:
-    """The first stack frame outside numlir's own package (the user's code)."""
-    if _source_override.info is not None:
-        return _source_override.info
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_internal(filename):
-            col = 1
-            try:
-                positions = list(frame.f_code.co_positions())
-                pos = positions[frame.f_lasti // 2]
-                if pos[2] is not None:
-                    col = pos[2] + 1
-                line = pos[0] if pos[0] is not None else frame.f_lineno
-            except (AttributeError, IndexError):
-                line = frame.f_lineno
-            return SourceInfo(filename, line, col)
-        frame = frame.f_back
-    return None
-
-
-def _with_location(msg: str) -> str:
-    info = user_source_info()
-    return f"{msg} at {info}" if info is not None else msg
-
-
-def shape_error(msg: str) -> TypeError:
-    """A TypeError whose message ends with the user's file:line, like every numlir shape error."""
-    return TypeError(_with_location(msg))
-
-
-def value_error(msg: str) -> ValueError:
-    return ValueError(_with_location(msg))
+_with_location = with_location
 
 
 class ConcretizationTypeError(TypeError):
@@ -190,6 +151,17 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 class UnexpectedTracerError(Exception):
     """A tracer escaped the function being traced (e.g. stored in a global)."""
+
+
+def check_callable(fun) -> None:
+    """The TypeError JAX's transformations raise for a non-callable function argument."""
+    if not callable(fun):
+        raise TypeError(with_location(f"Expected a callable value, got {fun!r:.80}"))
+
+
+# Tracebacks print them by their public names.
+ConcretizationTypeError.__module__ = TracerBoolConversionError.__module__ = "numlir"
+UnexpectedTracerError.__module__ = "numlir"
 
 
 # --- Primitives and rule registries -------------------------------------------
@@ -241,7 +213,10 @@ class Primitive:
 
     def out_avals(self, in_avals: Sequence[ShapedArray], params) -> list[ShapedArray]:
         out = self.abstract_eval(*in_avals, **params)
-        return list(out) if self.multiple_results else [out]
+        out = list(out) if self.multiple_results else [out]
+        for aval in out:  # however a shape was made, nothing too large reaches the compiler
+            _check_result(self.name, aval)
+        return out
 
 
 # --- Traces --------------------------------------------------------------------
@@ -249,6 +224,9 @@ class Primitive:
 
 class Trace(abc.ABC):
     """An interpreter on the trace stack (eval, graph building, jvp, vmap)."""
+
+    #: What the trace does to a function, for error messages ("vmap", "grad/jvp").
+    transformation = "a transformation"
 
     @abc.abstractmethod
     def process_primitive(self, prim: Primitive, args, params):
@@ -315,12 +293,17 @@ class Tracer(ArrayMethods):
         return self.shape[0]
 
     def _concretization_error(self, what: str, cls=ConcretizationTypeError):
+        why, fix = traced_value_origin(self)
         raise cls(_with_location(
             f"{what} of a traced array with shape {self.aval.str_short()}: its value is not known "
-            "while tracing for jit. Use numlir.lax.cond / numlir.lax.while_loop for control flow "
-            "on traced values, or numlir.numpy.where to select between values elementwise; or "
-            "mark the argument static."
+            f"while tracing. {why} Use numlir.lax.cond / numlir.lax.while_loop for control flow "
+            "on traced values, or numlir.numpy.where to select between values elementwise"
+            f"{'; or ' + fix if fix else ''}."
         ))
+
+    def _inner_value(self):
+        """The value this tracer wraps in its parent trace (None when it wraps nothing)."""
+        return None
 
     def __bool__(self):
         self._concretization_error("Attempted boolean conversion (Python if/while/and/or/not)",
@@ -346,7 +329,8 @@ class Tracer(ArrayMethods):
 
     def __iter__(self):
         if not self.shape:
-            raise TypeError("iteration over a 0-d array")
+            raise TypeError(_with_location(
+                f"iteration over a 0-d array (a traced {self.aval.str_short()})"))
         # Like jax: a traced array unpacks into its rows along axis 0.
         return (self[i] for i in range(self.shape[0]))
 
@@ -489,6 +473,27 @@ def pp_graph(graph: Graph, indent: int = 0) -> str:
 # --- Graph building ----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class TracedArg:
+    """Where one graph input came from: its label (``"params['w']"``) and, when it is part of
+    a top-level positional or keyword argument of the traced function, that argument."""
+
+    label: str
+    argnum: int | None = None
+    argname: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceDebugInfo:
+    """What a GraphTrace is tracing, so that errors can say which argument a value came from."""
+
+    traced_for: str  # "jit", "make_graph", "body_fun of while_loop"
+    fun_name: str
+    args: tuple[TracedArg, ...]  # one per graph input, in order
+
+
+
+
 class GraphTracer(Tracer):
     __slots__ = ("var",)
 
@@ -504,11 +509,14 @@ class GraphTrace(Trace):
     constvars; scalar concrete values become Literals.
     """
 
-    def __init__(self, parent: Trace | None = None):
+    transformation = "jit"
+
+    def __init__(self, parent: Trace | None = None, debug: TraceDebugInfo | None = None):
         self.parent = parent if parent is not None else current_trace()
         self.invars: list[Var] = []
         self.eqns: list[Eqn] = []
         self._consts: dict[int, tuple[Var, Any]] = {}
+        self.debug = debug
 
     def new_arg(self, aval: ShapedArray) -> GraphTracer:
         var = Var(aval)
@@ -580,13 +588,79 @@ def eval_graph(graph: Graph, consts: Sequence[Any], *args: Any) -> list[Any]:
     return [read(a) for a in graph.outvars]
 
 
-def trace_to_graph(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]) -> ClosedGraph:
-    """Trace ``fun`` (flat list of arrays in, flat list of arrays out) into a ClosedGraph."""
-    trace = GraphTrace()
+def trace_to_graph(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
+                   debug: TraceDebugInfo | None = None) -> ClosedGraph:
+    """Trace ``fun`` (flat list of arrays in, flat list of arrays out) into a ClosedGraph.
+
+    ``debug`` names the function and its inputs for error messages."""
+    trace = GraphTrace(debug=debug)
     args = [trace.new_arg(a) for a in in_avals]
     with set_current_trace(trace):
         outs = fun(*args)
     return trace.to_closed_graph(outs)
+
+
+def _input_dependencies(trace: GraphTrace, var: Var) -> list[tuple[GraphTrace, int]]:
+    """The inputs of ``trace`` (and of enclosing graph traces, through closed-over tracers)
+    that ``var`` is computed from, as (trace, input index) pairs."""
+    live = {id(var)}
+    for eqn in reversed(trace.eqns):
+        if any(id(v) in live for v in eqn.outputs):
+            live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
+    found = [(trace, i) for i, v in enumerate(trace.invars) if id(v) in live]
+    for const_var, value in trace._consts.values():
+        if id(const_var) in live:
+            outer = _graph_tracer(value)
+            if outer is not None and outer._trace is not trace:
+                found += [d for d in _input_dependencies(outer._trace, outer.var) if d not in found]
+    return found
+
+
+def _graph_tracer(x) -> GraphTracer | None:
+    """The GraphTracer a (possibly jvp- or vmap-wrapped) tracer stands for, if any."""
+    while isinstance(x, Tracer) and not isinstance(x, GraphTracer):
+        x = x._inner_value()
+    return x if isinstance(x, GraphTracer) else None
+
+
+def traced_value_origin(x: Tracer) -> tuple[str, str]:
+    """Why the value of tracer ``x`` is unknown, and how to make it known (or ""), as sentences
+    for concretization errors: the arguments of the traced function it depends on, and the
+    ``static_argnums``/``static_argnames`` that would make them concrete."""
+    graph_tracer = _graph_tracer(x)
+    abstract = (f"It is traced by {x._trace.transformation}, which computes with abstract "
+                "values.", "")
+    if graph_tracer is None:
+        return abstract
+    trace = graph_tracer._trace
+    debug = trace.debug
+    deps = [t.debug.args[i] if t.debug is not None and i < len(t.debug.args) else None
+            for t, i in _input_dependencies(trace, graph_tracer.var)]
+    if debug is None and not any(deps):
+        return abstract
+    fun = f"{debug.fun_name} (traced for {debug.traced_for})" if debug else "the traced function"
+    labels = [d.label for d in deps if d is not None]
+    if not labels:
+        return (f"It was computed while tracing {fun}, which records operations on abstract "
+                "values instead of running them.", "")
+    names = ", ".join(repr(label) for label in labels)
+    plural = len(labels) > 1
+    why = (f"It depends on the value{'s' * plural} of argument{'s' * plural} {names} of {fun}, "
+           f"which {'are' if plural else 'is'} abstract: only shapes and dtypes are known "
+           "while tracing.")
+    nums = sorted({d.argnum for d in deps if d is not None and d.argnum is not None})
+    argnames = sorted({d.argname for d in deps if d is not None and d.argname is not None})
+    if debug is None or debug.traced_for != "jit" or not (nums or argnames):
+        return why, ""
+    options = []
+    if nums:
+        options.append(f"static_argnums={nums[0] if len(nums) == 1 else tuple(nums)}")
+    if argnames:
+        options.append(f"static_argnames={argnames[0]!r}" if len(argnames) == 1
+                       else f"static_argnames={tuple(argnames)}")
+    return why, (f"mark {'it' if len(labels) == 1 else 'them'} static with numlir.jit(..., "
+                 f"{' or '.join(options)}) to use {'its' if len(labels) == 1 else 'their'} "
+                 "Python value")
 
 
 def dce_graph(graph: Graph, used_outputs: Sequence[bool]) -> tuple[Graph, list[bool]]:

@@ -29,7 +29,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from numlir import tree_util
-from numlir._src import ad, batching, core, dtypes
+from numlir._src import ad, batching, core, dtypes, traceback_util
 from numlir._src.partial_eval import hoist_consts
 
 # --- Shared helpers -------------------------------------------------------------------------
@@ -292,6 +292,7 @@ class custom_jvp:
         jvp.__name__ = f"{_name(self.fun)}_jvps"
         self.defjvp(jvp)
 
+    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {_name(self.fun)} "
@@ -442,6 +443,7 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = bool(symbolic_zeros)
 
+    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {_name(self.fun)} "

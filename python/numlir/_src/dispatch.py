@@ -1,9 +1,12 @@
 """Compilation and execution: the one path both jit and eager primitives take.
 
-``compile_module`` turns hlo text into a backend executable (memoized on the
-text). Eager mode (``apply_primitive``) lowers a single primitive for the
-operands' abstract values, caches the executable by
-``(primitive, params, avals)`` and runs it; nothing is computed in NumPy.
+Loaded executables live in one bounded LRU cache (``executables``, size
+``config.flags.executable_cache_size``), keyed by the hlo module text for
+jit and by ``(primitive, params, avals, x64)`` for eager ops. Eager mode
+(``apply_primitive``) lowers a single primitive for the operands' abstract
+values and runs it; nothing is computed in NumPy. An executable dropped from
+the cache is unloaded once nothing else holds it; ``clear_caches`` drops them
+all.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes, lowering
+from numlir._src import config, core, dtypes, lowering
+from numlir._src.lru_cache import LRUCache
 
 _backend = None
-_compiled_by_text: dict[str, Any] = {}
-_eager_cache: dict[tuple, tuple[Any, list[core.ShapedArray]]] = {}
+#: hlo text -> executable (jit), or eager key -> (executable, out_avals).
+executables = LRUCache(lambda: config.flags.executable_cache_size)
+config.on_update("executable_cache_size", executables.shrink)
 stats = {"compiles": 0, "eager_cache_misses": 0}
 
 
@@ -30,16 +35,24 @@ def get_backend():
 
 
 def compile_module(text: str, name: str = "module"):
-    """Compile hlo module text with the default backend (raises numlir.CompileError).
-
-    ``name`` names the files NUMLIR_DUMP_DIR gets for this compilation.
-    """
-    exe = _compiled_by_text.get(text)
+    """The executable of hlo module ``text`` with the default backend: cached, or compiled now
+    (raises numlir.CompileError). ``name`` names the files NUMLIR_DUMP_DIR gets for it."""
+    exe = executables.get(text)
     if exe is None:
         exe = get_backend().compile(text, name=name)
         stats["compiles"] += 1
-        _compiled_by_text[text] = exe
+        executables.put(text, exe)
     return exe
+
+
+def evict_module(text: str) -> None:
+    """Drops the executable of ``text`` from the cache (it unloads once nothing holds it)."""
+    executables.pop(text)
+
+
+def clear() -> None:
+    """Drops every cached executable, jit's and eager ops'."""
+    executables.clear()
 
 
 def to_host_args(args: Sequence[Any], avals: Sequence[core.ShapedArray]) -> list[np.ndarray]:
@@ -78,15 +91,17 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     try:
         key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled())
         hash(key)
-    except TypeError:  # sub-graph params (cond, scan, ...): the module is memoized by its text
+    except TypeError:  # sub-graph params (cond, scan, ...): the module is cached by its text
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
         outs = execute(compile_module(text, name=prim.name), to_host_args(args, in_avals), out_avals)
         return outs if prim.multiple_results else outs[0]
-    entry = _eager_cache.get(key)
+    entry = executables.get(key)
     if entry is None:
         stats["eager_cache_misses"] += 1
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
-        entry = _eager_cache[key] = (compile_module(text, name=prim.name), out_avals)
+        entry = (get_backend().compile(text, name=prim.name), out_avals)
+        stats["compiles"] += 1
+        executables.put(key, entry)
     exe, out_avals = entry
     outs = execute(exe, to_host_args(args, in_avals), out_avals)
     return outs if prim.multiple_results else outs[0]

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from numlir._src.source_info import with_location
+
 try:  # ml_dtypes ships with jax; bfloat16 is only available when it is installed.
     import ml_dtypes
 
@@ -75,9 +77,14 @@ def short_name(dtype) -> str:
 
 def canonicalize_dtype(dtype) -> np.dtype:
     """Map a dtype to the one numlir computes in (64-bit → 32-bit unless x64 is on)."""
-    dtype = np.dtype(dtype)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as error:  # NumPy's message names the value but not the call
+        raise TypeError(with_location(f"{dtype!r:.60} is not a valid dtype ({error})")) from None
     if dtype not in SUPPORTED_DTYPES:
-        raise TypeError(f"numlir does not support dtype {dtype}")
+        raise TypeError(with_location(
+            f"numlir does not support dtype {dtype}; supported: "
+            f"{', '.join(sorted(d.name for d in SUPPORTED_DTYPES))}"))
     if not x64_enabled():
         dtype = {int64: int32, uint64: uint32, float64: float32}.get(dtype, dtype)
     return dtype
@@ -223,6 +230,36 @@ def dtype_of_python_scalar(x) -> np.dtype:
     if isinstance(x, complex):
         raise TypeError("numlir does not support complex numbers yet")
     raise TypeError(f"not a Python scalar: {type(x).__name__}")
+
+
+@functools.lru_cache(maxsize=None)
+def _int_bounds(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def check_python_int(x: int, dtype: np.dtype, default: bool = False) -> None:
+    """OverflowError (at the user's line) if Python int ``x`` does not fit integer ``dtype``
+    (``default``: the dtype was chosen as the default int, so x64 would widen it)."""
+    low, high = _int_bounds(dtype)
+    if not low <= x <= high:
+        hint = ("; numlir.config.update('jax_enable_x64', True) makes Python ints int64"
+                if default and not x64_enabled() else "")
+        raise OverflowError(with_location(
+            f"Python int {x} too {'large' if x > high else 'small'} to convert to {dtype.name} "
+            f"(its range is {low} to {high}{hint})"))
+
+
+def python_scalar_to_numpy(x, dtype: np.dtype) -> np.ndarray:
+    """Python scalar ``x`` as a 0-d array of ``dtype``, refusing values that do not fit (as JAX),
+    instead of NumPy's wrap-around or its bare OverflowError."""
+    if type(x) is int and dtype.kind in "iu":
+        check_python_int(x, dtype)
+    try:
+        return np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(with_location(
+            f"Python {type(x).__name__} {x} too large to convert to {dtype.name}")) from None
 
 
 def is_python_scalar(x) -> bool:

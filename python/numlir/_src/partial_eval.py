@@ -24,6 +24,8 @@ from numlir._src import core
 class PartialEvalTrace(core.GraphTrace):
     """Records only what depends on its own (unknown) values; the rest runs on ``parent``."""
 
+    transformation = "grad (linearization)"
+
     def is_unknown(self, x) -> bool:
         return isinstance(x, core.GraphTracer) and x._trace is self
 

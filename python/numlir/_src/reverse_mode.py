@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from numlir import tree_util
-from numlir._src import ad, core, dtypes
+from numlir._src import ad, core, dtypes, traceback_util
 from numlir._src.partial_eval import PartialEvalTrace
 from numlir._src.transpose import UndefinedPrimal, backward_pass
 
@@ -137,6 +137,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         y, f_vjp = numlir.vjp(jnp.sin, 1.0)
         (dx,) = f_vjp(1.0)        # cos(1)
     """
+    core.check_callable(fun)
     from numlir._src.array import as_array
 
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
@@ -145,6 +146,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     result, aux, lin = _linearize_tree(fun, p_leaves, p_tree, has_aux)
     result_tree = tree_util.tree_structure(result)
 
+    @traceback_util.api_boundary
     def f_vjp(*cts):
         ct = cts[0] if len(cts) == 1 else cts
         ct_paths, ct_tree = tree_util.tree_flatten_with_path(ct)
@@ -228,6 +230,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
         loss, grads = numlir.value_and_grad(loss_fn)(params, batch)
     """
+    core.check_callable(fun)
     del reduce_axes
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
@@ -240,6 +243,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         return functools.wraps(fun._fun)(jit(inner, static_argnums=fun._static_argnums,
                                              static_argnames=fun._static_argnames))
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums("grad", argnums, len(args))
@@ -279,6 +283,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
         out, g = vg(*args, **kwargs)
@@ -300,6 +305,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
         numlir.jacrev(jnp.sin)(jnp.arange(3.0))   # diag(cos([0, 1, 2]))
     """
+    core.check_callable(fun)
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
     from numlir._src.api import jit
@@ -307,6 +313,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     from numlir._src.batching import vmap
     import numlir.numpy as jnp
 
+    @traceback_util.api_boundary
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         nums = _check_argnums("jacrev", argnums, len(args))

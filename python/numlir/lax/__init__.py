@@ -93,3 +93,7 @@ def stop_gradient(x):
 
     # Each leaf goes through the stop_gradient primitive, whose JVP is zero.
     return tree_map(lambda v: stop_gradient_leaf(asarray(v)), x)
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

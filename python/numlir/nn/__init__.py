@@ -1,7 +1,7 @@
 """numlir.nn: activation functions and friends (JAX's jax.nn names)."""
 
 import numlir.numpy as jnp
-from numlir._src import core
+from numlir._src import core, shapes
 from numlir._src.lax import elementwise as _lax
 from numlir._src.numpy.util import promote_args_inexact
 from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
@@ -63,9 +63,14 @@ def one_hot(x, num_classes: int, dtype=jnp.float32):
     from numlir._src.lax import shape_ops
 
     aval = core.get_aval(x)
+    num_classes = shapes.canonicalize_dim(num_classes, "one_hot", "num_classes")
     classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
     return jnp.equal(jnp.expand_dims(x, -1), classes).astype(dtype)
 
 
 from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
                                       relu6, selu, standardize)
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

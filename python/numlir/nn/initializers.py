@@ -158,3 +158,7 @@ he_uniform = _preset(2.0, "fan_in", "uniform", "he_uniform", "He/Kaiming uniform
 he_normal = _preset(2.0, "fan_in", "truncated_normal", "he_normal", "He/Kaiming normal")
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

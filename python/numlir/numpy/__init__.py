@@ -59,3 +59,7 @@ newaxis = None
 pow = power  # noqa: A001
 
 from numlir.numpy import linalg  # noqa: E402 - numlir.numpy.linalg
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

@@ -208,3 +208,7 @@ def outer(x1, x2, /):
 def tensordot(x1, x2, /, *, axes=2):
     """``numlir.numpy.tensordot`` with the array-API signature."""
     return _tensordot(x1, x2, axes)
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

@@ -30,3 +30,7 @@ __all__ = [
     "key", "key_data", "key_impl", "laplace", "logistic", "normal", "permutation", "rademacher",
     "randint", "shuffle", "split", "truncated_normal", "uniform", "wrap_key_data",
 ]
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())

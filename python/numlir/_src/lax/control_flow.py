@@ -631,7 +631,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     del unroll  # accepted for compatibility; the loop is never unrolled
     dtype = array_api.result_type(lower, upper)
     if not np.issubdtype(dtype, np.integer):
-        raise TypeError(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
+        raise core.shape_error(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
     lo = elementwise.convert_element_type(lower, dtype)
     one = np.ones((), dtype)
     if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):

@@ -425,7 +425,8 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     if dtypes.is_python_scalar(operand):
         from numlir._src.array import Array
 
-        return Array.from_host(np.asarray(operand, dtype=new_dtype), weak_type=weak_type)
+        return Array.from_host(dtypes.python_scalar_to_numpy(operand, new_dtype),
+                               weak_type=weak_type)
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         from numlir._src.array import as_array

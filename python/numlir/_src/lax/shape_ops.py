@@ -6,20 +6,14 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes
+from numlir._src import batching, core, dtypes, shapes
 from numlir._src import ad
 from numlir._src.array import as_array
 from numlir._src.lax import type_checks as tc
 
 
 def _check_shape(name: str, shape) -> tuple[int, ...]:
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise core.shape_error(f"{name}: shape must be a sequence of integers, got {shape!r}") from None
-    if any(d < 0 for d in shape):
-        raise core.shape_error(f"{name}: shape must have non-negative sizes, got {shape}")
-    return shape
+    return shapes.canonicalize_shape(shape, name)
 
 
 # --- broadcast_in_dim -----------------------------------------------------------------

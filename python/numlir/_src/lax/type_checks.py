@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, shapes
 
 # Dtype categories used in "X does not accept dtype Y" errors.
 FLOAT = ("floating", dtypes.is_float)
@@ -62,10 +63,14 @@ def broadcasting_shape(name: str, avals: Sequence[core.ShapedArray]) -> tuple[in
 
 
 def canonical_axis(name: str, axis: int, ndim: int) -> int:
+    if isinstance(axis, core.Tracer):
+        raise shapes.traced_value_error(name, "axis", f"<traced {axis.aval.str_short()}>", axis,
+                                        "a concrete integer")
     try:
-        axis = int(axis)
+        axis = operator.index(axis)
     except TypeError:
-        raise core.shape_error(f"{name}: axis must be an integer, got {axis!r}") from None
+        raise core.shape_error(f"{name}: axis must be an integer, got {axis!r:.40} "
+                               f"({type(axis).__name__})") from None
     if not -ndim <= axis < ndim:
         raise core.value_error(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else axis
@@ -75,8 +80,11 @@ def canonical_axes(name: str, axes, ndim: int) -> tuple[int, ...]:
     """Normalize an axis argument (None, int or sequence; negative allowed) to a sorted tuple."""
     if axes is None:
         return tuple(range(ndim))
-    if isinstance(axes, (int, np.integer)):
+    if isinstance(axes, (int, np.integer, core.Tracer)):
         axes = (axes,)
+    elif isinstance(axes, (str, bytes)) or not hasattr(axes, "__iter__"):
+        raise core.shape_error(f"{name}: axis must be None, an integer or a tuple of integers, "
+                               f"got {axes!r:.40} ({type(axes).__name__})")
     out = tuple(canonical_axis(name, a, ndim) for a in axes)
     if len(set(out)) != len(out):
         raise core.value_error(f"{name}: duplicate value in 'axis': {tuple(axes)}")

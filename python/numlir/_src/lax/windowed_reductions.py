@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes
+from numlir._src import batching, core, dtypes, traceback_util
 from numlir._src import ad
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.convolution import padtype_to_pads
@@ -283,7 +283,7 @@ def _monoid_kind(computation) -> str | None:
              ufuncs.bitwise_and: "and", ufuncs.logical_and: "and", lax_ops.bitwise_or: "or",
              ufuncs.bitwise_or: "or", ufuncs.logical_or: "or"}
     try:
-        return kinds.get(computation)
+        return kinds.get(traceback_util.unwrap(computation))
     except TypeError:  # unhashable
         return None
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, shapes
 from numlir._src.lax import dot as lax_dot
 from numlir._src.lax import elementwise as lax
 from numlir._src.lax import shape_ops
@@ -24,6 +24,18 @@ def _contains_tracer(obj) -> bool:
     if isinstance(obj, (list, tuple)):
         return builtins.any(_contains_tracer(o) for o in obj)
     return False
+
+
+def _first_int_beyond_int64(obj):
+    """A Python int in nested lists/tuples ``obj`` that NumPy cannot hold, if any."""
+    if type(obj) is int:
+        return obj if not -2**63 <= obj < 2**64 else None
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            found = _first_int_beyond_int64(o)
+            if found is not None:
+                return found
+    return None
 
 
 def asarray(a, dtype=None, copy=None):
@@ -42,15 +54,30 @@ def asarray(a, dtype=None, copy=None):
         from numlir._src.numpy.joining import array_from_nested
 
         return array_from_nested(a, dtype)
-    value = np.asarray(a)
+    try:
+        value = np.asarray(a)
+    except ValueError as error:  # ragged nested sequences
+        raise core.value_error(f"cannot convert {type(a).__name__} to a numlir array: "
+                               f"{a!r:.80}: {error}") from None
+    nested = isinstance(a, (list, tuple))
     if value.dtype == object:
-        raise TypeError(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")
+        big = _first_int_beyond_int64(a) if nested else None
+        if big is not None:
+            dtypes.check_python_int(big, dtypes.default_int_dtype(), default=True)
+        raise core.shape_error(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")
+    target = None
     if dtype is not None:
-        value = value.astype(dtypes.canonicalize_dtype(dtype))
-    elif isinstance(a, (list, tuple)) and value.dtype == np.float64:
-        value = value.astype(dtypes.default_float_dtype())
-    elif isinstance(a, (list, tuple)) and value.dtype == np.int64:
-        value = value.astype(dtypes.default_int_dtype())
+        target = dtypes.canonicalize_dtype(dtype)
+    elif nested and value.dtype == np.float64:
+        target = dtypes.default_float_dtype()
+    elif nested and value.dtype.kind in "iu":
+        target = dtypes.default_int_dtype()
+    if nested and target is not None and target.kind in "iu" and value.dtype.kind in "iu":
+        # Python ints that do not fit are an error (as in JAX), never wrapped around.
+        for bound in (value.min(initial=0), value.max(initial=0)):
+            dtypes.check_python_int(int(bound), target, default=dtype is None)
+    if target is not None:
+        value = value.astype(target)
     return Array.from_host(value)
 
 
@@ -68,37 +95,45 @@ def astype(x, dtype):
     return lax.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
 
 
-def _shape_arg(shape) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
+def _dtype_arg(what: str, dtype):
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        raise core.shape_error(
+            f"{what}: cannot interpret {dtype!r} as a data type; did you mean {what}((..., "
+            f"{dtype})), with a single tuple argument for the shape?")
+    return dtypes.canonicalize_dtype(dtype)
+
+
+def _full(what: str, shape, fill_value, dtype):
+    dtype = _dtype_arg(what, core.get_aval(fill_value).dtype if dtype is None else dtype)
+    shape = shapes.canonicalize_shape(shape, what, dtype=dtype)
+    value = lax.convert_element_type(fill_value, dtype)
+    fill_shape = core.get_aval(value).shape
+    if len(fill_shape) > len(shape) or any(
+            f not in (1, s) for f, s in zip(fill_shape[::-1], shape[::-1])):
+        raise core.value_error(f"{what}: fill_value of shape {fill_shape} does not broadcast to "
+                               f"shape {shape}")
+    return shape_ops.broadcast_to_rank(value, shape)
 
 
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value``."""
-    shape = _shape_arg(shape)
-    if dtype is None:
-        dtype = core.get_aval(fill_value).dtype
-    value = lax.convert_element_type(fill_value, dtypes.canonicalize_dtype(dtype))
-    if core.get_aval(value).ndim > len(shape):
-        raise core.value_error(f"full: fill_value of shape {core.get_aval(value).shape} does not "
-                               f"broadcast to shape {shape}")
-    return shape_ops.broadcast_to_rank(value, shape)
+    return _full("full", shape, fill_value, dtype)
 
 
 def zeros(shape, dtype=None):
     """An array of zeros (default dtype float32, float64 with x64)."""
-    return full(shape, 0, dtype or dtypes.default_float_dtype())
+    return _full("zeros", shape, 0, dtype or dtypes.default_float_dtype())
 
 
 def ones(shape, dtype=None):
     """An array of ones (default dtype float32, float64 with x64)."""
-    return full(shape, 1, dtype or dtypes.default_float_dtype())
+    return _full("ones", shape, 1, dtype or dtypes.default_float_dtype())
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
     aval = core.get_aval(a)
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+    return _full("full_like", aval.shape if shape is None else shape, fill_value,
+                 dtype or aval.dtype)
 
 
 def zeros_like(a, dtype=None, shape=None):
@@ -111,12 +146,12 @@ def ones_like(a, dtype=None, shape=None):
 
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values (static Python numbers only), built with ``iota``."""
-    for v in (start, stop, step):
-        if isinstance(v, core.Tracer):
-            raise core.ConcretizationTypeError(
-                "arange's arguments must be static Python numbers, got a traced value")
     if stop is None:
         start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, core.Tracer):
+            raise shapes.traced_value_error("arange", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
     step = 1 if step is None else step
     if dtype is None:
         is_float = builtins.any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
@@ -125,6 +160,7 @@ def arange(start, stop=None, step=None, dtype=None):
     if step == 0:
         raise core.value_error("arange: step must not be zero")
     size = builtins.max(0, math.ceil((stop - start) / step))
+    core.check_shape((size,), "arange", None, dtype)
     out = shape_ops.iota(dtype, size)
     if step != 1:
         out = lax.mul(out, lax.convert_element_type(step, dtype))
@@ -135,13 +171,12 @@ def arange(start, stop=None, step=None, dtype=None):
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (static Python numbers)."""
-    for v in (start, stop):
+    for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, core.Tracer):
-            raise core.ConcretizationTypeError("linspace's start/stop must be static Python numbers")
+            raise shapes.traced_value_error("linspace", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    num = int(num)
-    if num < 0:
-        raise core.value_error(f"linspace: number of samples, {num}, must be non-negative")
+    num = shapes.canonicalize_dim(num, "linspace", "num")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
     out = lax.add(lax.mul(shape_ops.iota(dtype, num), lax.convert_element_type(step, dtype)),
@@ -155,8 +190,10 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     """A 2-D array with ones on the ``k``-th diagonal."""
-    M = N if M is None else M
+    N = shapes.canonicalize_dim(N, "eye", "N")
+    M = N if M is None else shapes.canonicalize_dim(M, "eye", "M")
     dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    core.check_shape((N, M), "eye", None, dtype)
     idt = dtypes.default_int_dtype()
     rows = shape_ops.broadcasted_iota(idt, (N, M), 0)
     cols = shape_ops.broadcasted_iota(idt, (N, M), 1)
@@ -186,7 +223,7 @@ def reshape(a, newshape, order: str = "C"):
     if order != "C":
         raise NotImplementedError("reshape only supports order='C'")
     aval = core.get_aval(a)
-    newshape = list(_shape_arg(newshape))
+    newshape = list(shapes.shape_ints(newshape, "reshape", "newshape"))
     if newshape.count(-1) > 1:
         raise core.value_error("reshape: can only specify one unknown dimension (-1)")
     if -1 in newshape:
@@ -195,6 +232,7 @@ def reshape(a, newshape, order: str = "C"):
             raise core.shape_error(f"cannot reshape array of shape {aval.shape} (size {aval.size}) "
                                    f"into shape {tuple(newshape)}")
         newshape[newshape.index(-1)] = aval.size // known
+    core.check_shape(tuple(newshape), "reshape", "newshape")
     if math.prod(newshape) != aval.size:
         raise core.shape_error(f"cannot reshape array of shape {aval.shape} (size {aval.size}) "
                                f"into shape {tuple(newshape)}")
@@ -246,8 +284,8 @@ def squeeze(a, axis=None):
 
 def broadcast_to(a, shape):
     check_arraylike("broadcast_to", a)
-    shape = _shape_arg(shape)
     aval = core.get_aval(a)
+    shape = shapes.canonicalize_shape(shape, "broadcast_to", dtype=aval.dtype)
     if aval.ndim > len(shape) or broadcast_shapes("broadcast_to", aval.shape, shape) != shape:
         raise core.value_error(f"cannot broadcast array of shape {aval.shape} to shape {shape}")
     return shape_ops.broadcast_to_rank(a, shape)

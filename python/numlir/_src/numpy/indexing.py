@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, traceback_util
 from numlir._src.array import Array, as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
@@ -350,22 +350,26 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
+    @traceback_util.api_boundary
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode=None,
             fill_value=None):
         """``x[idx]`` (``mode="fill"`` gives ``fill_value`` for out-of-bounds indices)."""
         return getitem(self.array, self.index, mode=mode, fill_value=fill_value)
 
+    @traceback_util.api_boundary
     def set(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None):
         """``x`` with ``x[idx] = values`` (out-of-bounds updates are dropped unless
         ``mode="clip"``)."""
         return _scatter_update(self.array, self.index, values, "set", mode)
 
+    @traceback_util.api_boundary
     def add(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None):
         """``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return _scatter_update(self.array, self.index, values, "add", mode)
 
+    @traceback_util.api_boundary
     def multiply(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                  mode=None):
         """``x`` with ``x[idx] *= values``."""
@@ -373,6 +377,7 @@ class _IndexUpdateRef:
 
     mul = multiply
 
+    @traceback_util.api_boundary
     def divide(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                mode=None):
         """``x`` with ``x[idx] /= values``."""
@@ -381,6 +386,7 @@ class _IndexUpdateRef:
         ones = _scatter_update(_ones_like(self.array), self.index, values, "mul", mode)
         return ufuncs.divide(self.array, ones)
 
+    @traceback_util.api_boundary
     def power(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
               mode=None):
         """``x`` with ``x[idx] **= values``."""
@@ -389,16 +395,19 @@ class _IndexUpdateRef:
         ones = _scatter_update(_ones_like(self.array), self.index, values, "mul", mode)
         return ufuncs.power(self.array, ones)
 
+    @traceback_util.api_boundary
     def min(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None):
         """``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return _scatter_update(self.array, self.index, values, "min", mode)
 
+    @traceback_util.api_boundary
     def max(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode=None):
         """``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return _scatter_update(self.array, self.index, values, "max", mode)
 
+    @traceback_util.api_boundary
     def apply(self, func: Callable, *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode=None):
         """``x`` with ``x[idx] = func(x[idx])`` (``func`` is applied once per element)."""

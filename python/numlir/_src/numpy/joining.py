@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, shapes
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
@@ -211,10 +211,11 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
     """Repeat the whole array ``reps`` times along each axis."""
     A = _asarray(A)
-    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    reps = shapes.canonicalize_shape(reps, "tile", "reps")
     nd = builtins.max(len(reps), A.ndim)
     reps = (1,) * (nd - len(reps)) + reps
     shape = (1,) * (nd - A.ndim) + A.shape
+    core.check_shape(tuple(r * s for r, s in zip(reps, shape)), "tile", None, A.dtype)
     x = shape_ops.reshape(A, [d for s in shape for d in (1, s)])
     x = shape_ops.broadcast_in_dim(x, [d for r, s in zip(reps, shape) for d in (r, s)],
                                    tuple(range(2 * nd)))
@@ -228,13 +229,14 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
         a, axis = shape_ops.reshape(a, (a.size,)), 0
     axis = tc.canonical_axis("repeat", axis, a.ndim)
     if isinstance(repeats, core.Tracer):
-        raise core.ConcretizationTypeError(core._with_location(
-            "jnp.repeat needs static (concrete) repeats: the result shape depends on them"))
+        raise shapes.traced_value_error("repeat", "repeats", f"<traced {repeats.aval.str_short()}>",
+                                        repeats, "concrete (the result shape depends on it)")
     reps = np.asarray(core.concrete_to_numpy(repeats) if not isinstance(repeats, (int, list, tuple))
                       else repeats)
     n = a.shape[axis]
     if reps.ndim == 0 or reps.size == 1:
-        r = int(reps.reshape(()))
+        r = shapes.canonicalize_dim(reps.reshape(()), "repeat", "repeats")
+        core.check_shape(a.shape[:axis] + (n * r,) + a.shape[axis + 1:], "repeat", None, a.dtype)
         x = shape_ops.expand_dims(a, (axis + 1,))
         shape = list(_shape(x))
         shape[axis + 1] = r

@@ -11,24 +11,19 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, shapes
 from numlir._src.api import jit
 from numlir._src.array import Array
 from numlir._src.random import prng
 
 
 def canonical_shape(name: str, shape) -> tuple[int, ...]:
-    if not isinstance(shape, Sequence) and not (isinstance(shape, np.ndarray) and shape.ndim == 1):
-        raise TypeError(f"{name}: shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {shape!r}")
-    try:
-        out = tuple(int(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"{name}: shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {shape!r}") from None
-    if any(d < 0 for d in out):
-        raise ValueError(f"{name}: shape must have non-negative sizes, got {out}")
-    return out
+    """A random function's ``shape``: a sequence, as JAX requires (not a bare int)."""
+    if not isinstance(shape, (Sequence, core.Tracer)) and not (
+            isinstance(shape, np.ndarray) and shape.ndim == 1):
+        raise core.shape_error(f"{name}: shapes must be 1D sequences of concrete values of "
+                               f"integer type, got {shape!r}")
+    return shapes.canonicalize_shape(shape, name)
 
 
 def PRNGKey(seed) -> Array:  # noqa: N802 - JAX's name

@@ -130,14 +130,15 @@ def check_key(name: str, key, allow_batched: bool = False):
     try:
         aval = core.get_aval(key)
     except TypeError:
-        raise TypeError(f"unexpected PRNG key type {type(key).__name__}") from None
+        raise core.shape_error(f"{name}: unexpected PRNG key type {type(key).__name__}") from None
     if aval.dtype != dtypes.uint32 or not aval.shape or aval.shape[-1] != 2:
-        raise TypeError(
+        raise core.shape_error(
             f"{name} requires a PRNG key: a uint32 array of shape (2,) from numlir.random.PRNGKey, "
             f"key, split or fold_in; got {aval.str_short()}")
     if not allow_batched and aval.ndim != 1:
-        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{aval.shape[:-1]} != (). Use a Python loop (vmap is not supported yet).")
+        raise core.value_error(
+            f"{name} accepts a single key, but was given a key array of shape "
+            f"{aval.shape[:-1]} != (). Use a Python loop (vmap is not supported yet).")
     if isinstance(key, np.ndarray):
         return Array.from_host(key)
     return key
