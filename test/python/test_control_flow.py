@@ -200,3 +200,15 @@ def test_switch_result_is_not_overwritten_by_later_ops():
         want = jax.jit(f(jax.numpy, jax.lax))(i, x, y)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.parametrize("bounds", [(0, 4), (np.int32(0), 4), (0, np.int64(3))])
+def test_x64_fori_loop_index_from_python_int_is_weak_as_in_jax(x64, bounds):
+    """Found by the fuzzer: `c * 2 - i` promoted an int32 carry to int64."""
+    import jax
+
+    body = lambda i, c: c * 2 - i  # noqa: E731
+    expected = jax.lax.fori_loop(*bounds, body, np.int32(-2))
+    got = numlir.lax.fori_loop(*bounds, body, np.int32(-2))
+    assert got.dtype == expected.dtype
+    assert int(got) == int(expected)

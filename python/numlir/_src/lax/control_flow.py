@@ -632,15 +632,18 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     dtype = array_api.result_type(lower, upper)
     if not np.issubdtype(dtype, np.integer):
         raise core.shape_error(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
-    lo = elementwise.convert_element_type(lower, dtype)
-    one = np.ones((), dtype)
+    # As in jax, the index is weakly typed when the lower bound is a Python int,
+    # so `c * 2 - i` keeps an int32 carry int32 under x64.
+    weak = core.get_aval(lower).weak_type
+    lo = elementwise.convert_element_type(lower, dtype, weak)
+    one = elementwise.convert_element_type(1, dtype, weak)
     if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
         def step(carry, _):
             i, val = carry
             return (elementwise.add(i, one), body_fun(i, val)), None
 
         return scan(step, (lo, init_val), None, length=max(int(upper) - int(lower), 0))[0][1]
-    hi = elementwise.convert_element_type(upper, dtype)
+    hi = elementwise.convert_element_type(upper, dtype, weak)
 
     def cond_fun(carry):
         return elementwise.lt(carry[0], carry[2])
