@@ -33,8 +33,7 @@ def _fuzz_range(args: tuple[str, int, int, int]):
     stats = harness.Stats()
     mutants = harness.make_mutants(corpus, seed, range(start, stop))
     findings = harness.fuzz(hlo_opt, mutants, stats=stats)
-    for f in findings:
-        f.minimized = harness.minimize(hlo_opt, f)
+    harness.triage(hlo_opt, findings)
     return findings, stats.runs
 
 
@@ -58,13 +57,18 @@ def main() -> int:
             findings += found
             runs += task_runs
             for f in found:
-                print(f"{f.kind} in {f.pipeline}: {harness.save(f, options.out, hlo_opt)}",
+                where = " (upstream MLIR bug)" if f.upstream else ""
+                print(f"{f.kind}{where} in {f.pipeline}: {harness.save(f, options.out, hlo_opt)}",
                       flush=True)
     elapsed = time.time() - started
+    ours = [f for f in findings if not f.upstream]
+    crashed = len({f.mutant.id for f in ours})
+    upstream = len({f.mutant.id for f in findings if f.upstream})
     print(f"{options.n} mutants (seed {options.seed}), {len(harness.PIPELINES)} pipelines "
           f"and the seeds' own passes, {runs} hlo-opt runs in {elapsed:.0f} s: "
-          f"{len(findings)} crashes" + (f", written to {options.out}" if findings else ""))
-    return 1 if findings else 0
+          f"{crashed} mutants crash numlir ({len(ours)} crashes), {upstream} crash upstream "
+          f"mlir-opt too" + (f"; written to {options.out}" if findings else ""))
+    return 1 if ours else 0
 
 
 if __name__ == "__main__":

@@ -65,11 +65,13 @@ class Finding:
     mutant: Mutant
     stderr: str
     minimized: str | None = None
+    upstream: bool = False  # upstream mlir-opt crashes on it too
 
     def report(self, hlo_opt: str) -> str:
         text = self.minimized if self.minimized is not None else self.mutant.text
+        where = " (upstream: mlir-opt crashes on it too)" if self.upstream else ""
         return (
-            f"hlo-opt {self.kind} in {self.pipeline} on mutant {self.mutant.id} of "
+            f"hlo-opt {self.kind}{where} in {self.pipeline} on mutant {self.mutant.id} of "
             f"{self.mutant.seed.path} chunk {self.mutant.seed.index} "
             f"(mutations: {', '.join(self.mutant.mutations)})\n"
             f"reproduce: {' '.join(command(hlo_opt, self.args, 'input.mlir'))}\n"
@@ -215,8 +217,12 @@ def fuzz(
 ) -> list[Finding]:
     stats = stats if stats is not None else Stats()
     stats.mutants += len(mutants)
-    findings = []
+    findings: list[Finding] = []
     for name, args, group in pipelines_for(mutants):
+        # A mutant that crashed once is not run again: its later crashes are
+        # usually the same bug (a parser crash fails every pipeline).
+        crashed = {f.mutant.id for f in findings}
+        group = [m for m in group if m.id not in crashed]
         for start in range(0, len(group), batch_size):
             findings += run_batch(hlo_opt, name, args, group[start : start + batch_size], stats)
     return findings
@@ -249,8 +255,35 @@ def minimize(hlo_opt: str, finding: Finding, budget: int = 300) -> str:
     return "\n".join(lines)
 
 
+UPSTREAM_MLIR_OPT = "/usr/lib/llvm-22/bin/mlir-opt"
+
+
+def crashes_upstream(finding: Finding) -> bool:
+    """True if LLVM's own mlir-opt crashes on the (minimized) input when
+    parsing it, or with the same options: a bug in MLIR itself, which numlir
+    cannot fix (upstream parsers and passes are not numlir's). Inputs with
+    hlo ops, or options naming numlir's passes, never qualify."""
+    if not Path(UPSTREAM_MLIR_OPT).is_file():
+        return False
+    text = finding.minimized if finding.minimized is not None else finding.mutant.text
+    for args in ((), finding.args):
+        kind = run_text(UPSTREAM_MLIR_OPT, args, text, TIMEOUT_S).kind
+        if kind is not None and kind != "exit 1 without a diagnostic":
+            return True
+    return False
+
+
+def triage(hlo_opt: str, findings: list[Finding], budget: int = 300) -> None:
+    """Minimizes each finding and marks those that are MLIR's own bugs."""
+    for finding in findings:
+        finding.minimized = minimize(hlo_opt, finding, budget)
+        finding.upstream = crashes_upstream(finding)
+
+
 def save(finding: Finding, out_dir: Path, hlo_opt: str) -> Path:
     """Writes the (minimized) crashing input and its report; returns the input's path."""
+    if finding.upstream:
+        out_dir = out_dir / "upstream"
     out_dir.mkdir(parents=True, exist_ok=True)
     slug = "".join(c if c.isalnum() else "-" for c in f"{finding.kind}-{finding.pipeline}")
     stem = f"{slug}-mutant{finding.mutant.id}"

@@ -227,6 +227,35 @@ def same_dim_everywhere(rng, text, corpus):
     return _SHAPED_RE.sub(fix, text)
 
 
+_OP_NAME_RE = re.compile(r"(?<![\w$.])(hlo|arith|math|linalg|tensor|memref|vector|scf)\.[a-z_]+(?![\w$])")
+_KEYWORD_RE = re.compile(r"(?<=[\s(,=])[A-Za-z_][A-Za-z_0-9]*(?=[\s,)\]])")
+
+
+def op_name(rng, text, corpus):
+    """An op replaced by another op of the same dialect from the corpus
+    (`hlo.add` -> `hlo.power`): the operands often still fit."""
+    matches = list(_OP_NAME_RE.finditer(text))
+    if not matches:
+        return None
+    m = rng.choice(matches)
+    dialect = m.group(1)
+    donors = [d.group() for d in _OP_NAME_RE.finditer(rng.choice(corpus).text) if d.group(1) == dialect]
+    if not donors:
+        return None
+    return _splice(text, m.start(), m.end(), rng.choice(donors))
+
+
+def keyword(rng, text, corpus):
+    """A bare keyword (comparison direction, reduce kind, clause name,
+    `stable`, ...) replaced by a keyword from another seed."""
+    matches = list(_KEYWORD_RE.finditer(text))
+    donors = list(_KEYWORD_RE.finditer(rng.choice(corpus).text))
+    if not matches or not donors:
+        return None
+    m = rng.choice(matches)
+    return _splice(text, m.start(), m.end(), rng.choice(donors).group())
+
+
 def _lines(text):
     return text.split("\n")
 
@@ -270,6 +299,7 @@ MUTATIONS: list[tuple[Mutation, int]] = [
     (integer, 10), (float_literal, 3),
     (shape_dim, 8), (shape_rank, 5), (element_type, 8), (same_dim_everywhere, 6),
     (line_delete, 2), (line_duplicate, 2), (line_swap, 1), (line_splice, 2),
+    (op_name, 6), (keyword, 4),
 ]
 
 
