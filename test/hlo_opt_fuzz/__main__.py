@@ -20,11 +20,11 @@ REPO = TEST_DIR.parent
 
 
 def find_hlo_opt() -> str:
-    for candidate in (os.environ.get("NUMLIR_HLO_OPT"), REPO / "build" / "bin" / "hlo-opt",
+    for candidate in (os.environ.get("HLO_OPT_FUZZ_BINARY"), REPO / "build" / "bin" / "hlo-opt",
                       shutil.which("hlo-opt")):
         if candidate and Path(candidate).is_file():
             return str(candidate)
-    sys.exit("hlo-opt not found: run `make build` or set NUMLIR_HLO_OPT")
+    sys.exit("hlo-opt not found: run `make build` or set HLO_OPT_FUZZ_BINARY")
 
 
 def _fuzz_range(args: tuple[str, int, int, int]):

@@ -34,7 +34,7 @@ PIPELINES: dict[str, tuple[str, ...]] = {
 OWN_PASSES = "own-passes"  # the passes of the seed file's RUN line
 
 TIMEOUT_S = 10.0  # per mutant
-MEMORY_MB = int(os.environ.get("NUMLIR_FUZZ_MEMORY_MB", "2048"))  # 0: no limit (ASan)
+MEMORY_MB = int(os.environ.get("HLO_OPT_FUZZ_MEMORY_MB", "2048"))  # 0: no limit (ASan)
 
 _CRASH_MARKERS = (
     "LLVM ERROR",

@@ -30,7 +30,7 @@ SHARDS = 8  # pytest-xdist spreads the shards over its workers
 
 
 def _hlo_opt() -> str:
-    for candidate in (os.environ.get("NUMLIR_HLO_OPT"), shutil.which("hlo-opt"),
+    for candidate in (os.environ.get("HLO_OPT_FUZZ_BINARY"), shutil.which("hlo-opt"),
                       TEST_DIR.parent / "build" / "bin" / "hlo-opt"):
         if candidate and Path(candidate).is_file():
             return str(candidate)
