@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .corpus import SPLIT_MARKER, Seed
 from .mutate import mutate
+from .repair import repair_mutants
 
 # The named pipelines of tools/hlo-opt, and the parse/print round trip
 # (generic and custom forms, and bytecode). The lowerings need an entry
@@ -193,18 +194,24 @@ def run_batch(
     return found
 
 
-def pipelines_for(mutants: list[Mutant]) -> list[tuple[str, tuple[str, ...], list[Mutant]]]:
+def pipelines_for(
+    mutants: list[Mutant], repaired: list[Mutant]
+) -> list[tuple[str, tuple[str, ...], list[Mutant]]]:
     """(name, hlo-opt args, mutants) for every pipeline and every group of
-    mutants whose seeds share RUN-line passes."""
-    renamed = [
-        Mutant(m.id, m.seed, with_main(m.text), m.mutations) for m in mutants
-    ]
-    runs = [
-        (name, args, renamed if name in _NEEDS_MAIN else mutants)
-        for name, args in PIPELINES.items()
-    ]
+    mutants whose seeds share RUN-line passes. The round trip sees the
+    mutants and their repaired versions; the passes see a mutant's repaired
+    version where it has one."""
+    by_id = {m.id: m for m in repaired}
+    best = [by_id.get(m.id, m) for m in mutants]
+    renamed = [Mutant(m.id, m.seed, with_main(m.text), m.mutations) for m in best]
+    runs = []
+    for name, args in PIPELINES.items():
+        if name == "roundtrip":
+            runs.append((name, args, mutants + repaired))
+        else:
+            runs.append((name, args, renamed if name in _NEEDS_MAIN else best))
     by_passes: dict[tuple[str, ...], list[Mutant]] = {}
-    for m in mutants:
+    for m in best:
         if m.seed.passes:
             by_passes.setdefault(m.seed.passes, []).append(m)
     for passes, group in sorted(by_passes.items()):
@@ -218,7 +225,8 @@ def fuzz(
     stats = stats if stats is not None else Stats()
     stats.mutants += len(mutants)
     findings: list[Finding] = []
-    for name, args, group in pipelines_for(mutants):
+    repaired = repair_mutants(hlo_opt, mutants, SPLIT_MARKER)
+    for name, args, group in pipelines_for(mutants, repaired):
         # A mutant that crashed once is not run again: its later crashes are
         # usually the same bug (a parser crash fails every pipeline).
         crashed = {f.mutant.id for f in findings}

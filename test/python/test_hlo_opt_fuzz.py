@@ -90,3 +90,22 @@ def test_mutants_are_reproducible_from_seed_and_id():
     a = harness.make_mutants(corpus, 7, range(40, 45))
     b = harness.make_mutants(corpus, 7, range(42, 43))
     assert a[2] == b[0]
+
+
+def test_repair_retypes_a_result_from_the_verifier_message():
+    from hlo_opt_fuzz.repair import repair
+
+    text = "  %0 = hlo.pad %x, %v, low = [2], high = [0], interior = [0] : tensor<3xf32>, tensor<f32> -> tensor<3xf32>"
+    message = ("'hlo.pad' op result shape [3] must be [5] "
+               "(low + size + (size - 1) * interior + high)")
+    assert repair(text, 1, message).endswith("-> tensor<5xf32>")
+
+
+def test_repair_follows_a_retyped_result_into_the_function_signature():
+    from hlo_opt_fuzz.repair import repair
+
+    text = ("func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+            "  return %0 : tensor<5xf32>\n}")
+    message = ("type of return operand 0 ('tensor<5xf32>') doesn't match function result "
+               "type ('tensor<3xf32>') in function @f")
+    assert repair(text, 2, message).startswith("func.func @f(%x: tensor<3xf32>) -> tensor<5xf32> {")
