@@ -362,11 +362,12 @@ LogicalResult PadOp::verify() {
     int64_t size = operandType.getDimSize(d);
     std::optional<int64_t> padded = llvm::checkedMulAdd<int64_t>(
         std::max<int64_t>(size - 1, 0), interior[d], size);
+    // low + high first: a huge low cancelled by a huge negative high is a
+    // valid padding.
+    std::optional<int64_t> edges = llvm::checkedAdd<int64_t>(low[d], high[d]);
     std::optional<int64_t> total;
-    if (padded)
-      total = llvm::checkedAdd<int64_t>(*padded, low[d]);
-    if (total)
-      total = llvm::checkedAdd<int64_t>(*total, high[d]);
+    if (padded && edges)
+      total = llvm::checkedAdd<int64_t>(*padded, *edges);
     if (!total)
       return emitOpError("padding of dim ")
              << d << " (size " << size << ", low = " << low[d]

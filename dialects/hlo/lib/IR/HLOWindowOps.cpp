@@ -50,17 +50,17 @@ toPairs(ArrayRef<int64_t> flat) {
 }
 
 /// The size of `size` elements with `dilation - 1` holes between them, plus
-/// `low` and `high`; nullopt if that overflows int64.
+/// `low` and `high`; nullopt if that overflows int64. (low + high first: a
+/// huge low cancelled by a huge negative high is a valid padding.)
 static std::optional<int64_t> dilatedSize(int64_t size, int64_t dilation,
                                           int64_t low = 0, int64_t high = 0) {
   std::optional<int64_t> dilated =
       size == 0 ? std::optional<int64_t>(0)
                 : llvm::checkedMulAdd<int64_t>(size - 1, dilation, 1);
-  if (dilated)
-    dilated = llvm::checkedAdd<int64_t>(*dilated, low);
-  if (dilated)
-    dilated = llvm::checkedAdd<int64_t>(*dilated, high);
-  return dilated;
+  std::optional<int64_t> edges = llvm::checkedAdd<int64_t>(low, high);
+  if (!dilated || !edges)
+    return std::nullopt;
+  return llvm::checkedAdd<int64_t>(*dilated, *edges);
 }
 
 /// The number of windows of `window` elements, `stride` apart, in `size`.
