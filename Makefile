@@ -56,4 +56,44 @@ bench: build
 	$(PY) bench/run.py
 
 clean:
-	rm -rf build $(STAMPS)
+	rm -rf build build-asan $(STAMPS)
+
+# hlo-opt fuzzing campaigns (docs/testing.md): N mutants of the lit inputs
+# from SEED; crashing inputs, minimized, land in FUZZ_OUT.
+.PHONY: fuzz-hlo-opt
+N ?= 10000
+SEED ?= 1
+FUZZ_OUT ?= build/fuzz-hlo-opt
+fuzz-hlo-opt: build
+	PYTHONPATH=test $(PY) -m hlo_opt_fuzz --n $(N) --seed $(SEED) --jobs $(JOBS) --out $(FUZZ_OUT)
+
+# AddressSanitizer (docs/testing.md): the runtime, the compiler, hlo-opt and
+# the extensions built with -fsanitize=address in build-asan/, then the C API
+# test, lit and pytest against them (PYTEST_ARGS narrows pytest, e.g.
+# PYTEST_ARGS=test/python/test_jit.py). Too slow for `make test`.
+.PHONY: build-asan test-asan
+ASAN_BUILD := build-asan
+# libstdc++ is preloaded with the ASan runtime so that its __cxa_throw
+# interceptor finds the real one (nanobind throws to report errors).
+ASAN_PRELOAD = $(shell gcc -print-file-name=libasan.so) $(shell gcc -print-file-name=libstdc++.so)
+PYTEST_ARGS ?= test/python
+# Programs that ask for more memory than exists must see NULL, as they would
+# from glibc. LLVM's headers poison BumpPtrAllocator slabs in ASan builds,
+# and Debian's uninstrumented libMLIR never unpoisons them: user poisoning
+# is off. CPython leaks by design: no leak checks in Python.
+ASAN_OPTIONS_COMMON = allocator_may_return_null=1:allow_user_poisoning=0
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:$(ASAN_OPTIONS_COMMON)
+ASAN_PY_ENV = ASAN_OPTIONS=detect_leaks=0:$(ASAN_OPTIONS_COMMON) \
+	LD_PRELOAD="$(ASAN_PRELOAD)" NUMLIR_ASAN_BUILD=$(CURDIR)/$(ASAN_BUILD) \
+	PYTHONPATH=$(CURDIR)/test/asan PATH=$(CURDIR)/$(ASAN_BUILD)/bin:$$PATH HLO_OPT_FUZZ_MEMORY_MB=0
+
+build-asan: setup
+	$(VENV)/bin/cmake -G Ninja -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNUMLIR_ENABLE_ASAN=ON -DPython_EXECUTABLE=$(CURDIR)/$(PY) \
+	  -DCMAKE_MAKE_PROGRAM=$(CURDIR)/$(VENV)/bin/ninja
+	$(VENV)/bin/cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-asan: build-asan
+	$(ASAN_ENV) $(ASAN_BUILD)/runtime/nlrt_c_api_test $(ASAN_BUILD)/runtime/nlrt_test_kernels.so
+	$(ASAN_ENV) $(LLVM_BIN)/lit -s $(ASAN_BUILD)/test
+	$(ASAN_PY_ENV) $(PY) -m pytest -q -n $(JOBS) $(PYTEST_ARGS)

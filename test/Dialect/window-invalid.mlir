@@ -354,7 +354,7 @@ func.func @conv_spatial_twice(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) 
 // -----
 
 func.func @conv_spatial_gap(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x6x6x6xf32> {
-  // expected-error@+1 {{spatial dimensions must be numbered 0, 1, ... without gaps}}
+  // expected-error@+1 {{spatial dimension index 2 is not below the number of spatial dimensions, 2: they must be numbered 0, 1, ... without gaps}}
   %0 = hlo.convolution %x, %w, dims = [b, 0, 2, f]x[0, 1, i, o]->[b, 0, 1, f] : tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32> -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }

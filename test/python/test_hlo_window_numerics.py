@@ -245,3 +245,30 @@ def test_conv_zero_sized():
     check_conv((0, 3, 5, 5), (4, 3, 3, 3), NCHW)      # empty batch
     check_conv((2, 3, 2, 2), (4, 3, 3, 3), NCHW)      # window larger than input
     check_conv((2, 0, 4, 4), (4, 0, 3, 3), NCHW)      # no input features: zeros
+
+
+def test_reduce_window_paddings_near_int64_limits_that_cancel():
+    """low = -2^63 and high = 2^63 - 1 crop every element of the operand (the
+    padded operand is all zeros); low = 2^63 - 9 with high = -(2^63 - 6)
+    puts the first window entirely in the padding. Both must not wrap
+    around into reading the unpadded operand (found probing the 2^63 boundaries)."""
+    run = compile_hlo("""
+    func.func public @main(%x: tensor<8xf32>) -> (tensor<5xf32>, tensor<4xf32>) {
+      %0 = hlo.reduce_window sum %x, window = [3], padding = [[-9223372036854775808, 9223372036854775807]] : tensor<8xf32> -> tensor<5xf32>
+      %1 = hlo.reduce_window sum %x, window = [2], padding = [[9223372036854775799, -9223372036854775802]] : tensor<8xf32> -> tensor<4xf32>
+      return %0, %1 : tensor<5xf32>, tensor<4xf32>
+    }""")
+    x = np.arange(1, 9, dtype=np.float32)
+    cropped, shifted = run([x])
+    np.testing.assert_array_equal(cropped, np.zeros(5, np.float32))
+    np.testing.assert_array_equal(shifted, np.zeros(4, np.float32))
+
+
+def test_convolution_with_cancelling_padding_near_int64_min_reads_only_zeros():
+    run = compile_hlo("""
+    func.func public @main(%c: tensor<1x1x8xf32>, %w: tensor<1x1x3xf32>) -> tensor<1x1x5xf32> {
+      %0 = hlo.convolution %c, %w, dims = [b, f, 0]x[i, o, 0]->[b, f, 0], padding = [[-9223372036854775808, 9223372036854775807]] : tensor<1x1x8xf32>, tensor<1x1x3xf32> -> tensor<1x1x5xf32>
+      return %0 : tensor<1x1x5xf32>
+    }""")
+    (out,) = run([np.arange(8, dtype=np.float32).reshape(1, 1, 8), np.ones((1, 1, 3), np.float32)])
+    np.testing.assert_array_equal(out, np.zeros((1, 1, 5), np.float32))

@@ -694,7 +694,9 @@ def test_c_api_without_memfd_falls_back_to_temporary_files(c_api_test,
         tmp_path / "no_memfd.so")
     scratch = tmp_path / "tmpdir"
     scratch.mkdir()
-    env = dict(os.environ, LD_PRELOAD=str(shim), TMPDIR=str(scratch))
+    # Keeps what is preloaded already (the ASan runtime under `make test-asan`).
+    preload = " ".join(filter(None, [os.environ.get("LD_PRELOAD"), str(shim)]))
+    env = dict(os.environ, LD_PRELOAD=preload, TMPDIR=str(scratch))
     result = subprocess.run([str(program), str(kernels)], capture_output=True,
                             text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr

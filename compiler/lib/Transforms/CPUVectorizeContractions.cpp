@@ -88,7 +88,9 @@ std::optional<RegisterTile> planRegisterTile(linalg::LinalgOp op,
       }))
     return std::nullopt;
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-  if (ShapedType::isDynamicShape(bounds))
+  // An empty loop leaves nothing to tile (a tile size of 0 would mean "do
+  // not tile" and mismatch the plan).
+  if (ShapedType::isDynamicShape(bounds) || llvm::is_contained(bounds, 0))
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);

@@ -276,13 +276,24 @@ struct PadLowering : OpConversionPattern<hlo::PadOp> {
     ArrayRef<int64_t> shape = op.getOperand().getType().getShape();
     SmallVector<int64_t> first, count, ones, offsets, strides;
     for (auto [d, size] : llvm::enumerate(shape)) {
+      // The verifier bounds low + (size - 1) * step + 1 + high, not each
+      // term: low may be near INT64_MIN, and the interior padding of a dim
+      // of size 1 (which has no interior) may be INT64_MAX. Unsigned
+      // arithmetic is exact for every intermediate here.
       int64_t low = op.getEdgePaddingLow()[d];
-      int64_t step = op.getInteriorPadding()[d] + 1;
+      int64_t resultSize = type.getDimSize(d);
+      uint64_t step =
+          size <= 1 ? 1 : static_cast<uint64_t>(op.getInteriorPadding()[d]) + 1;
+      if (low >= resultSize) {
+        rewriter.replaceOp(op, result);
+        return success();
+      }
       // The operand elements j in [begin, end) land in [0, result size).
-      int64_t begin = low >= 0 ? 0 : llvm::divideCeil(-low, step);
-      int64_t end = std::min<int64_t>(
-          size, llvm::divideFloorSigned(type.getDimSize(d) - 1 - low, step) +
-                    1);
+      uint64_t negLow = low >= 0 ? 0 : 0 - static_cast<uint64_t>(low);
+      uint64_t begin = negLow / step + (negLow % step != 0);
+      uint64_t last = static_cast<uint64_t>(resultSize - 1) -
+                      static_cast<uint64_t>(low); // resultSize - 1 - low
+      uint64_t end = std::min<uint64_t>(size, last / step + 1);
       if (begin >= end) {
         rewriter.replaceOp(op, result);
         return success();
@@ -290,8 +301,9 @@ struct PadLowering : OpConversionPattern<hlo::PadOp> {
       first.push_back(begin);
       count.push_back(end - begin);
       ones.push_back(1);
-      offsets.push_back(low + begin * step);
-      strides.push_back(step);
+      offsets.push_back(
+          static_cast<int64_t>(static_cast<uint64_t>(low) + begin * step));
+      strides.push_back(end - begin == 1 ? 1 : step);
     }
     Value source = adaptor.getOperand();
     if (ArrayRef(count) != shape)

@@ -37,28 +37,87 @@ Value filled(OpBuilder &b, Location loc, RankedTensorType type, Value fill) {
       .getResult(0);
 }
 
+/// Negative padding as a crop of the input: for each dim, the kept input
+/// elements [first, first + count) and the non-negative padding that
+/// remains around them; nullopt if no element is kept in some dim.
+/// Afterwards every index the padding code computes lies in [-size, size]
+/// of the padded dim, so nothing overflows even for paddings near +-2^63
+/// that cancel out (the verifier bounds only their sum).
+struct CroppedPadding {
+  SmallVector<int64_t> first, count, low, high;
+};
+std::optional<CroppedPadding> cropNegativePadding(ArrayRef<int64_t> shape,
+                                                  ArrayRef<int64_t> low,
+                                                  ArrayRef<int64_t> high,
+                                                  ArrayRef<int64_t> dilation) {
+  CroppedPadding result;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    uint64_t step = dilation[d];
+    // The dilated input D has `dilated` positions; element j is at j * step.
+    uint64_t dilated = size == 0 ? 0 : (size - 1) * step + 1;
+    uint64_t cropFront = low[d] < 0 ? 0 - static_cast<uint64_t>(low[d]) : 0;
+    uint64_t cropBack = high[d] < 0 ? 0 - static_cast<uint64_t>(high[d]) : 0;
+    if (cropFront >= dilated || cropBack >= dilated - cropFront)
+      return std::nullopt;
+    // Kept positions [cropFront, keptEnd) hold elements [first, last).
+    uint64_t keptEnd = dilated - cropBack;
+    uint64_t first = cropFront / step + (cropFront % step != 0);
+    uint64_t last = (keptEnd - 1) / step + 1;
+    if (first >= last)
+      return std::nullopt;
+    result.first.push_back(first);
+    result.count.push_back(last - first);
+    result.low.push_back(std::max<int64_t>(low[d], 0) +
+                         static_cast<int64_t>(first * step - cropFront));
+    result.high.push_back(std::max<int64_t>(high[d], 0) +
+                          static_cast<int64_t>(keptEnd - ((last - 1) * step + 1)));
+  }
+  return result;
+}
+
 /// `input` with `dilation[d] - 1` copies of `fill` between its elements
 /// along each dimension d, then padded by `low[d]`/`high[d]` copies of
 /// `fill` (a negative count removes elements). Returns `input` itself when
 /// there is nothing to do.
 Value padAndDilate(OpBuilder &b, Location loc, Value input,
-                   ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                   ArrayRef<int64_t> edgeLow, ArrayRef<int64_t> edgeHigh,
                    ArrayRef<int64_t> dilation, Value fill) {
-  auto type = cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
   SmallVector<int64_t> shape;
   bool identityMap = true;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t size = type.getDimSize(d);
+    // Sizes and (low + high) fit int64 (checked by the verifier).
+    int64_t size = inputType.getDimSize(d);
     int64_t dilated = size == 0 ? 0 : (size - 1) * dilation[d] + 1;
-    shape.push_back(dilated + low[d] + high[d]);
-    identityMap &= low[d] == 0 && high[d] == 0 && dilation[d] == 1;
+    shape.push_back(dilated + (edgeLow[d] + edgeHigh[d]));
+    identityMap &= edgeLow[d] == 0 && edgeHigh[d] == 0 && dilation[d] == 1;
   }
   if (identityMap)
     return input;
-  auto paddedType = RankedTensorType::get(shape, type.getElementType());
-  if (type.getNumElements() == 0)
+  auto paddedType = RankedTensorType::get(shape, inputType.getElementType());
+  std::optional<CroppedPadding> cropped =
+      inputType.getNumElements() == 0
+          ? std::nullopt
+          : cropNegativePadding(inputType.getShape(), edgeLow, edgeHigh,
+                                dilation);
+  if (!cropped)
     return filled(b, loc, paddedType, fill);
+  if (ArrayRef(cropped->count) != inputType.getShape()) {
+    SmallVector<int64_t> ones(rank, 1);
+    input = tensor::ExtractSliceOp::create(
+        b, loc,
+        RankedTensorType::get(cropped->count, inputType.getElementType()),
+        input, ValueRange{}, ValueRange{}, ValueRange{},
+        b.getDenseI64ArrayAttr(cropped->first),
+        b.getDenseI64ArrayAttr(cropped->count), b.getDenseI64ArrayAttr(ones));
+  }
+  auto type = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> low = cropped->low, high = cropped->high;
+  if (llvm::all_of(llvm::concat<const int64_t>(low, high),
+                   [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(dilation, [](int64_t v) { return v == 1; }))
+    return input;
 
   // out[i] = in[(i - low) / dilation] where that is an element, else fill.
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace numlir::hlo;
@@ -32,4 +33,35 @@ Operation *HLODialect::materializeConstant(OpBuilder &builder, Attribute value,
   if (!elements || elements.getType() != type)
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
+}
+
+/// The bytes a tensor of `type` holds with zero dims counted as 1, or
+/// nullopt if that overflows int64.
+static std::optional<int64_t> boundedByteSize(RankedTensorType type) {
+  Type element = type.getElementType();
+  int64_t elementBytes =
+      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 1;
+  std::optional<int64_t> bytes = elementBytes;
+  for (int64_t size : type.getShape())
+    if (bytes && size > 0)
+      bytes = llvm::checkedMul<int64_t>(*bytes, size);
+  return bytes;
+}
+
+LogicalResult numlir::hlo::verifyBoundedTensorSizes(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() || boundedByteSize(tensor))
+      return success();
+    return op->emitOpError()
+           << what << " #" << i << " of type " << type
+           << " is larger than 2^63 - 1 bytes, the most a tensor may hold";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }

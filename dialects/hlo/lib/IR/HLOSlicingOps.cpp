@@ -9,6 +9,7 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace numlir::hlo;
@@ -289,7 +290,12 @@ LogicalResult ConcatenateOp::verify() {
         return emitOpError("input #")
                << i << " has size " << type.getDimSize(d) << " in dim " << d
                << ", but input #0 has size " << firstType.getDimSize(d);
-    expected[dim] += type.getDimSize(dim);
+    std::optional<int64_t> joined =
+        llvm::checkedAdd<int64_t>(expected[dim], type.getDimSize(dim));
+    if (!joined)
+      return emitOpError("the inputs' sizes along dim ")
+             << dim << " add up to more than int64 can hold";
+    expected[dim] = *joined;
   }
   if (failed(verifyResultShape(*this, getType().getShape(), expected,
                                "the input shapes joined along dim " +
@@ -354,13 +360,24 @@ LogicalResult PadOp::verify() {
       return emitOpError("interior padding of dim ")
              << d << " must be non-negative, got " << interior[d];
     int64_t size = operandType.getDimSize(d);
-    int64_t padded = size + std::max<int64_t>(size - 1, 0) * interior[d];
-    int64_t total = low[d] + padded + high[d];
-    if (total < 0)
+    std::optional<int64_t> padded = llvm::checkedMulAdd<int64_t>(
+        std::max<int64_t>(size - 1, 0), interior[d], size);
+    // low + high first: a huge low cancelled by a huge negative high is a
+    // valid padding.
+    std::optional<int64_t> edges = llvm::checkedAdd<int64_t>(low[d], high[d]);
+    std::optional<int64_t> total;
+    if (padded && edges)
+      total = llvm::checkedAdd<int64_t>(*padded, *edges);
+    if (!total)
       return emitOpError("padding of dim ")
-             << d << " removes more than its " << padded
+             << d << " (size " << size << ", low = " << low[d]
+             << ", high = " << high[d] << ", interior = " << interior[d]
+             << ") overflows int64";
+    if (*total < 0)
+      return emitOpError("padding of dim ")
+             << d << " removes more than its " << *padded
              << " elements: low = " << low[d] << ", high = " << high[d];
-    expected.push_back(total);
+    expected.push_back(*total);
   }
   if (failed(verifyResultShape(*this, getType().getShape(), expected,
                                "low + size + (size - 1) * interior + high")))
@@ -388,11 +405,18 @@ OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
       [&](ArrayRef<int64_t> index) -> int64_t {
         SmallVector<int64_t> from;
         for (auto [d, i] : llvm::enumerate(index)) {
-          int64_t offset = i - low[d];
-          if (offset < 0 || offset % (interior[d] + 1) != 0 ||
-              offset / (interior[d] + 1) >= shape[d])
+          // Checked and unsigned: low may be INT64_MIN and interior
+          // INT64_MAX on a dim of size 1; either puts `i` in the padding.
+          std::optional<int64_t> offset =
+              llvm::checkedSub<int64_t>(static_cast<int64_t>(i), low[d]);
+          if (!offset || *offset < 0)
             return -1;
-          from.push_back(offset / (interior[d] + 1));
+          uint64_t step = static_cast<uint64_t>(interior[d]) + 1;
+          uint64_t unsignedOffset = static_cast<uint64_t>(*offset);
+          if (unsignedOffset % step != 0 ||
+              unsignedOffset / step >= static_cast<uint64_t>(shape[d]))
+            return -1;
+          from.push_back(unsignedOffset / step);
         }
         return linearize(from, shape);
       },

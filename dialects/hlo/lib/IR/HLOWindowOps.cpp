@@ -50,17 +50,17 @@ toPairs(ArrayRef<int64_t> flat) {
 }
 
 /// The size of `size` elements with `dilation - 1` holes between them, plus
-/// `low` and `high`; nullopt if that overflows int64.
+/// `low` and `high`; nullopt if that overflows int64. (low + high first: a
+/// huge low cancelled by a huge negative high is a valid padding.)
 static std::optional<int64_t> dilatedSize(int64_t size, int64_t dilation,
                                           int64_t low = 0, int64_t high = 0) {
   std::optional<int64_t> dilated =
       size == 0 ? std::optional<int64_t>(0)
                 : llvm::checkedMulAdd<int64_t>(size - 1, dilation, 1);
-  if (dilated)
-    dilated = llvm::checkedAdd<int64_t>(*dilated, low);
-  if (dilated)
-    dilated = llvm::checkedAdd<int64_t>(*dilated, high);
-  return dilated;
+  std::optional<int64_t> edges = llvm::checkedAdd<int64_t>(low, high);
+  if (!dilated || !edges)
+    return std::nullopt;
+  return llvm::checkedAdd<int64_t>(*dilated, *edges);
 }
 
 /// The number of windows of `window` elements, `stride` apart, in `size`.
@@ -315,11 +315,16 @@ struct DimLabels {
 } // namespace
 
 /// Parses `[b, 0, 1, f]` (with `first`/`second` the two letters allowed).
+/// Spatial indices are checked against the number of entries once the list
+/// is read, so an index like 4294967295 is an error, not an allocation.
 static ParseResult parseDimLabels(OpAsmParser &parser, DimLabels &labels) {
   SMLoc loc = parser.getCurrentLocation();
-  SmallVector<std::optional<int64_t>> spatialAt; // spatial index per position
+  struct SpatialEntry {
+    int64_t index, position;
+    SMLoc loc;
+  };
+  SmallVector<SpatialEntry> entries;
   int64_t position = 0;
-  std::string names = {labels.first, labels.second};
   if (parser.parseCommaSeparatedList(
           OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
             int64_t index = 0;
@@ -331,12 +336,7 @@ static ParseResult parseDimLabels(OpAsmParser &parser, DimLabels &labels) {
               if (index < 0)
                 return parser.emitError(entryLoc)
                        << "spatial dimension index must be non-negative";
-              if (static_cast<int64_t>(labels.spatial.size()) <= index)
-                labels.spatial.resize(index + 1, -1);
-              if (labels.spatial[index] != -1)
-                return parser.emitError(entryLoc)
-                       << "spatial dimension " << index << " is given twice";
-              labels.spatial[index] = position++;
+              entries.push_back({index, position++, entryLoc});
               return success();
             }
             StringRef keyword;
@@ -361,9 +361,19 @@ static ParseResult parseDimLabels(OpAsmParser &parser, DimLabels &labels) {
   if (labels.firstDim == -1 || labels.secondDim == -1)
     return parser.emitError(loc) << "expected both '" << labels.first
                                  << "' and '" << labels.second << "'";
-  if (llvm::is_contained(labels.spatial, -1))
-    return parser.emitError(loc)
-           << "spatial dimensions must be numbered 0, 1, ... without gaps";
+  int64_t numSpatial = entries.size();
+  labels.spatial.assign(numSpatial, -1);
+  for (const SpatialEntry &entry : entries) {
+    if (entry.index >= numSpatial)
+      return parser.emitError(entry.loc)
+             << "spatial dimension index " << entry.index
+             << " is not below the number of spatial dimensions, "
+             << numSpatial << ": they must be numbered 0, 1, ... without gaps";
+    if (labels.spatial[entry.index] != -1)
+      return parser.emitError(entry.loc)
+             << "spatial dimension " << entry.index << " is given twice";
+    labels.spatial[entry.index] = entry.position;
+  }
   return success();
 }
 
@@ -596,7 +606,9 @@ LogicalResult ConvolutionOp::verify() {
   int64_t features = lhsType.getDimSize(featureDim);
   int64_t kernelIn = rhsType.getDimSize(kernelInDim);
   int64_t kernelOut = rhsType.getDimSize(kernelOutDim);
-  if (features != kernelIn * featureGroups)
+  std::optional<int64_t> groupedIn =
+      llvm::checkedMul<int64_t>(kernelIn, featureGroups);
+  if (!groupedIn || features != *groupedIn)
     return emitOpError("lhs feature size ")
            << features << " (lhs dim " << featureDim
            << ") must be the kernel input feature size " << kernelIn

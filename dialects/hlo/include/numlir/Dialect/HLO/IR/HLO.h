@@ -13,6 +13,20 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace numlir::hlo {
+/// Checks that each ranked tensor operand and result of `op` holds at most
+/// 2^63 - 1 bytes, counting zero-size dims as 1.
+mlir::LogicalResult verifyBoundedTensorSizes(mlir::Operation *op);
+
+/// The C++ side of HLO_BoundedTensorSizes in HLODialect.td.
+template <typename ConcreteType>
+class BoundedTensorSizes
+    : public mlir::OpTrait::TraitBase<ConcreteType, BoundedTensorSizes> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyBoundedTensorSizes(op);
+  }
+};
+
 /// The C++ side of HLO_VerifyShapesFirst in HLOOps.td.
 template <typename ConcreteType>
 class VerifyShapesFirst

@@ -25,8 +25,15 @@ def HLO_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
 }
 
+// Every operand and result of an hlo op holds at most 2^63 - 1 bytes (zero
+// dims counted as 1), so no size, stride or linear index computed from a
+// shape by a verifier, folder or lowering overflows int64.
+def HLO_BoundedTensorSizes : NativeOpTrait<"BoundedTensorSizes"> {
+  let cppNamespace = "::numlir::hlo";
+}
+
 class HLO_Op<string mnemonic, list<Trait> traits = []>
-    : Op<HLO_Dialect, mnemonic, traits>;
+    : Op<HLO_Dialect, mnemonic, !listconcat([HLO_BoundedTensorSizes], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Types accepted by hlo ops.
