@@ -94,3 +94,31 @@ func.func @tensor_matmul(%a: tensor<16x4xf32>, %b: tensor<4x64xf32>, %c: tensor<
   %0 = linalg.matmul ins(%a, %b : tensor<16x4xf32>, tensor<4x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
 }
+
+// -----
+
+// An operand behind a reshape view that adds a unit dimension (x[0] @ y[0]
+// under jit): its transfers stay on the view, which has the operand's rank.
+// Folding them through the expand_shape (memref's alias folding in MLIR 22)
+// kept a minor-identity map of the smaller rank and read three rows out of
+// the unit dimension 0 of memref<1x3x4xf32>.
+// CHECK-LABEL: func.func @operand_behind_unit_dim_expand_shape
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<1x3x4xf32>
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[A]]
+// CHECK-NOT: vector.transfer_read %[[A]]
+// CHECK: vector.transfer_read %[[VIEW]][{{.*}}]{{.*}} : memref<1x3x1x4xf32>, vector<3x1x1xf32>
+// CHECK-NOT: vector.transfer_read %[[A]]
+#lhs4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#rhs4 = affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>
+#out4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>
+func.func @operand_behind_unit_dim_expand_shape(%a: memref<1x3x4xf32>, %b: memref<1x4x2xf32>, %c: memref<1x3x2xf32>) {
+  %view = memref.expand_shape %a [[0], [1], [2, 3]] output_shape [1, 3, 1, 4] : memref<1x3x4xf32> into memref<1x3x1x4xf32>
+  linalg.generic {indexing_maps = [#lhs4, #rhs4, #out4], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]}
+      ins(%view, %b : memref<1x3x1x4xf32>, memref<1x4x2xf32>) outs(%c : memref<1x3x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -29,8 +29,9 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // recomputations with the values they repeat; nothing merges linalg ops on
 // buffers, so they are erased just before bufferization (which does not know
 // them).
-// (arith-expand{include-bf16} turns bf16 truncation into integer arithmetic:
-// gcc 12's libgcc has no __truncsfbf2 for LLVM's libcall.)
+// (numlir-cpu-expand-float-conversions and arith-expand{include-bf16} turn
+// 16-bit float conversions into arithmetic LLVM lowers inline: gcc 12's
+// libgcc has no __truncsfbf2/__truncdfbf2 for LLVM's libcalls.)
 // Bufferize with identity layouts at the function boundary so every
 // argument is a dense row-major buffer, turn results into caller-provided
 // out-params (writing into them directly where the result was a fresh
@@ -50,7 +51,8 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "numlir-emit-c-entry-point,"
     "func.func(numlir-cpu-strided-copies-to-loops,"
     "numlir-cpu-vectorize-contractions,convert-linalg-to-loops,"
-    "numlir-cpu-approximate-math,arith-expand{include-bf16},"
+    "numlir-cpu-approximate-math,numlir-cpu-expand-float-conversions,"
+    "arith-expand{include-bf16},"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
     "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
     "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
@@ -182,6 +183,47 @@ bool tileAndPeel(RewriterBase &rewriter, linalg::LinalgOp op,
   return true;
 }
 
+/// Reads and writes a vector transfer of a unit-stride, rank-preserving
+/// `memref.subview` through the subview's source, so that the transfers of
+/// one accumulator tile have equal SSA operands and can be hoisted.
+///
+/// This replaces memref's alias folding, whose transfer patterns also fold
+/// through `memref.expand_shape`/`collapse_shape` and, in MLIR 22, keep a
+/// minor-identity permutation map of the new rank: a `vector<3x1x1xf32>` read
+/// of `memref<1x3x1x4xf32>` (an expanded `memref<1x3x4xf32>`) became a read of
+/// three rows from the unit dimension 0, out of bounds, marked in bounds.
+template <typename TransferOp>
+struct FoldTransferOfSubview : OpRewritePattern<TransferOp> {
+  using OpRewritePattern<TransferOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransferOp op,
+                                PatternRewriter &rewriter) const override {
+    auto subview = op.getBase().template getDefiningOp<memref::SubViewOp>();
+    if (!subview)
+      return rewriter.notifyMatchFailure(op, "not a transfer of a subview");
+    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+        llvm::any_of(subview.getStaticStrides(),
+                     [](int64_t stride) { return stride != 1; }))
+      return rewriter.notifyMatchFailure(
+          op, "rank-reducing or strided subview changes the access pattern");
+    Location loc = op.getLoc();
+    AffineExpr offset, index;
+    bindDims(op.getContext(), offset, index);
+    SmallVector<Value> indices;
+    for (auto [subviewOffset, transferIndex] :
+         llvm::zip_equal(subview.getMixedOffsets(), op.getIndices())) {
+      OpFoldResult sum = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, offset + index, {subviewOffset, transferIndex});
+      indices.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sum));
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getBaseMutable().assign(subview.getSource());
+      op.getIndicesMutable().assign(indices);
+    });
+    return success();
+  }
+};
+
 struct CPUVectorizeContractionsPass
     : numlir::impl::CPUVectorizeContractionsBase<CPUVectorizeContractionsPass> {
   using CPUVectorizeContractionsBase::CPUVectorizeContractionsBase;
@@ -287,10 +329,12 @@ struct CPUVectorizeContractionsPass
     // Keep each accumulator tile in registers across the reduction loop.
     // (Hoisting only moves transfers of buffers that are not views, at
     // the same SSA indices: fold the tiles' subviews into the transfers and
-    // merge the equal index computations first.)
+    // merge the equal index computations first. Reshape views are left in
+    // place: see FoldTransferOfSubview.)
     {
       RewritePatternSet patterns(ctx);
-      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      patterns.add<FoldTransferOfSubview<vector::TransferReadOp>,
+                   FoldTransferOfSubview<vector::TransferWriteOp>>(ctx);
       (void)applyPatternsGreedily(root, std::move(patterns));
     }
     {

@@ -129,6 +129,28 @@ def CPUApproximateMath : Pass<"numlir-cpu-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def CPUExpandFloatConversions : Pass<"numlir-cpu-expand-float-conversions"> {
+  let summary = "Restate f64 <-> bf16/f16 conversions through f32";
+  let description = [{
+    LLVM lowers `fptrunc double to bfloat` and `to half` to the libcalls
+    `__truncdfbf2` and `__truncdfhf2` of the C compiler's runtime library;
+    GCC 12's libgcc has no `__truncdfbf2`, so such an executable fails to
+    load on Debian 12. Generated code must not depend on the host
+    compiler's runtime, so this pass rewrites `arith.truncf` from f64 to
+    bf16/f16 as a truncation to f32 rounded to odd (round to nearest, step
+    toward zero where that overshot, set the last bit where inexact)
+    followed by the f32 truncation, which rounds once in effect (f32 has
+    more than twice the target's precision plus two bits), and
+    `arith.extf` from bf16/f16 to f64 as two exact extensions through f32.
+    f32 <-> bf16 is left to `arith-expand{include-bf16}`.
+
+    Before: `%y = arith.truncf %x : f64 to bf16`
+    After:  `arith.truncf %x : f64 to f32`, compare/bitcast/select to round
+            to odd, then `arith.truncf %r : f32 to bf16`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
 def CPUOrderLoops : Pass<"numlir-cpu-order-loops"> {
   let summary = "Make the innermost loop of each linalg op walk memory contiguously";
   let description = [{

@@ -180,8 +180,11 @@ struct CumulativeLowering : OpConversionPattern<hlo::CumulativeOp> {
       return success();
     }
 
+    // Slices keep the scanned dimension (extent 1): a rank-reducing slice
+    // type is ambiguous when other dimensions are 1 too, and folding the
+    // loop of a length-2 axis re-inferred which dimension was dropped.
     SmallVector<int64_t> sliceShape(type.getShape());
-    sliceShape.erase(sliceShape.begin() + dim);
+    sliceShape[dim] = 1;
     auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
     SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
     for (int64_t d = 0; d < rank; ++d)
