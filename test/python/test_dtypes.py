@@ -125,3 +125,10 @@ def test_numlir_enable_x64_environment_variable():
     env = dict(os.environ, NUMLIR_ENABLE_X64="1", PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "float64", out.stderr
+
+
+def test_jnp_bool_names_the_bool_dtype_as_in_jax():
+    x = jnp.asarray(np.array([0.0, 2.0], np.float32))
+    assert jnp.bool is jnp.bool_
+    assert x.astype(jnp.bool).dtype == jnp_ref.asarray(np.array([0.0, 2.0])).astype(jnp_ref.bool).dtype
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x, dtype=jnp.bool)), [False, True])

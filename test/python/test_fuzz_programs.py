@@ -35,7 +35,7 @@ def worker():
 
 @pytest.mark.parametrize("chunk", range(PROGRAMS // CHUNK))
 def test_random_programs_agree_with_jax(worker, chunk):
-    failures, tolerated, jax_rejects = [], [], []
+    failures, summary, tolerated, jax_rejects = [], [], [], []
     for index in range(chunk * CHUNK, (chunk + 1) * CHUNK):
         program = worker.generate(SEED, index)
         for outcome in worker.check(program):
@@ -47,14 +47,17 @@ def test_random_programs_agree_with_jax(worker, chunk):
             if known:
                 tolerated.append(f"program {index} {outcome.mode}: {known}")
                 continue
-            note = f"Found by test_fuzz_programs.py (seed {SEED}, program {index}); not minimized:\n" \
-                   f"`make fuzz SEED={SEED} N=1 START={index}` writes a minimized one to fuzz-out/.\n"
+            summary.append(f"program {index} {outcome.mode} {outcome.status}: "
+                           f"{outcome.detail.splitlines()[0] if outcome.detail else ''}")
+            note = (f"Found by test_fuzz_programs.py (seed {SEED}, program {index}); not minimized:\n"
+                    f"`make fuzz SEED={SEED} N=1 START={index}` writes a minimized one to fuzz-out/.\n")
             failures.append(reproducer.script(program, outcome, note=note))
     for line in tolerated:
         warnings.warn(f"known fuzz bug: {line}", stacklevel=1)
     assert not jax_rejects, "the generator made programs jax rejects:\n" + "\n".join(jax_rejects)
-    assert not failures, (f"{len(failures)} failing mode(s); reproducers:\n\n"
-                          + "\n\n# " + "=" * 70 + "\n\n".join(failures))
+    separator = "\n# " + "=" * 76 + "\n"
+    assert not failures, (f"{len(failures)} failing mode(s):\n" + "\n".join(summary)
+                          + "\n\nReproducers:\n" + separator.join(failures))
 
 
 # -- the fuzzer's own machinery -------------------------------------------------------------
