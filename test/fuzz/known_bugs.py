@@ -38,7 +38,26 @@ class KnownBug:
         return not self.dtypes or bool(set(self.dtypes) & set(program.dtypes()))
 
 
-KNOWN_BUGS: tuple[KnownBug, ...] = ()
+KNOWN_BUGS: tuple[KnownBug, ...] = (
+    KnownBug(
+        name="x64-int32-inexact-is-float64",
+        description="under x64, int32 -> inexact promotion (true_divide, mean, sqrt) gives float64; "
+                    "jax gives float32",
+        reproducer="x64 on; a = jnp.asarray(np.array([1, 2], np.int32)); (a / 1).dtype  "
+                   "# numlir float64, jax float32",
+        statuses=("wrong",),
+        detail=r"^dtype: result \d+: dtype float64, jax gives float32$",
+        dtypes=("int32",),
+    ),
+    KnownBug(
+        name="x64-argsort-int32",
+        description="under x64, jnp.argsort returns int32; jax returns int64",
+        reproducer="x64 on; jnp.argsort(jnp.ones((3, 1)), axis=1).dtype  # numlir int32, jax int64",
+        statuses=("wrong",),
+        detail=r"^dtype: result \d+: dtype int32, jax gives int64$",
+        kinds=("argsort",),
+    ),
+)
 
 
 def match(program: Program, outcome: Outcome) -> str | None:

@@ -181,7 +181,20 @@ def check(program: Program, mode: str) -> Outcome:
     verdict = compare.compare(got, want, rtol)
     if verdict.ok:
         return Outcome(mode, "ok")
-    if verdict.kind == "value" or verdict.kind == "nonfinite":
+    if verdict.kind in ("value", "nonfinite") and not program.x64:
+        # Rounding, not a bug, when numlir is about as close to the float64 answer as jax is.
+        set_x64(True)
+        try:
+            exact = upcast(program)
+            truth = evaluate(jax_lib, exact, mode, mode_inputs(exact, mode),
+                             jax_lib.jit(mode_function(jax_lib, exact, mode)))
+        except Exception:  # noqa: BLE001 - no float64 answer: judge without it
+            truth = None
+        finally:
+            set_x64(program.x64)
+        if truth is not None and compare.within_reference_error(got, want, truth, rtol):
+            return Outcome(mode, "ok", "differs from jax by rounding: as close to the float64 result")
+    if verdict.kind in ("value", "nonfinite"):
         rng = np.random.default_rng(0)
         if any(a.dtype.name in compare.PERTURBATION for a in arrays):
             for _ in range(3):
@@ -189,6 +202,22 @@ def check(program: Program, mode: str) -> Outcome:
                 if not compare.compare(moved, want, rtol).ok:
                     return Outcome(mode, "unstable", verdict.detail)
     return Outcome(mode, "wrong", f"{verdict.kind}: {verdict.detail}")
+
+
+def upcast(program: Program) -> Program:
+    """The program with every float in float64 (run with x64 on): the reference for rounding."""
+    def wide(a):
+        return None if a is None else (a.astype(np.float64) if a.dtype.name in compare.RTOL else a)
+
+    ops = [dataclasses.replace(op, template=_widen(op.template)) for op in program.ops]
+    inputs = [dataclasses.replace(i, value=wide(i.value), batched=wide(i.batched)) for i in program.inputs]
+    return program.copy(ops=ops, inputs=inputs, x64=True)
+
+
+def _widen(template: str) -> str:
+    for name in ("bfloat16", "float16", "float32"):
+        template = template.replace(f"jnp.{name}", "jnp.float64")
+    return template
 
 
 def intermediates(program: Program) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
