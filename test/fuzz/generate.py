@@ -143,8 +143,11 @@ class Builder:
         self.vals.append(val)
         return val
 
-    def pick(self, pred: Callable[[Val], bool] = lambda v: True, exclude=()) -> Val:
-        cands = [v for v in self.vals if pred(v) and v.name not in exclude]
+    def pick(self, pred: Callable[[Val], bool] = lambda v: True, exclude=(),
+             allow_empty: bool = False) -> Val:
+        """An operand; empty arrays only for op families that asked for them."""
+        cands = [v for v in self.vals if pred(v) and v.name not in exclude
+                 and (allow_empty or v.aval.size > 0)]
         if not cands:
             raise Rejected("no operand")
         n = len(self.vals)
@@ -154,7 +157,8 @@ class Builder:
 
     def partner(self, shape, cat: str, pred: Callable[[Val], bool], exclude=()) -> Val:
         """An existing value satisfying ``pred``, or a fresh input of ``shape``."""
-        cands = [v for v in self.vals if v.cat == cat and pred(v) and v.name not in exclude]
+        cands = [v for v in self.vals if v.cat == cat and pred(v) and v.name not in exclude
+                 and v.aval.size > 0]
         if cands and self.chance(0.55):
             return self.choice(cands)
         return self.input(shape, self.dtype_of(cat))
@@ -176,8 +180,8 @@ class Builder:
         aval = infer(template, [a.aval for a in args])
         if aval is None:
             raise Rejected(f"jax rejects {template}")
-        if aval.size == 0 or aval.size > MAX_ELEMS or aval.ndim > MAX_RANK:
-            raise Rejected("size")
+        if (aval.size == 0 and not self.chance(0.15)) or aval.size > MAX_ELEMS or aval.ndim > MAX_RANK:
+            raise Rejected("size")  # empty arrays now and then: an edge case of every op
         if aval.dtype == "bool":
             bound = 1.0
         limit = FLOAT_LIMIT if aval.is_float else INT_LIMIT
@@ -336,6 +340,13 @@ _UNARY_F = (
     ("lax_tanh", "lax.tanh({0})", lambda m: 1.0, None, False),
     ("lax_logistic", "lax.logistic({0})", lambda m: 1.0, None, False),
     ("stop_gradient", "lax.stop_gradient({0})", lambda m: m, True, False),
+    ("elu", "nn.elu({0})", lambda m: m + 1.0, True, False),
+    ("celu", "nn.celu({0}, alpha=0.5)", lambda m: m + 1.0, True, False),
+    ("selu", "nn.selu({0})", lambda m: 1.06 * m + 1.8, True, True),
+    ("leaky_relu", "nn.leaky_relu({0}, 0.1)", lambda m: m, True, True),
+    ("log_sigmoid", "nn.log_sigmoid({0})", lambda m: m + 0.7, True, False),
+    ("relu6", "nn.relu6({0} * 4.0)", lambda m: 6.0, False, True),
+    ("hard_tanh", "nn.hard_tanh({0} * 2.0)", lambda m: 1.0, False, True),
 )
 _UNARY_I = (
     ("neg", "-{0}", lambda m: m, False, False),
@@ -357,7 +368,7 @@ _UNARY_B = (
 
 
 def op_unary(b: Builder) -> Val:
-    v = b.pick()
+    v = b.pick(allow_empty=True)
     table = {"f": _UNARY_F, "i": _UNARY_I, "b": _UNARY_B}[v.cat]
     kind, template, bound_fn, keeps, kinked = b.choice(table)
     bound = bound_fn(v.bound)
@@ -368,7 +379,7 @@ def op_unary(b: Builder) -> Val:
 
 
 def op_cast(b: Builder) -> Val:
-    v = b.pick()
+    v = b.pick(allow_empty=True)
     targets = ["float32", "int32", "bool", "bfloat16"]
     if b.x64:
         targets = ["float64", "float32", "int32", "int64", "bool"]
@@ -414,7 +425,7 @@ _COMPARE = ("{0} > {1}", "{0} >= {1}", "{0} < {1}", "{0} <= {1}", "{0} != {1}", 
 
 
 def _binary_operands(b: Builder, cat: str | None = None):
-    a = b.pick(lambda v: cat is None or v.cat == cat)
+    a = b.pick(lambda v: cat is None or v.cat == cat, allow_empty=True)
     c = b.partner(broadcast_partner_shape(b, a.shape), a.cat,
                   lambda v: broadcastable(a.shape, v.shape), exclude=(a.name,))
     if b.chance(0.1) and a.cat == "f":  # mixed-dtype promotion
@@ -469,7 +480,7 @@ def op_where(b: Builder) -> Val:
 
 
 def op_reduce(b: Builder) -> Val:
-    x = b.pick()
+    x = b.pick(allow_empty=True)
     options = [("sum", "jnp.sum"), ("mean", "jnp.mean"), ("max", "jnp.max"), ("min", "jnp.min"),
                ("prod", "jnp.prod"), ("any", "jnp.any"), ("all", "jnp.all"),
                ("sum_method", "{0}.sum"), ("max_method", "{0}.max")]
@@ -523,6 +534,13 @@ def op_cumulative(b: Builder) -> Val:
 def op_softmax(b: Builder) -> Val:
     x = b.pick(lambda v: v.cat == "f" and v.ndim >= 1)
     axis = axes_arg(b, x.ndim, allow_none=False, allow_tuple=False)
+    if b.chance(0.4):
+        axes = axes_arg(b, x.ndim)
+        n = reduced_count(x.shape, axes)
+        return b.emit("logsumexp", f"nn.logsumexp({{0}}, axis={axes}, keepdims={b.chance(0.5)})", [x],
+                      x.bound + math.log(n) + 1, x.distinct)
+    if b.chance(0.2) and x.shape[int(axis)] >= 2:
+        return b.emit("standardize", f"nn.standardize({{0}}, axis={axis})", [x], 1e3, x.distinct)
     fn, bound = b.choice((("nn.softmax", 1.0), ("nn.log_softmax", x.bound * 2 + 6)))
     return b.emit("softmax", f"{fn}({{0}}, axis={axis})", [x], bound, x.distinct)
 
@@ -555,7 +573,7 @@ def op_squeeze(b: Builder) -> Val:
 
 
 def op_expand_dims(b: Builder) -> Val:
-    x = b.pick(lambda v: v.ndim < MAX_RANK - 1)
+    x = b.pick(lambda v: v.ndim < MAX_RANK - 1, allow_empty=True)
     k = int(b.rng.integers(1, 3))
     out_rank = x.ndim + k
     positions = sorted(int(p) for p in b.rng.permutation(out_rank)[:k])
@@ -572,7 +590,7 @@ def op_expand_dims(b: Builder) -> Val:
 
 
 def op_transpose(b: Builder) -> Val:
-    x = b.pick(lambda v: v.ndim >= 2 or b.chance(0.1))
+    x = b.pick(lambda v: v.ndim >= 2 or b.chance(0.1), allow_empty=True)
     perm = [int(p) for p in b.rng.permutation(x.ndim)]
     i, j = (int(a) for a in b.rng.integers(0, max(x.ndim, 1), size=2))
     template = b.choice((f"jnp.transpose({{0}}, {tuple_src(perm) if perm else '()'})", "{0}.T",
@@ -844,6 +862,16 @@ def op_einsum(b: Builder) -> Val:
         c = b.partner(rhs, a.cat, lambda v: v.shape == rhs)
         return b.emit("einsum", "jnp.einsum('...ij,...jk->...ik', {0}, {1})", [a, c],
                       a.bound * c.bound * k)
+    if b.chance(0.15) and a.ndim >= 2:  # a chain of three: contraction order is einsum's choice
+        i, j = letters[-2], letters[-1]
+        mid = (a.shape[-1], b.dim())
+        last = (mid[1], b.dim())
+        c = b.partner(mid, a.cat, lambda v: v.shape == mid)
+        d = b.partner(last, a.cat, lambda v: v.shape == last)
+        lead = "".join(letters[:-2])
+        spec = f"{lead}{i}{j},{j}y,yz->{lead}{i}z"
+        return b.emit("einsum", f"jnp.einsum('{spec}', {{0}}, {{1}}, {{2}})", [a, c, d],
+                      a.bound * c.bound * d.bound * mid[0] * mid[1])
     shared = [l for l in letters if b.chance(0.5)]
     new = list(_LETTERS[a.ndim:a.ndim + int(b.rng.integers(0, 3))])
     rhs_letters = [str(l) for l in b.rng.permutation(shared + new)]
