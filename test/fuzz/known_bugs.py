@@ -62,6 +62,15 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         kinds=("argsort",),
     ),
     KnownBug(
+        name="x64-fori-loop-index-not-weak",
+        description="under x64, lax.fori_loop's index (Python-int bounds) is a strong int64, so an "
+                    "int32 carry updated with it changes type; jax's index is weakly typed",
+        reproducer="x64 on; lax.fori_loop(0, 4, lambda i, c: c * 2 - i, np.int32(-2))  # TypeError",
+        statuses=("error",),
+        detail=r"f must return a carry with the types of init",
+        kinds=("fori_loop",),
+    ),
+    KnownBug(
         name="bf16-reductions-accumulate-in-bf16",
         description="jnp.sum/mean/var/std of bfloat16 accumulate in bfloat16; jax accumulates in "
                     "float32 and rounds once",

@@ -40,7 +40,8 @@ def signature(outcome: Outcome) -> str:
         detail = re.sub(r"0x[0-9a-f]+", "#", detail)
         detail = re.sub(r"-?\d+", "#", detail)
         detail = re.sub(r"'[^']*'", "'_'", detail)
-        detail = re.sub(r"\([^()]*\)", "(_)", detail)[:90]
+        detail = re.sub(r"\([^()]*\)", "(_)", detail)
+        detail = re.sub(r"\[[^\[\]]*\]", "[_]", detail)[:90]
     return f"{outcome.status}:{detail}"
 
 
