@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
 	gcc g++ ninja-build python3-venv python3-dev
 JOBS ?= $(shell nproc)
 
-.PHONY: setup build test test-lit test-python demo bench clean
+.PHONY: setup build test test-lit test-python demo bench fuzz clean
 
 setup: $(STAMPS)/debian $(STAMPS)/venv
 
@@ -47,6 +47,11 @@ test-python: build
 test: build
 	$(LLVM_BIN)/lit -s build/test
 	$(PY) -m pytest -q -n $(JOBS) test/python
+
+# A differential fuzzing campaign against jax: make fuzz N=10000 SEED=1 (docs/fuzzing.md).
+fuzz: build
+	PYTHONPATH=test $(PY) -m fuzz.campaign --n $(or $(N),1000) --seed $(or $(SEED),1) \
+	  --start $(or $(START),0) --jobs $(JOBS) --out fuzz-out
 
 demo: build
 	$(PY) examples/logistic_regression_digits.py

@@ -151,3 +151,10 @@ def test_x64_integer_to_inexact_promotion_follows_width_as_in_jax(x64, dtype):
 def test_x64_argsort_returns_the_default_int_as_in_jax(x64):
     x = np.array([3.0, 1.0, 2.0])
     assert jnp.argsort(jnp.asarray(x)).dtype == jnp_ref.argsort(x).dtype == np.int64
+
+
+def test_jnp_bool_names_the_bool_dtype_as_in_jax():
+    x = jnp.asarray(np.array([0.0, 2.0], np.float32))
+    assert jnp.bool is jnp.bool_
+    assert x.astype(jnp.bool).dtype == jnp_ref.asarray(np.array([0.0, 2.0])).astype(jnp_ref.bool).dtype
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x, dtype=jnp.bool)), [False, True])

@@ -112,3 +112,20 @@ def test_logsumexp_empty_axis():
 def test_fuzz_activation_shapes(shape, op):
     x = np.random.default_rng(0).uniform(-4, 4, size=shape).astype(F32)
     _check(getattr(nn, op), getattr(jax.nn, op), [x])
+
+
+
+def _check_one_hot_matches_jax():
+    labels = np.array([[0, 3], [1, 2]], np.int32)
+    got, want = nn.one_hot(jnp.asarray(labels), 4), jax.nn.one_hot(jnp_ref.asarray(labels), 4)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert nn.one_hot(jnp.asarray(labels), 4, dtype=jnp.int32).dtype == np.int32
+
+
+def test_one_hot_defaults_to_the_default_float_dtype():
+    _check_one_hot_matches_jax()
+
+
+def test_one_hot_is_float64_under_x64_as_jax(x64):
+    _check_one_hot_matches_jax()

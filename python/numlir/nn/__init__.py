@@ -2,6 +2,7 @@
 
 import numlir.numpy as jnp
 from numlir._src import core, shapes
+from numlir._src import dtypes as _dtypes
 from numlir._src.lax import elementwise as _lax
 from numlir._src.numpy.util import promote_args_inexact
 from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
@@ -58,14 +59,15 @@ def softmax(x, axis=-1):
     return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
 
 
-def one_hot(x, num_classes: int, dtype=jnp.float32):
-    """One-hot encode integer array ``x`` along a new last axis."""
+def one_hot(x, num_classes: int, dtype=None):
+    """One-hot encode integer array ``x`` along a new last axis (default dtype: the default float)."""
     from numlir._src.lax import shape_ops
 
     aval = core.get_aval(x)
     num_classes = shapes.canonicalize_dim(num_classes, "one_hot", "num_classes")
     classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
-    return jnp.equal(jnp.expand_dims(x, -1), classes).astype(dtype)
+    return jnp.equal(jnp.expand_dims(x, -1), classes).astype(
+        _dtypes.default_float_dtype() if dtype is None else dtype)
 
 
 from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402

@@ -44,6 +44,7 @@ from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_n
                                       sign, sin, sqrt, square, subtract, tanh, true_divide, where)
 
 bool_ = _np.bool_
+bool = bool_  # noqa: A001 - jax.numpy.bool, as in NumPy 2
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64

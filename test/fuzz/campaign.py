@@ -1,0 +1,184 @@
+"""``make fuzz``: a long campaign of random programs, with minimized reproducers.
+
+    python -m fuzz.campaign --n 10000 --seed 1 --jobs 2 --out fuzz-out
+
+(run from test/, or with test/ on PYTHONPATH). Programs ``0 .. n-1`` of the
+seed are generated and run in every mode that applies, in ``jobs`` worker
+processes. Each distinct failure (by mode, outcome and signature) is
+minimized, up to ``--minimize-per-signature`` examples, and written to
+``out/`` as a standalone script; ``out/summary.txt`` has the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import json
+import os
+import sys
+import threading
+import time
+
+from . import known_bugs, minimize, render, reproducer
+from .program import Program
+from .run_modes import FAILURES, Outcome
+from .sandbox import Worker
+
+COUNTED = ("ok", "wrong", "error", "crash", "timeout", "jax_error", "unstable")
+
+
+@dataclasses.dataclass
+class Finding:
+    index: int
+    program: Program
+    outcome: Outcome
+    signature: str
+    known: str | None
+
+
+class Campaign:
+    def __init__(self, args):
+        self.args = args
+        self.lock = threading.Lock()
+        self.counts = collections.Counter()
+        self.per_mode = collections.defaultdict(collections.Counter)
+        self.signatures: dict[str, list[Finding]] = collections.defaultdict(list)
+        self.next_index = args.start
+        self.programs = 0
+        self.written: list[str] = []
+
+    def take(self) -> int | None:
+        with self.lock:
+            if self.next_index >= self.args.start + self.args.n:
+                return None
+            self.next_index += 1
+            return self.next_index - 1
+
+    def record(self, index: int, program: Program, outcomes: list[Outcome]) -> list[Finding]:
+        fresh = []
+        with self.lock:
+            self.programs += 1
+            for o in outcomes:
+                self.counts[o.status] += 1
+                self.per_mode[o.mode][o.status] += 1
+                if o.status in FAILURES:
+                    sig = f"{o.mode}|{minimize.signature(o)}"
+                    finding = Finding(index, program, o, sig, known_bugs.match(program, o))
+                    self.signatures[sig].append(finding)
+                    if len(self.signatures[sig]) <= self.args.minimize_per_signature:
+                        fresh.append(finding)
+        return fresh
+
+    def work(self, bar) -> None:
+        worker = Worker(timeout=self.args.timeout)
+        try:
+            while (index := self.take()) is not None:
+                program = worker.generate(self.args.seed, index)
+                outcomes = worker.check(program, self.args.modes)
+                for finding in self.record(index, program, outcomes):
+                    self.report(worker, finding)
+                with self.lock:
+                    bar.update(1)
+                    bar.set_postfix(wrong=self.counts["wrong"], error=self.counts["error"],
+                                    crash=self.counts["crash"] + self.counts["timeout"], refresh=False)
+        finally:
+            worker.close()
+
+    def report(self, worker: Worker, finding: Finding) -> None:
+        program, outcome = finding.program, finding.outcome
+        if not self.args.no_minimize:
+            program, outcome = minimize.minimize(worker, program, outcome, budget=self.args.budget)
+            if not outcome.failed:  # flaky: keep the original
+                program, outcome = finding.program, finding.outcome
+        note = f"Found by `make fuzz SEED={self.args.seed}` (program {finding.index}); "
+        note += "minimized.\n" if not self.args.no_minimize else "not minimized.\n"
+        if finding.known:
+            note += f"Known bug: {finding.known}.\n"
+        text = reproducer.script(program, outcome, note=note)
+        slug = f"{finding.index:06d}-{outcome.mode}-{outcome.status}"
+        path = os.path.join(self.args.out, f"{slug}.py")
+        with open(path, "w") as f:
+            f.write(text)
+        with self.lock:
+            self.written.append(path)
+
+    def summary(self, elapsed: float) -> str:
+        c = self.counts
+        modes_run = sum(v for k, v in c.items() if k not in ("jax_error", "unstable"))
+        lines = [
+            f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}: "
+            f"{self.programs} programs in {elapsed:.0f}s",
+            f"modes run: {modes_run} (ok {c['ok']}); skipped: jax rejects {c['jax_error']}, "
+            f"ill-conditioned {c['unstable']}",
+            f"wrong values: {c['wrong']}",
+            f"numlir exceptions where jax succeeds: {c['error']}",
+            f"crashes: {c['crash']} (timeouts: {c['timeout']})",
+            "",
+            "per mode: " + "; ".join(
+                f"{m}: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt.items()))
+                for m, cnt in sorted(self.per_mode.items())),
+            "",
+            f"distinct failure signatures: {len(self.signatures)}",
+        ]
+        for sig, findings in sorted(self.signatures.items(), key=lambda kv: -len(kv[1])):
+            known = findings[0].known
+            lines.append(f"  {len(findings):5d}x {sig}" + (f"   [known: {known}]" if known else ""))
+            lines.append(f"         first: program {findings[0].index}, kinds "
+                         f"{','.join(findings[0].program.kinds())}")
+        if self.written:
+            lines += ["", f"reproducers in {self.args.out}/ ({len(self.written)} files)"]
+        return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=1000, help="number of programs")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--start", type=int, default=0, help="index of the first program")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    p.add_argument("--out", default="fuzz-out", help="directory for reproducers and the summary")
+    p.add_argument("--modes", nargs="*", default=None, help="only these modes (default: all)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds one mode may take")
+    p.add_argument("--no-minimize", action="store_true")
+    p.add_argument("--budget", type=int, default=120, help="minimizer's runs per failure")
+    p.add_argument("--minimize-per-signature", type=int, default=2,
+                   help="reproducers written per distinct failure signature")
+    p.add_argument("--show", action="store_true", help="print program START's source and exit")
+    args = p.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    if args.show:
+        worker = Worker(timeout=args.timeout)
+        try:
+            print(render.function_source(worker.generate(args.seed, args.start)))
+        finally:
+            worker.close()
+        return 0
+
+    from tqdm import tqdm
+
+    campaign = Campaign(args)
+    start = time.time()
+    with tqdm(total=args.n, unit="prog", dynamic_ncols=True) as bar:
+        threads = [threading.Thread(target=campaign.work, args=(bar,), daemon=True)
+                   for _ in range(max(1, min(args.jobs, args.n)))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    text = campaign.summary(time.time() - start)
+    print(text)
+    with open(os.path.join(args.out, "summary.txt"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump({"seed": args.seed, "start": args.start, "n": args.n,
+                   "programs": campaign.programs, "counts": dict(campaign.counts),
+                   "per_mode": {m: dict(c) for m, c in campaign.per_mode.items()},
+                   "signatures": {s: [f.index for f in fs] for s, fs in campaign.signatures.items()}},
+                  f, indent=1)
+    failures = sum(campaign.counts[k] for k in FAILURES)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

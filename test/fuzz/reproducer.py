@@ -1,0 +1,125 @@
+"""A failure as a standalone script: imports numlir and jax, builds the inputs, compares.
+
+The script needs neither the fuzzer nor the seed: the program's source and
+its input values are written out in full.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+
+from . import compare, render
+from .program import Program
+from .run_modes import Outcome
+
+_MODE_CODE = {
+    "eager": "fn = f",
+    "jit": "fn = lib.jit(f)",
+    "grad": "fn = lib.grad(make_loss(lib, f), argnums=ARGNUMS)",
+    "vmap": "fn = lib.vmap(f, in_axes=IN_AXES)",
+    "jit_vmap_grad": "fn = lib.jit(lib.vmap(lib.grad(make_loss(lib, f), argnums=ARGNUMS), in_axes=IN_AXES))",
+}
+
+
+def array_source(a: np.ndarray) -> str:
+    if a.dtype.name == "bfloat16":
+        return f"np.array({a.astype(np.float32).tolist()!r}, dtype=np.float32).astype(jnp_bfloat16)"
+    return f"np.array({a.tolist()!r}, dtype=np.{a.dtype.name})"
+
+
+def script(program: Program, outcome: Outcome, note: str = "") -> str:
+    mode = outcome.mode
+    batched = mode in ("vmap", "jit_vmap_grad")
+    arrays = [inp.batched if batched and inp.batch_axis is not None else inp.value
+              for inp in program.inputs]
+    inputs = "\n".join(f"    {array_source(a)},  # {inp.name}" for inp, a in zip(program.inputs, arrays))
+    weights = [list(a.shape) if a.is_float else None for a in program.output_avals()]
+    detail = textwrap.indent(outcome.detail.strip(), "    ") if outcome.detail else ""
+    rtol = compare.program_rtol(program.dtypes())
+    uses_grad = "grad" in mode
+    loss = ""
+    if uses_grad:
+        loss = f'''
+OUTPUT_WEIGHT_SHAPES = {weights!r}
+
+
+def make_loss(lib, f):
+    """sum_i sum(out_i * w_i) over the float outputs, with fixed uneven weights."""
+    weights = [None if s is None else np.cos(np.arange(int(np.prod(s))) * 1.37 + 0.3).reshape(s)
+               for s in OUTPUT_WEIGHT_SHAPES]
+
+    def loss(*xs):
+        total = 0.0
+        for out, w in zip(f(*xs), weights):
+            if w is not None:
+                total = total + lib.jnp.sum(out * w.astype(out.dtype))
+        return total
+
+    return loss
+'''
+    return f'''"""numlir fuzz reproducer: {mode} -> {outcome.status}
+{detail}
+
+{note}Program kinds: {", ".join(program.kinds())}; dtypes: {", ".join(program.dtypes())}; x64={program.x64}.
+Run: python this_file.py  (compares numlir with jax on the same inputs)
+"""
+import types
+
+import numpy as np
+import jax
+import jax.numpy
+import numlir
+import numlir.numpy
+
+jnp_bfloat16 = jax.numpy.bfloat16
+X64 = {program.x64}
+jax.config.update("jax_enable_x64", X64)
+numlir.config.update("jax_enable_x64", X64)
+
+{render.factory_source(program)}
+
+INPUTS = [
+{inputs}
+]
+IN_AXES = {program.in_axes()!r}
+ARGNUMS = {program.grad_argnums()!r}
+RTOL = {rtol!r}
+{loss}
+
+JAX = types.SimpleNamespace(jit=jax.jit, grad=jax.grad, vmap=jax.vmap,
+                            jnp=jax.numpy, lax=jax.lax, nn=jax.nn)
+NUMLIR = types.SimpleNamespace(jit=numlir.jit, grad=numlir.grad, vmap=numlir.vmap,
+                               jnp=numlir.numpy, lax=numlir.lax, nn=numlir.nn)
+
+
+def run(lib):
+    f = make(lib.jnp, lib.lax, lib.nn)
+    {_MODE_CODE[mode]}
+    if lib is JAX:
+        fn = jax.jit(fn)  # the reference always runs under jax.jit
+    out = fn(*[lib.jnp.asarray(a) for a in INPUTS])
+    return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(out)]
+
+
+def check(got, want):
+    """Shapes and dtypes exactly; floats to RTOL of the leaf's magnitude; the rest exactly."""
+    assert len(got) == len(want), (len(got), len(want))
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape and g.dtype == w.dtype, (i, g.shape, g.dtype, w.shape, w.dtype)
+        if w.dtype.kind == "f" or w.dtype.name == "bfloat16":
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            scale = np.max(np.abs(w64[np.isfinite(w64)]), initial=0.0)
+            np.testing.assert_allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, 1e-3),
+                                       err_msg=f"result {{i}}")
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=f"result {{i}}")
+
+
+if __name__ == "__main__":
+    want = run(JAX)
+    got = run(NUMLIR)
+    check(got, want)
+    print("numlir agrees with jax")
+'''.rstrip() + "\n"

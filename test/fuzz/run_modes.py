@@ -1,0 +1,236 @@
+"""Runs one program in one mode on numlir and on jax, and classifies the outcome.
+
+Modes:
+
+- ``eager``: ``f(*xs)``, op by op;
+- ``jit``: ``jit(f)(*xs)``;
+- ``grad``: ``grad(loss, argnums=<float inputs>)(*xs)``, eagerly, where ``loss``
+  is ``sum_i sum(out_i * w_i)`` over the float outputs, ``w_i`` fixed weights;
+- ``vmap``: ``vmap(f, in_axes)(*batched xs)``, eagerly;
+- ``jit_vmap_grad``: ``jit(vmap(grad(loss, argnums), in_axes))(*batched xs)``.
+
+jax's reference is always run under ``jax.jit``. Outcomes:
+
+- ``ok``; ``wrong`` (a value, shape or dtype disagrees);
+- ``error``: numlir raises where jax succeeds;
+- ``crash`` / ``timeout``: decided by the sandbox, which sees the worker die;
+- ``jax_error``: jax rejects the program in this mode (skipped);
+- ``unstable``: a mismatch, but jax's own result moves by more than the
+  tolerance when the float inputs are perturbed slightly: the program is
+  ill-conditioned at this input (near a discontinuity or a tie), so the
+  mismatch is not evidence of a bug (skipped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import traceback
+
+import numpy as np
+
+from . import compare, render
+from .program import Program
+
+MODES = ("eager", "jit", "grad", "vmap", "jit_vmap_grad")
+BATCHED_MODES = ("vmap", "jit_vmap_grad")
+SKIPS = ("jax_error", "unstable")
+FAILURES = ("wrong", "error", "crash", "timeout")
+
+
+@dataclasses.dataclass
+class Outcome:
+    mode: str
+    status: str
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILURES
+
+
+def applicable_modes(program: Program) -> list[str]:
+    modes = ["eager", "jit"]
+    if program.has_grad():
+        modes.append("grad")
+    if program.has_vmap():
+        modes.append("vmap")
+        if program.has_grad():
+            modes.append("jit_vmap_grad")
+    return modes
+
+
+@dataclasses.dataclass(frozen=True)
+class Library:
+    name: str
+    jnp: object
+    jit: object
+    grad: object
+    vmap: object
+
+
+@functools.lru_cache(maxsize=None)
+def library(name: str) -> Library:
+    if name == "numlir":
+        import numlir
+
+        return Library("numlir", numlir.numpy, numlir.jit, numlir.grad, numlir.vmap)
+    import jax
+
+    return Library("jax", jax.numpy, jax.jit, jax.grad, jax.vmap)
+
+
+def set_x64(enabled: bool) -> None:
+    """Both libraries at once; the worker process owns these flags."""
+    import jax
+    import numlir
+
+    numlir.config.update("jax_enable_x64", enabled)
+    jax.config.update("jax_enable_x64", enabled)
+
+
+def loss_weights(shape) -> np.ndarray:
+    """Fixed, uneven weights, so every output element matters differently to the loss."""
+    size = int(np.prod(shape, dtype=np.int64))
+    return np.cos(np.arange(size) * 1.37 + 0.3).reshape(shape)
+
+
+def make_loss(lib: Library, f, program: Program):
+    weights = [loss_weights(a.shape) if a.is_float else None for a in program.output_avals()]
+
+    def loss(*xs):
+        total = 0.0
+        for out, w in zip(f(*xs), weights):
+            if w is not None:
+                total = total + lib.jnp.sum(out * w.astype(out.dtype))
+        return total
+
+    return loss
+
+
+def mode_function(lib: Library, program: Program, mode: str):
+    f = render.build(program, lib.name)
+    if mode == "eager":
+        return f
+    if mode == "jit":
+        return lib.jit(f)
+    if mode == "vmap":
+        return lib.vmap(f, in_axes=program.in_axes())
+    grad = lib.grad(make_loss(lib, f, program), argnums=program.grad_argnums())
+    if mode == "grad":
+        return grad
+    if mode == "jit_vmap_grad":
+        return lib.jit(lib.vmap(grad, in_axes=program.in_axes()))
+    raise ValueError(f"unknown mode {mode!r}")
+
+
+def mode_inputs(program: Program, mode: str) -> list[np.ndarray]:
+    if mode in BATCHED_MODES:
+        return [inp.batched if inp.batch_axis is not None else inp.value for inp in program.inputs]
+    return [inp.value for inp in program.inputs]
+
+
+def flatten(tree) -> list:
+    if isinstance(tree, (tuple, list)):
+        return [leaf for item in tree for leaf in flatten(item)]
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in flatten(tree[key])]
+    return [tree]
+
+
+def evaluate(lib: Library, program: Program, mode: str, arrays, fn=None) -> list[np.ndarray]:
+    fn = fn or mode_function(lib, program, mode)
+    args = [lib.jnp.asarray(a) for a in arrays]
+    return [compare.to_numpy(leaf) for leaf in flatten(fn(*args))]
+
+
+def perturbed(arrays, rng: np.random.Generator) -> list[np.ndarray]:
+    out = []
+    for a in arrays:
+        name = a.dtype.name
+        if name in compare.PERTURBATION:
+            noise = 1.0 + compare.PERTURBATION[name] * rng.standard_normal(a.shape)
+            out.append(np.asarray(a.astype(np.float64) * noise).astype(a.dtype))
+        else:
+            out.append(a)
+    return out
+
+
+def _describe(exc: BaseException) -> str:
+    lines = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:400]
+
+
+def check(program: Program, mode: str) -> Outcome:
+    """Runs ``program`` in ``mode`` on jax, then numlir, and classifies the result."""
+    set_x64(program.x64)
+    arrays = mode_inputs(program, mode)
+    jax_lib = library("jax")
+    try:
+        jax_fn = jax_lib.jit(mode_function(jax_lib, program, mode))
+        want = evaluate(jax_lib, program, mode, arrays, jax_fn)
+    except Exception as exc:  # noqa: BLE001 - jax's verdict on the program
+        return Outcome(mode, "jax_error", _describe(exc))
+    try:
+        got = evaluate(library("numlir"), program, mode, arrays)
+    except Exception as exc:  # noqa: BLE001 - anything numlir raises is a finding
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" [at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}]" if tb else ""
+        return Outcome(mode, "error", _describe(exc) + where)
+    rtol = compare.program_rtol(program.dtypes())
+    verdict = compare.compare(got, want, rtol)
+    if verdict.ok:
+        return Outcome(mode, "ok")
+    if verdict.kind in ("value", "nonfinite") and not program.x64:
+        # Rounding, not a bug, when numlir is about as close to the float64 answer as jax is.
+        set_x64(True)
+        try:
+            exact = upcast(program)
+            truth = evaluate(jax_lib, exact, mode, mode_inputs(exact, mode),
+                             jax_lib.jit(mode_function(jax_lib, exact, mode)))
+        except Exception:  # noqa: BLE001 - no float64 answer: judge without it
+            truth = None
+        finally:
+            set_x64(program.x64)
+        if truth is not None and compare.within_reference_error(got, want, truth, rtol):
+            return Outcome(mode, "ok", "differs from jax by rounding: as close to the float64 result")
+    if verdict.kind in ("value", "nonfinite"):
+        rng = np.random.default_rng(0)
+        if any(a.dtype.name in compare.PERTURBATION for a in arrays):
+            for _ in range(3):
+                moved = evaluate(jax_lib, program, mode, perturbed(arrays, rng), jax_fn)
+                if not compare.compare(moved, want, rtol).ok:
+                    return Outcome(mode, "unstable", verdict.detail)
+    return Outcome(mode, "wrong", f"{verdict.kind}: {verdict.detail}")
+
+
+def upcast(program: Program) -> Program:
+    """The program with every float in float64 (run with x64 on): the reference for rounding."""
+    def wide(a):
+        return None if a is None else (a.astype(np.float64) if a.dtype.name in compare.RTOL else a)
+
+    ops = [dataclasses.replace(op, template=_widen(op.template)) for op in program.ops]
+    inputs = [dataclasses.replace(i, value=wide(i.value), batched=wide(i.batched)) for i in program.inputs]
+    return program.copy(ops=ops, inputs=inputs, x64=True)
+
+
+def _widen(template: str) -> str:
+    for name in ("bfloat16", "float16", "float32"):
+        template = template.replace(f"jnp.{name}", "jnp.float64")
+    return template
+
+
+def intermediates(program: Program) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Every op's value by jax, unbatched and (where some input is batched) batched along axis 0.
+
+    The minimizer cuts a value into an input that holds exactly these numbers."""
+    import jax
+
+    set_x64(program.x64)
+    f = render.build(program, "jax", returns_all=True)
+    plain = jax.jit(f)(*mode_inputs(program, "eager"))
+    batched = {}
+    if program.has_vmap():
+        batched = jax.jit(jax.vmap(f, in_axes=program.in_axes()))(*mode_inputs(program, "vmap"))
+    return {name: (np.asarray(value), np.asarray(batched[name]) if name in batched else None)
+            for name, value in plain.items()}

@@ -1,0 +1,154 @@
+"""Random programs agree with jax in every mode: the differential fuzzer's fixed-seed budget.
+
+Each chunk generates its programs (test/fuzz/generate.py) and runs them in a
+worker process under eager, jit, grad, vmap and jit(vmap(grad)), comparing
+with jax. A failing chunk prints a standalone reproducer for each failure;
+``make fuzz SEED=... `` minimizes. Known, not yet fixed bugs are listed in
+test/fuzz/known_bugs.py; their failures are reported but tolerated.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from fuzz import compare, generate, known_bugs, minimize, render, reproducer  # noqa: E402
+from fuzz.program import Aval, Input, Op, Program  # noqa: E402
+from fuzz.run_modes import MODES, Outcome  # noqa: E402
+from fuzz.sandbox import Worker  # noqa: E402
+
+SEED = 8
+PROGRAMS = 400
+CHUNK = 25
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = Worker(timeout=300)
+    yield w
+    w.close()
+
+
+@pytest.mark.parametrize("chunk", range(PROGRAMS // CHUNK))
+def test_random_programs_agree_with_jax(worker, chunk):
+    failures, summary, tolerated, jax_rejects = [], [], [], []
+    for index in range(chunk * CHUNK, (chunk + 1) * CHUNK):
+        program = worker.generate(SEED, index)
+        for outcome in worker.check(program):
+            if outcome.status == "jax_error" and outcome.mode in ("eager", "jit"):
+                jax_rejects.append(f"program {index}: {outcome.detail}\n{render.function_source(program)}")
+            if not outcome.failed:
+                continue
+            known = known_bugs.match(program, outcome)
+            if known:
+                tolerated.append(f"program {index} {outcome.mode}: {known}")
+                continue
+            summary.append(f"program {index} {outcome.mode} {outcome.status}: "
+                           f"{outcome.detail.splitlines()[0] if outcome.detail else ''}")
+            note = (f"Found by test_fuzz_programs.py (seed {SEED}, program {index}); not minimized:\n"
+                    f"`make fuzz SEED={SEED} N=1 START={index}` writes a minimized one to fuzz-out/.\n")
+            failures.append(reproducer.script(program, outcome, note=note))
+    for line in tolerated:
+        warnings.warn(f"known fuzz bug: {line}", stacklevel=1)
+    assert not jax_rejects, "the generator made programs jax rejects:\n" + "\n".join(jax_rejects)
+    separator = "\n# " + "=" * 76 + "\n"
+    assert not failures, (f"{len(failures)} failing mode(s):\n" + "\n".join(summary)
+                          + "\n\nReproducers:\n" + separator.join(failures))
+
+
+# -- the fuzzer's own machinery -------------------------------------------------------------
+
+def test_generator_is_deterministic_and_covers_the_op_families():
+    kinds = set()
+    dtypes = set()
+    ranks = set()
+    for index in range(300):
+        a, b = generate.generate(3, index), generate.generate(3, index)
+        assert render.function_source(a) == render.function_source(b)
+        assert all(np.array_equal(x.value, y.value) for x, y in zip(a.inputs, b.inputs))
+        kinds.update(a.kinds())
+        dtypes.update(a.dtypes())
+        ranks.update(inp.value.ndim for inp in a.inputs)
+    for family in ("index", "gather", "bool_mask", "reshape", "squeeze", "expand_dims", "transpose",
+                   "broadcast", "reduce_sum", "cumsum", "cumprod", "cummax", "dot_general", "einsum",
+                   "matmul", "concatenate", "where", "scatter", "pad", "conv", "reduce_window",
+                   "cond", "while_loop", "scan"):
+        assert family in kinds, family
+    assert {"float32", "float64", "int32", "bool", "bfloat16"} <= dtypes
+    assert set(range(5)) <= ranks
+
+
+def test_comparison_tolerances_follow_the_dtype():
+    w = np.array([1.0, -2.0, 3.0], np.float32)
+    assert compare.compare([w * (1 + 5e-5)], [w], compare.RTOL["float32"]).ok
+    assert not compare.compare([w * (1 + 1e-3)], [w], compare.RTOL["float32"]).ok
+    assert compare.compare([w * (1 + 1e-2)], [w], compare.RTOL["bfloat16"]).ok
+    assert not compare.compare([np.array([1, 2], np.int32)], [np.array([1, 3], np.int32)], 0.1).ok
+    verdict = compare.compare([w.astype(np.float64)], [w], 1.0)
+    assert not verdict.ok and verdict.kind == "dtype"
+    nan = np.array([np.nan, 1.0], np.float32)
+    assert compare.compare([nan], [nan], 1e-4).ok
+    assert not compare.compare([np.array([0.0, 1.0], np.float32)], [nan], 1e-4).ok
+    assert compare.program_rtol(["float32", "bfloat16"]) == compare.RTOL["bfloat16"]
+
+
+def _chain_program() -> Program:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
+    aval = Aval((2, 3), "float32")
+    ops = [Op("v0", "sin", "jnp.sin({0})", ("x0",), aval),
+           Op("v1", "mul", "{0} * {1}", ("v0", "x0"), aval),
+           Op("v2", "matmul", "{0} @ {1}.T", ("v1", "v0"), Aval((2, 2), "float32")),
+           Op("v3", "tanh", "jnp.tanh({0})", ("v2",), Aval((2, 2), "float32"))]
+    return Program([Input("x0", x, 0, np.stack([x, x + 1]))], ops, ("v3", "v1"))
+
+
+def test_minimizer_keeps_the_failing_op_and_drops_the_rest():
+    program = _chain_program()
+
+    def values_of(p):
+        import jax
+
+        f = render.build(p, "jax", returns_all=True)
+        return {k: (np.asarray(v), None) for k, v in jax.jit(f)(*[i.value for i in p.inputs]).items()}
+
+    smallest = minimize.reduce(program, lambda p: "matmul" in p.kinds(), values_of)
+    assert [op.kind for op in smallest.ops] == ["matmul"]
+    # The cut operands hold the values they had, so the matmul sees the same numbers.
+    f = render.build(smallest, "jax")
+    expected = render.build(program, "jax", returns_all=True)(program.inputs[0].value)["v2"]
+    np.testing.assert_allclose(np.asarray(f(*[i.value for i in smallest.inputs])[0]), expected, rtol=1e-6)
+
+
+def test_worker_reports_a_crash_and_carries_on(worker):
+    crashing = _chain_program().copy(ops=_chain_program().ops + [
+        Op("v4", "abort", "__import__('os').abort()", (), Aval((), "float32"))], outputs=("v4", "v3"))
+    outcomes = worker.check(crashing, ["eager", "jit"])
+    assert [(o.mode, o.status) for o in outcomes] == [("eager", "crash"), ("jit", "crash")]
+    assert "SIGABRT" in outcomes[0].detail
+    (fine,) = worker.check(_chain_program(), ["jit"])
+    assert fine.status == "ok", fine
+
+
+def test_reproducer_is_a_standalone_script(tmp_path):
+    import subprocess
+
+    program = _chain_program()
+    path = tmp_path / "repro.py"
+    path.write_text(reproducer.script(program, Outcome("jit_vmap_grad", "wrong", "value: (test)")))
+    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "numlir agrees with jax" in result.stdout
+
+
+def test_every_mode_has_reproducer_code():
+    assert set(MODES) == set(reproducer._MODE_CODE)
+
+
+def test_known_bugs_carry_reproducers():
+    for bug in known_bugs.KNOWN_BUGS:
+        assert bug.description and bug.reproducer and bug.statuses, bug.name
