@@ -43,19 +43,6 @@ class KnownBug:
 
 
 KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug(
-        name="bf16-reductions-accumulate-in-bf16",
-        description="jnp.sum/mean/var/std of bfloat16 accumulate in bfloat16; jax accumulates in "
-                    "float32 and rounds once",
-        reproducer="jnp.sum(jnp.full((300,), 1.01).astype(jnp.bfloat16))  # numlir 312, jax 302; "
-                   "jnp.var of three equal bf16 values is 6.1e-05, jax 0",
-        statuses=("wrong",),
-        detail=r"^value:",
-        any_kinds=("reduce_sum", "reduce_mean", "reduce_var", "reduce_std", "reduce_prod", "softmax",
-                   "logsumexp", "standardize", "einsum", "matmul", "dot_general", "tensordot", "conv",
-                   "reduce_window", "cumsum"),
-        dtypes=("bfloat16",),
-    ),
 )
 
 

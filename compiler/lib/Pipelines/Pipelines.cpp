@@ -17,7 +17,7 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kOptimize =
-    "func.func(hlo-simplify),canonicalize,cse";
+    "func.func(hlo-simplify,hlo-widen-accumulation),canonicalize,cse";
 
 // Elementwise ops fuse into their consumers except where fusion would
 // recompute them (into contractions), which CPU vectorization then tiles.

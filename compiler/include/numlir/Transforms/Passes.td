@@ -45,6 +45,33 @@ def HLOSimplify : Pass<"hlo-simplify"> {
   }];
 }
 
+def HLOWidenAccumulation : Pass<"hlo-widen-accumulation"> {
+  let summary = "Accumulate 16-bit float sums, contractions and convolutions in f32";
+  let description = [{
+    Each `hlo.reduce`, `hlo.reduce_window` and `hlo.cumulative` of kind
+    `sum` or `prod`, and each `hlo.dot_general` and `hlo.convolution`, whose
+    result is bf16 or f16 is rewritten to run on f32: its 16-bit float
+    operands are converted to f32, the op computes an f32 result, and one
+    `hlo.convert` rounds it back to the original type. Rounding after every
+    addition loses about log2(n) bits on a sum of n terms (300 additions of
+    1.01 give 312 in bf16 steps and 302 with an f32 accumulator); XLA
+    accumulates these ops in f32 as well, so numlir's answers agree with
+    jax's. Max and min reductions are exact in any precision and are left
+    alone, as are ops whose result is already f32 or wider.
+
+    Before:
+    ```mlir
+    %0 = hlo.reduce sum %x, dims = [0] : tensor<300xbf16> -> tensor<bf16>
+    ```
+    After:
+    ```mlir
+    %w = hlo.convert %x : tensor<300xbf16> -> tensor<300xf32>
+    %s = hlo.reduce sum %w, dims = [0] : tensor<300xf32> -> tensor<f32>
+    %0 = hlo.convert %s : tensor<f32> -> tensor<bf16>
+    ```
+  }];
+}
+
 def EraseOptimizationBarriers : Pass<"numlir-erase-optimization-barriers"> {
   let summary = "Replace each hlo.optimization_barrier by its operands";
   let description = [{

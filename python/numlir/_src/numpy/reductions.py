@@ -64,21 +64,32 @@ def _masked(name, a, where):
 _COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
 
 
+def _computation_dtype(dtype):
+    """16-bit floats are reduced in float32 and rounded once at the end, as jax."""
+    return dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+
+
 def _reduce(name, a, axis, keepdims, dtype, prim_fn, default_dtype=None, where=None,
             initial=None):
     check_arraylike(name, a)
     aval = core.get_aval(a)
     axes = tc.canonical_axes(name, axis, aval.ndim)
+    # jax widens only when the caller leaves the dtype to it.
+    upcast = dtype is None and default_dtype is not None
     if dtype is None and default_dtype is not None:
         dtype = default_dtype(aval.dtype)
-    if dtype is not None:
-        a = lax.convert_element_type(a, dtypes.canonicalize_dtype(dtype), aval.weak_type)
+    result_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    computation_dtype = _computation_dtype(result_dtype) if upcast else result_dtype
+    if computation_dtype != aval.dtype:
+        a = lax.convert_element_type(a, computation_dtype, aval.weak_type)
     if where is not None:
         a = _masked(name, a, where)
     out = prim_fn(a, axes) if axes else as_array(a)
     if initial is not None:
         out_aval = core.get_aval(out)
         out = _COMBINE[name](out, lax.convert_element_type(initial, out_aval.dtype, True))
+    if computation_dtype != result_dtype:
+        out = lax.convert_element_type(out, result_dtype, aval.weak_type)
     return _keepdims(out, axes, keepdims)
 
 
@@ -169,21 +180,29 @@ def _count(axes, aval, where, keepdims, dtype):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=None):
-    """Arithmetic mean over ``axis``; integer inputs give a float of their width (as jax)."""
+    """Arithmetic mean over ``axis``; integer inputs give a float of their width (as jax).
+
+    Without ``dtype``, 16-bit floats are summed and divided in float32."""
     check_arraylike("mean", a)
     _no_out("mean", out)
     aval = core.get_aval(a)
     axes = tc.canonical_axes("mean", axis, aval.ndim)
+    upcast = dtype is None
     if dtype is None:
         dtype = dtypes.to_inexact_dtype(aval.dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
-    total = sum(a, axis=axes, dtype=dtype, keepdims=keepdims, where=where)
-    return lax.div(total, _count(axes, aval, where, keepdims, dtype))
+    computation_dtype = _computation_dtype(dtype) if upcast else dtype
+    total = sum(a, axis=axes, dtype=computation_dtype, keepdims=keepdims, where=where)
+    out = lax.div(total, _count(axes, aval, where, keepdims, computation_dtype))
+    return lax.convert_element_type(out, dtype, aval.weak_type)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
         where=None):
-    """Variance over ``axis``: ``mean(|a - mean(a)|**2)`` with ``ddof`` delta degrees of freedom."""
+    """Variance over ``axis``: ``mean(|a - mean(a)|**2)`` with ``ddof`` delta degrees of freedom.
+
+    16-bit floats are computed in float32; where fewer than ``ddof`` elements
+    remain the result is NaN, as in jax."""
     check_arraylike("var", a)
     _no_out("var", out)
     aval = core.get_aval(a)
@@ -191,11 +210,18 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
     if dtype is None:
         dtype = dtypes.to_inexact_dtype(aval.dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
-    a = lax.convert_element_type(a, dtype, aval.weak_type)
+    computation_dtype = _computation_dtype(dtype)
+    a = lax.convert_element_type(a, computation_dtype, aval.weak_type)
     centered = lax.sub(a, mean(a, axis=axes, keepdims=True, where=where))
     total = sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims, where=where)
-    count = _count(axes, aval, where, keepdims, core.get_aval(total).dtype)
-    return lax.div(total, lax.sub(count, lax.convert_element_type(ddof, core.get_aval(total).dtype, True)))
+    count = _count(axes, aval, where, keepdims, computation_dtype)
+    normalizer = lax.sub(count, lax.convert_element_type(ddof, computation_dtype, True))
+    result = lax.convert_element_type(lax.div(total, normalizer), dtype, aval.weak_type)
+    from numlir._src.numpy.ufuncs import where as select
+
+    zero = lax.convert_element_type(0, computation_dtype, True)
+    nan = lax.convert_element_type(float("nan"), dtype, True)
+    return select(lax.gt(normalizer, zero), result, nan)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
