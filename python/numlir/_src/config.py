@@ -70,9 +70,10 @@ class Flags:
     explain_cache_misses: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_EXPLAIN_CACHE_MISSES")
     )
-    #: The C compiler driver used to link CPU objects (NUMLIR_CC, then CC, then cc).
+    #: A C compiler driver to link CPU objects with (NUMLIR_CC); unset, lld
+    #: links them inside the compiler library.
     linker: str | None = dataclasses.field(
-        default_factory=lambda: os.environ.get("NUMLIR_CC") or os.environ.get("CC") or None
+        default_factory=lambda: os.environ.get("NUMLIR_CC") or None
     )
     #: Run the MLIR pipeline stages with this hlo-opt binary instead of the
     #: in-process compiler (NUMLIR_HLO_OPT); for testing a development build

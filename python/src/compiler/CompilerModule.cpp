@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Backends/CPU/ObjectEmitter.h"
+#include "numlir/Backends/CPU/SharedObjectLinker.h"
 #include "numlir/InitAll.h"
 #include "numlir/Pipelines/Pipelines.h"
 
@@ -215,6 +216,18 @@ std::tuple<std::string, nb::bytes> compileLLVMIR(const std::string &ir,
           nb::bytes(compiled.object.data(), compiled.object.size())};
 }
 
+void linkSharedObject(const std::string &objectPath,
+                      const std::string &outputPath) {
+  std::string error;
+  runGuarded("linking the executable", [&] {
+    if (llvm::Error failure =
+            numlir::cpu::linkSharedObject(objectPath, outputPath))
+      error = llvm::toString(std::move(failure));
+  });
+  if (!error.empty())
+    raiseCompileError(error);
+}
+
 } // namespace
 
 NB_MODULE(_compiler, m) {
@@ -250,6 +263,9 @@ NB_MODULE(_compiler, m) {
   m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
         nb::arg("opt_level") = 3,
         "Optimizes LLVM IR for this CPU; returns (optimized_ir, object).");
+  m.def("link_shared_object", &linkSharedObject, nb::arg("object_path"),
+        nb::arg("output_path"),
+        "Links an object file into a shared object with lld, in-process.");
   m.def("host_target", []() {
     numlir::cpu::HostTarget host = numlir::cpu::getHostTarget();
     return std::make_tuple(host.triple, host.cpu, host.features);

@@ -57,12 +57,17 @@ def _dtype(name: str) -> np.dtype:
     return np.dtype(f"{kind}{name.lstrip('ui')}")
 
 
+#: The linker option that means lld inside the compiler library (the default);
+#: any other value names a C compiler driver run as a process (NUMLIR_CC).
+BUILTIN_LINKER = "lld"
+
+
 @dataclasses.dataclass(frozen=True)
 class CpuOptions:
     """Options of the cpu backend; part of the compilation cache key."""
 
     opt_level: int = 3
-    linker: str = "cc"
+    linker: str = "lld"
 
 
 def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
@@ -115,16 +120,27 @@ def _no_temporary_directory(error: OSError) -> CompileError:
     )
 
 
-def _link(obj: bytes, options: CpuOptions) -> WithExtras:
-    linker = shutil.which(options.linker)
+def _link_with_driver(linker_name: str, obj_path: str, so_path: str, tmp: str) -> None:
+    linker = shutil.which(linker_name)
     if linker is None:
         raise CompileError(
-            f"the cpu backend links with a C compiler driver, and {options.linker!r} is not "
-            "on PATH; install gcc or set NUMLIR_CC"
+            f"NUMLIR_CC names {linker_name!r} as the linker driver, and it is not on PATH; "
+            "install it or unset NUMLIR_CC to link with the built-in lld"
         )
+    result = subprocess.run(
+        [linker, "-shared", "-o", so_path, obj_path, "-lm"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": tmp},
+    )
+    if result.returncode != 0:
+        raise CompileError(f"linking the cpu executable failed:\n{result.stderr}")
+
+
+def _link(obj: bytes, options: CpuOptions) -> WithExtras:
     # Python's tempfile skips an unusable TMPDIR for the next candidate (/tmp,
-    # /var/tmp, the working directory); the linker runs with TMPDIR set to the
-    # directory it found, so its own temporary files land there too.
+    # /var/tmp, the working directory); an external linker runs with TMPDIR
+    # set to the directory it found, so its own temporary files land there too.
     try:
         scratch = tempfile.TemporaryDirectory(prefix="numlir-link-")
     except OSError as error:
@@ -137,14 +153,14 @@ def _link(obj: bytes, options: CpuOptions) -> WithExtras:
                 f.write(obj)
         except OSError as error:
             raise _no_temporary_directory(error) from None
-        result = subprocess.run(
-            [linker, "-shared", "-o", so_path, obj_path, "-lm"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "TMPDIR": tmp},
-        )
-        if result.returncode != 0:
-            raise CompileError(f"linking the cpu executable failed:\n{result.stderr}")
+        if options.linker == BUILTIN_LINKER:
+            compiler = _native_compiler()
+            try:
+                compiler.link_shared_object(obj_path, so_path)
+            except compiler.CompileError as error:
+                raise CompileError(str(error)) from None
+        else:
+            _link_with_driver(options.linker, obj_path, so_path, tmp)
         with open(so_path, "rb") as f:
             shared_object = f.read()
     from numlir import _runtime
@@ -230,7 +246,7 @@ class CpuBackend(Backend):
         level = config.flags.cpu_opt_level if opt_level is None else opt_level
         if level not in (0, 1, 2, 3):
             raise ValueError(f"cpu opt_level must be 0, 1, 2 or 3, got {level!r}")
-        return CpuOptions(opt_level=level, linker=linker or config.flags.linker or "cc")
+        return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER)
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [
