@@ -161,14 +161,29 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:400]
 
 
+# Eager and jit modes share one reference, jax.jit(f) on the same inputs:
+# computing it once saves a jax compilation per program.
+_UNBATCHED_REFERENCE: list = [None, None, None]  # [program, jitted f, its outputs]
+
+
+def _jax_reference(jax_lib: Library, program: Program, mode: str, arrays):
+    shared = mode in ("eager", "jit")
+    if shared and _UNBATCHED_REFERENCE[0] is program:
+        return _UNBATCHED_REFERENCE[1], _UNBATCHED_REFERENCE[2]
+    jax_fn = jax_lib.jit(mode_function(jax_lib, program, mode))
+    want = evaluate(jax_lib, program, mode, arrays, jax_fn)
+    if shared:
+        _UNBATCHED_REFERENCE[:] = [program, jax_fn, want]
+    return jax_fn, want
+
+
 def check(program: Program, mode: str) -> Outcome:
     """Runs ``program`` in ``mode`` on jax, then numlir, and classifies the result."""
     set_x64(program.x64)
     arrays = mode_inputs(program, mode)
     jax_lib = library("jax")
     try:
-        jax_fn = jax_lib.jit(mode_function(jax_lib, program, mode))
-        want = evaluate(jax_lib, program, mode, arrays, jax_fn)
+        jax_fn, want = _jax_reference(jax_lib, program, mode, arrays)
     except Exception as exc:  # noqa: BLE001 - jax's verdict on the program
         return Outcome(mode, "jax_error", _describe(exc))
     try:
