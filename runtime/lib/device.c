@@ -1,6 +1,7 @@
 /*===- device.c - the driver registry and device reference counting -------===*/
 
 #include "internal.h"
+#include "drivers/cpu/host_allocator.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,3 +68,9 @@ NLRT_API const char *nlrt_device_name(const nlrt_device *device) {
 NLRT_API const char *nlrt_device_driver(const nlrt_device *device) {
   return device ? device->driver->name : "";
 }
+
+uint64_t nlrt_release_cached_memory(void) {
+  return nlrt_host_release_cached_memory();
+}
+
+uint64_t nlrt_cached_memory_bytes(void) { return nlrt_host_cached_bytes(); }

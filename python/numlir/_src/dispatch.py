@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from numlir import _runtime
 from numlir._src import config, core, dtypes, lowering
 from numlir._src.lru_cache import LRUCache
 
@@ -51,8 +52,10 @@ def evict_module(text: str) -> None:
 
 
 def clear() -> None:
-    """Drops every cached executable, jit's and eager ops'."""
+    """Drops every cached executable, jit's and eager ops', and the temporary
+    buffers the runtime keeps for reuse."""
     executables.clear()
+    _runtime.release_cached_memory()
 
 
 def to_host_args(args: Sequence[Any], avals: Sequence[core.ShapedArray]) -> list[np.ndarray]:

@@ -87,6 +87,12 @@ InvalidExecutableError naming what is wrong::
 
     driver, so = _runtime.unwrap_image(open("f.executable.nlx", "rb").read())
 )");
+  m.def("release_cached_memory", &nlrt_release_cached_memory,
+        "Frees the temporary buffers the runtime keeps for reuse; returns "
+        "their bytes (NUMLIR_ALLOCATOR_CACHE_BYTES bounds them, default "
+        "1 GiB).");
+  m.def("cached_memory_bytes", &nlrt_cached_memory_bytes,
+        "Bytes of freed temporary buffers the runtime keeps for reuse.");
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def("library_path", &libraryPath,
         "The path of the libnlrt.so in use, e.g. to link C programs "

@@ -283,6 +283,21 @@ NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
                                              void *const *buffers,
                                              size_t num_buffers);
 
+/*===--- Memory kept for reuse ---------------------------------------------===*/
+
+/* Executables' temporary buffers of 64 KiB and more are not returned to the
+ * system when freed: the runtime keeps them, up to NUMLIR_ALLOCATOR_CACHE_BYTES
+ * (default 1 GiB, 0 disables it) across all devices and threads, and hands
+ * one out again for a request of the same size, so a function called in a
+ * loop takes no page faults for its temporaries. An allocation that fails
+ * empties the cache and retries before reporting NLRT_OUT_OF_MEMORY. */
+
+/* Frees all memory kept for reuse; returns how many bytes that was. */
+NLRT_API uint64_t nlrt_release_cached_memory(void);
+
+/* Bytes currently kept for reuse. */
+NLRT_API uint64_t nlrt_cached_memory_bytes(void);
+
 /*===--- Executable images -------------------------------------------------===*/
 
 /* Bytes in the header that precedes every image's payload. */

@@ -37,6 +37,12 @@ typedef struct nlrt_host_failure {
 nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
                                nlrt_host_failure *failure);
 
+/* Frees every block the allocator keeps for reuse; returns their bytes. */
+uint64_t nlrt_host_release_cached_memory(void);
+
+/* Bytes of freed blocks kept for reuse. */
+uint64_t nlrt_host_cached_bytes(void);
+
 /* "3.64 TiB" for 4000000000000. */
 void nlrt_format_bytes(uint64_t bytes, char *out, size_t capacity);
 
