@@ -12,7 +12,7 @@ from lit.llvm import llvm_config
 
 config.name = "numlir"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "python", "Output"]
 
@@ -28,3 +28,10 @@ llvm_config.with_environment("PATH", llvm_tools, append_path=True)
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(["hlo-opt", "mlir-translate", "llc"],
                                    [numlir_tools, llvm_tools])
+
+# ods-examples.test runs mlir-tblgen on the dialect's .td files, which
+# include MLIR's.
+config.substitutions.append(
+    ("%hlo_include_dir", os.path.join(config.test_source_root, "..", "dialects", "hlo", "include")))
+config.substitutions.append(
+    ("%mlir_include_dir", os.path.join(os.path.dirname(llvm_tools), "include")))

@@ -1,7 +1,7 @@
 """Wrong answers and crashes that lived in compositions of ops, pinned against jax.
 
 Each test is named for the behaviour that broke; the lit tests next to the
-fixed passes (test/Transforms/cpu-vectorize-contractions.mlir,
+fixed passes (test/Backends/CPU/cpu-vectorize-contractions.mlir,
 test/Conversion/HLOToLinalg/cumulative-unit-dims.mlir) pin the IR.
 """
 

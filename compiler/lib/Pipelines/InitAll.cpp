@@ -2,6 +2,7 @@
 
 #include "numlir/InitAll.h"
 
+#include "numlir/Backends/CPU/Passes.h"
 #include "numlir/Conversion/Passes.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
 #include "numlir/Pipelines/Pipelines.h"
@@ -28,6 +29,7 @@ void numlir::registerAllPasses() {
     mlir::registerAllPasses();
     numlir::registerNumlirConversionPasses();
     numlir::registerNumlirTransformsPasses();
+    numlir::registerNumlirCPUPasses();
     numlir::registerPipelines();
     return true;
   }();

@@ -10,7 +10,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/ArrayRef.h"
 
 using namespace mlir;
 
@@ -22,7 +22,7 @@ constexpr llvm::StringLiteral kOptimize =
 // Elementwise ops fuse into their consumers except where fusion would
 // recompute them (into contractions), which CPU vectorization then tiles.
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "numlir-record-abi-signature,convert-hlo-to-linalg,func.func(numlir-fuse-elementwise-ops),"
+    "cpu-record-abi-signature,convert-hlo-to-linalg,func.func(cpu-fuse-elementwise-ops),"
     "canonicalize,cse";
 
 // Optimization barriers have kept tensor-level CSE and fusion from merging
@@ -41,24 +41,24 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // next (allow-return-allocs-from-loops). Float contractions become
 // register-tiled FMA loops on vectors; every other linalg op becomes scalar
 // loops that LLVM vectorizes. Heap buffers are allocated through the
-// runtime's allocator table (numlir-emit-c-entry-point), so that a failed
+// runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
 // buffer's exact size, which the runtime's message reports.
 constexpr llvm::StringLiteral kCPUToLLVM =
-    "numlir-erase-optimization-barriers,"
-    "func.func(numlir-copy-repeated-results,numlir-cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
+    "hlo-erase-optimization-barriers,"
+    "func.func(cpu-copy-repeated-results,cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions add-result-attr},"
     "buffer-deallocation-pipeline,canonicalize,"
-    "numlir-emit-c-entry-point,"
-    "func.func(numlir-cpu-strided-copies-to-loops,"
-    "numlir-cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "cpu-emit-c-entry-point,"
+    "func.func(cpu-strided-copies-to-loops,"
+    "cpu-vectorize-contractions,convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
-    "numlir-cpu-approximate-math,"
+    "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "numlir-cpu-expand-float-conversions,arith-expand{include-bf16},"
+    "cpu-expand-float-conversions,arith-expand{include-bf16},"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
     "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
     "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
@@ -66,44 +66,47 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "convert-math-to-libm,finalize-memref-to-llvm{use-aligned-alloc "
     "use-generic-functions},convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-    "reconcile-unrealized-casts,numlir-cpu-store-bf16-as-i16,canonicalize";
+    "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
 
+/// The one table of named pipelines: hlo-opt registers these names and the
+/// Python extension looks them up.
 struct NamedPipeline {
   llvm::StringLiteral name, summary;
+  std::string text;
 };
 
-constexpr NamedPipeline kPipelines[] = {
-    {"hlo-optimize", "Target-independent simplification of hlo"},
-    {"hlo-cpu-to-linalg", "Lower hlo to fused linalg on tensors"},
-    {"hlo-cpu-to-llvm",
-     "Bufferize linalg, add the C entry point and lower to LLVM"},
-    {"hlo-to-cpu", "Lower hlo to the LLVM dialect for the host CPU"},
-};
-
-std::string fullCPUPipeline() {
-  return (kOptimize + "," + kCPUToLinalg + "," + kCPUToLLVM).str();
+llvm::ArrayRef<NamedPipeline> namedPipelines() {
+  static const NamedPipeline pipelines[] = {
+      {"hlo-optimize", "Target-independent simplification of hlo",
+       kOptimize.str()},
+      {"hlo-cpu-to-linalg", "Lower hlo to fused linalg on tensors",
+       kCPUToLinalg.str()},
+      {"hlo-cpu-to-llvm",
+       "Bufferize linalg, add the C entry point and lower to LLVM",
+       kCPUToLLVM.str()},
+      {"hlo-to-cpu", "Lower hlo to the LLVM dialect for the host CPU",
+       (kOptimize + "," + kCPUToLinalg + "," + kCPUToLLVM).str()},
+  };
+  return pipelines;
 }
 
 } // namespace
 
 llvm::StringRef numlir::getPipelineText(llvm::StringRef name) {
-  static const std::string full = fullCPUPipeline();
-  return llvm::StringSwitch<llvm::StringRef>(name)
-      .Case("hlo-optimize", kOptimize)
-      .Case("hlo-cpu-to-linalg", kCPUToLinalg)
-      .Case("hlo-cpu-to-llvm", kCPUToLLVM)
-      .Case("hlo-to-cpu", full)
-      .Default("");
+  for (const NamedPipeline &pipeline : namedPipelines())
+    if (pipeline.name == name)
+      return pipeline.text;
+  return "";
 }
 
 void numlir::registerPipelines() {
-  for (const NamedPipeline &pipeline : kPipelines) {
-    StringRef name = pipeline.name;
+  for (const NamedPipeline &pipeline : namedPipelines()) {
+    StringRef text = pipeline.text;
     PassPipelineRegistration<>(
-        name, pipeline.summary, [name](OpPassManager &pm) {
+        pipeline.name, pipeline.summary, [text](OpPassManager &pm) {
           // The texts are fixed at build time and covered by lit tests, so
           // a parse failure here is a numlir bug, reported by the parser.
-          (void)parsePassPipeline(numlir::getPipelineText(name), pm);
+          (void)parsePassPipeline(text, pm);
         });
   }
 }

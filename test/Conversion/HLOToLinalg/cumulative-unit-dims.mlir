@@ -1,5 +1,5 @@
 // RUN: hlo-opt %s --convert-hlo-to-linalg --split-input-file | FileCheck %s
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(convert-hlo-to-linalg,func.func(numlir-fuse-elementwise-ops),canonicalize,cse)' | FileCheck %s --check-prefix=FOLDED
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(convert-hlo-to-linalg,func.func(cpu-fuse-elementwise-ops),canonicalize,cse)' | FileCheck %s --check-prefix=FOLDED
 
 // The slices of a cumulative keep the scanned dimension with extent 1, so
 // their type says which dimension is sliced even when others are 1 too.

@@ -3,7 +3,7 @@
 // The pipeline's output translates to LLVM IR with the runtime's entry
 // point and signature string.
 // CHECK: @numlir_entry_signature = constant [{{[0-9]+}} x i8] c"f32[4,8];f32[8,3];f32[3]->f32[4]\00"
-// f32 tanh is a polynomial (numlir-cpu-approximate-math), not a libm call.
+// f32 tanh is a polynomial (cpu-approximate-math), not a libm call.
 // CHECK: define internal void @main(
 // CHECK-NOT: @llvm.tanh.f32
 // CHECK-NOT: @tanhf

@@ -39,7 +39,7 @@ def ConvertHLOToLinalg : Pass<"convert-hlo-to-linalg", "mlir::ModuleOp"> {
     `hlo.optimization_barrier` is the one hlo op left in the output (with
     signless types): it keeps fusion, `canonicalize` and `cse` from merging
     computations on its results with those on its operands, until
-    `numlir-erase-optimization-barriers` removes it before bufferization.
+    `hlo-erase-optimization-barriers` removes it before bufferization.
 
     Before:
     ```mlir

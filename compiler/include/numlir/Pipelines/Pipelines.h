@@ -1,11 +1,9 @@
 //===- Pipelines.h - numlir's named pass pipelines --------------*- C++ -*-===//
 //
 // The named pipelines are the stages every backend is built from; hlo-opt
-// and the Python extension see the same names:
-//   hlo-optimize        target-independent hlo simplification (hlo -> hlo)
-//   hlo-cpu-to-linalg   hlo -> linalg/tensor/arith/math, fused
-//   hlo-cpu-to-llvm     linalg on tensors -> LLVM dialect with the C entry
-//   hlo-to-cpu          all three
+// and the Python extension see the same names, from the one table in
+// lib/Pipelines/Pipelines.cpp (hlo-optimize, hlo-cpu-to-linalg,
+// hlo-cpu-to-llvm, and hlo-to-cpu, which runs all three).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-//===- Passes.h - numlir transform passes -----------------------*- C++ -*-===//
+//===- Passes.h - numlir's target-independent passes ------------*- C++ -*-===//
 
 #ifndef NUMLIR_TRANSFORMS_PASSES_H
 #define NUMLIR_TRANSFORMS_PASSES_H

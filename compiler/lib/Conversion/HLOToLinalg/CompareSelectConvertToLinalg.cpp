@@ -72,8 +72,8 @@ struct SelectLowering : OpConversionPattern<hlo::SelectOp> {
   LogicalResult
   matchAndRewrite(hlo::SelectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Value result = buildElementwiseGeneric(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -177,8 +177,8 @@ struct ConvertLowering : OpConversionPattern<hlo::ConvertOp> {
   LogicalResult
   matchAndRewrite(hlo::ConvertOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (adaptor.getOperand().getType() == resultType) {
       rewriter.replaceOp(op, adaptor.getOperand()); // e.g. i32 -> ui32
       return success();
@@ -204,8 +204,8 @@ struct BitcastConvertLowering : OpConversionPattern<hlo::BitcastConvertOp> {
   LogicalResult
   matchAndRewrite(hlo::BitcastConvertOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (adaptor.getOperand().getType() == resultType) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
@@ -249,8 +249,8 @@ struct ClampLowering : OpConversionPattern<hlo::ClampOp> {
   LogicalResult
   matchAndRewrite(hlo::ClampOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Location loc = op.getLoc();
     int64_t rank = resultType.getRank();
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);

@@ -21,7 +21,8 @@ struct ConstantLowering : OpConversionPattern<hlo::ConstantOp> {
   LogicalResult
   matchAndRewrite(hlo::ConstantOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = getTypeConverter()->convertType(op.getType());
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     auto value = cast<TypedAttr>(op.getValue());
     if (value.getType() != resultType) {
       auto dense = dyn_cast<DenseElementsAttr>(value);
@@ -43,8 +44,8 @@ struct IotaLowering : OpConversionPattern<hlo::IotaOp> {
   LogicalResult
   matchAndRewrite(hlo::IotaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     int64_t dim = op.getIotaDimension();
     Value result = buildElementwiseGeneric(
         rewriter, op.getLoc(), resultType, /*inputs=*/{},

@@ -67,8 +67,8 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
   LogicalResult
   matchAndRewrite(hlo::DotGeneralOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Location loc = op.getLoc();
     Type type = resultType.getElementType();
     Value zero = isa<FloatType>(type) ? floatConstant(rewriter, loc, type, 0.0)

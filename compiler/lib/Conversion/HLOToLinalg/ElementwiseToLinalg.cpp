@@ -604,10 +604,8 @@ struct ElementwiseLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = dyn_cast_or_null<RankedTensorType>(
-        this->getTypeConverter()->convertType(op.getType()));
-    if (!resultType)
-      return rewriter.notifyMatchFailure(op, "unsupported result type");
+    RankedTensorType resultType =
+        convertedTensorType(this->getTypeConverter(), op.getType());
     Type element = getElementTypeOrSelf(op.getType());
     Value result = buildElementwiseGeneric(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),

@@ -26,6 +26,11 @@ public:
   SignlessTypeConverter();
 };
 
+/// The signless form of an hlo op's tensor type `type`; every pattern asks
+/// the converter for its result type through this.
+mlir::RankedTensorType convertedTensorType(const mlir::TypeConverter *converter,
+                                           mlir::Type type);
+
 /// An integer or float scalar constant of the (signless) type `type`.
 mlir::Value intConstant(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Type type, const llvm::APInt &value);
@@ -53,10 +58,22 @@ mlir::Value buildElementwiseGeneric(mlir::OpBuilder &b, mlir::Location loc,
 /// The hlo reduction combiners, shared by hlo.reduce and hlo.reduce_window.
 /// On i1, sum and max are `or`, prod and min are `and`.
 numlir::hlo::ReduceKind boolReduceKind(numlir::hlo::ReduceKind kind);
-/// The combiner that actually runs on `element` (boolReduceKind on i1);
-/// failure for a bitwise kind on floats.
-mlir::FailureOr<numlir::hlo::ReduceKind>
-effectiveReduceKind(numlir::hlo::ReduceKind kind, mlir::Type element);
+/// What a reduce or reduce_window lowering starts from: the converted
+/// result type, the original (possibly unsigned) element type and the
+/// combiner that runs on it.
+struct ReductionParts {
+  mlir::RankedTensorType resultType;
+  mlir::Type element;
+  numlir::hlo::ReduceKind kind;
+};
+/// ReductionParts of `op`, an hlo.reduce or hlo.reduce_window of kind
+/// `kind` over the (unconverted) `operand`; the combiner is boolReduceKind
+/// on i1, and a bitwise kind on floats is a match failure.
+mlir::FailureOr<ReductionParts>
+matchReduction(mlir::Operation *op, mlir::Value operand,
+               numlir::hlo::ReduceKind kind,
+               const mlir::TypeConverter *converter,
+               mlir::ConversionPatternRewriter &rewriter);
 /// The identity of `kind` on `element` (the original, possibly unsigned,
 /// element type), as a constant of the signless `type`.
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc,

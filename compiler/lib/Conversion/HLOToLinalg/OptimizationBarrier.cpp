@@ -2,7 +2,7 @@
 //
 // The barrier is not lowered: it must stand between a recomputation and the
 // value it repeats through fusion, canonicalize and cse on linalg, until
-// numlir-erase-optimization-barriers removes it before bufferization. The
+// hlo-erase-optimization-barriers removes it before bufferization. The
 // conversion only gives it signless types like every other value.
 //
 //===----------------------------------------------------------------------===//

@@ -28,13 +28,13 @@ struct ReduceLowering : OpConversionPattern<hlo::ReduceOp> {
   LogicalResult
   matchAndRewrite(hlo::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
-    Type element = getElementTypeOrSelf(op.getOperand().getType());
-    FailureOr<Kind> effective = effectiveReduceKind(op.getKind(), element);
-    if (failed(effective))
-      return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
-    Kind kind = *effective;
+    FailureOr<ReductionParts> parts = matchReduction(
+        op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
+    if (failed(parts))
+      return failure();
+    RankedTensorType resultType = parts->resultType;
+    Type element = parts->element;
+    Kind kind = parts->kind;
     if (op.getDimensions().empty()) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
@@ -249,14 +249,17 @@ struct CumulativeLowering : OpConversionPattern<hlo::CumulativeOp> {
 
 } // namespace
 
-/// On i1, sum and max are `or`, prod and min are `and`.
-FailureOr<Kind> numlir::hlo_to_linalg::effectiveReduceKind(Kind kind,
-                                                          Type element) {
+FailureOr<ReductionParts> numlir::hlo_to_linalg::matchReduction(
+    Operation *op, Value operand, Kind kind, const TypeConverter *converter,
+    ConversionPatternRewriter &rewriter) {
+  Type element = getElementTypeOrSelf(operand.getType());
   if (element.isInteger(1))
-    return boolReduceKind(kind);
-  if (isa<FloatType>(element) && (kind == Kind::And || kind == Kind::Or))
-    return failure();
-  return kind;
+    kind = boolReduceKind(kind);
+  else if (isa<FloatType>(element) && (kind == Kind::And || kind == Kind::Or))
+    return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
+  return ReductionParts{
+      convertedTensorType(converter, op->getResult(0).getType()), element,
+      kind};
 }
 
 Kind numlir::hlo_to_linalg::boolReduceKind(Kind kind) {

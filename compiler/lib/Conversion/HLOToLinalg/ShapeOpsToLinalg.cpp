@@ -23,8 +23,8 @@ struct BroadcastInDimLowering : OpConversionPattern<hlo::BroadcastInDimOp> {
   LogicalResult
   matchAndRewrite(hlo::BroadcastInDimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     auto operandType = cast<RankedTensorType>(adaptor.getOperand().getType());
     MLIRContext *ctx = getContext();
     SmallVector<AffineExpr> operandExprs;
@@ -61,8 +61,8 @@ struct ReshapeLowering : OpConversionPattern<hlo::ReshapeOp> {
   LogicalResult
   matchAndRewrite(hlo::ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Value operand = adaptor.getOperand();
     auto operandType = cast<RankedTensorType>(operand.getType());
     if (operandType == resultType) {
@@ -123,8 +123,8 @@ struct TransposeLowering : OpConversionPattern<hlo::TransposeOp> {
   LogicalResult
   matchAndRewrite(hlo::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Value init = emptyTensor(rewriter, op.getLoc(), resultType);
     auto transpose = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getOperand(), init, op.getPermutation());

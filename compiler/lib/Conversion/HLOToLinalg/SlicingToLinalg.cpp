@@ -25,10 +25,6 @@ namespace hlo = numlir::hlo;
 
 namespace {
 
-RankedTensorType convertedType(const TypeConverter *converter, Type type) {
-  return cast<RankedTensorType>(converter->convertType(type));
-}
-
 bool isUnsignedElement(Value hloValue) {
   Type element = cast<RankedTensorType>(hloValue.getType()).getElementType();
   return element.isUnsignedInteger() || element.isInteger(1);
@@ -136,7 +132,8 @@ struct SliceLowering : OpConversionPattern<hlo::SliceOp> {
   LogicalResult
   matchAndRewrite(hlo::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     rewriter.replaceOp(op, copySlice(rewriter, op.getLoc(), type,
@@ -173,7 +170,8 @@ struct DynamicSliceLowering : OpConversionPattern<hlo::DynamicSliceOp> {
   LogicalResult
   matchAndRewrite(hlo::DynamicSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     SmallVector<OpFoldResult> starts = clampedStarts(
@@ -236,7 +234,8 @@ struct ConcatenateLowering : OpConversionPattern<hlo::ConcatenateOp> {
   LogicalResult
   matchAndRewrite(hlo::ConcatenateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     Location loc = op.getLoc();
@@ -263,7 +262,8 @@ struct PadLowering : OpConversionPattern<hlo::PadOp> {
   LogicalResult
   matchAndRewrite(hlo::PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     Location loc = op.getLoc();
@@ -324,7 +324,8 @@ struct ReverseLowering : OpConversionPattern<hlo::ReverseOp> {
   LogicalResult
   matchAndRewrite(hlo::ReverseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     MLIRContext *ctx = getContext();
@@ -371,7 +372,8 @@ struct GatherLowering : OpConversionPattern<hlo::GatherOp> {
   LogicalResult
   matchAndRewrite(hlo::GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = convertedType(getTypeConverter(), op.getType());
+    RankedTensorType type =
+        convertedTensorType(getTypeConverter(), op.getType());
     if (replaceIfEmpty(op, type, rewriter))
       return success();
     ArrayRef<int64_t> operandShape = op.getOperand().getType().getShape();

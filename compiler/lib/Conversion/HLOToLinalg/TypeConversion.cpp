@@ -25,6 +25,11 @@ SignlessTypeConverter::SignlessTypeConverter() {
   });
 }
 
+RankedTensorType convertedTensorType(const TypeConverter *converter,
+                                     Type type) {
+  return cast<RankedTensorType>(converter->convertType(type));
+}
+
 Value intConstant(OpBuilder &b, Location loc, Type type, const APInt &value) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
 }

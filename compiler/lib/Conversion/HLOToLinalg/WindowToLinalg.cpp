@@ -187,13 +187,13 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
   LogicalResult
   matchAndRewrite(hlo::ReduceWindowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
-    Type element = getElementTypeOrSelf(op.getOperand().getType());
-    FailureOr<Kind> effective = effectiveReduceKind(op.getKind(), element);
-    if (failed(effective))
-      return rewriter.notifyMatchFailure(op, "bitwise reduction of floats");
-    Kind kind = *effective;
+    FailureOr<ReductionParts> parts = matchReduction(
+        op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
+    if (failed(parts))
+      return failure();
+    RankedTensorType resultType = parts->resultType;
+    Type element = parts->element;
+    Kind kind = parts->kind;
 
     Location loc = op.getLoc();
     // No windows: linalg would reject the window loop's input map.
@@ -273,8 +273,8 @@ struct ConvolutionLowering : OpConversionPattern<hlo::ConvolutionOp> {
   LogicalResult
   matchAndRewrite(hlo::ConvolutionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    RankedTensorType resultType =
+        convertedTensorType(getTypeConverter(), op.getType());
     Location loc = op.getLoc();
     if (resultType.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, resultType));

@@ -160,10 +160,6 @@ NUMLIR_FOLD_VIA_DOUBLE(CbrtOp, std::cbrt(v))
 NUMLIR_FOLD_VIA_DOUBLE(LgammaOp, std::lgamma(v))
 #undef NUMLIR_FOLD_VIA_DOUBLE
 
-// No libm function to fold with; these fold only through the lowering.
-OpFoldResult ErfInvOp::fold(FoldAdaptor) { return {}; }
-OpFoldResult DigammaOp::fold(FoldAdaptor) { return {}; }
-
 static std::optional<APFloat> roundToIntegral(APFloat x,
                                               APFloat::roundingMode mode) {
   x.roundToIntegral(mode);

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HLOFormatting.h"
+
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/IR/Builders.h"
@@ -46,16 +48,6 @@ static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
 }
 
-/// Shapes print as `[4, 3]` in messages.
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  os << '[';
-  llvm::interleaveComma(shape, os);
-  os << ']';
-  return result;
-}
-
 static LogicalResult verifySameElementType(Operation *op, Value operand,
                                            Value result) {
   Type operandType = tensorType(operand).getElementType();
@@ -73,8 +65,8 @@ static LogicalResult verifySameShape(Operation *op, Value operand,
   if (operandShape == resultShape)
     return success();
   return op->emitOpError("result shape ")
-         << shapeString(resultShape) << " must equal " << operandName
-         << " shape " << shapeString(operandShape);
+         << listString(resultShape) << " must equal " << operandName
+         << " shape " << listString(operandShape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -110,8 +102,8 @@ LogicalResult SelectOp::verifyShapes() {
   ArrayRef<int64_t> resultShape = getType().getShape();
   if (predShape != resultShape)
     return emitOpError("pred shape ")
-           << shapeString(predShape) << " must equal result shape "
-           << shapeString(resultShape);
+           << listString(predShape) << " must equal result shape "
+           << listString(resultShape);
   return success();
 }
 
@@ -149,9 +141,9 @@ LogicalResult ClampOp::verifyShapes() {
     if (boundType.getRank() != 0 &&
         boundType.getShape() != operandType.getShape())
       return emitOpError()
-             << name << " shape " << shapeString(boundType.getShape())
+             << name << " shape " << listString(boundType.getShape())
              << " must be [] or the operand shape "
-             << shapeString(operandType.getShape());
+             << listString(operandType.getShape());
   }
   return success();
 }
@@ -178,7 +170,7 @@ LogicalResult BroadcastInDimOp::verify() {
     if (operandDim > 0 && resultDim <= dims[operandDim - 1])
       return emitOpError("broadcast dimensions must be strictly increasing, "
                          "got ")
-             << shapeString(dims);
+             << listString(dims);
     int64_t operandSize = operandType.getDimSize(operandDim);
     int64_t resultSize = resultType.getDimSize(resultDim);
     if (operandSize != 1 && operandSize != resultSize)
@@ -206,7 +198,7 @@ LogicalResult TransposeOp::verify() {
   int64_t rank = operandType.getRank();
   if (static_cast<int64_t>(permutation.size()) != rank)
     return emitOpError("permutation ")
-           << shapeString(permutation) << " must have one entry per operand "
+           << listString(permutation) << " must have one entry per operand "
            << "dimension, got " << permutation.size()
            << " for an operand of rank " << rank;
   llvm::SmallBitVector seen(rank);
@@ -217,16 +209,16 @@ LogicalResult TransposeOp::verify() {
              << dim << " is out of range for an operand of rank " << rank;
     if (seen.test(dim))
       return emitOpError("permutation ")
-             << shapeString(permutation) << " repeats dimension " << dim;
+             << listString(permutation) << " repeats dimension " << dim;
     seen.set(dim);
     expectedShape.push_back(operandType.getDimSize(dim));
   }
   ArrayRef<int64_t> resultShape = getType().getShape();
   if (resultShape != ArrayRef(expectedShape))
     return emitOpError("result shape ")
-           << shapeString(resultShape)
+           << listString(resultShape)
            << " must be the permuted operand shape "
-           << shapeString(expectedShape);
+           << listString(expectedShape);
   return verifySameElementType(*this, getOperand(), getResult());
 }
 
@@ -244,7 +236,7 @@ LogicalResult ReduceOp::verify() {
              << dim << " is out of range for an operand of rank " << rank;
     if (reduced.test(dim))
       return emitOpError("reduce dimensions must be unique, got ")
-             << shapeString(getDimensions());
+             << listString(getDimensions());
     reduced.set(dim);
   }
   SmallVector<int64_t> expectedShape;
@@ -254,10 +246,10 @@ LogicalResult ReduceOp::verify() {
   ArrayRef<int64_t> resultShape = getType().getShape();
   if (resultShape != ArrayRef(expectedShape))
     return emitOpError("result shape ")
-           << shapeString(resultShape) << " must be the operand shape "
-           << shapeString(operandType.getShape()) << " without dims "
-           << shapeString(getDimensions()) << ", which is "
-           << shapeString(expectedShape);
+           << listString(resultShape) << " must be the operand shape "
+           << listString(operandType.getShape()) << " without dims "
+           << listString(getDimensions()) << ", which is "
+           << listString(expectedShape);
   if (failed(verifySameElementType(*this, getOperand(), getResult())))
     return failure();
 
@@ -306,9 +298,9 @@ LogicalResult ArgReduceOp::verify() {
   ArrayRef<int64_t> resultShape = getType().getShape();
   if (resultShape != ArrayRef(expectedShape))
     return emitOpError("result shape ")
-           << shapeString(resultShape) << " must be the operand shape "
-           << shapeString(operandType.getShape()) << " without dim " << dim
-           << ", which is " << shapeString(expectedShape);
+           << listString(resultShape) << " must be the operand shape "
+           << listString(operandType.getShape()) << " without dim " << dim
+           << ", which is " << listString(expectedShape);
   Type indexType = getType().getElementType();
   if (!indexType.isSignlessInteger(32) && !indexType.isSignlessInteger(64))
     return emitOpError("result element type must be i32 or i64, got ")
@@ -388,7 +380,7 @@ static LogicalResult verifyDotPairs(DotGeneralOp op, StringRef what,
   if (lhsDims.size() != rhsDims.size())
     return op.emitOpError()
            << what << " dimensions must pair up, got "
-           << shapeString(lhsDims) << " for lhs and " << shapeString(rhsDims)
+           << listString(lhsDims) << " for lhs and " << listString(rhsDims)
            << " for rhs";
   for (auto [lhsDim, rhsDim] : llvm::zip_equal(lhsDims, rhsDims)) {
     int64_t lhsSize = lhsType.getDimSize(lhsDim);
@@ -427,9 +419,9 @@ LogicalResult DotGeneralOp::verify() {
   llvm::append_range(expectedShape, rhsFree);
   if (resultType.getShape() != ArrayRef(expectedShape))
     return emitOpError("result shape ")
-           << shapeString(resultType.getShape())
+           << listString(resultType.getShape())
            << " must be the batch, lhs free and rhs free dims, which is "
-           << shapeString(expectedShape);
+           << listString(expectedShape);
 
   Type lhsElement = lhsType.getElementType();
   Type rhsElement = rhsType.getElementType();

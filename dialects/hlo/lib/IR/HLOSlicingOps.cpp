@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HLOFormatting.h"
+
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "llvm/ADT/SmallBitVector.h"
@@ -16,16 +18,6 @@ using namespace numlir::hlo;
 
 /// Non-splat constants above this many elements are not folded.
 constexpr int64_t kMaxFoldedElements = 1 << 16;
-
-/// Shapes and dimension lists print as `[4, 3]` in messages.
-static std::string listString(ArrayRef<int64_t> values) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  os << '[';
-  llvm::interleaveComma(values, os);
-  os << ']';
-  return result;
-}
 
 static LogicalResult verifyElementTypes(Operation *op, Type operand,
                                         Type result, StringRef what) {

@@ -1,19 +1,11 @@
 //===- HLOSortOps.cpp - type inference and verifier of hlo.sort -----------===//
 
+#include "HLOFormatting.h"
+
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 using namespace mlir;
 using namespace numlir::hlo;
-
-/// Shapes print as `[4, 3]` in messages.
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  os << '[';
-  llvm::interleaveComma(shape, os);
-  os << ']';
-  return result;
-}
 
 LogicalResult SortOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
@@ -32,9 +24,9 @@ LogicalResult SortOp::verify() {
         cast<RankedTensorType>(input.getType()).getShape();
     if (shape != firstType.getShape())
       return emitOpError("operand #")
-             << i + 1 << " shape " << shapeString(shape)
+             << i + 1 << " shape " << listString(shape)
              << " must equal operand #0 shape "
-             << shapeString(firstType.getShape());
+             << listString(firstType.getShape());
   }
   int64_t rank = firstType.getRank();
   if (rank == 0)

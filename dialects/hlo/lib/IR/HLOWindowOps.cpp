@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HLOFormatting.h"
+
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/IR/Builders.h"
@@ -20,16 +22,6 @@ using namespace numlir::hlo;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// Lists print as `[4, 3]` in messages and in the custom syntax.
-static std::string listString(ArrayRef<int64_t> values) {
-  std::string result;
-  llvm::raw_string_ostream os(result);
-  os << '[';
-  llvm::interleaveComma(values, os);
-  os << ']';
-  return result;
-}
 
 static std::string pairsString(ArrayRef<int64_t> flat) {
   std::string result;

@@ -10,7 +10,7 @@
 
 // Pure: the results are new SSA values, so CSE cannot merge a computation on
 // them with the same computation on the operands. The op deliberately has no
-// folder; numlir-erase-optimization-barriers removes it just before
+// folder; hlo-erase-optimization-barriers removes it just before
 // bufferization, after the last tensor-level CSE and fusion.
 def HLO_OptimizationBarrierOp : HLO_Op<"optimization_barrier", [Pure]> {
   let summary = "the identity, opaque to optimizations";

@@ -31,7 +31,11 @@ def HLO_ReturnOp : HLO_Op<"return", [Pure, Terminator,
     docs/hlo-dialect.md#control-flow.
 
     ```mlir
-    hlo.return %0, %1 : tensor<i32>, tensor<4xf32>
+    %r:2 = hlo.if %p -> (tensor<i32>, tensor<4xf32>) {
+      hlo.return %0, %1 : tensor<i32>, tensor<4xf32>
+    } else {
+      hlo.return %2, %3 : tensor<i32>, tensor<4xf32>
+    }
     ```
   }];
   let arguments = (ins Variadic<HLO_Tensor>:$results);

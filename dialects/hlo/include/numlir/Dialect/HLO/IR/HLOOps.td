@@ -64,12 +64,15 @@ def HLO_IotaOp : HLO_Op<"iota", [Pure]> {
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-class HLO_UnaryElementwiseOp<string mnemonic, Type TensorType, string what>
+// `exampleType` is the type the description's example uses: one that
+// TensorType accepts.
+class HLO_UnaryElementwiseOp<string mnemonic, Type TensorType, string what,
+                             string exampleType = "tensor<4xf32>">
     : HLO_Op<mnemonic, [Pure, SameOperandsAndResultType, Elementwise]> {
   let summary = what;
   let description = "Computes " # what # " of each element of `operand`. "
       # "See docs/hlo-dialect.md#elementwise-ops.\n\n```mlir\n%1 = hlo."
-      # mnemonic # " %0 : tensor<4xf32>\n```";
+      # mnemonic # " %0 : " # exampleType # "\n```";
   let arguments = (ins TensorType:$operand);
   let results = (outs TensorType:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
@@ -89,15 +92,17 @@ def HLO_SinOp : HLO_UnaryElementwiseOp<"sin", HLO_FloatTensor, "the sine">;
 def HLO_CosOp : HLO_UnaryElementwiseOp<"cos", HLO_FloatTensor, "the cosine">;
 def HLO_FloorOp : HLO_UnaryElementwiseOp<"floor", HLO_FloatTensor, "the largest integer not above">;
 def HLO_CeilOp : HLO_UnaryElementwiseOp<"ceil", HLO_FloatTensor, "the smallest integer not below">;
-def HLO_NotOp : HLO_UnaryElementwiseOp<"not", HLO_IntOrPredTensor, "the bitwise (logical for i1) complement">;
+def HLO_NotOp : HLO_UnaryElementwiseOp<"not", HLO_IntOrPredTensor,
+    "the bitwise (logical for i1) complement", "tensor<4xi1>">;
 
-class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what>
+class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what,
+                              string exampleType = "tensor<4xf32>">
     : HLO_Op<mnemonic, [Pure, SameOperandsAndResultType, Elementwise]> {
   let summary = what;
   let description = "Computes " # what # " of `lhs` and `rhs` element by "
       # "element; both operands and the result have one type. "
       # "See docs/hlo-dialect.md#elementwise-ops.\n\n```mlir\n%2 = hlo."
-      # mnemonic # " %0, %1 : tensor<4xf32>\n```";
+      # mnemonic # " %0, %1 : " # exampleType # "\n```";
   let arguments = (ins TensorType:$lhs, TensorType:$rhs);
   let results = (outs TensorType:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
@@ -117,9 +122,12 @@ def HLO_MinimumOp : HLO_BinaryElementwiseOp<"minimum", HLO_Tensor,
     "the smaller value (NaN if either is NaN)">;
 def HLO_PowerOp : HLO_BinaryElementwiseOp<"power", HLO_NumericTensor,
     "`lhs` raised to the power `rhs`">;
-def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise and">;
-def HLO_OrOp : HLO_BinaryElementwiseOp<"or", HLO_IntOrPredTensor, "the bitwise or">;
-def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor, "the bitwise exclusive or">;
+def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise and",
+    "tensor<4xi1>">;
+def HLO_OrOp : HLO_BinaryElementwiseOp<"or", HLO_IntOrPredTensor, "the bitwise or",
+    "tensor<4xui8>">;
+def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor,
+    "the bitwise exclusive or", "tensor<4xi32>">;
 
 //===----------------------------------------------------------------------===//
 // Integer bit ops, bitcast_convert and clamp
@@ -128,18 +136,20 @@ def HLO_XorOp : HLO_BinaryElementwiseOp<"xor", HLO_IntOrPredTensor, "the bitwise
 def HLO_IntTensor : StaticShapeTensorOf<[HLO_Int]>;
 
 def HLO_ShiftLeftOp : HLO_BinaryElementwiseOp<"shift_left", HLO_IntTensor,
-    "`lhs` shifted left by `rhs` bits (0 once `rhs` is at least the bit width)">;
+    "`lhs` shifted left by `rhs` bits (0 once `rhs` is at least the bit width)",
+    "tensor<4xi32>">;
 def HLO_ShiftRightLogicalOp : HLO_BinaryElementwiseOp<"shift_right_logical",
     HLO_IntTensor, "`lhs` shifted right by `rhs` bits, filling with zeros "
-    "(0 once `rhs` is at least the bit width)">;
+    "(0 once `rhs` is at least the bit width)", "tensor<4xui32>">;
 def HLO_ShiftRightArithmeticOp : HLO_BinaryElementwiseOp<
     "shift_right_arithmetic", HLO_IntTensor, "`lhs` shifted right by `rhs` "
     "bits, filling with the sign bit (all sign bits once `rhs` is at least "
-    "the bit width)">;
+    "the bit width)", "tensor<4xi32>">;
 def HLO_PopcntOp : HLO_UnaryElementwiseOp<"popcnt", HLO_IntTensor,
-    "the number of set bits">;
+    "the number of set bits", "tensor<4xui32>">;
 def HLO_CountLeadingZerosOp : HLO_UnaryElementwiseOp<"count_leading_zeros",
-    HLO_IntTensor, "the number of leading zero bits (the bit width for 0)">;
+    HLO_IntTensor, "the number of leading zero bits (the bit width for 0)",
+    "tensor<4xi64>">;
 
 def HLO_BitcastConvertOp : HLO_Op<"bitcast_convert",
     [Pure, HLO_VerifyShapesFirst, Elementwise]> {
@@ -203,7 +213,10 @@ def HLO_AcoshOp : HLO_UnaryElementwiseOp<"acosh", HLO_FloatTensor, "the inverse 
 def HLO_AtanhOp : HLO_UnaryElementwiseOp<"atanh", HLO_FloatTensor, "the inverse hyperbolic tangent">;
 def HLO_ErfOp : HLO_UnaryElementwiseOp<"erf", HLO_FloatTensor, "the error function">;
 def HLO_ErfInvOp : HLO_UnaryElementwiseOp<"erf_inv", HLO_FloatTensor,
-    "the inverse error function (+-inf at +-1, NaN outside [-1, 1])">;
+    "the inverse error function (+-inf at +-1, NaN outside [-1, 1])"> {
+  // No libm function to fold with: it folds only after the lowering.
+  let hasFolder = 0;
+}
 def HLO_CbrtOp : HLO_UnaryElementwiseOp<"cbrt", HLO_FloatTensor, "the cube root">;
 def HLO_RoundNearestEvenOp : HLO_UnaryElementwiseOp<"round_nearest_even",
     HLO_FloatTensor, "the nearest integral value, ties to even">;
@@ -212,7 +225,10 @@ def HLO_RoundNearestAfzOp : HLO_UnaryElementwiseOp<"round_nearest_afz",
 def HLO_LgammaOp : HLO_UnaryElementwiseOp<"lgamma", HLO_FloatTensor,
     "the log of the absolute value of the gamma function">;
 def HLO_DigammaOp : HLO_UnaryElementwiseOp<"digamma", HLO_FloatTensor,
-    "the digamma function (the derivative of lgamma)">;
+    "the digamma function (the derivative of lgamma)"> {
+  // No libm function to fold with: it folds only after the lowering.
+  let hasFolder = 0;
+}
 def HLO_Atan2Op : HLO_BinaryElementwiseOp<"atan2", HLO_FloatTensor,
     "the arctangent of `lhs / rhs` in the quadrant of (`rhs`, `lhs`)">;
 def HLO_NextAfterOp : HLO_BinaryElementwiseOp<"next_after", HLO_FloatTensor,

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --pass-pipeline='builtin.module(func.func(numlir-cpu-strided-copies-to-loops))' | FileCheck %s
+// RUN: hlo-opt %s --pass-pipeline='builtin.module(func.func(cpu-strided-copies-to-loops))' | FileCheck %s
 
 // A copy out of a strided view becomes linalg.copy ...
 // CHECK-LABEL: func.func @strided_source

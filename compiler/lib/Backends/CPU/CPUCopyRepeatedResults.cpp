@@ -1,4 +1,4 @@
-//===- CopyRepeatedResults.cpp - one tensor per function result -----------===//
+//===- CPUCopyRepeatedResults.cpp - one tensor per function result --------===//
 //
 // A value returned twice would have to become two caller-provided output
 // buffers from one allocation, which buffer-results-to-out-params cannot do;
@@ -6,22 +6,22 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_COPYREPEATEDRESULTS
-#include "numlir/Transforms/Passes.h.inc"
+#define GEN_PASS_DEF_CPUCOPYREPEATEDRESULTS
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
 
 namespace {
-struct CopyRepeatedResultsPass
-    : numlir::impl::CopyRepeatedResultsBase<CopyRepeatedResultsPass> {
+struct CPUCopyRepeatedResultsPass
+    : numlir::impl::CPUCopyRepeatedResultsBase<CPUCopyRepeatedResultsPass> {
   void runOnOperation() override {
     getOperation()->walk([](func::ReturnOp ret) {
       llvm::SmallPtrSet<Value, 8> seen;

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-fuse-elementwise-ops))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-fuse-elementwise-ops))' | FileCheck %s
 
 // tanh feeds a contraction that reads each of its elements once per
 // column of %y: fusing would recompute it, so the two ops stay apart.

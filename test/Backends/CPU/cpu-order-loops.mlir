@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --pass-pipeline='builtin.module(func.func(numlir-cpu-order-loops))' | FileCheck %s
+// RUN: hlo-opt %s --pass-pipeline='builtin.module(func.func(cpu-order-loops))' | FileCheck %s
 
 // matmul (i, j, k) becomes a generic with loops (i, k, j): the innermost
 // loop walks the contiguous last dimension of B and C.

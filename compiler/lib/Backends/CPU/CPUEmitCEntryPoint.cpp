@@ -1,4 +1,4 @@
-//===- EmitCEntryPoint.cpp - the runtime's `void entry(void **)` ABI ------===//
+//===- CPUEmitCEntryPoint.cpp - the runtime's `void entry(void **)` ABI ---===//
 //
 // The runtime calls every CPU executable through one C signature, so that it
 // never needs to know MLIR's memref descriptor layout. This pass builds that
@@ -17,7 +17,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "ABISignature.h"
+
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -30,42 +32,15 @@
 #include "llvm/Support/raw_ostream.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_EMITCENTRYPOINT
-#define GEN_PASS_DEF_RECORDABISIGNATURE
-#include "numlir/Transforms/Passes.h.inc"
+#define GEN_PASS_DEF_CPUEMITCENTRYPOINT
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
+using numlir::cpu::abiBufferName;
+using numlir::cpu::abiElementTypeName;
 
 namespace {
-
-/// Spells an element type the way the runtime's signature parser expects.
-std::string elementTypeName(Type type) {
-  if (type.isF16())
-    return "f16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    if (intType.getWidth() == 1)
-      return "i1";
-    return (intType.isUnsigned() ? "ui" : "i") +
-           std::to_string(intType.getWidth());
-  }
-  return "";
-}
-
-std::string describeBuffer(ShapedType type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << elementTypeName(type.getElementType()) << "[";
-  llvm::interleave(type.getShape(), os, ",");
-  os << "]";
-  return text;
-}
 
 /// Builds the LLVM struct of a memref descriptor for a dense row-major
 /// buffer at `pointer`, and casts it to `type`.
@@ -139,9 +114,9 @@ std::string allocationSites(ModuleOp module) {
     std::string where = userLocation(alloc.getLoc(), textBuffer);
     if (!bytes || where.empty())
       return;
-    std::string name = elementTypeName(type.getElementType()).empty()
+    std::string name = abiElementTypeName(type.getElementType()).empty()
                            ? "buffer"
-                           : describeBuffer(type);
+                           : abiBufferName(type);
     std::string line = std::to_string(*bytes) + " " + name + " " + where;
     if (seen.insert(line).second)
       sites.push_back(std::move(line));
@@ -172,7 +147,7 @@ LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
   for (StringRef name : kGenericAllocFunctions)
     if (module.lookupSymbol(name))
       return module.emitError()
-             << "numlir-emit-c-entry-point: the module already defines @"
+             << "cpu-emit-c-entry-point: the module already defines @"
              << name << ", which the runtime's allocator table provides";
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   Type i64 = IntegerType::get(ctx, 64);
@@ -185,7 +160,7 @@ LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
                                  libcFunction(module, "free", types[2])};
   for (LLVM::LLVMFuncOp function : defaults)
     if (!function)
-      return module.emitError() << "numlir-emit-c-entry-point: the module "
+      return module.emitError() << "cpu-emit-c-entry-point: the module "
                                    "declares malloc, aligned_alloc or free "
                                    "with a non-standard type";
 
@@ -242,66 +217,26 @@ std::string signless(StringRef signature) {
   return text;
 }
 
-struct RecordABISignaturePass
-    : numlir::impl::RecordABISignatureBase<RecordABISignaturePass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    auto func = getOperation().lookupSymbol<func::FuncOp>(function);
-    if (!func) {
-      getOperation().emitError()
-          << "numlir-record-abi-signature: no function @" << function;
-      return signalPassFailure();
-    }
-    auto describeAll = [&](TypeRange types, std::string &out) {
-      SmallVector<std::string> parts;
-      for (Type type : types) {
-        auto shaped = dyn_cast<RankedTensorType>(type);
-        if (!shaped || !shaped.hasStaticShape() ||
-            elementTypeName(shaped.getElementType()).empty()) {
-          func.emitError() << "numlir-record-abi-signature: " << type
-                           << " is not a static tensor of a supported type";
-          return failure();
-        }
-        parts.push_back(describeBuffer(shaped));
-      }
-      out = llvm::join(parts, ";");
-      return success();
-    };
-    std::string inputs, outputs;
-    if (failed(describeAll(func.getArgumentTypes(), inputs)) ||
-        failed(describeAll(func.getResultTypes(), outputs)))
-      return signalPassFailure();
-    func->setAttr("numlir.abi_signature",
-                  StringAttr::get(&getContext(), inputs + "->" + outputs));
-    // The inputs are the caller's buffers (numlir arrays are immutable):
-    // one-shot-bufferize must copy them before any in-place update.
-    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      func.setArgAttr(i, "bufferization.writable",
-                      BoolAttr::get(&getContext(), false));
-  }
-};
-
-struct EmitCEntryPointPass
-    : numlir::impl::EmitCEntryPointBase<EmitCEntryPointPass> {
+struct CPUEmitCEntryPointPass
+    : numlir::impl::CPUEmitCEntryPointBase<CPUEmitCEntryPointPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto callee = module.lookupSymbol<func::FuncOp>(function);
     if (!callee) {
-      module.emitError() << "numlir-emit-c-entry-point: no function @"
+      module.emitError() << "cpu-emit-c-entry-point: no function @"
                          << function << " to wrap";
       return signalPassFailure();
     }
     if (module.lookupSymbol(entry)) {
-      module.emitError() << "numlir-emit-c-entry-point: symbol @" << entry
+      module.emitError() << "cpu-emit-c-entry-point: symbol @" << entry
                          << " already exists";
       return signalPassFailure();
     }
     FunctionType calleeType = callee.getFunctionType();
     if (calleeType.getNumResults() != 0) {
-      callee.emitError() << "numlir-emit-c-entry-point: @" << function
+      callee.emitError() << "cpu-emit-c-entry-point: @" << function
                          << " still returns values; run "
                             "buffer-results-to-out-params first";
       return signalPassFailure();
@@ -312,8 +247,8 @@ struct EmitCEntryPointPass
       auto memrefType = dyn_cast<MemRefType>(argType);
       if (!memrefType || !memrefType.hasStaticShape() ||
           !memrefType.getLayout().isIdentity() ||
-          elementTypeName(memrefType.getElementType()).empty()) {
-        callee.emitError() << "numlir-emit-c-entry-point: argument #"
+          abiElementTypeName(memrefType.getElementType()).empty()) {
+        callee.emitError() << "cpu-emit-c-entry-point: argument #"
                            << index << " of type " << argType
                            << " is not a static, identity-layout memref of "
                               "a supported element type";
@@ -322,11 +257,11 @@ struct EmitCEntryPointPass
       bool isOutput = static_cast<bool>(
           callee.getArgAttr(index, "bufferize.result"));
       if (!isOutput && !outputs.empty()) {
-        callee.emitError() << "numlir-emit-c-entry-point: input argument #"
+        callee.emitError() << "cpu-emit-c-entry-point: input argument #"
                            << index << " follows an output buffer";
         return signalPassFailure();
       }
-      (isOutput ? outputs : inputs).push_back(describeBuffer(memrefType));
+      (isOutput ? outputs : inputs).push_back(abiBufferName(memrefType));
     }
 
     MLIRContext *ctx = &getContext();
@@ -340,7 +275,7 @@ struct EmitCEntryPointPass
     if (auto recorded =
             callee->getAttrOfType<StringAttr>("numlir.abi_signature")) {
       if (signless(recorded.getValue()) != signless(signature)) {
-        callee.emitError() << "numlir-emit-c-entry-point: recorded signature '"
+        callee.emitError() << "cpu-emit-c-entry-point: recorded signature '"
                            << recorded.getValue()
                            << "' does not match the buffers '" << signature
                            << "'";

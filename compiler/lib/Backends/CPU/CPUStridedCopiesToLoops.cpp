@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -17,7 +17,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUSTRIDEDCOPIESTOLOOPS
-#include "numlir/Transforms/Passes.h.inc"
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;

@@ -1,4 +1,4 @@
-//===- FuseElementwiseOps.cpp - elementwise fusion without recomputation --===//
+//===- CPUFuseElementwiseOps.cpp - fusion that recomputes nothing ---------===//
 //
 // linalg-fuse-elementwise-ops, except that an elementwise producer is not
 // fused into a consumer with reduction loops unless the consumer reads each
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,8 +18,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_FUSEELEMENTWISEOPS
-#include "numlir/Transforms/Passes.h.inc"
+#define GEN_PASS_DEF_CPUFUSEELEMENTWISEOPS
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
@@ -38,8 +38,8 @@ bool fusesWithoutRecomputation(OpOperand *operand) {
   return consumer.getMatchingIndexingMap(operand).isPermutation();
 }
 
-struct FuseElementwiseOpsPass
-    : numlir::impl::FuseElementwiseOpsBase<FuseElementwiseOpsPass> {
+struct CPUFuseElementwiseOpsPass
+    : numlir::impl::CPUFuseElementwiseOpsBase<CPUFuseElementwiseOpsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     linalg::ControlFusionFn singleUse = [](OpOperand *operand) {

@@ -1,5 +1,5 @@
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s --check-prefix=CACHE
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s --check-prefix=CACHE
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
 
 // A matmul whose shape divides the 8x32 register tile: one loop nest over
 // tiles, the accumulator carried through the k loop in registers and

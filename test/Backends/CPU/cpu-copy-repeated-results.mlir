@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --numlir-copy-repeated-results --split-input-file | FileCheck %s
+// RUN: hlo-opt %s --cpu-copy-repeated-results --split-input-file | FileCheck %s
 
 // A value returned twice: the second occurrence becomes a copy.
 // CHECK-LABEL: func.func @twice

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -18,7 +18,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUSTOREBF16ASI16
-#include "numlir/Transforms/Passes.h.inc"
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;

@@ -1,5 +1,5 @@
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(numlir-cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
 
 // Contractions with an empty loop (a zero-size free, batch or reduction
 // dimension) are left as they are: there is nothing to tile. (Found by the

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --numlir-emit-c-entry-point --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: hlo-opt %s --cpu-emit-c-entry-point --split-input-file --verify-diagnostics | FileCheck %s
 
 // The entry loads one pointer per argument, wraps each in a descriptor and
 // calls the wrapped function, which becomes internal.

@@ -1,6 +1,6 @@
 //===- CPUOrderLoops.cpp - contiguous innermost loops for linalg ops ------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -8,7 +8,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUORDERLOOPS
-#include "numlir/Transforms/Passes.h.inc"
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --numlir-erase-optimization-barriers --split-input-file | FileCheck %s
+// RUN: hlo-opt %s --hlo-erase-optimization-barriers --split-input-file | FileCheck %s
 
 // Uses of the results read the operands; nothing else changes.
 // CHECK-LABEL: func.func @erased

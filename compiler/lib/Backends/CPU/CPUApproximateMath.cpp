@@ -1,6 +1,6 @@
 //===- CPUApproximateMath.cpp - vectorizable f32 transcendentals ----------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -11,7 +11,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUAPPROXIMATEMATH
-#include "numlir/Transforms/Passes.h.inc"
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;

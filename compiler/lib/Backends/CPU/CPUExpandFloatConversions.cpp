@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Transforms/Passes.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -17,7 +17,7 @@
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUEXPANDFLOATCONVERSIONS
-#include "numlir/Transforms/Passes.h.inc"
+#include "numlir/Backends/CPU/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --numlir-cpu-approximate-math | FileCheck %s
+// RUN: hlo-opt %s --cpu-approximate-math | FileCheck %s
 
 // f32 exp and tanh become arithmetic; f64 keeps the library call, and so do
 // sin and cos.

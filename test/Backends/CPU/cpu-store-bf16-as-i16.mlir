@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(numlir-cpu-store-bf16-as-i16,canonicalize)' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(cpu-store-bf16-as-i16,canonicalize)' | FileCheck %s
 
 // A bf16 value loaded in one block and stored from another travels as i16:
 // LLVM would otherwise promote it to f32 and call __truncsfbf2 to store it.

@@ -1,0 +1,256 @@
+//===- Passes.td - the CPU backend's passes -------------------------------===//
+//
+// Passes of the CPU pipelines (hlo-cpu-to-linalg, hlo-cpu-to-llvm), in the
+// order they run: the executable's ABI and bufferization, then code
+// generation for the host CPU. Each exists for a CPU code-generation choice
+// or for the CPU executable's C entry point.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_BACKENDS_CPU_PASSES_TD
+#define NUMLIR_BACKENDS_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CPURecordABISignature : Pass<"cpu-record-abi-signature", "mlir::ModuleOp"> {
+  let summary = "Record the tensor-level signature of the entry function";
+  let description = [{
+    Stores the signature of `@<function>` as the string attribute
+    `numlir.abi_signature`, e.g. `"ui8[4];f32[]->i1[4]"`, while the types
+    still carry signedness (the linalg lowering makes integers signless).
+    `cpu-emit-c-entry-point` exports this string when it is present.
+    It also marks the arguments `bufferization.writable = false`: they are
+    the caller's buffers, so an in-place update (scatter,
+    dynamic_update_slice) must work on a copy.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "The function whose signature is recorded">
+  ];
+}
+
+def CPUFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
+  let summary = "Fuse elementwise linalg ops unless fusion recomputes them";
+  let description = [{
+    Runs the patterns of upstream `linalg-fuse-elementwise-ops` (producer
+    fusion of single-use elementwise generics, reshape propagation,
+    constant folding), except that an elementwise producer is fused into a
+    consumer with reduction loops only when the consumer's indexing map of
+    the fused operand is a permutation, i.e. each produced element is read
+    once. Upstream fuses `tanh(x)` into the contraction of `tanh(x)^T @ y`,
+    which recomputes every tanh once per column of `y` and turns the
+    contraction into a generic that CPU vectorization does not recognize.
+
+    Before: `%t = linalg.generic {tanh} ins(%x)` feeding the `(d2, d0)`
+            operand of a matmul-like generic.
+    After:  unchanged (a row-sum of `%t` with identity maps is still fused).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def CPUCopyRepeatedResults : Pass<"cpu-copy-repeated-results"> {
+  let summary = "Give every result of a function a tensor of its own";
+  let description = [{
+    A function may return one value twice (`jit(lambda x: (e, e))`, or two
+    results CSE made equal). Each result becomes a caller-provided output
+    buffer (`buffer-results-to-out-params`), which cannot fill two buffers
+    from one allocation, so before bufferization every repeated return
+    operand is replaced by a copy: `bufferization.alloc_tensor() copy(%v)`.
+
+    Before:
+    ```mlir
+    return %e, %e : tensor<3xf32>, tensor<3xf32>
+    ```
+    After:
+    ```mlir
+    %c = bufferization.alloc_tensor() copy(%e) : tensor<3xf32>
+    return %e, %c : tensor<3xf32>, tensor<3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def CPUOrderLoops : Pass<"cpu-order-loops"> {
+  let summary = "Make the innermost loop of each linalg op walk memory contiguously";
+  let description = [{
+    `convert-linalg-to-loops` nests loops in iterator order, so
+    `linalg.matmul` (i, j, k) becomes a k-innermost loop that strides
+    through the right-hand matrix and cannot be vectorized. This pass
+    generalizes contractions and, for every `linalg.generic`, moves to the
+    innermost position the loop that indexes the last (contiguous)
+    dimension of the most operands, preferring the current innermost loop
+    and then parallel loops on ties. For matmul this yields the (i, k, j)
+    order, whose inner loop LLVM vectorizes.
+
+    Before: `linalg.matmul ins(%a, %b) outs(%c)` (loops i, j, k)
+    After:  `linalg.generic` with loops (i, k, j): iterator types
+            [parallel, reduction, parallel].
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def CPUEmitCEntryPoint : Pass<"cpu-emit-c-entry-point", "mlir::ModuleOp"> {
+  let summary = "Add the runtime's C entry point to a bufferized module";
+  let description = [{
+    numlir's CPU executables export one function with the C signature
+    `void <entry>(void **buffers)`: `buffers` holds one pointer per
+    argument of the public function `@<function>`, in order: the inputs,
+    then the output buffers that `buffer-results-to-out-params{add-result-attr}`
+    made (marked `bufferize.result`). Each pointer addresses dense
+    row-major data of the argument's static shape.
+
+    The pass runs on memref-level IR. It adds `func.func @<entry>(!llvm.ptr)`
+    that loads each pointer, wraps it in a memref descriptor (through an
+    `unrealized_conversion_cast` that the LLVM lowering folds away) and calls
+    `@<function>`, which becomes internal so LLVM can inline it. It also
+    exports the NUL-terminated string `@<entry>_signature`, e.g.
+    `"f32[4,8];f32[8,3]->f32[4]"`, so a runtime can check the number, type
+    and size of the buffers before calling. Where the function carries
+    `numlir.abi_signature` (see cpu-record-abi-signature) that string is
+    exported instead, after checking it describes the same buffer sizes.
+
+    Heap allocations go through the runtime: the pass defines the functions
+    `finalize-memref-to-llvm{use-generic-functions}` calls
+    (`_mlir_memref_to_llvm_alloc`, `_mlir_memref_to_llvm_aligned_alloc`,
+    `_mlir_memref_to_llvm_free`) as internal calls through the exported,
+    writable table `@<entry>_allocator`, three pointers initialized to
+    libc's `malloc`, `aligned_alloc` and `free`, which the runtime replaces
+    with its checked allocator at load time. The constant string
+    `@<entry>_allocation_sites` lists each static `memref.alloc` that comes
+    from a user's line as `<bytes> <type> <file:line:col>`, one per line,
+    so that an out-of-memory error can name the line.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "The bufferized public function to wrap">,
+    Option<"entry", "entry", "std::string", "\"numlir_entry\"",
+           "The exported symbol of the C entry point">
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+}
+
+def CPUStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into linalg.copy";
+  let description = [{
+    finalize-memref-to-llvm lowers a copy between contiguous buffers to
+    `llvm.memcpy` but any other `memref.copy` to a call into MLIR's C runner
+    library (`memrefCopy`), which numlir executables do not link, so they
+    would fail to load. Bufferization makes such copies for strided views
+    (slices, `tensor.insert_slice`). This pass rewrites them into
+    `linalg.copy`, which `convert-linalg-to-loops` turns into plain loops;
+    contiguous copies are left to become `llvm.memcpy`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def CPUVectorizeContractions : Pass<"cpu-vectorize-contractions"> {
+  let summary = "Register-tile and vectorize floating-point linalg contractions";
+  let description = [{
+    Scalar loops over a contraction reload the accumulator for every
+    product and cannot be vectorized along the reduction without
+    reassociating it. This pass tiles every f32/f64 linalg contraction on
+    buffers (matmul, batch_matmul, or a generic that
+    `linalg::isaContractionOpInterface` accepts) with static shapes first
+    into cache tiles (`cache-lanes` of the output's contiguous dimension by
+    `cache-reduction` of the innermost reduction dimension, so a block of
+    the operand read along the lanes stays in L1/L2), then into
+    register tiles of `rows` x (two vector registers of lanes) x 1
+    reduction step: the lane loop walks the output's contiguous dimension
+    and the row loop the innermost free dimension of the other operand;
+    batch and other free loops stay outermost with tile size 1 and the
+    reduction loops innermost. Tiles that do not divide a dimension are
+    peeled into remainder loops of static size. Each tile becomes a
+    `vector.contract` whose accumulator is hoisted out of the reduction
+    loop and which is lowered to broadcasts and `vector.fma`; transfers are
+    lowered to rank-1 form for `convert-vector-to-scf` and
+    `convert-vector-to-llvm`. Other element types, dynamic shapes,
+    mat-vec products and outputs whose contiguous dimension is a batch
+    dimension keep the scalar loops of `convert-linalg-to-loops`.
+
+    Before: `linalg.matmul ins(%a, %b : memref<16x64xf32>, ...) outs(%c)`
+    After:  `scf.for` over 8-row by 32-lane tiles, each with an `scf.for`
+            over k carrying a `vector<8x32xf32>` accumulator updated by
+            `vector.fma`.
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"0",
+           "Output rows of one register tile (0: 12 for 512-bit registers, "
+           "else 6)">,
+    Option<"registerBits", "register-bits", "int64_t", /*default=*/"0",
+           "Vector register width in bits (0: the host's, 512 with AVX-512 "
+           "else 256); a tile is two registers wide">,
+    Option<"cacheLanes", "cache-lanes", "int64_t", /*default=*/"512",
+           "Lane-dimension extent of one cache tile (0: untiled)">,
+    Option<"cacheReduction", "cache-reduction", "int64_t", /*default=*/"128",
+           "Reduction extent of one cache tile (0: untiled)">,
+    Option<"lowerVectors", "lower-vectors", "bool", /*default=*/"true",
+           "Lower vector.contract to FMAs and transfers to rank 1">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def CPUApproximateMath : Pass<"cpu-approximate-math"> {
+  let summary = "Replace f32 transcendental calls by vectorizable polynomials";
+  let description = [{
+    On the CPU, `math.exp`, `math.tanh` and friends otherwise become calls
+    into libm, one element at a time, which stops LLVM from vectorizing the
+    loop around them. This pass rewrites the f32 forms of exp, expm1, log,
+    log1p, log2, tanh, erf and erfc into MLIR's polynomial approximations
+    (plain arithmetic, accurate to a few ulp over the whole range), so
+    elementwise loops vectorize (f16 and bf16 math reaches it as f32 after
+    `math-extend-to-supported-types`). f64 keeps the libm calls, and
+    sin/cos keep them too because their range reduction matters for large
+    arguments.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def CPUExpandFloatConversions : Pass<"cpu-expand-float-conversions"> {
+  let summary = "Restate f64 <-> bf16/f16 conversions through f32";
+  let description = [{
+    LLVM lowers `fptrunc double to bfloat` and `to half` to the libcalls
+    `__truncdfbf2` and `__truncdfhf2` of the C compiler's runtime library;
+    GCC 12's libgcc has no `__truncdfbf2`, so such an executable fails to
+    load on Debian 12. Generated code must not depend on the host
+    compiler's runtime, so this pass rewrites `arith.truncf` from f64 to
+    bf16/f16 as a truncation to f32 rounded to odd (round to nearest, step
+    toward zero where that overshot, set the last bit where inexact)
+    followed by the f32 truncation, which rounds once in effect (f32 has
+    more than twice the target's precision plus two bits), and
+    `arith.extf` from bf16/f16 to f64 as two exact extensions through f32.
+    f32 <-> bf16 is left to `arith-expand{include-bf16}`.
+
+    Before: `%y = arith.truncf %x : f64 to bf16`
+    After:  `arith.truncf %x : f64 to f32`, compare/bitcast/select to round
+            to odd, then `arith.truncf %r : f32 to bf16`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
+def CPUStoreBF16AsI16 : Pass<"cpu-store-bf16-as-i16"> {
+  let summary = "Carry bf16 values between memory and blocks as i16 in the LLVM dialect";
+  let description = [{
+    On x86 CPUs without AVX-512 BF16, LLVM promotes every `bfloat` value to
+    f32 and rounds it back with a call to `__truncsfbf2` (absent from
+    GCC 12's libgcc) wherever the value must exist as 16 bits: a store, a
+    bitcast, a value passed between blocks. Once `arith-expand` has made
+    bf16 arithmetic into integer arithmetic on bitcasts, the only bf16
+    values left are loaded, stored, selected or passed along; this pass
+    gives those i16 types (bf16 views through `llvm.bitcast` for any other
+    user), and canonicalization folds the bitcast pairs away, so LLVM sees
+    no bfloat value at all.
+
+    Before: `%v = llvm.load %p : !llvm.ptr -> bf16` ... `llvm.br ^bb1(%v : bf16)`
+    After:  `%v = llvm.load %p : !llvm.ptr -> i16` ... `llvm.br ^bb1(%v : i16)`
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // NUMLIR_BACKENDS_CPU_PASSES_TD
