@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 import functools
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable, NamedTuple
+from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "PyTreeDef", "SequenceKey", "all_leaves", "keystr",
@@ -259,20 +259,24 @@ def _unflatten_node(td: PyTreeDef, children: list) -> Any:
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
     """Leaves in a canonical order (dicts by sorted key) and the tree's structure."""
     leaves: list[Any] = []
-
-    def rec(x) -> PyTreeDef:
-        if is_leaf is not None and is_leaf(x):
-            leaves.append(x)
-            return _LEAF
-        t, node = _node_type(x)
-        if node is None:
-            leaves.append(x)
-            return _LEAF
-        children, aux = node.flatten(x)
-        return PyTreeDef(t, aux, tuple(rec(c) for c in children))
-
-    treedef = rec(tree)
+    treedef = _flatten_into(tree, is_leaf, leaves)
     return leaves, treedef
+
+
+# The recursive helpers of this module are module-level functions that take
+# their accumulator: a nested function that calls itself is a reference
+# cycle, which would keep the leaves it collected (a jitted call's inputs and
+# outputs) alive until the cyclic garbage collector runs.
+def _flatten_into(x: Any, is_leaf, leaves: list) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    t, node = _node_type(x)
+    if node is None:
+        leaves.append(x)
+        return _LEAF
+    children, aux = node.flatten(x)
+    return PyTreeDef(t, aux, tuple(_flatten_into(c, is_leaf, leaves) for c in children))
 
 
 def tree_flatten_with_path(tree: Any, is_leaf=None) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
@@ -284,21 +288,21 @@ def tree_flatten_with_path(tree: Any, is_leaf=None) -> tuple[list[tuple[tuple, A
         [((DictKey(key='a'), SequenceKey(idx=0)), 1), ((DictKey(key='a'), SequenceKey(idx=1)), 2)]
     """
     out: list[tuple[tuple, Any]] = []
-
-    def rec(x, path):
-        if is_leaf is not None and is_leaf(x):
-            out.append((path, x))
-            return
-        _, node = _node_type(x)
-        if node is None:
-            out.append((path, x))
-            return
-        keys, children, _ = _keyed_children(node, x)
-        for k, c in zip(keys, children):
-            rec(c, path + (k,))
-
-    rec(tree, ())
+    _flatten_with_path_into(tree, (), is_leaf, out)
     return out, tree_structure(tree, is_leaf)
+
+
+def _flatten_with_path_into(x: Any, path: tuple, is_leaf, out: list) -> None:
+    if is_leaf is not None and is_leaf(x):
+        out.append((path, x))
+        return
+    _, node = _node_type(x)
+    if node is None:
+        out.append((path, x))
+        return
+    keys, children, _ = _keyed_children(node, x)
+    for k, c in zip(keys, children):
+        _flatten_with_path_into(c, path + (k,), is_leaf, out)
 
 
 def tree_leaves_with_path(tree: Any, is_leaf=None) -> list[tuple[tuple, Any]]:
@@ -312,14 +316,16 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     if len(leaves) != treedef.num_leaves:
         raise ValueError(f"Too {'few' if len(leaves) < treedef.num_leaves else 'many'} leaves for "
                          f"PyTreeDef; expected {treedef.num_leaves}, got {len(leaves)}.")
-    it = iter(leaves)
+    return _unflatten_from(treedef, iter(leaves))
 
-    def rec(td: PyTreeDef):
-        if td.node_type is None:
-            return next(it)
-        return _unflatten_node(td, [rec(c) for c in td.children])
 
-    return rec(treedef)
+def _unflatten_from(treedef: PyTreeDef, leaves: Iterator[Any]) -> Any:
+    # A module-level function, not a recursive closure: a closure that calls
+    # itself is a reference cycle, and it would keep every leaf (a jitted
+    # call's outputs) alive until the cyclic garbage collector runs.
+    if treedef.node_type is None:
+        return next(leaves)
+    return _unflatten_node(treedef, [_unflatten_from(c, leaves) for c in treedef.children])
 
 
 def tree_leaves(tree: Any, is_leaf=None) -> list[Any]:
@@ -351,30 +357,30 @@ def _type_name(t) -> str:
 def _flatten_up_to(treedef: PyTreeDef, tree: Any, name: str) -> list[Any]:
     """The subtrees of ``tree`` at the leaf positions of ``treedef``; errors name the mismatch."""
     out: list[Any] = []
+    _flatten_up_to_into(treedef, tree, (), name, out)
+    return out
 
-    def fail(path, what):
+
+def _flatten_up_to_into(td: PyTreeDef, x: Any, path: tuple, name: str, out: list) -> None:
+    def fail(what):
         raise ValueError(f"pytree structure error: {what} at key path {name}{keystr(path)}")
 
-    def rec(td: PyTreeDef, x, path):
-        if td.node_type is None:
-            out.append(x)
-            return
-        t, node = _node_type(x)
-        if t is not td.node_type:
-            fail(path, f"different types: expected {_type_name(td.node_type)} (from the first tree), "
-                       f"got {_type_name(type(x))}: {x!r:.80}")
-        keys, children, aux = _keyed_children(node, x)
-        if len(children) != len(td.children):
-            fail(path, f"different numbers of children of {_type_name(t)}: expected "
-                       f"{len(td.children)}, got {len(children)}")
-        if aux != td.node_data:
-            what = "dict keys" if t in (dict, collections.OrderedDict) else "pytree metadata"
-            fail(path, f"different {what}: expected {td.node_data!r}, got {aux!r}")
-        for c_td, k, c in zip(td.children, keys, children):
-            rec(c_td, c, path + (k,))
-
-    rec(treedef, tree, ())
-    return out
+    if td.node_type is None:
+        out.append(x)
+        return
+    t, node = _node_type(x)
+    if t is not td.node_type:
+        fail(f"different types: expected {_type_name(td.node_type)} (from the first tree), "
+             f"got {_type_name(type(x))}: {x!r:.80}")
+    keys, children, aux = _keyed_children(node, x)
+    if len(children) != len(td.children):
+        fail(f"different numbers of children of {_type_name(t)}: expected "
+             f"{len(td.children)}, got {len(children)}")
+    if aux != td.node_data:
+        what = "dict keys" if t in (dict, collections.OrderedDict) else "pytree metadata"
+        fail(f"different {what}: expected {td.node_data!r}, got {aux!r}")
+    for c_td, k, c in zip(td.children, keys, children):
+        _flatten_up_to_into(c_td, c, path + (k,), name, out)
 
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf=None) -> Any:

@@ -74,3 +74,22 @@ uint64_t nlrt_release_cached_memory(void) {
 }
 
 uint64_t nlrt_cached_memory_bytes(void) { return nlrt_host_cached_bytes(); }
+
+nlrt_status nlrt_host_buffer_allocate(size_t size, void **out_buffer) {
+  if (!out_buffer)
+    return nlrt_error(NLRT_INVALID_ARGUMENT,
+                      "nlrt_host_buffer_allocate: out_buffer is NULL");
+  /* Outside an executable's call the allocator reports failure as NULL. */
+  void *buffer = nlrt_host_aligned_alloc(64, size);
+  if (!buffer) {
+    char amount[32];
+    nlrt_format_bytes(size, amount, sizeof amount);
+    return nlrt_error(NLRT_OUT_OF_MEMORY,
+                      "cannot allocate a host buffer of %zu bytes (%s)", size,
+                      amount);
+  }
+  *out_buffer = buffer;
+  return NLRT_OK;
+}
+
+void nlrt_host_buffer_free(void *buffer) { nlrt_host_free(buffer); }

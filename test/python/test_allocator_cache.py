@@ -1,10 +1,11 @@
-"""Temporary buffers are kept for reuse across calls, within a budget, and released on demand.
+"""Temporaries and large outputs are kept for reuse across calls, within a budget.
 
 A jitted function called in a loop asks the runtime for the same temporaries
 every call. Freed blocks of 64 KiB and more stay in the runtime's cache
 (NUMLIR_ALLOCATOR_CACHE_BYTES, default 1 GiB), so steady-state calls map no
-fresh memory and take no page faults for them; numlir.clear_caches() frees
-them. Page-fault counts, not times, are asserted.
+fresh memory and take no page faults for them; outputs of 64 KiB and more
+come from the same allocator (`_runtime.host_buffer`) and return to it when
+the array dies. numlir.clear_caches() frees them. Page-fault counts, not times, are asserted.
 """
 
 import os
@@ -20,7 +21,7 @@ from numlir import _runtime
 
 # sum(x * x) materializes x * x: a 64 MiB temporary per call.
 FAULTS_PER_CALL = textwrap.dedent(r"""
-    import resource
+    import resource, sys
     import numpy as np
     import numlir, numlir.numpy as jnp
     from numlir import _runtime
@@ -30,17 +31,25 @@ FAULTS_PER_CALL = textwrap.dedent(r"""
         return usage.ru_minflt + usage.ru_majflt
 
     x = np.full(16 * 1024 * 1024, 0.5, np.float32)
-    f = numlir.jit(lambda x: jnp.sum(x * x) + jnp.max(x * 3.0))
-    want = float(f(x))
+    if sys.argv[1] == "temporaries":
+        f = numlir.jit(lambda x: jnp.sum(x * x) + jnp.max(x * 3.0))
+    else:  # a 64 MiB output, dropped by the next iteration's assignment
+        f = numlir.jit(lambda x: x * 2.0 + 1.0)
+    # Two warm-up calls: while a call runs the previous result is still
+    # alive, so a loop cycles through two output blocks.
+    y = f(x)
+    y = f(x)
+    want = float(np.asarray(y).ravel()[-1])
     before = faults()
     for _ in range(5):
-        assert float(f(x)) == want
+        y = f(x)
+    assert float(np.asarray(y).ravel()[-1]) == (2.0 if sys.argv[1] == "outputs" else want)
     print((faults() - before) / 5, _runtime.cached_memory_bytes())
 """)
 
 
-def _faults_per_call(**env):
-    result = subprocess.run([sys.executable, "-c", FAULTS_PER_CALL], capture_output=True,
+def _faults_per_call(buffers="temporaries", **env):
+    result = subprocess.run([sys.executable, "-c", FAULTS_PER_CALL, buffers], capture_output=True,
                             text=True, timeout=300, env=dict(os.environ, **env))
     assert result.returncode == 0, result.stderr[-3000:]
     faults, cached = result.stdout.split()
@@ -58,6 +67,16 @@ def test_without_a_cache_budget_every_call_faults_its_temporaries_in():
     faults, cached = _faults_per_call(NUMLIR_ALLOCATOR_CACHE_BYTES="0")
     assert faults > 10000, faults
     assert cached == 0
+
+
+def test_steady_state_calls_take_no_page_faults_for_large_outputs():
+    faults, _ = _faults_per_call("outputs")
+    assert faults < 1000, faults
+
+
+def test_without_a_cache_budget_large_outputs_fault_in_every_call():
+    faults, _ = _faults_per_call("outputs", NUMLIR_ALLOCATOR_CACHE_BYTES="0")
+    assert faults > 10000, faults
 
 
 def test_blocks_larger_than_the_budget_are_not_kept():

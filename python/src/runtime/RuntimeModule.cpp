@@ -11,6 +11,7 @@
 #include "Status.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/filesystem.h>
 #include <nanobind/stl/string.h>
 
@@ -93,6 +94,23 @@ InvalidExecutableError naming what is wrong::
         "1 GiB).");
   m.def("cached_memory_bytes", &nlrt_cached_memory_bytes,
         "Bytes of freed temporary buffers the runtime keeps for reuse.");
+  m.def(
+      "host_buffer",
+      [](size_t size) {
+        void *data = nullptr;
+        numlir::runtime::checkStatus(nlrt_host_buffer_allocate(size, &data));
+        nb::capsule owner(data, [](void *p) noexcept { nlrt_host_buffer_free(p); });
+        size_t shape[1] = {size};
+        return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(data, 1, shape, owner)
+            .cast();
+      },
+      "size"_a,
+      R"(A uint8 numpy array of `size` bytes, 64-byte aligned, from the
+runtime's allocator: when the array (and every view of it) is gone, a block
+of 64 KiB or more is kept for reuse instead of being unmapped. The cpu
+backend allocates large outputs here (`.view(dtype).reshape(shape)`), so a
+loop that drops last call's result takes no page faults for the next one.
+Raises OutOfMemoryError naming the size.)");
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def("library_path", &libraryPath,
         "The path of the libnlrt.so in use, e.g. to link C programs "

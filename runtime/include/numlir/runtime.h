@@ -298,6 +298,19 @@ NLRT_API uint64_t nlrt_release_cached_memory(void);
 /* Bytes currently kept for reuse. */
 NLRT_API uint64_t nlrt_cached_memory_bytes(void);
 
+/* Allocates `size` bytes of host memory, 64-byte aligned, from the same
+ * allocator and cache, e.g. for an executable's outputs: freed with
+ * nlrt_host_buffer_free, a block of 64 KiB or more is kept for reuse, so a
+ * caller that drops last call's outputs before the next call takes no page
+ * faults for them either. *out_buffer is set (non-NULL even for size 0).
+ *   NLRT_INVALID_ARGUMENT out_buffer is NULL.
+ *   NLRT_OUT_OF_MEMORY    the memory could not be allocated (message names
+ *                         the size). */
+NLRT_API nlrt_status nlrt_host_buffer_allocate(size_t size, void **out_buffer);
+
+/* Frees a buffer from nlrt_host_buffer_allocate. NULL is ignored. */
+NLRT_API void nlrt_host_buffer_free(void *buffer);
+
 /*===--- Executable images -------------------------------------------------===*/
 
 /* Bytes in the header that precedes every image's payload. */

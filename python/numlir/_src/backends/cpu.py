@@ -168,6 +168,20 @@ def _link(obj: bytes, options: CpuOptions) -> WithExtras:
     return WithExtras(_runtime.wrap_image(shared_object, "cpu"), {".so": shared_object})
 
 
+#: Outputs this large come from the runtime's allocator, which keeps freed
+#: blocks for reuse (smaller ones come from malloc's free lists without page
+#: faults anyway); the threshold is the runtime's NLRT_CACHE_MIN_BYTES.
+POOLED_OUTPUT_BYTES = 64 << 10
+
+
+def _empty(spec: BufferSpec, size: int) -> np.ndarray:
+    if size < POOLED_OUTPUT_BYTES:
+        return np.empty(spec.shape, spec.dtype)
+    from numlir import _runtime
+
+    return _runtime.host_buffer(size).view(spec.dtype).reshape(spec.shape)
+
+
 def _describe(spec: BufferSpec) -> str:
     return f"{spec.dtype.name}[{','.join(map(str, spec.shape))}]"
 
@@ -183,10 +197,10 @@ class CpuExecutable(Executable):
     def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         outputs = []
         for index, spec in enumerate(self.output_specs):
+            size = math.prod(spec.shape) * spec.dtype.itemsize
             try:
-                outputs.append(np.empty(spec.shape, spec.dtype))
-            except (MemoryError, ValueError):  # ValueError: more bytes than NumPy can index
-                size = math.prod(spec.shape) * spec.dtype.itemsize
+                outputs.append(_empty(spec, size))
+            except (MemoryError, ValueError, OverflowError):  # more bytes than can be indexed
                 raise out_of_memory(
                     self.name,
                     f"allocating its output {index}, a {_describe(spec)} array of {size} bytes "
