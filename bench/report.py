@@ -36,7 +36,7 @@ def summarize(cell: dict) -> dict:
         return cell
     medians = [statistics.median(r["samples_s"]) for r in rounds]
     faults = [r["faults_per_call"] for r in rounds]
-    cell.update(seconds=statistics.median(samples), round_min_s=min(medians),
+    cell.update(seconds=statistics.median(samples), best_s=min(samples), round_min_s=min(medians),
                 round_max_s=max(medians), faults_per_call=statistics.median(faults))
     return cell
 
@@ -83,7 +83,7 @@ def _row(cells: list[str]) -> str:
 def tables(run: dict) -> str:
     """The Markdown tables: times and ratios, then compile time and faults."""
     frameworks = run["frameworks"]
-    peers = [f for f in frameworks if f != "numlir"]
+    peers = [f for f in frameworks if f != "numlir"] if "numlir" in frameworks else []
     lines = [_row(["workload", *(f"{f} ms" for f in frameworks),
                    *(f"numlir/{p}" for p in peers), "limit ms", "numlir of limit",
                    "fastest peer", "check"]),

@@ -189,7 +189,7 @@ def build(framework: str, workload, inputs):
     if framework == "torch.compile":
         fn = torch.compile(fn)
     ins, outs = _layouts(workload.name, len(inputs), 64)
-    args = [to(torch.from_numpy(np.ascontiguousarray(x))) for (to, _), x in zip(ins, inputs)]
+    args = [to(torch.from_numpy(np.array(x, order="C"))) for (to, _), x in zip(ins, inputs)]
 
     def to_numpy(result):
         leaves = result if isinstance(result, tuple) else (result,)
