@@ -36,7 +36,7 @@ import specs
 from worker import FRAMEWORKS
 
 HERE = pathlib.Path(__file__).resolve().parent
-DEFAULT_FRAMEWORKS = "numlir,jax,numpy,torch"
+DEFAULT_FRAMEWORKS = "numlir,jax,numpy,torch,torch.compile"
 
 
 class WorkerProcess:
@@ -129,6 +129,17 @@ def check_outputs(workload: dict, saved: dict[str, pathlib.Path], tolerance: flo
     return "; ".join(notes) or f"ok (vs {reference})"
 
 
+def run_round(worker: WorkerProcess, workload, cell: dict, opts) -> None:
+    if not cell.get("supported") or "error" in cell:
+        return
+    answer = worker.ask(op="round", workload=workload.name, warmup=opts.warmup,
+                        repeats=workload.repeats or opts.repeats)
+    if "error" in answer:
+        cell["error"] = answer["error"]
+    else:
+        cell.setdefault("rounds", []).append(answer)
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repeats")
@@ -179,19 +190,15 @@ def main(argv=None) -> None:
             for w, row in zip(chosen, rows):
                 row["check"] = check_outputs(row, row.pop("_saved", {}), w.tolerance)
 
-            for _ in tqdm(range(opts.rounds), desc="rounds", file=sys.stderr):
-                for w, row in zip(chosen, rows):
-                    for f in opts.frameworks:
-                        cell = row["results"][f]
-                        if not cell.get("supported") or "error" in cell:
-                            continue
-                        answer = workers[f].ask(op="round", workload=w.name,
-                                                warmup=opts.warmup,
-                                                repeats=w.repeats or opts.repeats)
-                        if "error" in answer:
-                            cell["error"] = answer["error"]
-                        else:
-                            cell.setdefault("rounds", []).append(answer)
+            steps = opts.rounds * len(chosen) * len(opts.frameworks)
+            with tqdm(total=steps, desc="rounds", file=sys.stderr) as progress:
+                for r in range(opts.rounds):
+                    progress.set_description(f"round {r + 1}/{opts.rounds}")
+                    for w, row in zip(chosen, rows):
+                        for f in opts.frameworks:
+                            progress.set_postfix_str(f"{w.name} {f}")
+                            run_round(workers[f], w, row["results"][f], opts)
+                            progress.update()
     finally:
         for worker in workers.values():
             worker.close()
