@@ -76,6 +76,10 @@ def _cell(cell: dict | None, unit: str) -> str:
     return text
 
 
+def _count(value: float) -> str:
+    return f"{value:.0f}" if value >= 10 or value == 0 else f"{value:.2g}"
+
+
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
@@ -105,7 +109,7 @@ def tables(run: dict) -> str:
         res = w["results"]
         compiles = [f"{res[f]['compile_s']:.3g}" if "compile_s" in res.get(f, {}) else "–"
                     for f in frameworks]
-        faults = [f"{res[f]['faults_per_call']:.3g}" if "faults_per_call" in res.get(f, {})
+        faults = [_count(res[f]["faults_per_call"]) if "faults_per_call" in res.get(f, {})
                   else "–" for f in frameworks]
         lines.append(_row([w["name"], *compiles, *faults]))
     m = run["machine"]
@@ -114,6 +118,7 @@ def tables(run: dict) -> str:
               "≈{peak} GFLOP/s (estimate: cores x clock x lanes x 2 pipes x 2)".format(
                   **m, peak=f"{m['peak_gflops_estimate']:.0f}"
                   if m.get("peak_gflops_estimate") else "?"),
+              _load(run.get("host", {})),
               "times: median of all timed samples (in parentheses: lowest–highest round "
               "median); numlir/peer above 1 means numlir is slower"]
     geo = [w["ratios"]["jax"] for w in run["workloads"] if "jax" in w["ratios"]
@@ -122,6 +127,16 @@ def tables(run: dict) -> str:
         lines.append(f"geometric mean numlir/jax over W1-W7: "
                      f"{math.exp(sum(map(math.log, geo)) / len(geo)):.2f}")
     return "\n".join(lines)
+
+
+def _load(host: dict) -> str:
+    loads = [host[k][0] for k in ("loadavg_start", "loadavg") if k in host]
+    if not loads:
+        return ""
+    busy = max(loads) > 1.5 * host.get("cpus", 1)
+    return (f"1-minute load average at start/end: {' / '.join(f'{x:.1f}' for x in loads)} on "
+            f"{host.get('cpus')} cpus" + (": the machine was busy, times are inflated" if busy
+                                           else ""))
 
 
 def chart(run: dict, path) -> str | None:

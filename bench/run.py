@@ -151,6 +151,8 @@ def parse_args(argv=None):
     parser.add_argument("--warmup", type=int, default=1, help="untimed samples per round")
     parser.add_argument("--results-dir", type=pathlib.Path, default=HERE / "results")
     parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument("--report", type=pathlib.Path, metavar="JSON",
+                        help="print the tables (and redraw the chart) of a saved run; measures nothing")
     opts = parser.parse_args(argv)
     opts.frameworks = [f.strip() for f in opts.frameworks.split(",") if f.strip()]
     bad = [f for f in opts.frameworks if f not in FRAMEWORKS]
@@ -161,8 +163,20 @@ def parse_args(argv=None):
     return opts
 
 
+def reprint(opts) -> None:
+    run = json.loads(opts.report.read_text())
+    print(report.tables(run))
+    if not opts.no_chart:
+        path = opts.report.with_suffix(".png")
+        problem = report.chart(run, path)
+        print(problem or f"wrote {path}")
+
+
 def main(argv=None) -> None:
     opts = parse_args(argv)
+    if opts.report:
+        return reprint(opts)
+    load_start = os.getloadavg()
     chosen = specs.select(opts.quick, opts.only)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     opts.results_dir.mkdir(parents=True, exist_ok=True)
@@ -212,7 +226,8 @@ def main(argv=None) -> None:
         "versions": {f: w.version for f, w in workers.items()},
         "worker_errors": {f: w.error for f, w in workers.items() if w.error},
         "host": {"platform": platform.platform(), "python": platform.python_version(),
-                 "cpus": os.cpu_count(), "loadavg": os.getloadavg()},
+                 "cpus": os.cpu_count(), "loadavg_start": load_start,
+                 "loadavg": os.getloadavg()},
         "machine": machine,
         "workloads": [report.finish(row, machine, opts.frameworks) for row in rows],
     }
