@@ -53,6 +53,12 @@ def test_quick_run_writes_the_table_and_the_json(tmp_path):
     assert set(w1["ratios"]) == {"numpy"} and w1["ratios"]["numpy"] > 0
     assert w1["limit_s"] > 0 and set(w1["fraction_of_limit"]) == {"numlir", "numpy"}
 
+    again = subprocess.run([sys.executable, str(BENCH / "run.py"), "--report",
+                            str(tmp_path / "latest.json"), "--no-chart"],
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.splitlines()[:3] == done.stdout.splitlines()[:3]
+
 
 def test_unknown_names_are_refused(tmp_path):
     done = _run(tmp_path, "--only", "W9", "--frameworks", "numpy")
