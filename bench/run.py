@@ -66,9 +66,12 @@ class WorkerProcess:
         return {"error": self.error}
 
     def ask(self, **request) -> dict:
-        if self.error and self.proc.poll() is not None:
+        if self.error:  # it never started, or it died: nothing more to ask
             return {"error": self.error}
-        self.proc.stdin.write(json.dumps(request) + "\n")
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+        except BrokenPipeError:
+            pass  # it died: _read reports how, from its log
         return self._read()
 
     def close(self) -> None:

@@ -60,6 +60,20 @@ def test_quick_run_writes_the_table_and_the_json(tmp_path):
     assert again.stdout.splitlines()[:3] == done.stdout.splitlines()[:3]
 
 
+def test_a_framework_that_cannot_start_is_reported(tmp_path, monkeypatch):
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "torch.py").write_text("raise ImportError('no torch in this test')\n")
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    done = _run(tmp_path, "--only", "W1", "--frameworks", "numpy,torch")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "torch: ImportError: no torch in this test" in done.stdout
+    latest = json.loads((tmp_path / "latest.json").read_text())
+    assert "no torch in this test" in latest["worker_errors"]["torch"]
+    (w1,) = latest["workloads"]
+    assert "seconds" in w1["results"]["numpy"] and "error" in w1["results"]["torch"]
+
+
 def test_unknown_names_are_refused(tmp_path):
     done = _run(tmp_path, "--only", "W9", "--frameworks", "numpy")
     assert done.returncode != 0 and "unknown workload(s) W9" in done.stderr
