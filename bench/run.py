@@ -239,6 +239,8 @@ def main(argv=None) -> None:
     for f, error in run["worker_errors"].items():
         print(f"{f}: {error}")
     for row in rows:
+        if "MISMATCH" in row.get("check", ""):
+            print(f"WARNING: {row['name']} outputs disagree: {row['check']}")
         for f, cell in row["results"].items():
             if "error" in cell:
                 print(f"{row['name']} {f}: {cell['error'].splitlines()[0][:300]}")
