@@ -8,6 +8,11 @@
 - read_gbs: a large np.sum split the same way (bytes read).
 - sgemm_gflops: numpy's matmul (OpenBLAS, all cores) on big float32 squares:
   the GEMM rate a well-tuned kernel achieves here.
+- first_touch_us_per_mib: the extra time to write 1 MiB of freshly mapped
+  memory over writing memory already mapped (the page faults and the kernel's
+  zeroing), with faults_per_mib telling the page size the kernel used (0.5:
+  2 MiB transparent huge pages). A runtime that mallocs large buffers anew on
+  each call pays this per MiB; in a VM it depends on the host's memory pressure.
 - peak_gflops_estimate: cores x clock x FMA lanes x 2 FMA pipes x 2 from
   /proc/cpuinfo: an estimate (the clock read is the nominal one, boost and
   AVX clock offsets are unknown).
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -53,6 +59,31 @@ def bandwidth(n_bytes: int, threads: int, runs: int) -> dict:
     pool.shutdown()
     return {"copy_gbs": 2 * n_bytes / copy_s / 1e9, "read_gbs": n_bytes / read_s / 1e9,
             "bandwidth_bytes": n_bytes}
+
+
+def _faults() -> int:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_minflt + usage.ru_majflt
+
+
+def fault_cost(n_bytes: int, runs: int) -> dict:
+    warm = np.empty(n_bytes // 4, np.float32)
+    warm.fill(0)
+    warm_s = _best_seconds(lambda: warm.fill(1), runs)
+    del warm
+    best = float("inf"), 1
+    for _ in range(runs):
+        fresh = np.empty(n_bytes // 4, np.float32)  # past malloc's mmap threshold: fresh pages
+        faults, start = _faults(), time.perf_counter()
+        fresh.fill(1)
+        seconds, faults = time.perf_counter() - start, _faults() - faults
+        del fresh
+        if faults and seconds < best[0]:
+            best = seconds, faults
+    seconds, faults = best
+    mib = n_bytes / (1 << 20)
+    return {"first_touch_us_per_mib": max(seconds - warm_s, 0.0) / mib * 1e6,
+            "faults_per_mib": faults / mib}
 
 
 def sgemm(n: int, runs: int) -> dict:
@@ -102,9 +133,11 @@ def peak_estimate() -> dict:
 def measure(quick: bool) -> dict:
     threads = os.cpu_count() or 1
     if quick:
-        limits = {**bandwidth(64 << 20, threads, 3), **sgemm(512, 3)}
+        limits = {**bandwidth(64 << 20, threads, 3), **sgemm(512, 3),
+                  **fault_cost(64 << 20, 3)}
     else:
-        limits = {**bandwidth(512 << 20, threads, 5), **sgemm(2048, 3)}
+        limits = {**bandwidth(512 << 20, threads, 5), **sgemm(2048, 3),
+                  **fault_cost(128 << 20, 5)}
     return {**limits, **peak_estimate(), "threads": threads}
 
 

@@ -118,9 +118,11 @@ def tables(run: dict) -> str:
               "≈{peak} GFLOP/s (estimate: cores x clock x lanes x 2 pipes x 2)".format(
                   **m, peak=f"{m['peak_gflops_estimate']:.0f}"
                   if m.get("peak_gflops_estimate") else "?"),
+              _first_touch(m),
               _load(run.get("host", {})),
               "times: median of all timed samples (in parentheses: lowest–highest round "
               "median); numlir/peer above 1 means numlir is slower"]
+    lines = [line for line in lines if line is not None]
     geo = [w["ratios"]["jax"] for w in run["workloads"] if "jax" in w["ratios"]
            and w["name"] != "D"]
     if geo:
@@ -129,10 +131,18 @@ def tables(run: dict) -> str:
     return "\n".join(lines)
 
 
-def _load(host: dict) -> str:
+def _first_touch(machine: dict) -> str | None:
+    if "first_touch_us_per_mib" not in machine:
+        return None
+    return (f"writing freshly mapped memory costs {machine['first_touch_us_per_mib']:.0f} µs/MiB "
+            f"more than mapped memory ({machine['faults_per_mib']:.3g} faults/MiB): the price "
+            "of a fresh large malloc per call")
+
+
+def _load(host: dict) -> str | None:
     loads = [host[k][0] for k in ("loadavg_start", "loadavg") if k in host]
     if not loads:
-        return ""
+        return None
     busy = max(loads) > 1.5 * host.get("cpus", 1)
     return (f"1-minute load average at start/end: {' / '.join(f'{x:.1f}' for x in loads)} on "
             f"{host.get('cpus')} cpus" + (": the machine was busy, times are inflated" if busy

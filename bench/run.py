@@ -85,6 +85,19 @@ class WorkerProcess:
         self.log.close()
 
 
+def source_commit() -> str | None:
+    """The checkout's commit, "-dirty" when it has changes: which numlir was measured."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(HERE), *args], capture_output=True,
+                              text=True).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no")
+                         else "") if commit else None
+    except OSError:
+        return None
+
+
 def measure_machine(quick: bool) -> dict:
     out = subprocess.run([sys.executable, str(HERE / "machine.py")] + (["--quick"] * quick),
                          capture_output=True, text=True, check=True)
@@ -95,6 +108,7 @@ def best_machine(runs: list[dict]) -> dict:
     best = dict(runs[0])
     for key in ("copy_gbs", "read_gbs", "sgemm_gflops"):
         best[key] = max(r[key] for r in runs)
+    best["first_touch_us_per_mib"] = min(r["first_touch_us_per_mib"] for r in runs)
     best["runs"] = runs
     return best
 
@@ -155,7 +169,8 @@ def parse_args(argv=None):
     parser.add_argument("--results-dir", type=pathlib.Path, default=HERE / "results")
     parser.add_argument("--no-chart", action="store_true")
     parser.add_argument("--report", type=pathlib.Path, metavar="JSON",
-                        help="print the tables (and redraw the chart) of a saved run; measures nothing")
+                        help="print the tables of a saved run and redraw its chart as JSON's name "
+                             "with .png; measures nothing")
     opts = parser.parse_args(argv)
     opts.frameworks = [f.strip() for f in opts.frameworks.split(",") if f.strip()]
     bad = [f for f in opts.frameworks if f not in FRAMEWORKS]
@@ -226,7 +241,7 @@ def main(argv=None) -> None:
         "schema": 1, "timestamp": stamp, "argv": sys.argv[1:] if argv is None else argv,
         "quick": opts.quick, "rounds": opts.rounds, "repeats": opts.repeats,
         "warmup": opts.warmup, "frameworks": opts.frameworks,
-        "versions": {f: w.version for f, w in workers.items()},
+        "versions": {f: w.version for f, w in workers.items()}, "commit": source_commit(),
         "worker_errors": {f: w.error for f, w in workers.items() if w.error},
         "host": {"platform": platform.platform(), "python": platform.python_version(),
                  "cpus": os.cpu_count(), "loadavg_start": load_start,

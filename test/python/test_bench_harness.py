@@ -35,8 +35,9 @@ def test_quick_run_writes_the_table_and_the_json(tmp_path):
     assert latest["frameworks"] == ["numlir", "numpy"]
     assert not latest["worker_errors"]
     machine = latest["machine"]
-    for key in ("copy_gbs", "read_gbs", "sgemm_gflops"):
+    for key in ("copy_gbs", "read_gbs", "sgemm_gflops", "faults_per_mib"):
         assert machine[key] > 0
+    assert machine["first_touch_us_per_mib"] >= 0
     assert len(machine["runs"]) == 2
 
     (w1,) = latest["workloads"]
