@@ -19,13 +19,11 @@ def library(name: str) -> SimpleNamespace:
         import jax
 
         return SimpleNamespace(np=jax.numpy, lax=jax.lax, nn=jax.nn, jit=jax.jit,
-                               value_and_grad=jax.value_and_grad, put=jax.device_put,
-                               version=jax.__version__)
+                               value_and_grad=jax.value_and_grad, put=jax.device_put)
     import numlir
 
     return SimpleNamespace(np=numlir.numpy, lax=numlir.lax, nn=numlir.nn, jit=numlir.jit,
-                           value_and_grad=numlir.value_and_grad, put=numlir.numpy.asarray,
-                           version=getattr(numlir, "__version__", "dev"))
+                           value_and_grad=numlir.value_and_grad, put=numlir.numpy.asarray)
 
 
 def adam(lib, params, grads, m, v, t, lr, b1, b2, eps=1e-8):
@@ -141,7 +139,7 @@ BUILDERS = {"W1": w1, "W2": w2, "W3": w3, "W4a": w4, "W4b": w4, "W5": w5, "W6": 
 
 
 def build(framework: str, workload, inputs):
-    """(callable, device arguments) for one workload, or None where it has no version."""
+    """(jitted callable, device arguments) for one workload: numlir and jax run them all."""
     lib = library(framework)
     fn = BUILDERS[workload.name](lib, workload.dims)
     return fn, [lib.put(x) for x in inputs]

@@ -39,7 +39,8 @@ DISC_STRIDES = (2, 1, 2, 1, 2)
 LATENT = 20
 
 
-def _same_out(size: int, stride: int) -> int:
+def same_out(size: int, stride: int) -> int:
+    """The output size of a SAME convolution."""
     return -(-size // stride)
 
 
@@ -57,7 +58,7 @@ def _dcgan_flops(batch: int) -> int:
     gen = 2 * batch * LATENT * 7 * 7 * 64 + conv(7, 5, 64, 32) + conv(14, 5, 32, 1)
     disc, hw, cin = 0, 28, 1
     for cout, stride in zip(DISC_CHANNELS, DISC_STRIDES):
-        hw = _same_out(hw, stride)
+        hw = same_out(hw, stride)
         disc += conv(hw, 5, cin, cout)
         cin = cout
     disc += 2 * batch * hw * hw * cin * 2
@@ -146,7 +147,7 @@ def _dcgan_params(rng):
     disc, cin, hw = [], 1, 28
     for cout, stride in zip(DISC_CHANNELS, DISC_STRIDES):
         disc += [_normal(rng, (5, 5, cin, cout), 1 / math.sqrt(25 * cin)), np.zeros(cout, F32)]
-        cin, hw = cout, _same_out(hw, stride)
+        cin, hw = cout, same_out(hw, stride)
     disc += [_normal(rng, (hw * hw * cin, 2), 1 / math.sqrt(hw * hw * cin)), np.zeros(2, F32)]
     return gen, disc
 

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from specs import DISC_PARAMS, DISC_STRIDES, GEN_PARAMS, MLP_PARAMS, _same_out
+from specs import DISC_PARAMS, DISC_STRIDES, GEN_PARAMS, MLP_PARAMS, same_out
 
 torch.set_num_threads(os.cpu_count() or 1)
 
@@ -67,9 +67,9 @@ def _disc_pads():
     # jax's SAME: total padding (out-1)*stride + k - in, the odd pixel on the high side.
     pads, hw = [], 28
     for stride in DISC_STRIDES:
-        total = max((_same_out(hw, stride) - 1) * stride + 5 - hw, 0)
+        total = max((same_out(hw, stride) - 1) * stride + 5 - hw, 0)
         pads.append((total // 2, total - total // 2))
-        hw = _same_out(hw, stride)
+        hw = same_out(hw, stride)
     return pads
 
 
