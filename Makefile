@@ -56,9 +56,11 @@ fuzz: build
 demo: build
 	$(PY) examples/logistic_regression_digits.py
 
+# The peers and the chart library are bench-only dependencies, not test ones.
+# Options for bench/run.py: make bench BENCH_ARGS="--quick --only W1,W3".
 bench: build
-	$(PY) -m pip install -q torch==2.13.0 || $(PY) -m pip install -q torch
-	$(PY) bench/run.py
+	$(PY) -m pip install -q torch==2.13.0 matplotlib || $(PY) -m pip install -q torch matplotlib
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-asan $(STAMPS)

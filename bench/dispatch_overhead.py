@@ -1,9 +1,12 @@
-"""Per-op eager dispatch overhead: numlir vs jax (eager) vs NumPy, in microseconds per op.
+"""Per-call dispatch overhead: numlir vs jax vs NumPy, in microseconds per call.
 
 Small operands, so the time is almost all dispatch: argument checks, the
 executable-cache lookup, the call into the runtime and wrapping the result.
-Each op is warmed up first (numlir and jax compile it once), then timed as the
-median of several repeats of a timed loop.
+The eager ops go through each library's op-by-op path; the "jit" row is a
+jitted ``a*b+c`` on three 4-element arguments (NumPy: the plain expression),
+the measurement run.py reports as its dispatch row D. Each case is warmed up
+first (numlir and jax compile it once), then timed as the median of several
+repeats of a timed loop.
 
     .venv/bin/python bench/dispatch_overhead.py            # or --quick
 """
@@ -17,6 +20,10 @@ from collections.abc import Callable
 
 import numpy as np
 from tqdm import tqdm
+
+import jaxlike
+
+JIT_CASE = "jit a*b+c 3x f32[4]"
 
 
 def _us_per_call(fn: Callable[[], object], min_time: float, repeats: int) -> float:
@@ -47,6 +54,12 @@ def _ops(jnp, a, b, m, n):
     }
 
 
+def _jitted(lib, host4):
+    fn = jaxlike.dispatch(lib, {})
+    args = [lib.put(x) for x in host4]
+    return lambda: fn(*args).block_until_ready()
+
+
 def _frameworks():
     import jax
     import jax.numpy as jax_jnp
@@ -65,6 +78,10 @@ def _frameworks():
     args = [jax.device_put(x) for x in host]
     frameworks["jax"] = {k: (lambda f=v: block(f())) for k, v in _ops(jax_jnp, *args).items()}
     frameworks["numpy"] = _ops(np, *host)
+    host4 = [rng.standard_normal(4).astype(np.float32) for _ in range(3)]
+    for name in ("numlir", "jax"):
+        frameworks[name][JIT_CASE] = _jitted(jaxlike.library(name), host4)
+    frameworks["numpy"][JIT_CASE] = lambda: host4[0] * host4[1] + host4[2]
     return frameworks
 
 
@@ -81,12 +98,12 @@ def main() -> None:
     for op, name in tqdm(jobs, desc="timing", unit="case"):
         results[op][name] = _us_per_call(frameworks[name][op], min_time, repeats)
 
-    header = f"{'op':<20}{'numlir µs':>12}{'jax µs':>10}{'numpy µs':>10}{'÷ jax':>9}{'÷ numpy':>10}"
+    header = f"{'op':<22}{'numlir µs':>12}{'jax µs':>10}{'numpy µs':>10}{'÷ jax':>9}{'÷ numpy':>10}"
     print(header)
     print("-" * len(header))
     for op in ops:
         r = results[op]
-        print(f"{op:<20}{r['numlir']:>12.1f}{r['jax']:>10.1f}{r['numpy']:>10.1f}"
+        print(f"{op:<22}{r['numlir']:>12.1f}{r['jax']:>10.1f}{r['numpy']:>10.1f}"
               f"{r['numlir'] / r['jax']:>9.2f}{r['numlir'] / r['numpy']:>10.1f}")
     print("ratios: numlir time / other time (above 1: numlir is slower)")
 

@@ -1,211 +1,271 @@
-"""numlir against jax.jit, NumPy and PyTorch on the same workloads, in one process.
+"""numlir against jax.jit, NumPy and PyTorch on workloads W1-W7, one process per framework.
 
-Each workload is one function written once per framework. Every framework is
-warmed up (compiled) first; then each is timed over the same inputs with
-``timeit``-style repetition, and the table reports the median time per call
-and numlir's time as a ratio to each other framework (ratio > 1 means numlir
-is slower). Results are written to bench/results/latest.json.
+    make bench                                   # everything, full sizes
+    .venv/bin/python bench/run.py --quick        # small sizes, fewer repeats
+    .venv/bin/python bench/run.py --only W1,W4 --frameworks numlir,jax
 
-    make bench                 # or: .venv/bin/python bench/run.py --quick
+Every framework runs in its own worker process (worker.py), and only one worker
+is busy at any time, so thread pools never compete. First each worker compiles
+and runs every workload once (the compile time) and saves that result: numlir's
+(and the other peers') first outputs are compared with jax's on the same inputs,
+and a mismatch is flagged in the "check" column. Then the rounds: in each round
+every workload runs on every framework in turn, with warm-up calls and then
+timed samples. The machine's bandwidth and GEMM rate are measured in a separate
+process before and after the rounds (the best figure is the limit).
+Results: the printed tables, bench/results/<timestamp>.json and latest.json,
+and a bar chart bench/results/latest.png. docs/benchmarks.md explains them.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import pathlib
 import platform
-import statistics
-import time
-from collections.abc import Callable
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 from tqdm import tqdm
 
-RESULTS = pathlib.Path(__file__).resolve().parent / "results"
+import report
+import specs
+from worker import FRAMEWORKS
+
+HERE = pathlib.Path(__file__).resolve().parent
+DEFAULT_FRAMEWORKS = "numlir,jax,numpy,torch,torch.compile"
 
 
-def _median_seconds(fn: Callable[[], object], min_time: float) -> float:
-    fn()
-    calls, start = 0, time.perf_counter()
-    while time.perf_counter() - start < min_time / 5 or calls < 3:
-        fn()
-        calls += 1
-    per_call = (time.perf_counter() - start) / calls
-    number = max(1, int(min_time / 5 / max(per_call, 1e-9)))
-    samples = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number)
-    return statistics.median(samples)
+class WorkerProcess:
+    """A worker.py child, spoken to one JSON line at a time; its stderr goes to a log."""
 
+    def __init__(self, framework: str, quick: bool, log: pathlib.Path):
+        self.framework, self.log_path = framework, log
+        self.log = open(log, "w")
+        command = [sys.executable, str(HERE / "worker.py"), "--framework", framework]
+        self.proc = subprocess.Popen(command + (["--quick"] if quick else []),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True, bufsize=1)
+        self.error: str | None = None
+        hello = self._read()
+        self.version = hello.get("version")
+        if not hello.get("ready"):
+            self.error = hello.get("error", "did not start")
 
-def workloads(size: str):
-    """(name, inputs, {framework: builder(inputs) -> zero-arg callable})."""
-    import jax
-    import jax.numpy as jjnp
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        if line:
+            return json.loads(line)
+        self.proc.wait()
+        self.log.flush()
+        tail = self.log_path.read_text(errors="replace").strip().splitlines()[-3:]
+        self.error = f"worker exited with status {self.proc.returncode}: " + " / ".join(tail)
+        return {"error": self.error}
 
-    import numlir
-    import numlir.numpy as njnp
-
-    rng = np.random.default_rng(0)
-    n = {"quick": 256, "full": 1024}[size]
-
-    def mlp_layer(jnp):
-        def f(x, w, b):
-            return jnp.tanh(x @ w + b).sum(axis=1)
-        return f
-
-    def softmax(jnp):
-        def f(x):
-            shifted = x - jnp.max(x, axis=1, keepdims=True)
-            e = jnp.exp(shifted)
-            return e / jnp.sum(e, axis=1, keepdims=True)
-        return f
-
-    def elementwise_chain(jnp):
-        def f(x, y):
-            return jnp.sqrt(jnp.abs(x * y + 1.0)) * jnp.exp(-x * x) - jnp.tanh(y)
-        return f
-
-    def numpy_version(make):
-        return make(np)
-
-    cases = [
-        ("mlp_layer", [rng.random((n, n), np.float32), rng.random((n, n // 2), np.float32),
-                       rng.random(n // 2, np.float32)], mlp_layer),
-        ("softmax", [rng.random((n, n), np.float32)], softmax),
-        ("elementwise_chain", [rng.random((n, n), np.float32), rng.random((n, n), np.float32)],
-         elementwise_chain),
-    ]
-    for name, args, make in cases:
-        builders = {
-            "numlir": lambda a, make=make: (lambda f=numlir.jit(make(njnp)): f(*a)),
-            "jax.jit": lambda a, make=make: (
-                lambda f=jax.jit(make(jjnp)), ja=[jax.device_put(x) for x in a]:
-                f(*ja).block_until_ready()),
-            "numpy": lambda a, make=make: (lambda f=numpy_version(make): f(*a)),
-        }
+    def ask(self, **request) -> dict:
+        if self.error:  # it never started, or it died: nothing more to ask
+            return {"error": self.error}
         try:
-            import torch
+            self.proc.stdin.write(json.dumps(request) + "\n")
+        except BrokenPipeError:
+            pass  # it died: _read reports how, from its log
+        return self._read()
 
-            torch.set_num_threads(os.cpu_count() or 1)
-            builders["pytorch"] = lambda a, make=make: (
-                lambda f=make(_TorchNumpy(torch)), ta=[torch.from_numpy(x) for x in a]: f(*ta))
-        except ImportError:
-            pass
-        yield name, args, builders
-    yield _mlp_grad_case(rng, n)
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write('{"op": "quit"}\n')
+                self.proc.stdin.close()
+                self.proc.wait(timeout=30)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.proc.kill()
+        self.log.close()
 
 
-def _mlp_grad_case(rng, n: int):
-    """The gradient of an MLP layer's loss w.r.t. its weights: reverse mode in each framework
-    (numpy: the backward pass written by hand; pytorch: autograd)."""
-    import jax
-    import jax.numpy as jjnp
-
-    import numlir
-    import numlir.numpy as njnp
-
-    args = [rng.random((n, n // 2), np.float32) - 0.5, rng.random((n, n), np.float32) - 0.5]
-
-    def loss(jnp):
-        return lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)
-
-    def numpy_grad(w, x):
-        h = np.tanh(x @ w)
-        return x.T @ (2 * h * (1 - h * h))
-
-    builders = {
-        "numlir": lambda a: (lambda f=numlir.jit(numlir.grad(loss(njnp))): f(*a)),
-        "jax.jit": lambda a: (lambda f=jax.jit(jax.grad(loss(jjnp))),
-                              ja=[jax.device_put(x) for x in a]: f(*ja).block_until_ready()),
-        "numpy": lambda a: (lambda: numpy_grad(*a)),
-    }
+def source_commit() -> str | None:
+    """The checkout's commit, "-dirty" when it has changes: which numlir was measured."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(HERE), *args], capture_output=True,
+                              text=True).stdout.strip()
     try:
-        import torch
-
-        def torch_grad(w, x):
-            w = w.detach().requires_grad_(True)
-            (torch.tanh(x @ w) ** 2).sum().backward()
-            return w.grad
-
-        builders["pytorch"] = lambda a: (
-            lambda ta=[torch.from_numpy(x) for x in a]: torch_grad(*ta))
-    except ImportError:
-        pass
-    return "mlp_grad", args, builders
+        commit = git("rev-parse", "--short", "HEAD")
+        return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no")
+                         else "") if commit else None
+    except OSError:
+        return None
 
 
-class _TorchNumpy:
-    """The handful of numpy names the workloads use, on torch tensors."""
-
-    def __init__(self, torch):
-        self.torch = torch
-
-    def tanh(self, x):
-        return self.torch.tanh(x)
-
-    def exp(self, x):
-        return self.torch.exp(x)
-
-    def sqrt(self, x):
-        return self.torch.sqrt(x)
-
-    def abs(self, x):
-        return self.torch.abs(x)
-
-    def max(self, x, axis, keepdims=False):
-        return self.torch.amax(x, dim=axis, keepdim=keepdims)
-
-    def sum(self, x, axis, keepdims=False):
-        return self.torch.sum(x, dim=axis, keepdim=keepdims)
+def measure_machine(quick: bool) -> dict:
+    out = subprocess.run([sys.executable, str(HERE / "machine.py")] + (["--quick"] * quick),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
-def main() -> None:
+def best_machine(runs: list[dict]) -> dict:
+    best = dict(runs[0])
+    for key in ("copy_gbs", "read_gbs", "sgemm_gflops"):
+        best[key] = max(r[key] for r in runs)
+    best["first_touch_us_per_mib"] = min(r["first_touch_us_per_mib"] for r in runs)
+    best["runs"] = runs
+    return best
+
+
+def compare(result: pathlib.Path, reference: pathlib.Path, tolerance: float) -> str:
+    """'ok', or what differs between two saved first outputs."""
+    with np.load(result) as a, np.load(reference) as b:
+        if len(a.files) != len(b.files):
+            return f"MISMATCH: {len(a.files)} outputs, expected {len(b.files)}"
+        worst = 0.0
+        for key in b.files:
+            x, y = a[key], b[key]
+            if x.shape != y.shape:
+                return f"MISMATCH: output {key} shape {x.shape}, expected {y.shape}"
+            if not np.all(np.isfinite(x) == np.isfinite(y)):
+                return f"MISMATCH: output {key} has non-finite values where the reference has none"
+            scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-6)
+            finite = np.isfinite(y)
+            worst = max(worst, float(np.max(np.abs(x[finite] - y[finite]), initial=0.0)) / scale)
+        return "ok" if worst <= tolerance else f"MISMATCH: rel. error {worst:.2g}"
+
+
+def check_outputs(workload: dict, saved: dict[str, pathlib.Path], tolerance: float) -> str:
+    reference = "jax" if "jax" in saved else ("numpy" if "numpy" in saved else None)
+    if reference is None or len(saved) < 2:
+        return "–"
+    notes = []
+    for framework, path in saved.items():
+        if framework == reference:
+            continue
+        verdict = compare(path, saved[reference], tolerance)
+        workload["results"][framework]["check"] = verdict
+        if verdict != "ok":
+            notes.append(f"{framework} vs {reference}: {verdict}")
+    return "; ".join(notes) or f"ok (vs {reference})"
+
+
+def run_round(worker: WorkerProcess, workload, cell: dict, opts) -> None:
+    if not cell.get("supported") or "error" in cell:
+        return
+    answer = worker.ask(op="round", workload=workload.name, warmup=opts.warmup,
+                        repeats=workload.repeats or opts.repeats)
+    if "error" in answer:
+        cell["error"] = answer["error"]
+    else:
+        cell.setdefault("rounds", []).append(answer)
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, short timing")
-    options = parser.parse_args()
-    size = "quick" if options.quick else "full"
-    min_time = 0.2 if options.quick else 1.0
+    parser.add_argument("--quick", action="store_true", help="small sizes and fewer repeats")
+    parser.add_argument("--only", help="comma-separated workloads (W1,...,W7, W4a, D)")
+    parser.add_argument("--frameworks", default=DEFAULT_FRAMEWORKS,
+                        help=f"comma-separated, from {','.join(FRAMEWORKS)}")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3, quick 2)")
+    parser.add_argument("--repeats", type=int, help="timed samples per round (default 5, quick 3)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed samples per round")
+    parser.add_argument("--results-dir", type=pathlib.Path, default=HERE / "results")
+    parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument("--report", type=pathlib.Path, metavar="JSON",
+                        help="print the tables of a saved run and redraw its chart as JSON's name "
+                             "with .png; measures nothing")
+    opts = parser.parse_args(argv)
+    opts.frameworks = [f.strip() for f in opts.frameworks.split(",") if f.strip()]
+    bad = [f for f in opts.frameworks if f not in FRAMEWORKS]
+    if bad:
+        parser.error(f"unknown framework(s) {', '.join(bad)}; known: {', '.join(FRAMEWORKS)}")
+    opts.rounds = opts.rounds or (2 if opts.quick else 3)
+    opts.repeats = opts.repeats or (3 if opts.quick else 5)
+    return opts
 
-    rows = []
-    cases = list(workloads(size))
-    total = sum(len(builders) for _, _, builders in cases)
-    with tqdm(total=total, desc="benchmarking", unit="run") as progress:
-        for name, args, builders in cases:
-            reference = None
-            row = {"workload": name, "shapes": [list(a.shape) for a in args], "seconds": {}}
-            for framework, build in builders.items():
-                fn = build(args)
-                result = np.asarray(fn())
-                if reference is None:
-                    reference = result
-                np.testing.assert_allclose(result, reference, rtol=2e-3, atol=2e-3)
-                row["seconds"][framework] = _median_seconds(fn, min_time)
-                progress.update()
-            rows.append(row)
 
-    frameworks = sorted({f for row in rows for f in row["seconds"]}, key=lambda f: f != "numlir")
-    header = f"{'workload':<20}" + "".join(f"{f:>14}" for f in frameworks)
-    header += "".join(f"{'numlir/' + f:>18}" for f in frameworks[1:])
-    print(header)
+def reprint(opts) -> None:
+    run = json.loads(opts.report.read_text())
+    print(report.tables(run))
+    if not opts.no_chart:
+        path = opts.report.with_suffix(".png")
+        problem = report.chart(run, path)
+        print(problem or f"wrote {path}")
+
+
+def main(argv=None) -> None:
+    opts = parse_args(argv)
+    if opts.report:
+        return reprint(opts)
+    load_start = os.getloadavg()
+    chosen = specs.select(opts.quick, opts.only)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    opts.results_dir.mkdir(parents=True, exist_ok=True)
+    logs = opts.results_dir / "logs"
+    logs.mkdir(exist_ok=True)
+    min_sample_s = 0.01 if opts.quick else 0.05
+
+    machine_runs = [measure_machine(opts.quick)]
+    workers = {}
+    for f in tqdm(opts.frameworks, desc="starting workers", file=sys.stderr):
+        workers[f] = WorkerProcess(f, opts.quick, logs / f"{stamp}-{f}.log")
+    rows = [{"name": w.name, "title": w.title, "dims": w.dims, "bytes": w.bytes,
+             "flops": w.flops, "limit": w.limit, "unit": w.unit, "tolerance": w.tolerance,
+             "results": {f: {} for f in opts.frameworks}} for w in chosen]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            setups = [(w, row, f) for w, row in zip(chosen, rows) for f in opts.frameworks]
+            for w, row, f in tqdm(setups, desc="compiling", file=sys.stderr):
+                path = pathlib.Path(tmp) / f"{w.name}-{f}.npz"
+                answer = workers[f].ask(op="setup", workload=w.name, out=str(path),
+                                        min_sample_s=min_sample_s)
+                row["results"][f].update(answer)
+                if answer.get("supported") and "error" not in answer:
+                    row.setdefault("_saved", {})[f] = path
+            for w, row in zip(chosen, rows):
+                row["check"] = check_outputs(row, row.pop("_saved", {}), w.tolerance)
+
+            steps = opts.rounds * len(chosen) * len(opts.frameworks)
+            with tqdm(total=steps, desc="rounds", file=sys.stderr) as progress:
+                for r in range(opts.rounds):
+                    progress.set_description(f"round {r + 1}/{opts.rounds}")
+                    for w, row in zip(chosen, rows):
+                        for f in opts.frameworks:
+                            progress.set_postfix_str(f"{w.name} {f}")
+                            run_round(workers[f], w, row["results"][f], opts)
+                            progress.update()
+    finally:
+        for worker in workers.values():
+            worker.close()
+    machine_runs.append(measure_machine(opts.quick))
+
+    machine = best_machine(machine_runs)
+    run = {
+        "schema": 1, "timestamp": stamp, "argv": sys.argv[1:] if argv is None else argv,
+        "quick": opts.quick, "rounds": opts.rounds, "repeats": opts.repeats,
+        "warmup": opts.warmup, "frameworks": opts.frameworks,
+        "versions": {f: w.version for f, w in workers.items()}, "commit": source_commit(),
+        "worker_errors": {f: w.error for f, w in workers.items() if w.error},
+        "host": {"platform": platform.platform(), "python": platform.python_version(),
+                 "cpus": os.cpu_count(), "loadavg_start": load_start,
+                 "loadavg": os.getloadavg()},
+        "machine": machine,
+        "workloads": [report.finish(row, machine, opts.frameworks) for row in rows],
+    }
+    text = report.tables(run)
+    print(text)
+    for f, error in run["worker_errors"].items():
+        print(f"{f}: {error}")
     for row in rows:
-        secs = row["seconds"]
-        line = f"{row['workload']:<20}" + "".join(f"{secs[f] * 1e6:>12.1f}us" for f in frameworks)
-        line += "".join(f"{secs['numlir'] / secs[f]:>18.2f}" for f in frameworks[1:])
-        row["ratios"] = {f: secs["numlir"] / secs[f] for f in frameworks[1:]}
-        print(line)
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "latest.json"
-    out.write_text(json.dumps({
-        "machine": {"processor": platform.processor(), "cpus": os.cpu_count(),
-                    "platform": platform.platform()},
-        "size": size, "rows": rows}, indent=2))
-    print(f"wrote {out}")
+        if "MISMATCH" in row.get("check", ""):
+            print(f"WARNING: {row['name']} outputs disagree: {row['check']}")
+        for f, cell in row["results"].items():
+            if "error" in cell:
+                print(f"{row['name']} {f}: {cell['error'].splitlines()[0][:300]}")
+    out = opts.results_dir / f"{stamp}.json"
+    out.write_text(json.dumps(run, indent=1))
+    (opts.results_dir / "latest.json").write_text(out.read_text())
+    print(f"wrote {out} and latest.json")
+    if not opts.no_chart:
+        problem = report.chart(run, opts.results_dir / "latest.png")
+        print(problem or f"wrote {opts.results_dir / 'latest.png'}")
 
 
 if __name__ == "__main__":

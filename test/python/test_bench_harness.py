@@ -1,0 +1,82 @@
+"""bench/run.py runs end to end: worker processes, the check, the tables and the JSON.
+
+Only the quickest mode on one tiny workload, numlir against NumPy: no timing is
+asserted (the machine is shared), only that the harness produces what
+docs/benchmarks.md promises.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
+
+
+def _run(tmp_path, *args):
+    return subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), "--quick", "--rounds", "2", "--repeats", "2",
+         "--results-dir", str(tmp_path), "--no-chart", *args],
+        capture_output=True, text=True, timeout=300)
+
+
+def test_quick_run_writes_the_table_and_the_json(tmp_path):
+    done = _run(tmp_path, "--only", "W1", "--frameworks", "numlir,numpy")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "| W1 tanh(x*1.5+0.1)*0.5+x" in done.stdout
+    assert "numlir/numpy" in done.stdout and "faults/call numlir" in done.stdout
+
+    latest = json.loads((tmp_path / "latest.json").read_text())
+    stamped = json.loads((tmp_path / f"{latest['timestamp']}.json").read_text())
+    assert stamped == latest
+    assert latest["schema"] == 1 and latest["quick"] is True
+    assert latest["frameworks"] == ["numlir", "numpy"]
+    assert not latest["worker_errors"]
+    machine = latest["machine"]
+    for key in ("copy_gbs", "read_gbs", "sgemm_gflops", "faults_per_mib"):
+        assert machine[key] > 0
+    assert machine["first_touch_us_per_mib"] >= 0
+    assert len(machine["runs"]) == 2
+
+    (w1,) = latest["workloads"]
+    assert w1["name"] == "W1" and w1["limit"] == "copy" and w1["bytes"] == 2 * 4 * (1 << 16)
+    assert w1["check"] == "ok (vs numpy)"
+    assert w1["results"]["numlir"]["check"] == "ok"
+    for framework in ("numlir", "numpy"):
+        cell = w1["results"][framework]
+        assert cell["supported"] and "error" not in cell
+        assert len(cell["rounds"]) == 2
+        assert all(len(r["samples_s"]) == 2 for r in cell["rounds"])
+        assert 0 < cell["round_min_s"] <= cell["round_max_s"] and cell["seconds"] > 0
+        assert cell["compile_s"] > 0 and cell["faults_per_call"] >= 0
+    assert set(w1["ratios"]) == {"numpy"} and w1["ratios"]["numpy"] > 0
+    assert w1["limit_s"] > 0 and set(w1["fraction_of_limit"]) == {"numlir", "numpy"}
+
+    again = subprocess.run([sys.executable, str(BENCH / "run.py"), "--report",
+                            str(tmp_path / "latest.json"), "--no-chart"],
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.splitlines()[:3] == done.stdout.splitlines()[:3]
+
+
+def test_a_framework_that_cannot_start_is_reported(tmp_path, monkeypatch):
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "torch.py").write_text("raise ImportError('no torch in this test')\n")
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    done = _run(tmp_path, "--only", "W1", "--frameworks", "numpy,torch")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "torch: ImportError: no torch in this test" in done.stdout
+    latest = json.loads((tmp_path / "latest.json").read_text())
+    assert "no torch in this test" in latest["worker_errors"]["torch"]
+    (w1,) = latest["workloads"]
+    assert "seconds" in w1["results"]["numpy"] and "error" in w1["results"]["torch"]
+
+
+def test_unknown_names_are_refused(tmp_path):
+    done = _run(tmp_path, "--only", "W9", "--frameworks", "numpy")
+    assert done.returncode != 0 and "unknown workload(s) W9" in done.stderr
+    done = _run(tmp_path, "--only", "W1", "--frameworks", "numpy,tensorflow")
+    assert done.returncode != 0 and "unknown framework(s) tensorflow" in done.stderr
