@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from numlir._src import core, dtypes
 from numlir._src.lax import elementwise as lax
-from numlir._src.lax import elementwise_extra, shape_ops
+from numlir._src.lax import shape_ops
+from numlir._src.lax import cumulative as lax_cumulative
 from numlir._src.numpy.util import check_arraylike
 
 
@@ -39,5 +40,5 @@ def _numpy_cumulative(name: str, lax_fn):
     return fn
 
 
-cumsum = _numpy_cumulative("cumsum", elementwise_extra.cumsum)
-cumprod = _numpy_cumulative("cumprod", elementwise_extra.cumprod)
+cumsum = _numpy_cumulative("cumsum", lax_cumulative.cumsum)
+cumprod = _numpy_cumulative("cumprod", lax_cumulative.cumprod)

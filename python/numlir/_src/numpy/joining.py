@@ -470,7 +470,7 @@ def _ramp(edge, end, count, axis, reverse):
     w = shape_ops.broadcast_in_dim(w, out_shape, tuple(range(aval.ndim)))
     out = ew.add(end, ew.mul(ew.sub(e, end), w))
     if not dtypes.is_float(aval.dtype):
-        from numlir._src.lax.elementwise_extra import round as lax_round
+        from numlir._src.lax.float_math import round as lax_round
 
         out = lax_round(out, 1)
     return ew.convert_element_type(out, aval.dtype, aval.weak_type)

@@ -13,7 +13,7 @@ import numpy as np
 
 from numlir._src import core, dtypes
 from numlir._src.lax import elementwise as lax
-from numlir._src.lax import elementwise_extra as lax_extra
+from numlir._src.lax import bits, float_math, reduction
 from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
 from numlir._src.numpy import reductions, ufuncs
@@ -22,18 +22,18 @@ from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args_inexa
 
 # --- Unary float math -----------------------------------------------------------------------
 
-log1p = _unary("log1p", lax_extra.log1p, inexact=True)
-expm1 = _unary("expm1", lax_extra.expm1, inexact=True)
-tan = _unary("tan", lax_extra.tan, inexact=True)
-arcsin = _unary("arcsin", lax_extra.asin, inexact=True)
-arccos = _unary("arccos", lax_extra.acos, inexact=True)
-arctan = _unary("arctan", lax_extra.atan, inexact=True)
-sinh = _unary("sinh", lax_extra.sinh, inexact=True)
-cosh = _unary("cosh", lax_extra.cosh, inexact=True)
-arcsinh = _unary("arcsinh", lax_extra.asinh, inexact=True)
-arccosh = _unary("arccosh", lax_extra.acosh, inexact=True)
-arctanh = _unary("arctanh", lax_extra.atanh, inexact=True)
-cbrt = _unary("cbrt", lax_extra.cbrt, inexact=True)
+log1p = _unary("log1p", float_math.log1p, inexact=True)
+expm1 = _unary("expm1", float_math.expm1, inexact=True)
+tan = _unary("tan", float_math.tan, inexact=True)
+arcsin = _unary("arcsin", float_math.asin, inexact=True)
+arccos = _unary("arccos", float_math.acos, inexact=True)
+arctan = _unary("arctan", float_math.atan, inexact=True)
+sinh = _unary("sinh", float_math.sinh, inexact=True)
+cosh = _unary("cosh", float_math.cosh, inexact=True)
+arcsinh = _unary("arcsinh", float_math.asinh, inexact=True)
+arccosh = _unary("arccosh", float_math.acosh, inexact=True)
+arctanh = _unary("arctanh", float_math.atanh, inexact=True)
+cbrt = _unary("cbrt", float_math.cbrt, inexact=True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
 _LN2 = 0.6931471805599453
@@ -75,7 +75,7 @@ radians, degrees = deg2rad, rad2deg
 # --- Rounding -------------------------------------------------------------------------------
 
 rint = _unary(
-    "rint", lambda x: lax_extra.round(x, lax_extra.RoundingMethod.TO_NEAREST_EVEN), inexact=True
+    "rint", lambda x: float_math.round(x, float_math.RoundingMethod.TO_NEAREST_EVEN), inexact=True
 )
 
 
@@ -109,9 +109,9 @@ around = round
 
 # --- Binary float math ------------------------------------------------------------------------
 
-arctan2 = _binary("arctan2", lax_extra.atan2, inexact=True)
+arctan2 = _binary("arctan2", float_math.atan2, inexact=True)
 atan2 = arctan2
-nextafter = _binary("nextafter", lax_extra.nextafter, inexact=True)
+nextafter = _binary("nextafter", float_math.nextafter, inexact=True)
 
 
 def _fmax(x, y):
@@ -153,7 +153,7 @@ def _logaddexp(x, y):
     nan_delta = lax.ne(delta, delta)
     zero = lax.convert_element_type(0, dtype_of(x), weak_type=True)
     safe = lax.select(nan_delta, zero, lax.neg(lax.abs(delta)))
-    out = lax.add(amax, lax_extra.log1p(lax.exp(safe)))
+    out = lax.add(amax, float_math.log1p(lax.exp(safe)))
     return lax.select(lax.bitwise_and(nan_delta, lax.eq(x, y)), amax, out)
 
 
@@ -202,7 +202,7 @@ def left_shift(x1, x2, /):
     """Elementwise ``x1 << x2`` (0 once ``x2`` is at least the bit width)."""
     x1, x2 = ufuncs.promote_args("left_shift", x1, x2)
     _shift_check("left_shift", x1, x2)
-    return lax_extra.shift_left(x1, x2)
+    return bits.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
@@ -210,8 +210,8 @@ def right_shift(x1, x2, /):
     x1, x2 = ufuncs.promote_args("right_shift", x1, x2)
     _shift_check("right_shift", x1, x2)
     if dtypes.is_signed_int(dtype_of(x1)):
-        return lax_extra.shift_right_arithmetic(x1, x2)
-    return lax_extra.shift_right_logical(x1, x2)
+        return bits.shift_right_arithmetic(x1, x2)
+    return bits.shift_right_logical(x1, x2)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
@@ -223,7 +223,7 @@ def bitwise_count(x, /):
     check_arraylike("bitwise_count", x)
     if dtypes.is_signed_int(dtype_of(x)):
         x = lax.abs(x)
-    return lax_extra.population_count(x).astype(np.uint8)
+    return bits.population_count(x).astype(np.uint8)
 
 
 # --- argmin / argmax ---------------------------------------------------------------------
@@ -243,12 +243,12 @@ def _arg(name, a, axis, keepdims, fn):
 
 def argmax(a, axis=None, out=None, keepdims: bool = False):
     """Index of the maximum (first occurrence; NaN wins) over ``axis`` (None: flattened)."""
-    return _arg("argmax", a, axis, keepdims, lax_extra.argmax)
+    return _arg("argmax", a, axis, keepdims, reduction.argmax)
 
 
 def argmin(a, axis=None, out=None, keepdims: bool = False):
     """Index of the minimum (first occurrence; NaN wins) over ``axis`` (None: flattened)."""
-    return _arg("argmin", a, axis, keepdims, lax_extra.argmin)
+    return _arg("argmin", a, axis, keepdims, reduction.argmin)
 
 
 # --- NaN-aware and other reductions -------------------------------------------------------------------

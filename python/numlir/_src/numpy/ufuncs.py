@@ -7,6 +7,7 @@ import numpy as np
 from numlir._src import core, dtypes
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as lax
+from numlir._src.lax import windowed_reductions
 from numlir._src.numpy.util import (check_arraylike, dtype_of, promote_args, promote_args_inexact,
                                     promote_dtypes, promote_shapes)
 
@@ -262,3 +263,11 @@ def clip(a, a_min=None, a_max=None):
     if a_max is not None:
         a = minimum(a, a_max)
     return as_array(a)
+
+
+# reduce_window(x, init, jnp.add, ...) is a sum window, as with lax.add.
+for _fn, _kind in ((add, "sum"), (multiply, "prod"), (maximum, "max"), (minimum, "min"),
+                   (bitwise_and, "and"), (logical_and, "and"), (bitwise_or, "or"),
+                   (logical_or, "or")):
+    windowed_reductions.register_monoid(_fn, _kind)
+del _fn, _kind

@@ -74,7 +74,7 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     return x
 
 
-core.batching_rules[threefry2x32_p] = batching.broadcast_batcher(threefry2x32_p)
+batching.defbroadcasting(threefry2x32_p)
 ad.defzero(threefry2x32_p)  # integer bits: no tangent, so grad through sampling works
 
 
