@@ -106,7 +106,7 @@ def shifted(axis: int, bdim: int) -> int:
     return axis + (axis >= bdim)
 
 
-def broadcast_batcher(prim: core.Primitive) -> Callable:
+def _broadcast_batcher(prim: core.Primitive) -> Callable:
     """The rule of an elementwise primitive with lax broadcasting (rank 0 or size-1 dims)."""
 
     def rule(axis_size, args, dims, **params):
@@ -136,7 +136,7 @@ def defrule(prim: core.Primitive, rule: Callable) -> None:
 def defbroadcasting(*prims: core.Primitive) -> None:
     """Elementwise primitives with lax broadcasting (rank-0 or size-1 operands)."""
     for p in prims:
-        batching_rules[p] = broadcast_batcher(p)
+        batching_rules[p] = _broadcast_batcher(p)
 
 
 def defvectorized(*prims: core.Primitive) -> None:

@@ -11,7 +11,8 @@ from numlir._src import ad, core, dtypes, traceback_util, tree_util
 from numlir._src.ad_util import Zero, instantiate
 from numlir._src.array import as_array
 from numlir._src.jit import jit
-from numlir._src.numpy.array_api import reshape, zeros
+from numlir._src.numpy.reshaping import reshape
+from numlir._src.numpy.creation import zeros
 from numlir._src.partial_eval import PartialEvalTrace
 from numlir._src.vmap import vmap
 

@@ -21,7 +21,7 @@ from numlir._src import ad, core, dtypes, forward_mode, traceback_util, tree_uti
 from numlir._src.array import as_array
 from numlir._src.jit import JitFunction, jit
 from numlir._src.lax.shape_ops import full
-from numlir._src.numpy.array_api import reshape
+from numlir._src.numpy.reshaping import reshape
 from numlir._src.partial_eval import PartialEvalTrace
 from numlir._src.transpose import UndefinedPrimal, backward_pass
 from numlir._src.vmap import vmap

@@ -54,7 +54,7 @@ from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_
 from numlir._src import core as _core
 from numlir._src import tree_util as _tree_util
 from numlir._src.lax.elementwise import stop_gradient as _stop_gradient_leaf
-from numlir._src.numpy.array_api import asarray as _asarray
+from numlir._src.numpy.creation import asarray as _asarray
 
 # Primitives, for code that inspects graphs.
 from numlir._src.lax.control_flow import cond_p, while_p

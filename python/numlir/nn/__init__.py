@@ -3,8 +3,8 @@
 import numlir.numpy as jnp
 from numlir._src import core, shapes
 from numlir._src import dtypes as _dtypes
-from numlir._src.lax import elementwise as _lax
-from numlir._src.lax import shape_ops
+from numlir._src.lax.elementwise import logistic as _logistic
+from numlir._src.lax import shape_ops as _shape_ops
 from numlir._src.lax import special as _special
 from numlir._src.numpy.util import promote_args_inexact
 from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
@@ -13,7 +13,7 @@ from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
 def sigmoid(x):
     """Logistic sigmoid ``1 / (1 + exp(-x))``."""
     (x,) = promote_args_inexact("sigmoid", x)
-    return _lax.logistic(x)
+    return _logistic(x)
 
 
 def relu(x):
@@ -63,7 +63,7 @@ def one_hot(x, num_classes: int, dtype=None):
     """One-hot encode integer array ``x`` along a new last axis (default dtype: the default float)."""
     aval = core.get_aval(x)
     num_classes = shapes.canonicalize_dim(num_classes, "one_hot", "num_classes")
-    classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
+    classes = _shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
     return jnp.equal(jnp.expand_dims(x, -1), classes).astype(
         _dtypes.default_float_dtype() if dtype is None else dtype)
 

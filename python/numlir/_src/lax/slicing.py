@@ -21,7 +21,6 @@ from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.reduction import reduce_and, reduce_sum
-from numlir._src.lowering import tensor_type
 
 
 def _ints(name: str, what: str, values) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ import numpy as np
 from numlir._src import core
 from numlir._src.lax import float_math
 from numlir._src.lax import type_checks as tc
-from numlir._src.numpy import array_api, reductions, ufuncs
+from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import promote_args_inexact
 
 
@@ -24,8 +24,8 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     """
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
-        shape = np.broadcast_shapes(array_api.shape(a), array_api.shape(b))
-        a, b = array_api.broadcast_to(a, shape), array_api.broadcast_to(b, shape)
+        shape = np.broadcast_shapes(reshaping.shape(a), reshaping.shape(b))
+        a, b = reshaping.broadcast_to(a, shape), reshaping.broadcast_to(b, shape)
         a = ufuncs.where(b != 0, a, -np.inf)
     else:
         (a,) = promote_args_inexact("logsumexp", a)
@@ -34,7 +34,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
         amax = reductions.max(a, axis=axis, keepdims=True)
         amax = ufuncs.where(ufuncs.isfinite(amax), amax, 0)
     else:
-        amax = array_api.zeros_like(reductions.sum(a, axis=axis, keepdims=True))
+        amax = creation.zeros_like(reductions.sum(a, axis=axis, keepdims=True))
     exp = ufuncs.exp(a - amax)
     if b is not None:
         exp = exp * b
@@ -44,8 +44,8 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     if not return_sign:
         out = ufuncs.where(sign < 0, np.nan, out)
     if not keepdims:
-        out = array_api.squeeze(out, axes) if axes else out
-        sign = array_api.squeeze(sign, axes) if axes else sign
+        out = reshaping.squeeze(out, axes) if axes else out
+        sign = reshaping.squeeze(sign, axes) if axes else sign
     return (out, sign) if return_sign else out
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from numlir._src import core, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import array_api, indexing, reductions, ufuncs
+from numlir._src.numpy import creation, indexing, linalg_ops, reductions, reshaping, ufuncs
 
 
 def _is_operand(x) -> bool:
@@ -28,13 +28,13 @@ def _binop(fn, name: str, reflected: bool = False):
 def _reshape(self, *shape, order="C"):
     if len(shape) == 1 and not isinstance(shape[0], int):
         shape = shape[0]
-    return array_api.reshape(self, shape, order=order)
+    return reshaping.reshape(self, shape, order=order)
 
 
 def _transpose(self, *axes):
     if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
         axes = axes[0]
-    return array_api.transpose(self, axes or None)
+    return reshaping.transpose(self, axes or None)
 
 
 def _at(self):
@@ -45,7 +45,7 @@ def _at(self):
 _BINARY = {  # operator name -> numlir.numpy function
     "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply,
     "truediv": ufuncs.true_divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
-    "pow": ufuncs.power, "matmul": array_api.matmul, "and": ufuncs.bitwise_and,
+    "pow": ufuncs.power, "matmul": linalg_ops.matmul, "and": ufuncs.bitwise_and,
     "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
 }
 _COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
@@ -64,12 +64,12 @@ def _methods() -> dict:
         "__pos__": lambda self: self,
         "__abs__": lambda self: ufuncs.abs(self),
         "__invert__": lambda self: ufuncs.invert(self),
-        "astype": lambda self, dtype: array_api.astype(self, dtype),
+        "astype": lambda self, dtype: creation.astype(self, dtype),
         "reshape": _reshape,
         "transpose": _transpose,
-        "ravel": lambda self: array_api.ravel(self),
-        "flatten": lambda self: array_api.ravel(self),
-        "squeeze": lambda self, axis=None: array_api.squeeze(self, axis),
+        "ravel": lambda self: reshaping.ravel(self),
+        "flatten": lambda self: reshaping.ravel(self),
+        "squeeze": lambda self, axis=None: reshaping.squeeze(self, axis),
         "sum": lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(
             self, axis=axis, dtype=dtype, keepdims=keepdims),
         "prod": lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(
@@ -80,7 +80,7 @@ def _methods() -> dict:
         "min": lambda self, axis=None, keepdims=False: reductions.min(self, axis=axis, keepdims=keepdims),
         "all": lambda self, axis=None, keepdims=False: reductions.all(self, axis=axis, keepdims=keepdims),
         "any": lambda self, axis=None, keepdims=False: reductions.any(self, axis=axis, keepdims=keepdims),
-        "dot": lambda self, other: array_api.dot(self, other),
+        "dot": lambda self, other: linalg_ops.dot(self, other),
         "__getitem__": lambda self, idx: indexing.getitem(self, idx),
     })
     return methods
@@ -91,7 +91,7 @@ def _install() -> None:
     # user's line, not these frames.
     for name, method in _methods().items():
         setattr(ArrayMethods, name, traceback_util.api_boundary(method))
-    ArrayMethods.T = property(lambda self: array_api.transpose(self))
+    ArrayMethods.T = property(lambda self: reshaping.transpose(self))
     ArrayMethods.at = property(_at)
 
 

@@ -9,14 +9,14 @@ from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import sorting as lax_sorting
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.scan import fori_loop
-from numlir._src.numpy import array_api, cumulative, joining, reductions, ufuncs
+from numlir._src.numpy import creation, cumulative, joining, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 
 
 def _prepare(a, axis, what):
-    a = array_api.asarray(a)
+    a = creation.asarray(a)
     if axis is None:
-        return array_api.ravel(a), 0
+        return reshaping.ravel(a), 0
     aval = core.get_aval(a)
     if aval.ndim == 0:
         raise core.value_error(f"jnp.{what}: axis {axis} is out of bounds for a 0-d array")
@@ -91,7 +91,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         raise core.value_error(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}")
     if method not in ("scan", "scan_unrolled", "compare_all", "sort"):
         raise core.value_error(f"jnp.searchsorted: unsupported method {method!r}")
-    a, v = array_api.asarray(a), array_api.asarray(v)
+    a, v = creation.asarray(a), creation.asarray(v)
     if a.ndim != 1:
         raise core.value_error(f"jnp.searchsorted: a should be 1-dimensional, got shape {a.shape}")
     a, v = promote_dtypes(a, v)
@@ -100,12 +100,12 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     n = a.shape[0]
     dtype = _index_dtype(n)
     if n == 0 or v.size == 0:
-        return array_api.zeros(v.shape, dtype)
+        return creation.zeros(v.shape, dtype)
     # left: count a[i] < v; right: count a[i] <= v, i.e. not v < a[i].
     before = ((lambda ai, q: _nan_last_lt(ai, q)) if side == "left"
               else (lambda ai, q: ~_nan_last_lt(q, ai)))
     if method == "compare_all":
-        hits = before(array_api.reshape(a, (n,) + (1,) * v.ndim), v)
+        hits = before(reshaping.reshape(a, (n,) + (1,) * v.ndim), v)
         return reductions.sum(hits, axis=0, dtype=dtype)
 
     def step(lo, hi):  # lower bound of the first i with not before(a[i], v), in [lo, hi]
@@ -114,7 +114,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         go_right = before(joining.take(a, mid, mode="clip"), v) & active
         return ufuncs.where(go_right, mid + 1, lo), ufuncs.where(go_right | ~active, hi, mid)
 
-    lo, hi = array_api.zeros(v.shape, dtype), array_api.full(v.shape, n, dtype)
+    lo, hi = creation.zeros(v.shape, dtype), creation.full(v.shape, n, dtype)
     levels = int(np.ceil(np.log2(n + 1)))
     if method == "scan_unrolled":
         for _ in range(levels):
@@ -136,14 +136,14 @@ def lexsort(keys, axis: int = -1):
         jnp.lexsort([jnp.array([1, 0, 1]), jnp.array([0, 0, -1])])  # [2, 1, 0]
     """
 
-    keys = [array_api.asarray(k) for k in keys]
+    keys = [creation.asarray(k) for k in keys]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if len({k.shape for k in keys}) > 1:
         raise core.value_error("jnp.lexsort: all keys need to be the same shape")
     shape = keys[0].shape
     if not shape:
-        return array_api.zeros((), dtypes.default_int_dtype())
+        return creation.zeros((), dtypes.default_int_dtype())
     axis = tc.canonical_axis("jnp.lexsort", axis, len(shape))
     idx_dtype = _index_dtype(shape[axis])
     if idx_dtype == np.int32:
@@ -166,13 +166,13 @@ def _ascending_nan_first_order(x):
 
 
 def _partition_prepare(name, a, kth, axis):
-    a = array_api.asarray(a)
+    a = creation.asarray(a)
     if a.ndim == 0:
         raise core.value_error(f"jnp.{name}: a must have at least one dimension")
     axis = tc.canonical_axis(f"jnp.{name}", axis, a.ndim)
     n = a.shape[axis]
     kth = tc.canonical_axis(f"jnp.{name}", kth, n)
-    return array_api.swapaxes(a, axis, -1), kth, axis, n
+    return reshaping.swapaxes(a, axis, -1), kth, axis, n
 
 
 def partition(a, kth: int, axis: int = -1):
@@ -186,7 +186,7 @@ def partition(a, kth: int, axis: int = -1):
     x, kth, axis, n = _partition_prepare("partition", a, kth, axis)
     bottom = joining.take_along_axis(x, _ascending_nan_first_order(x)[..., :kth + 1], axis=-1)
     top = lax_sorting.top_k(x, n - kth - 1)[0]
-    return array_api.swapaxes(joining.concatenate([bottom, top], axis=-1), axis, -1)
+    return reshaping.swapaxes(joining.concatenate([bottom, top], axis=-1), axis, -1)
 
 
 def argpartition(a, kth: int, axis: int = -1):
@@ -204,7 +204,7 @@ def argpartition(a, kth: int, axis: int = -1):
     rank = lax_sorting.sort((order, iota), dimension=x.ndim - 1, num_keys=1)[1]
     rest = lax_sorting.sort((rank <= kth, iota), dimension=x.ndim - 1, num_keys=1)[1]
     out = joining.concatenate([order[..., :kth + 1], rest[..., :n - kth - 1]], axis=-1)
-    return array_api.swapaxes(out, axis, -1)
+    return reshaping.swapaxes(out, axis, -1)
 
 
 # --- quantiles --------------------------------------------------------------------------------
@@ -215,12 +215,12 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _reduce_to_last_axis(name, a, axis, keepdims):
     """``a`` with the reduced axes merged into its last axis, and the kept-dims output shape."""
     if axis is None:
-        return array_api.ravel(a), (1,) * a.ndim if keepdims else ()
+        return reshaping.ravel(a), (1,) * a.ndim if keepdims else ()
     axes = tc.canonical_axes(f"jnp.{name}", axis, a.ndim)
     kept = [d for d in range(a.ndim) if d not in axes]
-    x = array_api.transpose(a, kept + list(axes))
+    x = reshaping.transpose(a, kept + list(axes))
     batch = tuple(a.shape[d] for d in kept)
-    x = array_api.reshape(x, batch + (int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),))
+    x = reshaping.reshape(x, batch + (int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),))
     out = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims else batch
     return x, out
 
@@ -230,7 +230,7 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     if method not in _QUANTILE_METHODS:
         raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, "
                                f"got {method!r}")
-    a, (q,) = array_api.asarray(a), promote_dtypes_inexact(array_api.asarray(q))
+    a, (q,) = creation.asarray(a), promote_dtypes_inexact(creation.asarray(q))
     if not dtypes.issubdtype(a.dtype, np.inexact):  # as jax: 64-bit ints -> f64, narrower -> f32
         a = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
     if q.ndim > 1:
@@ -241,10 +241,10 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     if ignore_nan:
         count = reductions.sum(~nan, axis=-1, keepdims=True).astype(q.dtype)
     else:  # one NaN makes the whole slice NaN
-        x = ufuncs.where(reductions.any(nan, axis=-1, keepdims=True), array_api.asarray(np.nan, x.dtype), x)
-        count = array_api.full(x.shape[:-1] + (1,), n, q.dtype)
+        x = ufuncs.where(reductions.any(nan, axis=-1, keepdims=True), creation.asarray(np.nan, x.dtype), x)
+        count = creation.full(x.shape[:-1] + (1,), n, q.dtype)
     x = sort(x, axis=-1)
-    pos = array_api.reshape(q, (1,) * (x.ndim - 1) + (q.size,)) * (count - 1)  # batch..., Q
+    pos = reshaping.reshape(q, (1,) * (x.ndim - 1) + (q.size,)) * (count - 1)  # batch..., Q
     low, high = ufuncs.floor(pos), ufuncs.ceil(pos)
     frac = pos - low
     last = ufuncs.maximum(count - 1, 0)
@@ -259,15 +259,15 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     elif method == "higher":
         result = high_v
     elif method == "midpoint":
-        result = (low_v + high_v) * array_api.asarray(0.5, low_v.dtype)
+        result = (low_v + high_v) * creation.asarray(0.5, low_v.dtype)
     else:
         result = ufuncs.where(frac <= 0.5, low_v, high_v)
-    result = array_api.reshape(_last_to_front(result), q.shape + out_shape)
+    result = reshaping.reshape(_last_to_front(result), q.shape + out_shape)
     return result.astype(a.dtype)
 
 
 def _last_to_front(x):
-    return array_api.transpose(x, (x.ndim - 1,) + tuple(range(x.ndim - 1)))
+    return reshaping.transpose(x, (x.ndim - 1,) + tuple(range(x.ndim - 1)))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
@@ -299,7 +299,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method
 
 
 def _percent(q):
-    (q,) = promote_dtypes_inexact(array_api.asarray(q))
+    (q,) = promote_dtypes_inexact(creation.asarray(q))
     return q / 100
 
 
@@ -349,16 +349,16 @@ def _true_indices(mask, size: int, fill: int):
     iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
     idx = lax_sorting.sort((~mask, iota), num_keys=1)[1][:size]  # Trues first, in order
     if size > n:
-        idx = joining.concatenate([idx, array_api.zeros((size - n,), idx.dtype)])
-    valid = array_api.arange(size) < reductions.sum(mask)
-    return ufuncs.where(valid, idx, array_api.asarray(fill, idx.dtype))
+        idx = joining.concatenate([idx, creation.zeros((size - n,), idx.dtype)])
+    valid = creation.arange(size) < reductions.sum(mask)
+    return ufuncs.where(valid, idx, creation.asarray(fill, idx.dtype))
 
 
 def _sorted_with_boundaries(aux, equal_nan: bool):
     """``aux`` (unique along axis 0) sorted by rows, the permutation, and where new values start."""
 
     n = aux.shape[0]
-    rows = array_api.reshape(aux, (n, -1))
+    rows = reshaping.reshape(aux, (n, -1))
     iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
     cols = [rows[:, j] for j in range(rows.shape[1])]
     perm = lax_sorting.sort((*cols, iota), num_keys=len(cols))[-1]
@@ -366,7 +366,7 @@ def _sorted_with_boundaries(aux, equal_nan: bool):
     differs = rows[1:] != rows[:-1]
     if equal_nan and dtypes.issubdtype(rows.dtype, np.inexact):
         differs = differs & ~(ufuncs.isnan(rows[1:]) & ufuncs.isnan(rows[:-1]))
-    first = joining.concatenate([array_api.ones((1,), bool), reductions.any(differs, axis=1)])
+    first = joining.concatenate([creation.ones((1,), bool), reductions.any(differs, axis=1)])
     return joining.take(aux, perm, axis=0), perm, first
 
 
@@ -398,28 +398,28 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
             raise core.ConcretizationTypeError(core._with_location(
                 f"The error arose for the size argument of jnp.unique(). {_UNIQUE_SIZE_HINT}"))
         size = int(size)
-    ar = array_api.asarray(ar)
+    ar = creation.asarray(ar)
     shape, flat = ar.shape, axis is None
     if flat:
-        ar, axis = array_api.ravel(ar), 0
+        ar, axis = reshaping.ravel(ar), 0
     else:
         axis = tc.canonical_axis("jnp.unique", axis, ar.ndim)
     n = ar.shape[axis]
     if n == 0 and size and fill_value is None:
         raise core.value_error("jnp.unique: for zero-sized input with nonzero size argument, "
                                "fill_value must be specified")
-    aux = array_api.swapaxes(ar, 0, axis) if axis else ar
+    aux = reshaping.swapaxes(ar, 0, axis) if axis else ar
     int_dtype = dtypes.default_int_dtype()
     if aux.size == 0:
-        values = aux if not size else array_api.full((size,) + aux.shape[1:], fill_value, aux.dtype)
-        rets = [array_api.swapaxes(values, 0, axis) if axis else values]
-        empty = array_api.zeros((0,), int_dtype)
+        values = aux if not size else creation.full((size,) + aux.shape[1:], fill_value, aux.dtype)
+        rets = [reshaping.swapaxes(values, 0, axis) if axis else values]
+        empty = creation.zeros((0,), int_dtype)
         if return_index:
             rets.append(empty)
         if return_inverse:
-            rets.append(array_api.zeros(shape if flat else (n,), int_dtype))
+            rets.append(creation.zeros(shape if flat else (n,), int_dtype))
         if return_counts:
-            rets.append(array_api.full((1,), n, int_dtype) if n else empty)
+            rets.append(creation.full((1,), n, int_dtype) if n else empty)
         return rets[0] if len(rets) == 1 else tuple(rets)
 
     aux, perm, first = _sorted_with_boundaries(aux, equal_nan)
@@ -429,15 +429,15 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     ind = _true_indices(first, size, 0)
     values = joining.take(aux, ind, axis=0)
     if fill_value is not None:
-        valid = array_api.reshape(array_api.arange(size) < num_unique, (size,) + (1,) * (aux.ndim - 1))
-        values = ufuncs.where(valid, values, array_api.asarray(fill_value).astype(values.dtype))
-    rets = [array_api.swapaxes(values, 0, axis) if axis else values]
+        valid = reshaping.reshape(creation.arange(size) < num_unique, (size,) + (1,) * (aux.ndim - 1))
+        values = ufuncs.where(valid, values, creation.asarray(fill_value).astype(values.dtype))
+    rets = [reshaping.swapaxes(values, 0, axis) if axis else values]
     if return_index:
         rets.append(joining.take(perm, ind))
     if return_inverse:
         group = cumulative.cumsum(first).astype(int_dtype) - 1
         inverse = joining.take(group, argsort(perm))
-        rets.append(array_api.reshape(inverse, shape) if flat else inverse)
+        rets.append(reshaping.reshape(inverse, shape) if flat else inverse)
     if return_counts:
         starts = _true_indices(first, size + 1, n)
         rets.append(starts[1:] - starts[:-1])
