@@ -12,11 +12,12 @@ Example::
 """
 
 from numlir._src import config
-from numlir._src.ad import jacfwd, jvp, linearize
-from numlir._src.api import ShapeDtypeStruct, clear_caches, compile, devices, jit, make_graph
+from numlir._src.numpy import array_methods as _array_methods  # noqa: F401 - installs x + y, x.sum()...
+from numlir._src.forward_mode import jacfwd, jvp, linearize
+from numlir._src.jit import ShapeDtypeStruct, clear_caches, compile, devices, jit, make_graph
 from numlir._src.array import Array
 from numlir._src.backends import CompileError, OutOfMemoryError
-from numlir._src.batching import vmap
+from numlir._src.vmap import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp

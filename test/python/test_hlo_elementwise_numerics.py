@@ -15,20 +15,7 @@ import numpy as np
 import pytest
 from hlo_testing import compile_hlo
 
-TYPES = {
-    np.float16: "f16",
-    ml_dtypes.bfloat16: "bf16",
-    np.float32: "f32",
-    np.float64: "f64",
-    np.int8: "i8",
-    np.int32: "i32",
-    np.int64: "i64",
-    np.uint8: "ui8",
-    np.uint16: "ui16",
-    np.uint32: "ui32",
-    np.uint64: "ui64",
-    np.bool_: "i1",
-}
+from numlir._src import dtypes
 
 
 @contextlib.contextmanager
@@ -39,7 +26,7 @@ def x64():
 
 
 def _tensor(shape, dtype):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + TYPES[dtype] + ">"
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtypes.mlir_element_type(dtype) + ">"
 
 
 def run_op(op, inputs, out_dtype=None, attrs="", out_shape=None):

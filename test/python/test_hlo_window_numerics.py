@@ -14,13 +14,11 @@ import numpy as np
 import pytest
 from hlo_testing import compile_hlo
 
-ELEMENT = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-           np.dtype(np.int32): "i32", np.dtype(np.uint8): "ui8",
-           np.dtype(np.bool_): "i1", np.dtype(np.int64): "i64"}
+from numlir._src import dtypes
 
 
 def ttype(shape, dtype):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + ELEMENT[np.dtype(dtype)] + ">"
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtypes.mlir_element_type(dtype) + ">"
 
 
 def pairs(padding):

@@ -292,3 +292,78 @@ def test_tri():
 
 def test_tril_bool():
     _check("tril", _rand((3, 3), BOOL), -1)
+
+
+# --- pad statistic modes and reflect_type='odd', against jax -------------------------------------
+# Values and dtypes against jax, eager and under jit.
+
+
+RNG_PAD = np.random.default_rng(7)
+
+
+def _rand_pad(shape, dtype):
+    if np.dtype(dtype).kind in "iu":
+        return RNG_PAD.integers(-9, 10, size=shape).astype(dtype)
+    return (RNG_PAD.standard_normal(shape) * 3).astype(dtype)
+
+
+def _check_pad(got, want):
+    got, want_np = np.asarray(got), np.asarray(want)
+    assert got.dtype == want_np.dtype, (got.dtype, want_np.dtype)
+    assert got.shape == want_np.shape, (got.shape, want_np.shape)
+    np.testing.assert_allclose(got, want_np, rtol=1e-5, atol=1e-5)
+
+
+PAD_CASES = [
+    ((5,), 3, "maximum", {}, np.float32),
+    ((5,), (2, 4), "minimum", {}, np.int32),
+    ((4,), (1, 2), "mean", {}, np.int32),
+    ((6,), (3, 3), "mean", {"stat_length": 2}, np.int32),
+    ((6,), (2, 1), "median", {"stat_length": (1, 4)}, np.float32),
+    ((7,), 2, "median", {}, np.int32),
+    ((3, 4), 1, "mean", {}, np.float32),
+    ((3, 4), ((1, 2), (0, 3)), "maximum", {"stat_length": ((1, 2), (3, 1))}, np.float32),
+    ((3, 4), ((2, 0), (1, 1)), "minimum", {"stat_length": 10}, np.int32),
+    ((2, 3, 4), ((1, 0), (0, 2), (1, 1)), "mean", {"stat_length": ((1, 1), (2, 2), (3, 1))},
+     np.int32),
+    ((2, 3, 4), 1, "median", {"stat_length": 2}, np.float32),
+    ((1, 5), (2, 3), "maximum", {"stat_length": (2, 1)}, np.int32),
+    ((3, 1), ((1, 1), (0, 2)), "maximum", {}, np.float32),
+    ((5,), 3, "reflect", {"reflect_type": "odd"}, np.float32),
+    ((5,), (7, 9), "reflect", {"reflect_type": "odd"}, np.float32),
+    ((5,), (4, 2), "symmetric", {"reflect_type": "odd"}, np.int32),
+    ((3,), (8, 7), "symmetric", {"reflect_type": "odd"}, np.float32),
+    ((1,), (2, 3), "reflect", {"reflect_type": "odd"}, np.float32),
+    ((1,), (2, 3), "symmetric", {"reflect_type": "odd"}, np.int32),
+    ((2,), (5, 4), "reflect", {"reflect_type": "odd"}, np.int32),
+    ((3, 4), ((1, 2), (5, 0)), "reflect", {"reflect_type": "odd"}, np.float32),
+    ((3, 4), ((3, 3), (1, 6)), "symmetric", {"reflect_type": "odd"}, np.float32),
+    ((2, 3, 4), ((1, 1), (0, 4), (2, 0)), "reflect", {"reflect_type": "odd"}, np.int32),
+    ((4,), 2, "reflect", {"reflect_type": "even"}, np.float32),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("shape,pw,mode,kw,dtype", PAD_CASES)
+def test_pad_statistic_and_odd_reflect_modes(shape, pw, mode, kw, dtype, jit):
+    x = _rand_pad(shape, dtype)
+    f = lambda a: jnp.pad(a, pw, mode=mode, **kw)  # noqa: E731
+    if jit:
+        f = numlir.jit(f)
+    _check_pad(f(x), jnp_ref.pad(x, pw, mode=mode, **kw))
+
+
+@pytest.mark.parametrize("mode,kw", [
+    ("mean", {"stat_length": 0}),
+    ("maximum", {"stat_length": (2, 0)}),
+    ("edge", {"reflect_type": "odd"}),
+    ("wrap", {"stat_length": 1}),
+])
+def test_pad_errors(mode, kw):
+    x = _rand_pad((4,), np.float32)
+    with pytest.raises(ValueError):
+        jnp_ref.pad(x, 1, mode=mode, **kw)
+    with pytest.raises(ValueError):
+        jnp.pad(x, 1, mode=mode, **kw)
+
+

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import numlir
-from numlir._src import config, core
+from numlir._src import batching, config, core
 
 B = 3  # batch size
 rng = np.random.default_rng(0)
@@ -684,8 +684,8 @@ def test_every_batching_rule_is_exercised(monkeypatch):
             return rule(*args, **params)
         return rec
 
-    for prim, rule in list(core.batching_rules.items()):
-        monkeypatch.setitem(core.batching_rules, prim, recording(prim, rule))
+    for prim, rule in list(batching.batching_rules.items()):
+        monkeypatch.setitem(batching.batching_rules, prim, recording(prim, rule))
     for c in CASES:
         if c.x64:
             continue  # their primitives all have float32 cases too

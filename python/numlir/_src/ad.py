@@ -1,69 +1,31 @@
-"""Forward-mode autodiff: the JVP interpreter, ``jvp``, ``linearize`` and ``jacfwd``.
+"""Forward-mode autodiff: the JVP interpreter and the helpers that register JVP rules.
 
-(Reverse mode, built on these, is in partial_eval.py, transpose.py and reverse_mode.py.)
+(The user-facing ``jvp``, ``linearize`` and ``jacfwd`` are in forward_mode.py; reverse
+mode, built on this interpreter, in partial_eval.py, transpose.py and reverse_mode.py.)
 
 A ``JVPTrace`` wraps each value in a ``JVPTracer`` carrying (primal, tangent)
-and re-binds primitives on its ``parent`` trace through ``core.jvp_rules``.
+and re-binds primitives on its ``parent`` trace through ``jvp_rules``.
 Every ``jvp`` call makes a fresh trace, and a trace only unpacks its *own*
 tracers: values of enclosing traces are constants to it (zero tangent), which
 is what keeps nested ``jvp`` free of perturbation confusion.
 
 Tangents may be ``Zero(aval)``, a symbolic zero that is only materialised when
 a rule needs an array. A rule has the signature
-``rule(primals, tangents, **params) -> (primal_out, tangent_out)``; the helpers
-below (``defjvp``, ``deflinear``, ``defzero``) build the common shapes of rule.
+``rule(primals, tangents, **params) -> (primal_out, tangent_out)``. Primitives register
+theirs with one of the helpers below: ``defjvp`` (per-operand tangent functions),
+``defjvp_rule`` (a whole rule), ``deflinear``/``deflinear_in``/``defbilinear`` (linear
+primitives: the JVP and the transpose together) and ``defzero``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
+from numlir._src import core, transpose, tree_util
+from numlir._src.ad_util import Zero, add_any, broadcast_in_dim, instantiate
 
-from numlir._src import core, dtypes, traceback_util
-from numlir import tree_util
-
-# --- Symbolic zeros ----------------------------------------------------------------------
-
-
-class Zero:
-    """A tangent known to be zero, of abstract value ``aval``."""
-
-    __slots__ = ("aval",)
-
-    def __init__(self, aval: core.ShapedArray):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Zero({self.aval.str_short()})"
-
-
-def zeros_like_aval(aval: core.ShapedArray):
-    from numlir._src.lax.shape_ops import full
-
-    return full(aval.shape, 0, aval.dtype)
-
-
-def instantiate(t):
-    """``t`` as an array (a ``Zero`` becomes zeros)."""
-    return zeros_like_aval(t.aval) if isinstance(t, Zero) else t
-
-
-def add_tangents(x, y):
-    if isinstance(x, Zero):
-        return y
-    if isinstance(y, Zero):
-        return x
-    from numlir._src.lax.elementwise import add
-
-    return add(x, y)
-
-
-def const(x, value):
-    """A weakly typed rank-0 constant of ``x``'s dtype (broadcasts in lax binary ops)."""
-    from numlir._src.lax.elementwise import convert_element_type
-
-    return convert_element_type(value, core.get_aval(x).dtype, weak_type=True)
+#: Primitive -> its JVP rule; register with the helpers below.
+jvp_rules: dict[core.Primitive, Callable] = {}
 
 
 def broadcast_tangent(t, shape: Sequence[int]):
@@ -74,13 +36,16 @@ def broadcast_tangent(t, shape: Sequence[int]):
         return t
     if isinstance(t, Zero):
         return Zero(aval.update(shape=shape))
-    from numlir._src.lax.shape_ops import broadcast_in_dim
-
     dims = () if aval.ndim == 0 else tuple(range(len(shape)))
     return broadcast_in_dim(t, shape, dims)
 
 
 # --- Rule builders ------------------------------------------------------------------------
+
+
+def defjvp_rule(prim: core.Primitive, rule: Callable) -> None:
+    """``rule(primals, tangents, **params) -> (primal_out, tangent_out)`` is ``prim``'s JVP."""
+    jvp_rules[prim] = rule
 
 
 def defjvp(prim: core.Primitive, *tangent_fns: Callable | None) -> None:
@@ -95,14 +60,16 @@ def defjvp(prim: core.Primitive, *tangent_fns: Callable | None) -> None:
         t_out = Zero(core.get_aval(out).strip_weak_type())
         for fn, t in zip(tangent_fns, tangents):
             if fn is not None and not isinstance(t, Zero):
-                t_out = add_tangents(t_out, broadcast_tangent(fn(t, *primals, **params), shape))
+                t_out = add_any(t_out, broadcast_tangent(fn(t, *primals, **params), shape))
         return out, t_out
 
-    core.jvp_rules[prim] = rule
+    jvp_rules[prim] = rule
 
 
-def deflinear(prim: core.Primitive) -> None:
-    """The JVP of a primitive linear in all its operands: the primitive applied to the tangents."""
+def deflinear(prim: core.Primitive, transpose_rule: Callable) -> None:
+    """A primitive linear in all its operands: its JVP is the primitive applied to the
+    tangents, and ``transpose_rule(ct, *operands, **params)`` (see transpose.py) its
+    transpose."""
 
     def rule(primals, tangents, **params):
         out = prim.bind(*primals, **params)
@@ -112,7 +79,34 @@ def deflinear(prim: core.Primitive) -> None:
             return out, zeros if prim.multiple_results else zeros[0]
         return out, prim.bind(*[instantiate(t) for t in tangents], **params)
 
-    core.jvp_rules[prim] = rule
+    jvp_rules[prim] = rule
+    transpose.deftranspose(prim, transpose_rule)
+
+
+def deflinear_in(prim: core.Primitive, positions: Sequence[int], transpose_rule: Callable) -> None:
+    """A primitive linear in the operands at ``positions`` jointly (the others, e.g. indices,
+    pass through): its JVP is the primitive applied to those operands' tangents, and
+    ``transpose_rule`` its transpose."""
+    positions = tuple(positions)
+
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        if all(isinstance(tangents[i], Zero) for i in positions):
+            return out, Zero(core.get_aval(out).strip_weak_type())
+        args = [instantiate(tangents[i]) if i in positions else p for i, p in enumerate(primals)]
+        return out, prim.bind(*args, **params)
+
+    jvp_rules[prim] = rule
+    transpose.deftranspose(prim, transpose_rule)
+
+
+def defbilinear(prim: core.Primitive, transpose_rule: Callable) -> None:
+    """A primitive linear in each of its two operands (dot, conv): the JVP is the sum of the
+    primitive applied to one tangent and the other primal, and ``transpose_rule`` the
+    transpose with respect to whichever operand is linear."""
+    defjvp(prim, lambda t, x, y, **params: prim.bind(t, y, **params),
+           lambda t, x, y, **params: prim.bind(x, t, **params))
+    transpose.deftranspose(prim, transpose_rule)
 
 
 def defzero(prim: core.Primitive) -> None:
@@ -124,7 +118,7 @@ def defzero(prim: core.Primitive) -> None:
             return out, [Zero(core.get_aval(o)) for o in out]
         return out, Zero(core.get_aval(out))
 
-    core.jvp_rules[prim] = rule
+    jvp_rules[prim] = rule
 
 
 # --- The JVP interpreter ----------------------------------------------------------------
@@ -142,15 +136,6 @@ class JVPTracer(core.Tracer):
         return self.primal
 
 
-def _is_ancestor(trace: core.Trace, other: core.Trace) -> bool:
-    t = getattr(trace, "parent", None)
-    while t is not None:
-        if t is other:
-            return True
-        t = getattr(t, "parent", None)
-    return False
-
-
 class JVPTrace(core.Trace):
     """Computes primals and tangents together; one instance per ``jvp`` call."""
 
@@ -162,7 +147,7 @@ class JVPTrace(core.Trace):
     def lift(self, x):
         if isinstance(x, JVPTracer) and x._trace is self:
             return x.primal, x.tangent
-        if isinstance(x, core.Tracer) and not _is_ancestor(self, x._trace):
+        if isinstance(x, core.Tracer) and not core.encloses(self, x._trace):
             raise core.UnexpectedTracerError(
                 f"Encountered a tracer ({x.aval.str_short()}) from a different, finished trace "
                 "inside jvp. A traced value escaped the function being differentiated."
@@ -173,7 +158,7 @@ class JVPTrace(core.Trace):
         primals, tangents = zip(*[self.lift(a) for a in args]) if args else ((), ())
         if all(isinstance(t, Zero) for t in tangents):
             return prim.bind_with_trace(self.parent, primals, params)
-        rule = core.jvp_rules.get(prim)
+        rule = jvp_rules.get(prim)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
         with core.set_current_trace(self.parent):
@@ -183,29 +168,10 @@ class JVPTrace(core.Trace):
         return JVPTracer(self, out, t_out)
 
 
-# --- jvp -------------------------------------------------------------------------------------
+# --- Tracing JVPs -----------------------------------------------------------------------
 
 
-def _check_sequence(what: str, value) -> None:
-    if not isinstance(value, (tuple, list)):
-        raise TypeError(f"{what} arguments to jvp must be tuples or lists; found {type(value).__name__}.")
-
-
-def _check_tangent(path: str, primal, tangent) -> None:
-    p, t = core.get_aval(primal), core.get_aval(tangent)
-    if p.shape != t.shape:
-        raise core.value_error(
-            f"jvp called with different primal and tangent shapes for {path}: primal shape "
-            f"{p.shape} and tangent shape {t.shape}"
-        )
-    if p.dtype != t.dtype and dtypes.issubdtype(p.dtype, np.inexact):
-        raise core.shape_error(
-            f"jvp called with different primal and tangent dtypes for {path}: primal dtype "
-            f"{p.dtype.name} and tangent dtype {t.dtype.name}"
-        )
-
-
-def _jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
+def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     """JVP of ``fun`` (flat list in, any pytree out). Returns (out_tree, primals_out, tangents_out)."""
     trace = JVPTrace()
     tracers = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
@@ -226,222 +192,21 @@ def _jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
     return out_tree, primals_out, tangents_out
 
 
-def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False):
-    """Forward-mode derivative: ``(fun(*primals), d fun(primals) · tangents)``.
-
-    Example::
-
-        y, dy = numlir.jvp(numlir.numpy.sin, (1.0,), (1.0,))   # (sin 1, cos 1)
-    """
-    core.check_callable(fun)
-    from numlir._src.array import as_array
-
-    _check_sequence("primal", primals)
-    _check_sequence("tangent", tangents)
-    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
-    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
-    if p_tree != t_tree:
-        raise TypeError(
-            f"primal and tangent arguments to jvp must have the same tree structure; got "
-            f"primal structure {p_tree} and tangent structure {t_tree}."
-        )
-    paths = [tree_util.keystr(path) for path, _ in tree_util.tree_flatten_with_path(tuple(primals))[0]]
-    for path, p, t in zip(paths, p_leaves, t_leaves):
-        _check_tangent(f"primals{path}", p, t)
-    p_leaves = [as_array(p) for p in p_leaves]
-    # Integer and boolean inputs have no tangent space (jax's float0): a symbolic zero.
-    t_leaves = [as_array(t) if dtypes.is_float(core.get_aval(p).dtype)
-                else Zero(core.get_aval(p).strip_weak_type()) for p, t in zip(p_leaves, t_leaves)]
-
-    def flat_fun(*leaves):
-        out = fun(*tree_util.tree_unflatten(p_tree, leaves))
-        if has_aux:
-            out, aux = out
-            return (out, _Aux(aux))
-        return out
-
-    out_tree, outs, t_outs = _jvp_flat(flat_fun, p_leaves, t_leaves)
-    t_outs = [instantiate(t) for t in t_outs]
-    if has_aux:
-        out, aux = tree_util.tree_unflatten(out_tree, outs)
-        t_out, _ = tree_util.tree_unflatten(out_tree, t_outs)
-        return out, t_out, aux.value
-    return tree_util.tree_unflatten(out_tree, outs), tree_util.tree_unflatten(out_tree, t_outs)
-
-
-class _Aux:
-    """Marks the ``has_aux`` part of an output (its leaves' primals are returned as aux)."""
-
-    def __init__(self, value):
-        self.value = value
-
-
-tree_util.register_pytree_node(_Aux, lambda a: ([a.value], None), lambda _, c: _Aux(c[0]))
-
-
-# --- linearize ----------------------------------------------------------------------------
-
-
-def linearize(fun: Callable, *primals):
-    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the (jitted) linear JVP map.
-
-    Example::
-
-        y, f_jvp = numlir.linearize(numlir.numpy.sin, 1.0)
-        f_jvp(2.0)   # 2 * cos(1)
-    """
-    core.check_callable(fun)
-    from numlir._src.api import jit
-    from numlir._src.array import as_array
-
-    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
-    p_leaves = [as_array(p) for p in p_leaves]
-    in_avals = [core.get_aval(p).strip_weak_type() for p in p_leaves]
-    from numlir._src.partial_eval import PartialEvalTrace
-
-    trace = PartialEvalTrace()
-    t_args = [trace.new_arg(a) for a in in_avals]
-    with core.set_current_trace(trace):
-        out_tree, outs, t_outs = _jvp_flat(
-            lambda *xs: fun(*tree_util.tree_unflatten(p_tree, xs)), p_leaves, t_args)
-        t_outs = [instantiate(t) for t in t_outs]
-    graph = trace.to_closed_graph(t_outs)
-    # The residuals are arguments of the compiled linear map, so it compiles once per signature.
-    linear_consts = jit(lambda consts, *ts: core.eval_graph(graph.graph, consts, *ts))
-    consts = list(graph.consts)
-
-    def linear(*ts):
-        return linear_consts(consts, *ts)
-
-    @traceback_util.api_boundary
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
-        if t_tree != p_tree:
-            raise TypeError(
-                f"linearized function called with tangents of structure {t_tree}; expected "
-                f"the primals' structure {p_tree}.")
-        for i, (a, t) in enumerate(zip(in_avals, t_leaves)):
-            ta = core.get_aval(t)
-            if ta.shape != a.shape or ta.dtype != a.dtype:
-                raise core.shape_error(
-                    f"linearized function called with tangent {i} of type {ta.str_short()}; "
-                    f"expected {a.str_short()}")
-        return tree_util.tree_unflatten(out_tree, linear(*t_leaves))
-
-    return tree_util.tree_unflatten(out_tree, list(outs)), f_jvp
-
-
-# --- jacfwd ----------------------------------------------------------------------------------
-
-
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """Jacobian of ``fun`` by forward mode: out.shape + in.shape per (output, input) leaf.
-
-    Example::
-
-        numlir.jacfwd(lambda x: x ** 2)(jnp.arange(3.0))   # diag([0, 2, 4])
-    """
-    core.check_callable(fun)
-
-    @traceback_util.api_boundary
-    def jac_fun(*args):
-        import numlir.numpy as jnp
-        from numlir._src.array import as_array
-
-        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        for n in nums:
-            if not -len(args) <= n < len(args):
-                raise TypeError(f"jacfwd: argnums {argnums} out of range for {len(args)} arguments")
-        dyn = tuple(args[n] for n in nums)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
-        leaves = [as_array(x) for x in leaves]
-        for x in leaves:
-            dt = core.get_aval(x).dtype
-            if not dtypes.issubdtype(dt, np.floating):
-                raise TypeError(
-                    "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
-                    f"np.floating), but got {dt.name}. For holomorphic differentiation or integer "
-                    "inputs, convert the inputs first.")
-
-        def partial(*dyn_leaves):
-            full = list(args)
-            for n, v in zip(nums, tree_util.tree_unflatten(in_tree, dyn_leaves)):
-                full[n] = v
-            return fun(*full)
-
-        sizes = [core.get_aval(x).size for x in leaves]
-        offsets = np.cumsum([0] + sizes)
-        total = int(offsets[-1])
-        if total == 0:  # no input elements at all
-            out = partial(*leaves)
-            out, aux = out if has_aux else (out, None)
-            columns = [jnp.zeros(core.get_aval(o).shape + (0,), core.get_aval(o).dtype)
-                       for o in tree_util.tree_leaves(out)]
-        else:
-            # All basis tangents at once: the JVP vmapped over the columns of the identity.
-            from numlir._src.batching import vmap
-
-            eye = np.eye(total)
-            basis = tuple(eye[:, off:off + size].reshape((total,) + core.get_aval(x).shape)
-                          .astype(core.get_aval(x).dtype)
-                          for x, off, size in zip(leaves, offsets, sizes))
-
-            def push(*ts):
-                res = jvp(partial, tuple(leaves), ts, has_aux=has_aux)
-                return res[0], tree_util.tree_leaves(res[1]), res[2] if has_aux else None
-
-            out, columns, aux = vmap(push, out_axes=(None, -1, None))(*basis)
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        jac_leaves = []
-        for j, o in enumerate(out_leaves):
-            o_shape = core.get_aval(o).shape
-            stacked = columns[j]
-            per_input = []
-            for x, off, size in zip(leaves, offsets, sizes):
-                piece = stacked[..., int(off):int(off) + size]
-                per_input.append(jnp.reshape(piece, o_shape + core.get_aval(x).shape))
-            in_jac = tree_util.tree_unflatten(in_tree, per_input)
-            jac_leaves.append(in_jac[0] if isinstance(argnums, int) else in_jac)
-        jac = tree_util.tree_unflatten(out_tree, jac_leaves)
-        return (jac, aux) if has_aux else jac
-
-    return jac_fun
-
-
-def deflinear_in(prim: core.Primitive, *positions: int) -> None:
-    """The JVP of a primitive linear in the operands at ``positions`` jointly (the others,
-    e.g. indices, are passed through): the primitive applied to those operands' tangents."""
-
-    def rule(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        if all(isinstance(tangents[i], Zero) for i in positions):
-            return out, Zero(core.get_aval(out).strip_weak_type())
-        args = [instantiate(tangents[i]) if i in positions else p for i, p in enumerate(primals)]
-        return out, prim.bind(*args, **params)
-
-    core.jvp_rules[prim] = rule
-
-
-def defbilinear(prim: core.Primitive) -> None:
-    """The JVP of a primitive linear in each of its two operands (dot, conv)."""
-    defjvp(prim, lambda t, x, y, **params: prim.bind(t, y, **params),
-           lambda t, x, y, **params: prim.bind(x, t, **params))
-
-
 def jvp_graph(fun: Callable, in_avals: Sequence[core.ShapedArray], nonzeros: Sequence[bool],
               instantiate_out: bool | Sequence[bool] = True):
     """Trace the JVP of ``fun`` (flat arrays in and out) to a graph.
 
     The graph takes the primals, then the tangents of the ``nonzeros`` inputs, and
     returns the primal outputs, then the tangents of the outputs that are nonzero (or
-    instantiated). Returns ``(graph, out_nonzeros)``; the graph's consts lead its invars.
+    instantiated). Returns ``(graph, consts, out_nonzeros)``: the graph has no constants of
+    its own, its leading invars take ``consts`` (the values it closes over).
     """
     out_nz: list[bool] = []
 
     def flat(*args):
         primals, rest = list(args[:len(in_avals)]), iter(args[len(in_avals):])
         tangents = [next(rest) if nz else Zero(a.strip_weak_type()) for a, nz in zip(in_avals, nonzeros)]
-        _, outs, t_outs = _jvp_flat(fun, primals, tangents)
+        _, outs, t_outs = jvp_flat(fun, primals, tangents)
         inst = ([instantiate_out] * len(outs) if isinstance(instantiate_out, bool)
                 else list(instantiate_out))
         t_outs = [instantiate(t) if i else t for t, i in zip(t_outs, inst)]

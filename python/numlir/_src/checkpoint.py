@@ -32,8 +32,11 @@ import functools
 import types
 from typing import Callable
 
-from numlir import tree_util
-from numlir._src import ad, batching, core, traceback_util
+from numlir._src import ad, batching, core, partial_eval, traceback_util, tree_util
+from numlir._src import transpose as tr
+from numlir._src.lax.barrier import optimization_barrier_p
+from numlir._src.lax.convolution import conv_general_dilated_p
+from numlir._src.lax.dot import dot_general_p
 from numlir._src.partial_eval import hoist_consts, partial_eval_graph
 from numlir._src.transpose import backward_pass
 
@@ -70,7 +73,7 @@ def _remat_jvp(primals, tangents, *, graph, policy, prevent_cse, differentiated)
     return outs[:n], t_outs
 
 
-core.jvp_rules[remat_p] = _remat_jvp
+ad.defjvp_rule(remat_p, _remat_jvp)
 
 
 def _saveable(policy, eqn: core.Eqn) -> bool:
@@ -101,7 +104,6 @@ def _recompute_slice(known: core.Graph, residuals, policy):
 
 def _behind_barrier(eqns: list[core.Eqn], known: list[core.Var]) -> list[core.Eqn]:
     """``eqns`` reading the ``known`` values they use through one optimization_barrier."""
-    from numlir._src.lax.barrier import optimization_barrier_p
 
     read = {id(a) for e in eqns for a in e.inputs if isinstance(a, core.Var)}
     ins = [v for v in known if id(v) in read]
@@ -160,7 +162,7 @@ def _remat_partial_eval(trace, args, params):
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-core.partial_eval_rules[remat_p] = _remat_partial_eval
+partial_eval.def_partial_eval(remat_p, _remat_partial_eval)
 
 
 def _remat_transpose(cts, *args, graph, policy, prevent_cse, differentiated):
@@ -169,7 +171,7 @@ def _remat_transpose(cts, *args, graph, policy, prevent_cse, differentiated):
     return backward_pass(graph.graph, graph.consts, list(args), list(cts))
 
 
-core.transpose_rules[remat_p] = _remat_transpose
+tr.deftranspose(remat_p, _remat_transpose)
 
 
 def _remat_batch(axis_size, args, dims, *, graph, **params):
@@ -180,7 +182,7 @@ def _remat_batch(axis_size, args, dims, *, graph, **params):
     return outs, [0 if b else None for b in out_batched]
 
 
-core.batching_rules[remat_p] = _remat_batch
+batching.defrule(remat_p, _remat_batch)
 
 
 # --- checkpoint -----------------------------------------------------------------------
@@ -251,11 +253,11 @@ remat = checkpoint
 name_p = core.Primitive("name")
 name_p.def_abstract_eval(lambda x, *, name: x)
 name_p.def_lowering(lambda ctx, x, *, name: x)
-core.jvp_rules[name_p] = lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name),
-                                                             tangents[0])
-core.transpose_rules[name_p] = lambda ct, x, *, name: [ct]
-core.batching_rules[name_p] = lambda axis_size, args, dims, *, name: (
-    name_p.bind(args[0], name=name), dims[0])
+# The tangent passes through unlabelled: names mark primal values for the policies.
+ad.defjvp_rule(name_p, lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name),
+                                                          tangents[0]))
+tr.deftranspose(name_p, lambda ct, x, *, name: [ct])
+batching.defvectorized(name_p)
 
 
 def checkpoint_name(x, name: str):
@@ -280,9 +282,6 @@ def nothing_saveable(*_, **__) -> bool:
 
 
 def _is_dot(prim) -> bool:
-    from numlir._src.lax.convolution import conv_general_dilated_p
-    from numlir._src.lax.dot import dot_general_p
-
     return prim is dot_general_p or prim is conv_general_dilated_p
 
 
@@ -293,7 +292,6 @@ def dots_saveable(prim, *_, **__) -> bool:
 
 def dots_with_no_batch_dims_saveable(prim, *_, **params) -> bool:
     """Save dot_general results without batch dimensions (e.g. a transformer's projections)."""
-    from numlir._src.lax.dot import dot_general_p
 
     return prim is dot_general_p and not params["dimension_numbers"][1][0]
 

@@ -8,10 +8,13 @@ trace*. ``Primitive.bind`` hands the primitive to it:
 * ``GraphTrace`` (used by ``jit`` and ``make_graph``) records an equation and
   returns ``GraphTracer``s standing for its outputs.
 
-Later transformations (jvp, partial evaluation, batching) add Trace subclasses that keep a
-``parent`` trace and re-bind primitives on it; their per-primitive rules go in
-the registries ``jvp_rules``, ``transpose_rules``, ``partial_eval_rules`` and
-``batching_rules`` below.
+The interpreters (ad.py, partial_eval.py, batching.py; transpose.py walks graphs) add
+Trace subclasses that keep a ``parent`` trace and re-bind primitives on it; each owns
+its table of per-primitive rules.
+
+Core imports nothing above it: eager evaluation compiles through dispatch.py, which
+registers itself here (``set_eager_evaluator``) when it loads, and the operators of
+``Tracer`` are installed on ``ArrayMethods`` by numlir.numpy.
 """
 
 from __future__ import annotations
@@ -166,16 +169,6 @@ UnexpectedTracerError.__module__ = "numlir"
 
 # --- Primitives and rule registries -------------------------------------------
 
-# Rules for the transformations of later issues, keyed by Primitive. A primitive
-# missing from a registry simply does not support that transformation yet.
-jvp_rules: dict["Primitive", Callable] = {}
-transpose_rules: dict["Primitive", Callable] = {}
-batching_rules: dict["Primitive", Callable] = {}
-# How a primitive splits when some operands are known and others are not (see
-# partial_eval.py); primitives without a rule are recorded whole.
-partial_eval_rules: dict["Primitive", Callable] = {}
-
-
 class Primitive:
     """A named operation with an abstract-eval rule and a lowering to hlo text.
 
@@ -233,6 +226,16 @@ class Trace(abc.ABC):
         """Applies ``prim`` to ``args`` (this trace's values or tracers)."""
 
 
+#: ``fn(prim, args, params)``: runs one primitive on concrete values (dispatch.apply_primitive).
+_eager_evaluator: Callable | None = None
+
+
+def set_eager_evaluator(fn: Callable) -> None:
+    """Makes ``fn(prim, args, params)`` the eager evaluation of every primitive."""
+    global _eager_evaluator
+    _eager_evaluator = fn
+
+
 class EvalTrace(Trace):
     """Runs primitives on concrete values (eager mode)."""
 
@@ -244,9 +247,20 @@ class EvalTrace(Trace):
                     "that created it. A traced value escaped the function being traced, e.g. "
                     "through a global variable or a closure that outlived jit."
                 )
-        from numlir._src import dispatch
+        if _eager_evaluator is None:
+            raise RuntimeError(f"cannot run {prim.name} eagerly: numlir._src.dispatch is not "
+                               "loaded (import numlir first)")
+        return _eager_evaluator(prim, args, params)
 
-        return dispatch.apply_primitive(prim, args, params)
+
+def encloses(trace: Trace, other: Trace) -> bool:
+    """Whether ``other`` is on ``trace``'s chain of parents (its values are constants there)."""
+    t = getattr(trace, "parent", None)
+    while t is not None:
+        if t is other:
+            return True
+        t = getattr(t, "parent", None)
+    return False
 
 
 class _TraceState(threading.local):
@@ -523,19 +537,11 @@ class GraphTrace(Trace):
         self.invars.append(var)
         return GraphTracer(self, var)
 
-    def _is_ancestor(self, trace: Trace) -> bool:
-        t = self.parent
-        while t is not None:
-            if t is trace:
-                return True
-            t = getattr(t, "parent", None)
-        return False
-
     def to_atom(self, x) -> Atom:
         if isinstance(x, GraphTracer) and x._trace is self:
             return x.var
         if isinstance(x, Tracer):
-            if not self._is_ancestor(x._trace):
+            if not encloses(self, x._trace):
                 raise UnexpectedTracerError(
                     f"Encountered a tracer ({x.aval.str_short()}) from a different, finished "
                     "trace. A traced value escaped a jit-compiled function, e.g. through a "

@@ -28,8 +28,10 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
-from numlir import tree_util
-from numlir._src import ad, batching, core, dtypes, traceback_util
+from numlir._src import ad, ad_util, batching, core, dtypes, traceback_util, tree_util
+from numlir._src import transpose as tr
+from numlir._src.lax.elementwise import convert_element_type
+from numlir._src.lax.reduction import reduce_sum
 from numlir._src.partial_eval import hoist_consts
 
 # --- Shared helpers -------------------------------------------------------------------------
@@ -283,7 +285,7 @@ class custom_jvp:
             out = self(*primals)
             parts = [fn(t, out, *primals) for fn, t in zip(jvps, tangents) if fn is not None]
             if not parts:
-                t_out = tree_util.tree_map(lambda o: ad.zeros_like_aval(core.get_aval(o)), out)
+                t_out = tree_util.tree_map(lambda o: ad_util.zeros_like_aval(core.get_aval(o)), out)
             else:
                 t_out = tree_util.tree_map(lambda *ts: functools.reduce(lambda a, b: a + b, ts),
                                            *parts)
@@ -378,8 +380,8 @@ def _custom_jvp_call_batch(axis_size, args, dims, *, call, jvp, num_consts, name
     return outs, [0] * len(outs)
 
 
-core.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
-core.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
+ad.defjvp_rule(custom_jvp_call_p, _custom_jvp_call_jvp)
+batching.defrule(custom_jvp_call_p, _custom_jvp_call_batch)
 
 
 # --- custom_vjp -----------------------------------------------------------------------------
@@ -534,7 +536,6 @@ def _check_cotangent(rule: str, name: str, where: str, ct, aval: core.ShapedArra
             f"Custom {rule} for function {name} must produce cotangents of the shapes of the "
             f"arguments, but for {where} of type {aval.str_short()} it produced {got.str_short()}")
     if got.dtype != aval.dtype:  # as jax: a cotangent of another float type is converted
-        from numlir._src.lax.elementwise import convert_element_type
 
         ct = convert_element_type(ct, aval.dtype)
     return ct
@@ -576,7 +577,6 @@ def _batch_bwd(bwd: Callable, axis_size: int, res_dims, arg_dims) -> Callable:
     ``res_dims=None`` means every residual is batched along axis 0. The cotangent of an
     unbatched argument is summed over the batch: every example used that one value.
     """
-    from numlir._src.lax.reduction import reduce_sum
 
     def batched_bwd(res_tree, residuals, cts):
         trace = batching.BatchTrace(axis_size)
@@ -618,7 +618,7 @@ def _custom_lin_batch(axis_size, args, dims, *, num_res, bwd, res_tree, out_aval
     return outs, [0] * len(outs)
 
 
-core.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
-core.batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
-core.transpose_rules[custom_lin_p] = _custom_lin_transpose
-core.batching_rules[custom_lin_p] = _custom_lin_batch
+ad.defjvp_rule(custom_vjp_call_p, _custom_vjp_call_jvp)
+batching.defrule(custom_vjp_call_p, _custom_vjp_call_batch)
+tr.deftranspose(custom_lin_p, _custom_lin_transpose)
+batching.defrule(custom_lin_p, _custom_lin_batch)

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from numlir import _runtime
-from numlir._src import config, core, dtypes, lowering
+from numlir._src import backends, config, core, dtypes, lowering
+from numlir._src.array import Array
 from numlir._src.lru_cache import LRUCache
 
 _backend = None
@@ -29,8 +30,6 @@ stats = {"compiles": 0, "eager_cache_misses": 0}
 def get_backend():
     global _backend
     if _backend is None:
-        from numlir._src import backends
-
         _backend = backends.get_backend()
     return _backend
 
@@ -64,8 +63,6 @@ def to_host_args(args: Sequence[Any], avals: Sequence[core.ShapedArray]) -> list
 
 
 def execute(exe, host_args: list[np.ndarray], out_avals: Sequence[core.ShapedArray]):
-    from numlir._src.array import Array
-
     outs = exe.execute(host_args)
     if len(outs) != len(out_avals):
         raise RuntimeError(f"executable returned {len(outs)} results, expected {len(out_avals)}")
@@ -108,3 +105,6 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     exe, out_avals = entry
     outs = execute(exe, to_host_args(args, in_avals), out_avals)
     return outs if prim.multiple_results else outs[0]
+
+
+core.set_eager_evaluator(apply_primitive)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from numlir._src import config
 from numlir._src.source_info import with_location
 
 try:  # ml_dtypes ships with jax; bfloat16 is only available when it is installed.
@@ -38,9 +39,31 @@ _floats = tuple(t for t in (float16, bfloat16, float32, float64) if t is not Non
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = (bool_, *_signed, *_unsigned, *_floats)
 
 
-def x64_enabled() -> bool:
-    from numlir._src import config
+#: Each dtype and the MLIR element type that spells it in hlo text (``tensor<4xf32>``), in
+#: executables' signatures and in the runtime's buffer specs: the one table of the two names.
+_MLIR_ELEMENT_TYPES: dict[np.dtype, str] = {
+    bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
+    float16: "f16", float32: "f32", float64: "f64",
+    **({bfloat16: "bf16"} if bfloat16 is not None else {}),
+}
+_FROM_MLIR_ELEMENT_TYPES = {name: dtype for dtype, name in _MLIR_ELEMENT_TYPES.items()}
 
+
+def mlir_element_type(dtype) -> str:
+    """``f32``, ``i1``, ``ui8``, ``bf16``...: the MLIR element type of ``dtype``."""
+    return _MLIR_ELEMENT_TYPES[np.dtype(dtype)]
+
+
+def from_mlir_element_type(name: str) -> np.dtype:
+    """The dtype of MLIR element type ``name`` (``"f32"`` -> float32)."""
+    try:
+        return _FROM_MLIR_ELEMENT_TYPES[name]
+    except KeyError:
+        raise ValueError(f"no numlir dtype has the MLIR element type {name!r}") from None
+
+
+def x64_enabled() -> bool:
     return bool(config.flags.enable_x64)
 
 

@@ -21,19 +21,9 @@ from numlir._src import core, dtypes
 _HEX_THRESHOLD = 16  # non-splat constants with more elements use the hex form
 
 
-def element_type(dtype) -> str:
-    dtype = np.dtype(dtype)
-    if dtype == dtypes.bool_:
-        return "i1"
-    if dtype == dtypes.bfloat16:
-        return "bf16"
-    bits = dtype.itemsize * 8
-    return {"i": f"i{bits}", "u": f"ui{bits}", "f": f"f{bits}"}[dtype.kind]
-
-
 def tensor_type(aval: core.ShapedArray) -> str:
     dims = "".join(f"{d}x" for d in aval.shape)
-    return f"tensor<{dims}{element_type(aval.dtype)}>"
+    return f"tensor<{dims}{dtypes.mlir_element_type(aval.dtype)}>"
 
 
 def format_loc(info: core.SourceInfo | None) -> str:

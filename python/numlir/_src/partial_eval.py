@@ -10,15 +10,23 @@ with unknown tangents evaluates the primal computation now and records only
 the tangent computation, which is linear in the tangents and can be
 transposed (``transpose.py``). Primitives holding sub-graphs (cond, scan,
 while, checkpoint) mix primal and tangent work in one equation; their
-``core.partial_eval_rules`` split them into a known and an unknown part with
+``partial_eval_rules`` (registered with ``def_partial_eval``) split them into a known and an unknown part with
 ``partial_eval_graph``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from numlir._src import core
+
+#: Primitive -> ``rule(trace, args, params) -> outs``: how it splits when some operands are
+#: known and others not. Primitives without a rule are recorded whole.
+partial_eval_rules: dict[core.Primitive, Callable] = {}
+
+
+def def_partial_eval(prim: core.Primitive, rule: Callable) -> None:
+    partial_eval_rules[prim] = rule
 
 
 class PartialEvalTrace(core.GraphTrace):
@@ -36,7 +44,7 @@ class PartialEvalTrace(core.GraphTrace):
     def process_primitive(self, prim, args, params):
         if not any(self.is_unknown(a) for a in args):
             return prim.bind_with_trace(self.parent, args, params)
-        rule = core.partial_eval_rules.get(prim)
+        rule = partial_eval_rules.get(prim)
         if rule is not None:
             with core.set_current_trace(self.parent):
                 return rule(self, list(args), params)

@@ -12,14 +12,19 @@ signature); under ``jit`` everything lands in the enclosing module.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from numlir import tree_util
-from numlir._src import ad, core, dtypes, traceback_util
+from numlir._src import ad, core, dtypes, forward_mode, traceback_util, tree_util
+from numlir._src.array import as_array
+from numlir._src.jit import JitFunction, jit
+from numlir._src.lax.shape_ops import full
+from numlir._src.numpy.reshaping import reshape
 from numlir._src.partial_eval import PartialEvalTrace
 from numlir._src.transpose import UndefinedPrimal, backward_pass
+from numlir._src.vmap import vmap
 
 float0 = dtypes.float0
 
@@ -53,7 +58,7 @@ class _Linearized:
 def _linearize_flat(fun: Callable, primals: Sequence[Any], has_aux: bool = False):
     """Run ``fun`` (flat arrays in, pytree out) under JVP with unknown tangents.
 
-    With ``has_aux``, ``fun`` returns ``(out, ad._Aux(aux))`` and only ``out`` is
+    With ``has_aux``, ``fun`` returns ``(out, forward_mode.Aux(aux))`` and only ``out`` is
     differentiated. Returns ``(out_tree, primal_outs, _Linearized)``.
     """
     in_avals = [core.get_aval(p).strip_weak_type() for p in primals]
@@ -61,7 +66,7 @@ def _linearize_flat(fun: Callable, primals: Sequence[Any], has_aux: bool = False
     trace = PartialEvalTrace()
     tangents = [trace.new_arg(a) if nz else ad.Zero(a) for a, nz in zip(in_avals, nonzero)]
     with core.set_current_trace(trace):
-        out_tree, outs, t_outs = ad._jvp_flat(fun, primals, tangents)
+        out_tree, outs, t_outs = ad.jvp_flat(fun, primals, tangents)
     for o in outs:
         if trace.is_unknown(o):
             raise AssertionError("a primal output depends on a tangent (missing partial-eval rule)")
@@ -88,7 +93,7 @@ def _linearize_tree(fun: Callable, leaves: Sequence[Any], in_tree, has_aux: bool
             return out
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError("with has_aux=True the function must return a pair (out, aux)")
-        return (out[0], ad._Aux(out[1]))
+        return (out[0], forward_mode.Aux(out[1]))
 
     out_tree, outs, lin = _linearize_flat(flat_fun, leaves, has_aux)
     result = tree_util.tree_unflatten(out_tree, list(outs))
@@ -102,8 +107,6 @@ def _linearize_tree(fun: Callable, leaves: Sequence[Any], in_tree, has_aux: bool
 
 def _run_transpose(lin: _Linearized, cts: Sequence[Any]) -> list[Any]:
     """Cotangents of every input (zeros, or float0 zeros for integer inputs)."""
-    from numlir._src.api import jit
-
     fn = lin.transpose_fn()
     cts_nz = [c for c, nz in zip(cts, lin.out_nonzero) if nz]
     consts = list(lin.graph.consts)
@@ -138,8 +141,6 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         (dx,) = f_vjp(1.0)        # cos(1)
     """
     core.check_callable(fun)
-    from numlir._src.array import as_array
-
     p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
     p_leaves = [as_array(p) for p in p_leaves]
 
@@ -187,8 +188,6 @@ def _check_argnums(what: str, argnums, nargs: int) -> tuple[int, ...]:
 
 
 def _arg_description(fun, i: int) -> str:
-    import inspect
-
     try:
         params = [p for p in inspect.signature(fun).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -234,8 +233,6 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     del reduce_axes
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
-    from numlir._src.api import JitFunction, jit
-
     if isinstance(fun, JitFunction):
         # The gradient of a compiled function is compiled as a whole: forward and backward
         # in one module, traced once per signature.
@@ -264,8 +261,6 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
             raise core.shape_error(
                 f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
                 f"np.floating), but got {aval.dtype.name}")
-        from numlir._src.lax.shape_ops import full
-
         g = f_vjp(full((), 1, aval.dtype))
         g = g[0] if isinstance(argnums, int) else g
         return ((out, res[2]), g) if has_aux else (out, g)
@@ -308,11 +303,6 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     core.check_callable(fun)
     if holomorphic:
         raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
-    from numlir._src.api import jit
-    from numlir._src.array import as_array
-    from numlir._src.batching import vmap
-    import numlir.numpy as jnp
-
     @traceback_util.api_boundary
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
@@ -365,7 +355,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
                 block = r[start:start + s]
                 shape = o_aval.shape + aval.shape
                 pieces.append(np.reshape(block, shape) if isinstance(block, np.ndarray)
-                              and block.dtype == float0 else jnp.reshape(block, shape))
+                              and block.dtype == float0 else reshape(block, shape))
             start += s
             tree = tree_util.tree_unflatten(in_tree, pieces)
             jac_leaves.append(tree[0] if isinstance(argnums, int) else tree)
@@ -378,5 +368,5 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Callable:
     """The Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))`` (forward-over-reverse)."""
-    return ad.jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+    return forward_mode.jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                      has_aux=has_aux)

@@ -15,7 +15,7 @@ import inspect
 import operator
 from typing import Any, Callable, NamedTuple
 
-from numlir._src import core
+from numlir._src import core, tree_util
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -150,8 +150,6 @@ def resolve(fun: Callable, static_argnums, static_argnames, donate_argnums,
 def traced_args(fun: Callable, in_tree, leaves, static_positions) -> tuple[core.TracedArg, ...]:
     """A label for each flat input of ``fun`` traced with the dynamic (args, kwargs) of
     ``in_tree``: the parameter it belongs to plus its key path, as ``"params['w']"``."""
-    from numlir import tree_util
-
     sig = signature(fun)
     params = list(sig.parameters.values()) if sig is not None else []
     positional = [p for p in params if p.kind in _POSITIONAL]

@@ -4,7 +4,7 @@
 linear inputs, marked ``UndefinedPrimal``) and partly known values. Equations
 that do not depend on a linear input are evaluated forward first (inside a
 ``checkpoint`` this is the recomputation); the linear equations are then
-visited in reverse, each primitive's ``core.transpose_rules`` entry mapping
+visited in reverse, each primitive's ``transpose_rules`` entry mapping
 the cotangents of its outputs to cotangents of its linear operands.
 
 A transpose rule has the signature::
@@ -24,7 +24,17 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from numlir._src import core
-from numlir._src.ad import Zero, add_tangents, instantiate
+from numlir._src.ad_util import Zero, add_any, convert_element_type, instantiate, reduce_sum, reshape
+from numlir._src.partial_eval import PartialEvalTrace
+
+#: Primitive -> its transpose rule; linear primitives register it with ad.deflinear (which
+#: sets the JVP too), the others with ``deftranspose``.
+transpose_rules: dict[core.Primitive, Callable] = {}
+
+
+def deftranspose(prim: core.Primitive, rule: Callable) -> None:
+    """``rule(ct, *operands, **params)`` is ``prim``'s transpose (signature above)."""
+    transpose_rules[prim] = rule
 
 
 class UndefinedPrimal:
@@ -87,7 +97,7 @@ def backward_pass(graph: core.Graph, consts: Sequence[Any], args: Sequence[Any],
         if ct is None or isinstance(ct, Zero):
             return
         prev = cts.get(id(var))
-        cts[id(var)] = ct if prev is None else add_tangents(prev, ct)
+        cts[id(var)] = ct if prev is None else add_any(prev, ct)
 
     for atom, ct in zip(graph.outvars, cts_out):
         if is_linear(atom):
@@ -97,7 +107,7 @@ def backward_pass(graph: core.Graph, consts: Sequence[Any], args: Sequence[Any],
         if all(c is None for c in outs_ct):
             continue  # nothing flows back through this equation
         outs_ct = [zero_ct(v.aval) if c is None else c for v, c in zip(eqn.outputs, outs_ct)]
-        rule = core.transpose_rules.get(eqn.prim)
+        rule = transpose_rules.get(eqn.prim)
         if rule is None:
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.prim.name}' not implemented")
@@ -130,38 +140,32 @@ def _eval_needed(forward: list[core.Eqn], linear_eqns: list[core.Eqn], env: dict
             env[id(v)] = o
 
 
-def backward_pass_closed(closed: core.ClosedGraph, args: Sequence[Any],
-                         cts_out: Sequence[Any]) -> list[Any]:
-    return backward_pass(closed.graph, closed.consts, args, cts_out)
-
-
 # --- Rule helpers ------------------------------------------------------------------------
 
 
 def unbroadcast(ct, aval: core.ShapedArray):
     """Sum ``ct`` down to ``aval``'s shape (the transpose of lax-style broadcasting)."""
-    from numlir._src.lax import elementwise, reduction, shape_ops
-
     ct_aval = core.get_aval(ct)
     if ct_aval.shape != aval.shape:
         if aval.ndim == 0:
-            ct = reduction.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+            ct = reduce_sum(ct, tuple(range(ct_aval.ndim)))
         else:
             axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_aval.shape)) if a != b)
-            ct = shape_ops.reshape(reduction.reduce_sum(ct, axes), aval.shape)
+            ct = reshape(reduce_sum(ct, axes), aval.shape)
     if core.get_aval(ct).dtype != aval.dtype:
-        ct = elementwise.convert_element_type(ct, aval.dtype)
+        ct = convert_element_type(ct, aval.dtype)
     return ct
 
 
-def deflinear(prim: core.Primitive, transpose: Callable) -> None:
-    """``transpose(ct, *operands, **params)``: the cotangent of the one linear operand,
-    which is the first operand (the others, e.g. indices, are known)."""
+def first_operand(transpose: Callable) -> Callable:
+    """The transpose rule of a primitive linear in its first operand alone (the others, e.g.
+    a padding value or indices, are known): ``transpose(ct, *operands, **params)`` returns
+    that operand's cotangent."""
 
     def rule(ct, *args, **params):
         return [transpose(ct, *args, **params)] + [None] * (len(args) - 1)
 
-    core.transpose_rules[prim] = rule
+    return rule
 
 
 def linear_transpose_fn(fun: Callable, primal_avals: Sequence[core.ShapedArray]) -> Callable:
@@ -171,7 +175,6 @@ def linear_transpose_fn(fun: Callable, primal_avals: Sequence[core.ShapedArray])
     the recorded graph is transposed; used for the transpose rules of primitives
     whose transpose is easiest to write as "run the forward op on a probe".
     """
-    from numlir._src.partial_eval import PartialEvalTrace
 
     def transposed(*cts):
         trace = PartialEvalTrace()
@@ -180,7 +183,8 @@ def linear_transpose_fn(fun: Callable, primal_avals: Sequence[core.ShapedArray])
             outs = fun(*ins)
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
         closed = trace.to_closed_graph(list(outs))
-        res = backward_pass_closed(closed, [UndefinedPrimal(a) for a in closed.in_avals], cts)
+        res = backward_pass(closed.graph, closed.consts,
+                            [UndefinedPrimal(a) for a in closed.in_avals], cts)
         return [instantiate(r) for r in res]
 
     return transposed

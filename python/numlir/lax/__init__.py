@@ -5,9 +5,9 @@ operands of one dtype (Python scalars are weakly typed and must match).
 """
 
 from numlir._src.lax.dot import dot_general
-from numlir._src.lax.barrier import optimization_barrier
 from numlir._src.lax.elementwise import stop_gradient_p
-from numlir._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
+from numlir._src.lax.control_flow import cond, switch, while_loop
+from numlir._src.lax.scan import fori_loop, scan
 from numlir._src.lax.sorting import sort, sort_key_val, top_k
 from numlir._src.lax.convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                          conv_general_dilated, conv_general_permutations,
@@ -23,19 +23,21 @@ from numlir._src.lax.elementwise import (abs, add, bitwise_and, bitwise_not, bit
                                          rsqrt, select, sign, sin, sqrt, sub, tanh)
 from numlir._src.lax.reduction import (reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
                                        reduce_sum)
-from numlir._src.lax.elementwise_extra import (RoundingMethod, acos, acosh, argmax, argmin, asin, asinh,
-                                               atan, atan2, atanh, bitcast_convert_type, cbrt, clamp, clz,
-                                               cosh, cummax, cummin, cumprod, cumsum, digamma, erf, erf_inv,
-                                               expm1, is_finite, lgamma, log1p, nextafter, population_count,
-                                               round, shift_left, shift_right_arithmetic,
-                                               shift_right_logical, sinh, tan)
-from numlir._src.lax.elementwise_extra import (acos_p, acosh_p, argmax_p, argmin_p, asin_p, asinh_p,
-                                               atan2_p, atan_p, atanh_p, bitcast_convert_type_p, cbrt_p,
-                                               clamp_p, clz_p, cosh_p, cummax_p, cummin_p, cumprod_p,
-                                               cumsum_p, digamma_p, erf_inv_p, erf_p, expm1_p, is_finite_p,
-                                               lgamma_p, log1p_p, nextafter_p, population_count_p, round_p,
-                                               shift_left_p, shift_right_arithmetic_p,
-                                               shift_right_logical_p, sinh_p, tan_p)
+from numlir._src.lax.float_math import (RoundingMethod, acos, acos_p, acosh, acosh_p, asin, asin_p,
+                                        asinh, asinh_p, atan, atan2, atan2_p, atan_p, atanh,
+                                        atanh_p, cbrt, cbrt_p, cosh, cosh_p, expm1, expm1_p,
+                                        is_finite, is_finite_p, log1p, log1p_p, nextafter,
+                                        nextafter_p, round, round_p, sinh, sinh_p, tan, tan_p)
+from numlir._src.lax.reduction import (argmax, argmax_p, argmin, argmin_p)
+from numlir._src.lax.bits import (bitcast_convert_type, bitcast_convert_type_p, clz, clz_p,
+                                  population_count, population_count_p, shift_left, shift_left_p,
+                                  shift_right_arithmetic, shift_right_arithmetic_p,
+                                  shift_right_logical, shift_right_logical_p)
+from numlir._src.lax.elementwise import (clamp, clamp_p)
+from numlir._src.lax.cumulative import (cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p,
+                                        cumsum, cumsum_p)
+from numlir._src.lax.special import (digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, lgamma,
+                                     lgamma_p)
 from numlir._src.lax.special import polygamma, polygamma_p, zeta, zeta_p
 from numlir._src.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                     ScatterDimensionNumbers, concatenate, dynamic_index_in_dim,
@@ -48,6 +50,11 @@ from numlir._src.lax.slicing import (concatenate_p, dynamic_slice_p, dynamic_upd
                                     scatter_min_p, scatter_mul_p, scatter_p, slice_p)
 from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_iota, expand_dims,
                                        full, iota, reshape, squeeze, transpose)
+
+from numlir._src import core as _core
+from numlir._src import tree_util as _tree_util
+from numlir._src.lax.elementwise import stop_gradient as _stop_gradient_leaf
+from numlir._src.numpy.creation import asarray as _asarray
 
 # Primitives, for code that inspects graphs.
 from numlir._src.lax.control_flow import cond_p, while_p
@@ -71,9 +78,7 @@ from numlir._src.lax.shape_ops import broadcast_in_dim_p, iota_p, reshape_p, tra
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
     """Vector/matrix product: contracts lhs's last dimension with rhs's first."""
-    from numlir._src import core
-
-    lhs_nd = core.get_aval(lhs).ndim
+    lhs_nd = _core.get_aval(lhs).ndim
     return dot_general(lhs, rhs, (((lhs_nd - 1,), (0,)), ((), ())), precision, preferred_element_type)
 
 
@@ -87,12 +92,27 @@ def stop_gradient(x):
         >>> lax.stop_gradient(jnp.ones(2))
         Array([1., 1.], dtype=float32)
     """
-    from numlir._src.lax.elementwise import stop_gradient as stop_gradient_leaf
-    from numlir._src.numpy.array_api import asarray
-    from numlir.tree_util import tree_map
-
     # Each leaf goes through the stop_gradient primitive, whose JVP is zero.
-    return tree_map(lambda v: stop_gradient_leaf(asarray(v)), x)
+    return _tree_util.tree_map(lambda v: _stop_gradient_leaf(_asarray(v)), x)
+
+
+def optimization_barrier(operand):
+    """``operand`` (a pytree of arrays) unchanged, as values the compiler cannot see through.
+
+    Computations on the result are never merged with the same computations on
+    ``operand``, nor fused with what produced it: use it to keep a deliberate
+    recomputation (as ``checkpoint`` does) or to order work. Like
+    ``jax.lax.optimization_barrier``, differentiation and ``vmap`` pass through it.
+
+    Example::
+
+        x, y = lax.optimization_barrier((x, y))
+    """
+    leaves, tree = _tree_util.tree_flatten(operand)
+    leaves = [_asarray(leaf) for leaf in leaves]
+    outs = optimization_barrier_p.bind(*leaves) if leaves else []
+    return _tree_util.tree_unflatten(tree, outs)
+
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

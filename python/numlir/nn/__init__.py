@@ -3,7 +3,9 @@
 import numlir.numpy as jnp
 from numlir._src import core, shapes
 from numlir._src import dtypes as _dtypes
-from numlir._src.lax import elementwise as _lax
+from numlir._src.lax.elementwise import logistic as _logistic
+from numlir._src.lax import shape_ops as _shape_ops
+from numlir._src.lax import special as _special
 from numlir._src.numpy.util import promote_args_inexact
 from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
 
@@ -11,7 +13,7 @@ from numlir.nn import initializers  # noqa: F401 - numlir.nn.initializers
 def sigmoid(x):
     """Logistic sigmoid ``1 / (1 + exp(-x))``."""
     (x,) = promote_args_inexact("sigmoid", x)
-    return _lax.logistic(x)
+    return _logistic(x)
 
 
 def relu(x):
@@ -38,9 +40,7 @@ def gelu(x, approximate: bool = True):
     """GELU: the tanh approximation, or ``x * (1 + erf(x / sqrt(2))) / 2`` when not ``approximate``."""
     (x,) = promote_args_inexact("gelu", x)
     if not approximate:
-        from numlir._src.lax import elementwise_extra as _lax_extra
-
-        return 0.5 * x * (1 + _lax_extra.erf(x * 0.7071067811865476))
+        return 0.5 * x * (1 + _special.erf(x * 0.7071067811865476))
     c = 0.7978845608028654  # sqrt(2 / pi)
     return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
 
@@ -61,11 +61,9 @@ def softmax(x, axis=-1):
 
 def one_hot(x, num_classes: int, dtype=None):
     """One-hot encode integer array ``x`` along a new last axis (default dtype: the default float)."""
-    from numlir._src.lax import shape_ops
-
     aval = core.get_aval(x)
     num_classes = shapes.canonicalize_dim(num_classes, "one_hot", "num_classes")
-    classes = shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
+    classes = _shape_ops.broadcasted_iota(aval.dtype, aval.shape + (num_classes,), aval.ndim)
     return jnp.equal(jnp.expand_dims(x, -1), classes).astype(
         _dtypes.default_float_dtype() if dtype is None else dtype)
 

@@ -11,10 +11,12 @@ import numpy as _np
 
 from numlir._src import dtypes as _dtypes
 from numlir._src.array import Array as ndarray
-from numlir._src.numpy.array_api import (arange, array, asarray, astype, broadcast_to, dot, expand_dims,
-                                         eye, full, full_like, linspace, matmul, ndim, ones, ones_like, outer,
-                                         promote_types, ravel, reshape, result_type, shape, size,
-                                         squeeze, swapaxes, transpose, vdot, zeros, zeros_like)
+from numlir._src.numpy.creation import (arange, array, asarray, astype, eye, full, full_like,
+                                        linspace, ones, ones_like, zeros, zeros_like)
+from numlir._src.numpy.reshaping import (broadcast_to, expand_dims, ndim, ravel, reshape, shape, size,
+                                     squeeze, swapaxes, transpose)
+from numlir._src.numpy.linalg_ops import dot, matmul, outer, vdot
+from numlir._src.numpy.util import promote_types, result_type
 from numlir._src.numpy.cumulative import cumprod, cumsum
 from numlir._src.numpy.linalg_ops import einsum, identity, inner, moveaxis, tensordot
 from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atleast_3d, column_stack,
@@ -26,15 +28,15 @@ from numlir._src.numpy.sorting import (argpartition, argsort, lexsort, median, m
                                       nanpercentile, nanquantile, partition, percentile, quantile,
                                       searchsorted, sort, unique)
 from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
-from numlir._src.numpy.math_extra import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
-                                          arctanh, argmax, argmin, around, asin, asinh, atan, atan2,
-                                          atanh, average, bitwise_count, bitwise_invert,
-                                          bitwise_left_shift, bitwise_right_shift, cbrt, cosh,
-                                          count_nonzero, deg2rad, degrees, exp2, expm1, fix, fmax, fmin,
-                                          heaviside, hypot, left_shift, log1p, log2, log10, logaddexp,
-                                          logaddexp2, nan_to_num, nanmax, nanmean, nanmin, nansum,
-                                          nextafter, ptp, rad2deg, radians, right_shift, rint, round,
-                                          sinh, tan, trunc)
+from numlir._src.numpy.ufuncs import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan,
+                                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh,
+                                      bitwise_count, bitwise_invert, bitwise_left_shift,
+                                      bitwise_right_shift, cbrt, cosh, deg2rad, degrees, exp2,
+                                      expm1, fix, fmax, fmin, heaviside, hypot, left_shift, log1p,
+                                      log2, log10, logaddexp, logaddexp2, nan_to_num, nextafter,
+                                      rad2deg, radians, right_shift, rint, round, sinh, tan, trunc)
+from numlir._src.numpy.reductions import (argmax, argmin, average, count_nonzero, nanmax, nanmean,
+                                          nanmin, nansum, ptp)
 from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_not, bitwise_or,
                                       bitwise_xor, ceil, clip, cos, divide, equal, exp, floor,
                                       floor_divide, fmod, greater, greater_equal, invert, isfinite,

@@ -15,11 +15,17 @@ from numlir._src import core as _core
 from numlir._src.lax import type_checks as _tc
 from numlir._src.numpy import reductions as _red
 from numlir._src.numpy import ufuncs as _uf
-from numlir._src.numpy.array_api import asarray as _asarray
-from numlir._src.numpy.array_api import outer as _outer
-from numlir._src.numpy.array_api import squeeze as _squeeze
-from numlir._src.numpy.array_api import swapaxes as _swapaxes
+from numlir._src.numpy.creation import asarray as _asarray
+from numlir._src.numpy.linalg_ops import outer as _outer
+from numlir._src.numpy.reshaping import squeeze as _squeeze
+from numlir._src.numpy.reshaping import swapaxes as _swapaxes
 from numlir._src.numpy.linalg_ops import tensordot as _tensordot
+from numlir._src.numpy import creation as _creation
+from numlir._src.numpy import joining as _joining
+from numlir._src.numpy import sorting as _sorting
+from numlir._src.lax.scan import fori_loop as _fori_loop
+from numlir._src.numpy.linalg_ops import moveaxis as _moveaxis
+from numlir._src.numpy.reshaping import expand_dims as _expand_dims
 from numlir._src.numpy.util import check_arraylike, promote_args, promote_dtypes_inexact
 
 _SVD_ORDS = (2, -2, "nuc")
@@ -48,7 +54,6 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     if ord is None or ord == "fro":
         return _vector_norm(x, None, axes, keepdims)
     if ord in _SVD_ORDS:
-        from numlir._src.numpy.linalg_ops import moveaxis as _moveaxis
         sv = svd(_moveaxis(x, (row, col), (-2, -1)), compute_uv=False)  # (..., k), descending
         if ord == 2:
             out = _red.max(sv, axis=-1)
@@ -57,7 +62,6 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
         else:
             out = _red.sum(sv, axis=-1)
         if keepdims:
-            from numlir._src.numpy.array_api import expand_dims as _expand_dims
             out = _expand_dims(out, tuple(sorted((row, col))))
         return out
     if ord in (1, -1):  # max/min over columns of the column sums
@@ -128,8 +132,6 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         >>> jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
         Array([4., 3.], dtype=float32)
     """
-    import numlir.numpy as jnp
-    from numlir._src.lax.control_flow import fori_loop
 
     del full_matrices, hermitian  # no effect on the singular values
     if compute_uv:
@@ -146,41 +148,41 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         a = _swapaxes(a, -1, -2)
         m, n = n, m
     if n == 0:
-        return jnp.zeros(a.shape[:-2] + (0,), a.dtype)
+        return _creation.zeros(a.shape[:-2] + (0,), a.dtype)
     if n == 1:
         return _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))
     onehot_p, onehot_q = _sweep_pairs(n)
-    onehot_p = jnp.asarray(onehot_p, dtype=a.dtype)
-    onehot_q = jnp.asarray(onehot_q, dtype=a.dtype)
+    onehot_p = _creation.asarray(onehot_p, dtype=a.dtype)
+    onehot_q = _creation.asarray(onehot_q, dtype=a.dtype)
     npairs = onehot_p.shape[0]
-    pair_ids = jnp.arange(npairs)
+    pair_ids = _creation.arange(npairs)
     sweeps = 15 if _np.dtype(a.dtype) == _np.float64 else 10
-    one = jnp.asarray(1.0, a.dtype)
-    zero = jnp.asarray(0.0, a.dtype)
+    one = _creation.asarray(1.0, a.dtype)
+    zero = _creation.asarray(0.0, a.dtype)
 
     def step(k, x):
         sel = (pair_ids == (k % npairs)).astype(a.dtype)[:, None]  # (npairs, 1)
-        ep = jnp.sum(onehot_p * sel, axis=0)  # one-hot of column p, (n,)
-        eq = jnp.sum(onehot_q * sel, axis=0)
-        ap = jnp.sum(x * ep, axis=-1)  # (..., m)
-        aq = jnp.sum(x * eq, axis=-1)
-        alpha = jnp.sum(ap * ap, axis=-1, keepdims=True)
-        beta = jnp.sum(aq * aq, axis=-1, keepdims=True)
-        gamma = jnp.sum(ap * aq, axis=-1, keepdims=True)
+        ep = _red.sum(onehot_p * sel, axis=0)  # one-hot of column p, (n,)
+        eq = _red.sum(onehot_q * sel, axis=0)
+        ap = _red.sum(x * ep, axis=-1)  # (..., m)
+        aq = _red.sum(x * eq, axis=-1)
+        alpha = _red.sum(ap * ap, axis=-1, keepdims=True)
+        beta = _red.sum(aq * aq, axis=-1, keepdims=True)
+        gamma = _red.sum(ap * aq, axis=-1, keepdims=True)
         rotate = gamma != zero
-        zeta = (beta - alpha) / jnp.where(rotate, 2.0 * gamma, one)
-        sign = jnp.where(zeta >= zero, one, -one)
-        t = sign / (jnp.abs(zeta) + jnp.sqrt(one + zeta * zeta))
-        t = jnp.where(rotate, t, zero)
-        c = one / jnp.sqrt(one + t * t)
+        zeta = (beta - alpha) / _uf.where(rotate, 2.0 * gamma, one)
+        sign = _uf.where(zeta >= zero, one, -one)
+        t = sign / (_uf.abs(zeta) + _uf.sqrt(one + zeta * zeta))
+        t = _uf.where(rotate, t, zero)
+        c = one / _uf.sqrt(one + t * t)
         s = c * t
         new_p = c * ap - s * aq
         new_q = s * ap + c * aq
         return x + (new_p - ap)[..., None] * ep + (new_q - aq)[..., None] * eq
 
-    a = fori_loop(0, sweeps * npairs, step, a)
+    a = _fori_loop(0, sweeps * npairs, step, a)
     sv = _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))  # (..., n)
-    return jnp.flip(jnp.sort(sv, axis=-1), axis=-1)
+    return _joining.flip(_sorting.sort(sv, axis=-1), axis=-1)
 
 
 def matrix_transpose(x, /):

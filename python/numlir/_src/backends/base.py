@@ -4,14 +4,13 @@ numlir's own ``cpu`` backend and any third-party plugin implement the same
 two classes and register through the ``numlir.backends`` entry-point group;
 the frontend never names a target. A backend is an ordered list of named
 :class:`Stage` s (hlo text in, executable bytes out) plus a :class:`Device`
-that holds buffers and runs what the stages produced.
+that loads and runs what the stages produced.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -114,19 +113,8 @@ class Device(abc.ABC):
         """Whether this device can run code in this process."""
 
     @abc.abstractmethod
-    def put(self, array: np.ndarray) -> Any:
-        """Copies a host array to a device buffer."""
-
-    @abc.abstractmethod
-    def get(self, buffer: Any) -> np.ndarray:
-        """Copies a device buffer to a host array."""
-
-    @abc.abstractmethod
     def load(self, executable: bytes) -> Executable:
         """Loads the bytes the last stage produced."""
-
-    def synchronize(self) -> None:
-        """Waits for all queued work (a no-op for synchronous devices)."""
 
 
 class Backend(abc.ABC):
@@ -146,10 +134,6 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def device(self) -> Device:
         """The device executables run on."""
-
-    def native_plugins(self) -> list[str]:
-        """Paths of MLIR pass/dialect plugins the stages need (none by default)."""
-        return []
 
     def compile(self, module_text: str, *, options: Any = None, name: str = "module") -> Executable:
         """Runs every stage on ``module_text`` and loads the result on the device."""
@@ -171,11 +155,3 @@ class Backend(abc.ABC):
         executable = self.device.load(value)
         executable.name = name
         return executable
-
-    def cache_key(self, module_text: str, options: Any) -> str:
-        """A digest that changes whenever the compiled code could."""
-        digest = hashlib.sha256()
-        digest.update(self.name.encode())
-        digest.update(repr(options).encode())
-        digest.update(module_text.encode())
-        return digest.hexdigest()

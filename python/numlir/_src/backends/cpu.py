@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from numlir._src import config
+from numlir._src import config, dtypes
 from numlir._src.backends.base import (
     Backend,
     BufferSpec,
@@ -43,18 +43,6 @@ def _native_compiler():
     from numlir import _compiler
 
     return _compiler
-
-
-def _dtype(name: str) -> np.dtype:
-    if name == "bf16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    table = {"i1": np.bool_, "f16": np.float16, "f32": np.float32, "f64": np.float64}
-    if name in table:
-        return np.dtype(table[name])
-    kind = "uint" if name.startswith("ui") else "int"
-    return np.dtype(f"{kind}{name.lstrip('ui')}")
 
 
 #: The linker option that means lld inside the compiler library (the default);
@@ -191,8 +179,8 @@ class CpuExecutable(Executable):
 
     def __init__(self, native: Any):
         self._native = native
-        self.input_specs = [BufferSpec(_dtype(d), tuple(s)) for d, s in native.input_specs]
-        self.output_specs = [BufferSpec(_dtype(d), tuple(s)) for d, s in native.output_specs]
+        self.input_specs = [BufferSpec(dtypes.from_mlir_element_type(d), tuple(s)) for d, s in native.input_specs]
+        self.output_specs = [BufferSpec(dtypes.from_mlir_element_type(d), tuple(s)) for d, s in native.output_specs]
 
     def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         outputs = []
@@ -232,13 +220,6 @@ class CpuDevice(Device):
 
     def is_available(self) -> bool:
         return True
-
-    def put(self, array: np.ndarray) -> np.ndarray:
-        # (np.ascontiguousarray would turn a 0-d array into shape (1,).)
-        return np.asarray(array, order="C")
-
-    def get(self, buffer: np.ndarray) -> np.ndarray:
-        return buffer
 
     def load(self, executable: bytes) -> CpuExecutable:
         return CpuExecutable(self._runtime_device().load(executable, ENTRY))

@@ -4,7 +4,9 @@ The primitive lowers to ``hlo.optimization_barrier``. The compiler never
 merges (CSE) or fuses a computation on the barrier's outputs with the same
 computation on its inputs; the CPU pipeline erases the barrier only right
 before bufferization, when nothing merges ops any more. ``checkpoint`` uses
-it so that its backward-pass recomputation stays a recomputation.
+it so that its backward-pass recomputation stays a recomputation. The user function
+``numlir.lax.optimization_barrier`` (numlir/lax/__init__.py) takes a pytree and turns its
+leaves into arrays with numlir.numpy.asarray.
 
 Example::
 
@@ -15,10 +17,8 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
-
-from numlir import tree_util
-from numlir._src import ad, core
+from numlir._src import ad, batching, core
+from numlir._src import transpose as tr
 from numlir._src.transpose import is_undefined
 
 optimization_barrier_p = core.Primitive("optimization_barrier")
@@ -53,7 +53,7 @@ def _barrier_jvp(primals, tangents):
     return optimization_barrier_p.bind(*primals), _bind_nonzero(list(tangents))
 
 
-core.jvp_rules[optimization_barrier_p] = _barrier_jvp
+ad.defjvp_rule(optimization_barrier_p, _barrier_jvp)
 
 
 def _barrier_transpose(cts, *operands):
@@ -62,31 +62,11 @@ def _barrier_transpose(cts, *operands):
     return [o if is_undefined(x) else None for o, x in zip(out, operands)]
 
 
-core.transpose_rules[optimization_barrier_p] = _barrier_transpose
+tr.deftranspose(optimization_barrier_p, _barrier_transpose)
 
 
 def _barrier_batch(axis_size, args, dims):
     return optimization_barrier_p.bind(*args), list(dims)
 
 
-core.batching_rules[optimization_barrier_p] = _barrier_batch
-
-
-def optimization_barrier(operand: Any) -> Any:
-    """``operand`` (a pytree of arrays) unchanged, as values the compiler cannot see through.
-
-    Computations on the result are never merged with the same computations on
-    ``operand``, nor fused with what produced it: use it to keep a deliberate
-    recomputation (as ``checkpoint`` does) or to order work. Like
-    ``jax.lax.optimization_barrier``, differentiation and ``vmap`` pass through it.
-
-    Example::
-
-        x, y = lax.optimization_barrier((x, y))
-    """
-    from numlir._src.numpy.array_api import asarray
-
-    leaves, tree = tree_util.tree_flatten(operand)
-    leaves = [asarray(leaf) for leaf in leaves]
-    outs = optimization_barrier_p.bind(*leaves) if leaves else []
-    return tree_util.tree_unflatten(tree, outs)
+batching.defrule(optimization_barrier_p, _barrier_batch)

@@ -1,30 +1,30 @@
-"""Structured control flow: cond, switch, while_loop, fori_loop and scan.
+"""Structured control flow: cond, switch and while_loop (scan and fori_loop are in scan.py).
 
 Branches and loop bodies are traced to sub-graphs (``ClosedGraph`` params
 of the primitives, so later transformations can rewrite them). Values a
 sub-graph closes over become explicit operands of the primitive; in the
 hlo text the regions simply use them, since hlo regions may use values
 from above. ``cond``/``switch`` lower to ``hlo.if``/``hlo.case``,
-``while_loop`` to ``hlo.while``. ``scan`` binds the ``scan`` primitive
-(scan.py, which also lowers to ``hlo.while``); ``fori_loop`` is a ``scan``
-when its bounds are static and a ``while_loop`` otherwise.
+``while_loop`` to ``hlo.while``.
 
 Example::
 
     >>> from numlir import lax
-    >>> lax.fori_loop(0, 4, lambda i, x: x * 2.0, 1.0)
+    >>> lax.while_loop(lambda x: x < 10.0, lambda x: x * 2.0, 1.0)
     Array(16., dtype=float32, weak_type=True)
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir import tree_util
-from numlir._src import batching, core, dtypes
-from numlir._src import ad
+from numlir._src import ad, batching, core, dtypes, partial_eval, tree_util
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import reduction, shape_ops
+from numlir._src.partial_eval import hoist_consts, partial_eval_graph
 
 # --- Tracing sub-graphs -------------------------------------------------------------
 
@@ -113,8 +113,6 @@ def _cond_lowering(ctx, index, *args, branches, const_counts):
 
 
 def _cond_batch_rule(axis_size, args, dims, *, branches, const_counts):
-    from numlir._src.lax import elementwise, shape_ops
-
     (index, *rest), (index_dim, *rest_dims) = args, dims
     num_consts = sum(const_counts)
     consts, operands = rest[:num_consts], rest[num_consts:]
@@ -140,14 +138,14 @@ def _cond_batch_rule(axis_size, args, dims, *, branches, const_counts):
     results = [f(*c, *operands) for f, (c, _) in zip(funs, branch_args)]
     outs = results[0]
     for i, branch_outs in enumerate(results[1:], 1):
-        pick = elementwise.eq(index, np.full((), i, np.int32))
-        outs = [elementwise.select(
+        pick = ew.eq(index, np.full((), i, np.int32))
+        outs = [ew.select(
             shape_ops.broadcast_in_dim(pick, core.get_aval(a).shape, (0,)), b, a)
             for a, b in zip(outs, branch_outs)]
     return outs, [0] * len(outs)
 
 
-core.batching_rules[cond_p] = _cond_batch_rule
+batching.defrule(cond_p, _cond_batch_rule)
 
 
 def _cond_jvp(primals, tangents, *, branches, const_counts):
@@ -173,7 +171,7 @@ def _cond_jvp(primals, tangents, *, branches, const_counts):
     return outs[:n], outs[n:]
 
 
-core.jvp_rules[cond_p] = _cond_jvp
+ad.defjvp_rule(cond_p, _cond_jvp)
 
 
 def _branch_over_all(graph: core.ClosedGraph, start: int, count: int, num_consts: int,
@@ -194,8 +192,6 @@ def _branches_over_all(branches, const_counts, avals) -> list[core.ClosedGraph]:
 
 
 def _trace_flat(fun: Callable, avals: Sequence[core.ShapedArray]) -> tuple[core.ClosedGraph, list]:
-    from numlir._src.partial_eval import hoist_consts
-
     return hoist_consts(core.trace_to_graph(fun, list(avals)))
 
 
@@ -203,8 +199,6 @@ def _cond_partial_eval(trace, args, params):
     # Split every branch into its known part (run now, in a cond on the known operands,
     # returning the residuals of all branches in separate slots) and its unknown part
     # (recorded as a cond on the residuals and the unknown operands).
-    from numlir._src.lax import shape_ops
-    from numlir._src.partial_eval import partial_eval_graph
 
     branches, const_counts = params["branches"], params["const_counts"]
     index, rest = args[0], list(args[1:])
@@ -255,13 +249,12 @@ def _cond_partial_eval(trace, args, params):
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-core.partial_eval_rules[cond_p] = _cond_partial_eval
+partial_eval.def_partial_eval(cond_p, _cond_partial_eval)
 
 
 def _cond_transpose(cts, index, *args, branches, const_counts):
     # Each branch transposed on its own; the transposed cond takes the known operands
     # (residuals) and the output cotangents, and returns the linear operands' cotangents.
-    from numlir._src import transpose as tr
 
     if tr.is_undefined(index):
         raise AssertionError("cond is not linear in its index")
@@ -277,7 +270,7 @@ def _cond_transpose(cts, index, *args, branches, const_counts):
         def fun(*xs):
             it = iter(xs[:len(known)])
             ops = [tr.UndefinedPrimal(a) if lin else next(it) for a, lin in zip(avals, linear)]
-            res = tr.backward_pass_closed(graph, ops, list(xs[len(known):]))
+            res = tr.backward_pass(graph.graph, graph.consts, ops, list(xs[len(known):]))
             return [ad.instantiate(r) for r, lin in zip(res, linear) if lin]
         return _trace_flat(fun, known_avals + ct_avals)
 
@@ -289,7 +282,7 @@ def _cond_transpose(cts, index, *args, branches, const_counts):
     return [None] + [next(it) if lin else None for lin in linear]
 
 
-core.transpose_rules[cond_p] = _cond_transpose
+tr.deftranspose(cond_p, _cond_transpose)
 
 
 def _switch(what: str, index, branches: Sequence[Callable], names: Sequence[str], operands):
@@ -319,10 +312,9 @@ def _retype_output(graph: core.ClosedGraph, i: int, aval: core.ShapedArray) -> N
     if isinstance(atom, core.Literal):
         graph.graph.outvars[i] = core.Literal(atom.val, aval)
     else:
-        from numlir._src.lax import elementwise
 
         var = core.Var(aval)
-        graph.graph.eqns.append(core.Eqn(elementwise.convert_element_type_p, [atom], [var],
+        graph.graph.eqns.append(core.Eqn(ew.convert_element_type_p, [atom], [var],
                                          dict(new_dtype=aval.dtype, weak_type=False), None))
         graph.graph.outvars[i] = var
 
@@ -341,7 +333,6 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None)
 
         y = lax.cond(x > 0, lambda x: x, lambda x: -x, x)
     """
-    from numlir._src.lax import elementwise
 
     if operand is not None:
         operands = (*operands, operand)
@@ -351,8 +342,8 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None)
     if aval.dtype != np.bool_:
         if not (dtypes.is_float(aval.dtype) or np.issubdtype(aval.dtype, np.integer)):
             raise core.shape_error(f"lax.cond: pred must be a boolean or number, got {aval.str_short()}")
-        pred = elementwise.ne(pred, np.zeros((), aval.dtype))
-    index = elementwise.convert_element_type(pred, np.int32)
+        pred = ew.ne(pred, np.zeros((), aval.dtype))
+    index = ew.convert_element_type(pred, np.int32)
     return _switch("lax.cond", index, [false_fun, true_fun], ["false_fun", "true_fun"], operands)
 
 
@@ -363,7 +354,6 @@ def switch(index, branches: Sequence[Callable], *operands, operand=None):
 
         y = lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x)
     """
-    from numlir._src.lax import elementwise
 
     if operand is not None:
         operands = (*operands, operand)
@@ -379,12 +369,12 @@ def switch(index, branches: Sequence[Callable], *operands, operand=None):
         return branches[0](*operands)
     if np.issubdtype(aval.dtype, np.unsignedinteger):
         limit = np.array(len(branches) - 1, aval.dtype)
-        index = elementwise.min(index, limit)
+        index = ew.min(index, limit)
     else:
         lo = np.zeros((), aval.dtype)
         hi = np.array(len(branches) - 1, aval.dtype)
-        index = elementwise.min(elementwise.max(index, lo), hi)
-    index = elementwise.convert_element_type(index, np.int32)
+        index = ew.min(ew.max(index, lo), hi)
+    index = ew.convert_element_type(index, np.int32)
     names = [f"branch {i}" for i in range(len(branches))]
     return _switch("lax.switch", index, branches, names, operands)
 
@@ -416,7 +406,6 @@ def _while_lowering(ctx, *args, cond_graph, body_graph, cond_nconsts, body_ncons
 
 def _while_batch_rule(axis_size, args, dims, *, cond_graph, body_graph, cond_nconsts,
                       body_nconsts):
-    from numlir._src.lax import elementwise, reduction, shape_ops
 
     cconsts, bconsts = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
     init = args[cond_nconsts + body_nconsts:]
@@ -448,14 +437,14 @@ def _while_batch_rule(axis_size, args, dims, *, cond_graph, body_graph, cond_nco
         if not pred_b:
             return new
         pred = cond_f(*cconsts, *carry)[0]  # finished lanes keep their carry
-        return [elementwise.select(shape_ops.broadcast_in_dim(pred, core.get_aval(n).shape, (0,)),
+        return [ew.select(shape_ops.broadcast_in_dim(pred, core.get_aval(n).shape, (0,)),
                                    n, o) for n, o in zip(new, carry)]
 
     outs = while_loop(cond_fun, body_fun, list(init))
     return outs, as_dims
 
 
-core.batching_rules[while_p] = _while_batch_rule
+batching.defrule(while_p, _while_batch_rule)
 
 
 def _while_jvp(primals, tangents, *, cond_graph, body_graph, cond_nconsts, body_nconsts):
@@ -504,7 +493,7 @@ def _while_jvp(primals, tangents, *, cond_graph, body_graph, cond_nconsts, body_
     return outs[:n_carry], t_outs
 
 
-core.jvp_rules[while_p] = _while_jvp
+ad.defjvp_rule(while_p, _while_jvp)
 
 
 def _depends_on(graph: core.Graph, unknowns: Sequence[bool]) -> list[bool]:
@@ -550,7 +539,7 @@ def _while_partial_eval(trace, args, params):
     return [o if u else next(known_it) for o, u in zip(all_outs, carry_u)]
 
 
-core.partial_eval_rules[while_p] = _while_partial_eval
+partial_eval.def_partial_eval(while_p, _while_partial_eval)
 
 
 def _while_transpose(cts, *args, **params):
@@ -560,7 +549,7 @@ def _while_transpose(cts, *args, **params):
         "lax.scan, or lax.fori_loop with Python int bounds, which runs as a scan")
 
 
-core.transpose_rules[while_p] = _while_transpose
+tr.deftranspose(while_p, _while_transpose)
 
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
@@ -604,118 +593,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
         got = ", ".join(a.str_short() for a in cond_out)
         raise core.shape_error(
             f"lax.while_loop: cond_fun must return a boolean scalar, but got output type(s) [{got}]")
-    from numlir._src.lax import elementwise
 
-    init = [x if core.get_aval(x) == a else elementwise.convert_element_type(x, a.dtype)
+    init = [x if core.get_aval(x) == a else ew.convert_element_type(x, a.dtype)
             for x, a in zip(init_leaves, avals)]
     params = dict(cond_graph=cond_graph, body_graph=body_graph, cond_nconsts=len(cond_consts),
                   body_nconsts=len(body_consts))
     outs = while_p.bind(*cond_consts, *body_consts, *init, **params)
     return tree_util.tree_unflatten(in_tree, outs)
-
-
-def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
-    """Run ``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
-
-    Bounds known while tracing (Python or NumPy integers) make it a ``scan`` of
-    ``upper - lower`` steps, which reverse mode can differentiate; traced bounds
-    make it a ``while_loop``.
-
-    Example::
-
-        total = lax.fori_loop(0, 10, lambda i, acc: acc + i, 0)
-    """
-    from numlir._src.lax import elementwise
-    from numlir._src.numpy import array_api
-
-    del unroll  # accepted for compatibility; the loop is never unrolled
-    dtype = array_api.result_type(lower, upper)
-    if not np.issubdtype(dtype, np.integer):
-        raise core.shape_error(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
-    # As in jax, the index is weakly typed when the lower bound is a Python int,
-    # so `c * 2 - i` keeps an int32 carry int32 under x64.
-    weak = core.get_aval(lower).weak_type
-    lo = elementwise.convert_element_type(lower, dtype, weak)
-    one = elementwise.convert_element_type(1, dtype, weak)
-    if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
-        def step(carry, _):
-            i, val = carry
-            return (elementwise.add(i, one), body_fun(i, val)), None
-
-        return scan(step, (lo, init_val), None, length=max(int(upper) - int(lower), 0))[0][1]
-    hi = elementwise.convert_element_type(upper, dtype, weak)
-
-    def cond_fun(carry):
-        return elementwise.lt(carry[0], carry[2])
-
-    def body(carry):
-        i, val, stop = carry
-        return elementwise.add(i, one), body_fun(i, val), stop
-
-    return while_loop(cond_fun, body, (lo, init_val, hi))[1]
-
-
-# --- scan ---------------------------------------------------------------------------
-
-
-def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
-         unroll: int | bool = 1, _split_transpose: bool = False):
-    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; stack the ``y``s.
-
-    Example::
-
-        total, partial_sums = lax.scan(lambda c, x: (c + x, c + x), 0.0, xs)
-    """
-    from numlir._src.lax import elementwise
-    from numlir._src.lax.scan import scan_p
-
-    del unroll, _split_transpose  # accepted for compatibility
-    xs_leaves, xs_tree = tree_util.tree_flatten(xs)
-    lengths = {core.get_aval(x).shape[0] if core.get_aval(x).ndim else None for x in xs_leaves}
-    if None in lengths:
-        raise core.shape_error("lax.scan got an xs leaf without a leading axis to scan over")
-    if length is not None:
-        lengths.add(int(length))
-    if len(lengths) > 1:
-        raise core.value_error(
-            f"lax.scan got inconsistent lengths: {sorted(lengths)} (xs leading axis sizes and length)")
-    if not lengths:
-        raise core.value_error("lax.scan: length must be given when xs is empty")
-    n = lengths.pop()
-
-    carry_leaves, carry_tree = tree_util.tree_flatten(init)
-    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:], weak_type=False)
-               for x in xs_leaves]
-    in_tree = tree_util.tree_structure((init, tree_util.tree_unflatten(xs_tree, x_avals)))
-    avals = _avals(carry_leaves)
-    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
-        tree_util.tree_unflatten(carry_tree, range(len(avals))))[0]]
-    for _ in range(2):  # once more with strong types if f strengthens a weakly typed carry
-        graph, consts, out_tree = _trace(lambda args: f(*args), in_tree, avals + x_avals,
-                                         "lax.scan f")
-        if out_tree.node_type not in (tuple, list) or len(out_tree.children) != 2:
-            raise core.shape_error(f"lax.scan: f must return a pair (carry, y), got {out_tree}")
-        carry_out_tree, y_tree = out_tree.children
-        if carry_out_tree != carry_tree:
-            raise core.shape_error(
-                "lax.scan: f must return a carry with the pytree structure of init, got "
-                f"{carry_out_tree} for init {carry_tree}")
-        outs = graph.out_avals[:len(avals)]
-        for path, a, b in zip(paths, avals, outs):
-            if a.shape != b.shape or a.dtype != b.dtype:
-                raise core.shape_error(
-                    f"lax.scan: f must return a carry with the types of init, but carry{path} "
-                    f"is {a.str_short()} in init and {b.str_short()} in f's result")
-        weaker = [a.update(weak_type=a.weak_type and b.weak_type) for a, b in zip(avals, outs)]
-        if weaker == avals:
-            for i, (a, b) in enumerate(zip(avals, outs)):
-                if a.weak_type != b.weak_type:
-                    _retype_output(graph, i, a)
-            break
-        avals = weaker
-    init = [x if core.get_aval(x) == a else elementwise.convert_element_type(x, a.dtype)
-            for x, a in zip(carry_leaves, avals)]
-    outs = scan_p.bind(*consts, *init, *xs_leaves, graph=graph, length=n, reverse=bool(reverse),
-                       num_consts=len(consts), num_carry=len(avals))
-    return (tree_util.tree_unflatten(carry_tree, outs[:len(avals)]),
-            tree_util.tree_unflatten(y_tree, outs[len(avals):]))

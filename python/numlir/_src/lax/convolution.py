@@ -14,10 +14,12 @@ from __future__ import annotations
 import operator
 from typing import NamedTuple, Sequence
 
-from numlir._src import ad, batching, core, dtypes
+from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src import transpose as tr
-from numlir._src.lax import elementwise, shape_ops, slicing
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
+from numlir._src.lowering import tensor_type
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -204,7 +206,6 @@ def _pairs(padding) -> str:
 def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
-    from numlir._src.lowering import tensor_type
 
     out = ctx.avals_out[0]
     operands, types = [], []
@@ -236,7 +237,6 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
                     f"{types[0]}, {types[1]} -> {ctx.type_out()}")
 
 
-ad.defbilinear(conv_general_dilated_p)
 
 
 # --- layout helpers for the rules below ----------------------------------------------
@@ -317,7 +317,7 @@ def _unreached(lhs_size, kernel_size, i, window_strides, padding, lhs_dilation, 
 
 
 def _to_dtype(x, dtype):
-    return x if core.get_aval(x).dtype == dtype else elementwise.convert_element_type(x, dtype)
+    return x if core.get_aval(x).dtype == dtype else ew.convert_element_type(x, dtype)
 
 
 def _conv_transpose_lhs(ct, lhs_aval, rhs, *, window_strides, padding, lhs_dilation,
@@ -369,7 +369,7 @@ def _conv_transpose(ct, lhs, rhs, *, preferred_element_type, **params):
     known = rhs if linear is lhs else lhs
     sizes = (core.get_aval(ct).shape, linear.aval.shape, core.get_aval(known).shape)
     if any(0 in shape for shape in sizes):  # nothing flows through an empty convolution
-        out = ad.zeros_like_aval(linear.aval)
+        out = ad_util.zeros_like_aval(linear.aval)
     elif linear is lhs:
         out = _conv_transpose_lhs(ct, lhs.aval, rhs, **params)
     else:
@@ -378,7 +378,7 @@ def _conv_transpose(ct, lhs, rhs, *, preferred_element_type, **params):
     return [out, None] if linear is lhs else [None, out]
 
 
-core.transpose_rules[conv_general_dilated_p] = _conv_transpose
+ad.defbilinear(conv_general_dilated_p, _conv_transpose)
 
 
 # --- vmap -------------------------------------------------------------------------
@@ -418,7 +418,7 @@ def _conv_batch_rule(axis_size, args, dims, **params):
     return _unfold_axis(out, out_dim, axis_size, out_aval.shape[out_dim], groups), out_dim
 
 
-core.batching_rules[conv_general_dilated_p] = _conv_batch_rule
+batching.defrule(conv_general_dilated_p, _conv_batch_rule)
 
 
 # --- public API -------------------------------------------------------------------

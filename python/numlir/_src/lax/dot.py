@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from numlir._src import batching, core, dtypes
-from numlir._src import ad
+import numpy as np
+
+from numlir._src import ad, batching, core, dtypes
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
+from numlir._src.lowering import tensor_type
 
 dot_general_p = core.Primitive("dot_general")
 
@@ -43,8 +48,6 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
 
 @dot_general_p.def_lowering
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
-    from numlir._src.lowering import tensor_type
-
     (lc, rc), (lb, rb) = dimension_numbers
     out = ctx.avals_out[0]
     types = []
@@ -85,10 +88,9 @@ def _dot_general_batch_rule(axis_size, args, dims, *, dimension_numbers, precisi
     return out, out_dim
 
 
-core.batching_rules[dot_general_p] = _dot_general_batch_rule
+batching.defrule(dot_general_p, _dot_general_batch_rule)
 
 
-ad.defbilinear(dot_general_p)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
@@ -111,9 +113,6 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_output: bool):
     """The cotangent of ``x`` in ``dot_general(x, y)`` (or ``dot_general(y, x)`` when
     ``swap_output``, whose result lists y's free dimensions before x's)."""
-    import numpy as np
-
-    from numlir._src.lax import elementwise, shape_ops
 
     (xc, yc), (xb, yb) = dimension_numbers
     y_ndim = core.get_aval(y).ndim
@@ -130,18 +129,16 @@ def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_output: bool):
     layout = list(xb) + x_free + x_contract_by_y
     ct_dtype = core.get_aval(ct).dtype
     if core.get_aval(y).dtype != ct_dtype:
-        y = elementwise.convert_element_type(y, ct_dtype)
+        y = ew.convert_element_type(y, ct_dtype)
     out = dot_general_p.bind(ct, y, dimension_numbers=dims, precision=None,
                              preferred_element_type=None)
     out = shape_ops.transpose(out, tuple(int(i) for i in np.argsort(layout)))
     if core.get_aval(out).dtype != x_aval.dtype:
-        out = elementwise.convert_element_type(out, x_aval.dtype)
+        out = ew.convert_element_type(out, x_aval.dtype)
     return out
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
-    from numlir._src import transpose as tr
-
     (lc, rc), (lb, rb) = dimension_numbers
     if tr.is_undefined(lhs) and tr.is_undefined(rhs):
         raise AssertionError("dot_general of two linear values is not linear")
@@ -151,4 +148,4 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     return [None, _dot_transpose_lhs(ct, rhs.aval, lhs, swapped, True)]
 
 
-core.transpose_rules[dot_general_p] = _dot_general_transpose
+ad.defbilinear(dot_general_p, _dot_general_transpose)

@@ -1,4 +1,4 @@
-"""Elementwise primitives: unary math, binary arithmetic, compare, select, convert.
+"""Elementwise primitives: unary math, binary arithmetic, compare, select, clamp, convert.
 
 Binary primitives accept lax-style broadcasting (equal ranks with size-1
 dimensions, or rank-0 operands); the lowering inserts ``hlo.broadcast_in_dim``
@@ -7,11 +7,11 @@ so that hlo only ever sees operands of the result's shape.
 
 from __future__ import annotations
 
-import numpy as np
-
-from numlir._src import ad, core, dtypes
-from numlir._src import batching
+from numlir._src import ad, ad_util, batching, core, dtypes
+from numlir._src import transpose as tr
+from numlir._src.array import Array, as_array
 from numlir._src.lax import type_checks as tc
+from numlir._src.lowering import tensor_type
 
 # --- Unary ------------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
     def _lowering(ctx, x):
         return ctx.emit(f"hlo.{hlo_op} {x} : {ctx.type_out()}")
 
-    core.batching_rules[prim] = batching.broadcast_batcher(prim)
+    batching.defvectorized(prim)
 
     return prim
 
@@ -119,14 +119,19 @@ def bitwise_not(x):
     return not_p.bind(x)
 
 
-ad.deflinear(neg_p)
-ad.defjvp(abs_p, lambda t, x: select(ge(x, ad.const(x, 0)), t, neg(t)))
+def const(x, value):
+    """A weakly typed rank-0 constant of ``x``'s dtype (broadcasts in lax binary ops)."""
+    return convert_element_type(value, core.get_aval(x).dtype, weak_type=True)
+
+
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+ad.defjvp(abs_p, lambda t, x: select(ge(x, const(x, 0)), t, neg(t)))
 ad.defjvp(exp_p, lambda t, x: mul(t, exp(x)))
 ad.defjvp(log_p, lambda t, x: div(t, x))
-ad.defjvp(tanh_p, lambda t, x: mul(t, sub(ad.const(x, 1), mul(tanh(x), tanh(x)))))
-ad.defjvp(logistic_p, lambda t, x: mul(t, mul(logistic(x), sub(ad.const(x, 1), logistic(x)))))
-ad.defjvp(sqrt_p, lambda t, x: div(t, mul(ad.const(x, 2), sqrt(x))))
-ad.defjvp(rsqrt_p, lambda t, x: mul(t, mul(ad.const(x, -0.5), div(rsqrt(x), x))))
+ad.defjvp(tanh_p, lambda t, x: mul(t, sub(const(x, 1), mul(tanh(x), tanh(x)))))
+ad.defjvp(logistic_p, lambda t, x: mul(t, mul(logistic(x), sub(const(x, 1), logistic(x)))))
+ad.defjvp(sqrt_p, lambda t, x: div(t, mul(const(x, 2), sqrt(x))))
+ad.defjvp(rsqrt_p, lambda t, x: mul(t, mul(const(x, -0.5), div(rsqrt(x), x))))
 ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
 ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
 for _p in (sign_p, floor_p, ceil_p, not_p):
@@ -162,7 +167,7 @@ def _binary(name: str, hlo_op: str, accepted) -> core.Primitive:
         x, y = _broadcast_operands(ctx, x, y)
         return ctx.emit(f"hlo.{hlo_op} {x}, {y} : {ctx.type_out()}")
 
-    core.batching_rules[prim] = batching.broadcast_batcher(prim)
+    batching.defbroadcasting(prim)
 
     return prim
 
@@ -237,18 +242,18 @@ def bitwise_xor(x, y):
 
 def _balanced_eq(x, out, y):
     # 1 where x alone is the extremum, 1/2 where x and y tie (as jax), else 0.
-    one, half, zero = ad.const(out, 1), ad.const(out, 0.5), ad.const(out, 0)
+    one, half, zero = const(out, 1), const(out, 0.5), const(out, 0)
     return select(eq(x, out), select(eq(y, out), half, one), zero)
 
 
 def _pow_jvp_base(t, x, y):
-    zero = ad.const(y, 0)
-    slope = select(eq(y, zero), ad.const(x, 0), mul(y, pow(x, sub(y, ad.const(y, 1)))))
+    zero = const(y, 0)
+    slope = select(eq(y, zero), const(x, 0), mul(y, pow(x, sub(y, const(y, 1)))))
     return mul(t, slope)
 
 
 def _pow_jvp_exponent(t, x, y):
-    safe_x = select(eq(x, ad.const(x, 0)), ad.const(x, 1), x)
+    safe_x = select(eq(x, const(x, 0)), const(x, 1), x)
     return mul(t, mul(log(safe_x), pow(x, y)))
 
 
@@ -279,11 +284,9 @@ def _compare(name: str, direction: str) -> core.Primitive:
         shape = ctx.avals_out[0].shape
         x, y = (ctx.broadcast_to(v, a, shape) for v, a in zip((x, y), ctx.avals_in))
         operand_type = core.ShapedArray(shape, ctx.avals_in[0].dtype)
-        from numlir._src.lowering import tensor_type
-
         return ctx.emit(f"hlo.compare {direction}, {x}, {y} : {tensor_type(operand_type)} -> {ctx.type_out()}")
 
-    core.batching_rules[prim] = batching.broadcast_batcher(prim)
+    batching.defbroadcasting(prim)
 
     return prim
 
@@ -347,13 +350,11 @@ def _select_abstract_eval(pred, on_true, on_false):
 @select_p.def_lowering
 def _select_lowering(ctx, pred, on_true, on_false):
     pred, on_true, on_false = _broadcast_operands(ctx, pred, on_true, on_false)
-    from numlir._src.lowering import tensor_type
-
     pred_type = tensor_type(core.ShapedArray(ctx.avals_out[0].shape, dtypes.bool_))
     return ctx.emit(f"hlo.select {pred}, {on_true}, {on_false} : {pred_type}, {ctx.type_out()}")
 
 
-core.batching_rules[select_p] = batching.broadcast_batcher(select_p)
+batching.defbroadcasting(select_p)
 
 
 def _select_jvp(primals, tangents):
@@ -365,12 +366,85 @@ def _select_jvp(primals, tangents):
     return out, select(pred, ad.instantiate(t_true), ad.instantiate(t_false))
 
 
-core.jvp_rules[select_p] = _select_jvp
+ad.defjvp_rule(select_p, _select_jvp)
 
 
 def select(pred, on_true, on_false):
     """Elementwise ``on_true if pred else on_false`` (same dtypes; pred is bool)."""
     return select_p.bind(pred, on_true, on_false)
+
+
+# --- clamp --------------------------------------------------------------------------------
+
+clamp_p = core.Primitive("clamp")
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract_eval(lo, x, hi):
+    tc.check_dtype("clamp", x, tc.NUMERIC)
+    dtype = tc.check_same_dtypes("clamp", [lo, x, hi])
+    for name, bound in (("min", lo), ("max", hi)):
+        if bound.shape not in ((), x.shape):
+            raise core.shape_error(
+                f"clamp requires {name} to be a scalar or have the operand's shape {x.shape}, "
+                f"got {bound.shape}"
+            )
+    return core.ShapedArray(x.shape, dtype, x.weak_type)
+
+
+@clamp_p.def_lowering
+def _clamp_lowering(ctx, lo, x, hi):
+    types = ", ".join(ctx.type_in(i) for i in range(3))
+    return ctx.emit(f"hlo.clamp {lo}, {x}, {hi} : {types}")
+
+
+def _clamp_batch_rule(axis_size, args, dims):
+    x_aval = core.get_aval(args[1])
+    shape = x_aval.shape if dims[1] is None else x_aval.shape[:dims[1]] + x_aval.shape[dims[1] + 1:]
+    new = []
+    for i, (v, d) in enumerate(zip(args, dims)):
+        if d is None and i != 1 and core.get_aval(v).ndim == 0:
+            new.append(v)  # an unbatched scalar bound stays a scalar
+            continue
+        if d is None and not shape:
+            new.append(batching.bdim_to_front(v, None, axis_size))
+            continue
+        v = batching.bdim_to_front(v, d, axis_size)
+        if core.get_aval(v).ndim == 1 and shape:  # a batched scalar bound
+            v = ad_util.broadcast_in_dim(v, (axis_size, *shape), (0,))  # shape_ops is above
+        new.append(v)
+    return clamp_p.bind(*new), 0
+
+
+batching.defrule(clamp_p, _clamp_batch_rule)
+
+
+def _clamp_jvp_operand(t, lo, x, hi):
+    return select(bitwise_and(gt(x, lo), lt(x, hi)), t, const(x, 0))
+
+
+def _clamp_jvp_bound(compare):
+    compare_fn = gt if compare == "gt" else lt
+
+    def fn(t, lo, x, hi):
+        bound = lo if compare == "gt" else hi
+        t = ad.broadcast_tangent(t, core.get_aval(x).shape)
+        return select(compare_fn(bound, x), t, const(x, 0))
+
+    return fn
+
+
+ad.defjvp(clamp_p, _clamp_jvp_bound("gt"), _clamp_jvp_operand, _clamp_jvp_bound("lt"))
+
+
+def clamp(min, x, max):
+    """Elementwise ``minimum(maximum(x, min), max)``; ``min``/``max`` are scalars or x-shaped."""
+    dtype = core.get_aval(x).dtype
+    min, max = (
+        convert_element_type(v, dtype, weak_type=True) if dtypes.is_python_scalar(v) else v
+        for v in (min, max)
+    )
+    return clamp_p.bind(min, x, max)
 
 
 # --- Convert ---------------------------------------------------------------------------------
@@ -390,14 +464,14 @@ def _convert_lowering(ctx, operand, *, new_dtype, weak_type):
     return ctx.emit(f"hlo.convert {operand} : {ctx.type_in()} -> {ctx.type_out()}")
 
 
-core.batching_rules[convert_element_type_p] = batching.broadcast_batcher(convert_element_type_p)
+batching.defvectorized(convert_element_type_p)
 
 
 stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_abstract_eval(lambda x: x)
 stop_gradient_p.def_lowering(lambda ctx, x: x)
 ad.defzero(stop_gradient_p)
-core.batching_rules[stop_gradient_p] = batching.broadcast_batcher(stop_gradient_p)
+batching.defvectorized(stop_gradient_p)
 
 
 def stop_gradient(x):
@@ -413,7 +487,7 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=False)
 
 
-core.jvp_rules[convert_element_type_p] = _convert_jvp
+ad.defjvp_rule(convert_element_type_p, _convert_jvp)
 
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
@@ -423,14 +497,10 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if dtypes.is_python_scalar(operand):
-        from numlir._src.array import Array
-
         return Array.from_host(dtypes.python_scalar_to_numpy(operand, new_dtype),
                                weak_type=weak_type)
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
-        from numlir._src.array import as_array
-
         return as_array(operand)
     if new_dtype == dtypes.bool_ and aval.dtype != dtypes.bool_:
         zero = convert_element_type(0, aval.dtype, weak_type=True)
@@ -441,46 +511,47 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 # --- Transpose rules (reverse mode) ------------------------------------------------------------
 
 
-def _transpose_rules():
-    from numlir._src import transpose as tr
-
-    def unbroadcast_if(x, ct):
-        return tr.unbroadcast(ct, x.aval) if tr.is_undefined(x) else None
-
-    core.transpose_rules[add_p] = lambda ct, x, y: [unbroadcast_if(x, ct), unbroadcast_if(y, ct)]
-    core.transpose_rules[sub_p] = lambda ct, x, y: [unbroadcast_if(x, ct),
-                                                    unbroadcast_if(y, neg(ct))]
-    core.transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
-
-    def mul_transpose(ct, x, y):
-        if tr.is_undefined(x) and tr.is_undefined(y):
-            raise AssertionError("mul of two linear values is not linear")
-        if tr.is_undefined(x):
-            return [tr.unbroadcast(mul(ct, y), x.aval), None]
-        return [None, tr.unbroadcast(mul(x, ct), y.aval)]
-
-    def div_transpose(ct, x, y):
-        if tr.is_undefined(y):
-            raise AssertionError("div is linear in its numerator only")
-        return [tr.unbroadcast(div(ct, y), x.aval), None]
-
-    def select_transpose(ct, pred, on_true, on_false):
-        if tr.is_undefined(pred):
-            raise AssertionError("select is not linear in its predicate")
-        zeros = ad.const(ct, 0)
-        t = tr.unbroadcast(select(pred, ct, zeros), on_true.aval) if tr.is_undefined(on_true) else None
-        f = tr.unbroadcast(select(pred, zeros, ct), on_false.aval) if tr.is_undefined(on_false) else None
-        return [None, t, f]
-
-    def convert_transpose(ct, operand, *, new_dtype, weak_type):
-        old = operand.aval
-        return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)
-                if core.get_aval(ct).dtype != old.dtype else ct]
-
-    core.transpose_rules[mul_p] = mul_transpose
-    core.transpose_rules[div_p] = div_transpose
-    core.transpose_rules[select_p] = select_transpose
-    core.transpose_rules[convert_element_type_p] = convert_transpose
+def _unbroadcast_if(x, ct):
+    return tr.unbroadcast(ct, x.aval) if tr.is_undefined(x) else None
 
 
-_transpose_rules()
+def _mul_transpose(ct, x, y):
+    if tr.is_undefined(x) and tr.is_undefined(y):
+        raise AssertionError("mul of two linear values is not linear")
+    if tr.is_undefined(x):
+        return [tr.unbroadcast(mul(ct, y), x.aval), None]
+    return [None, tr.unbroadcast(mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+    if tr.is_undefined(y):
+        raise AssertionError("div is linear in its numerator only")
+    return [tr.unbroadcast(div(ct, y), x.aval), None]
+
+
+def _select_transpose(ct, pred, on_true, on_false):
+    if tr.is_undefined(pred):
+        raise AssertionError("select is not linear in its predicate")
+    zeros = const(ct, 0)
+    t = (tr.unbroadcast(select(pred, ct, zeros), on_true.aval)
+         if tr.is_undefined(on_true) else None)
+    f = (tr.unbroadcast(select(pred, zeros, ct), on_false.aval)
+         if tr.is_undefined(on_false) else None)
+    return [None, t, f]
+
+
+def _convert_transpose(ct, operand, *, new_dtype, weak_type):
+    old = operand.aval
+    return [convert_element_type_p.bind(ct, new_dtype=old.dtype, weak_type=old.weak_type)
+            if core.get_aval(ct).dtype != old.dtype else ct]
+
+
+tr.deftranspose(add_p, lambda ct, x, y: [_unbroadcast_if(x, ct), _unbroadcast_if(y, ct)])
+tr.deftranspose(sub_p, lambda ct, x, y: [_unbroadcast_if(x, ct), _unbroadcast_if(y, neg(ct))])
+tr.deftranspose(mul_p, _mul_transpose)
+tr.deftranspose(div_p, _div_transpose)
+tr.deftranspose(select_p, _select_transpose)
+tr.deftranspose(convert_element_type_p, _convert_transpose)
+
+ad_util.register_array_op("add", add)
+ad_util.register_array_op("convert_element_type", convert_element_type)

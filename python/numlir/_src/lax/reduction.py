@@ -1,11 +1,15 @@
-"""Reduction primitives: reduce_{sum,prod,max,min,and,or} over a set of axes."""
+"""Reduction primitives: reduce_{sum,prod,max,min,and,or} over a set of axes, and argmax/argmin."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from numlir._src import batching, core
-from numlir._src import ad
+import numpy as np
+
+from numlir._src import ad, ad_util, batching, core, dtypes
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
 
 
@@ -28,7 +32,7 @@ def _reduction(name: str, kind: str, accepted) -> core.Primitive:
         axes = tuple(batching.shifted(a, d) for a in axes)
         return prim.bind(x, axes=axes), d - sum(a < d for a in axes)
 
-    core.batching_rules[prim] = _batch_rule
+    batching.defrule(prim, _batch_rule)
 
     def reduce(operand, axes: Sequence[int]):
         aval = core.get_aval(operand)
@@ -51,8 +55,6 @@ reduce_or_p, reduce_or = _reduction("reduce_or", "or", (tc.BOOL,))
 def _reduce_chooser_jvp(prim):
     # The tangent at the extremum's location; ties share it evenly (as jax).
     def rule(primals, tangents, *, axes):
-        from numlir._src.lax import elementwise as ew, shape_ops
-
         x, t = primals[0], ad.instantiate(tangents[0])
         out = prim.bind(x, axes=axes)
         aval = core.get_aval(x)
@@ -67,7 +69,8 @@ def _reduce_chooser_jvp(prim):
 
 def _reduce_prod_jvp(t, x, *, axes):
     # sum_i t_i * prod_{j != i} x_j, with exclusive products from both ends (safe at zeros).
-    from numlir._src.lax import elementwise as ew, elementwise_extra as ee, shape_ops, slicing
+    # cumulative.py and slicing.py are built on this module's reductions.
+    from numlir._src.lax import cumulative, slicing
 
     aval = core.get_aval(x)
     kept = [i for i in range(aval.ndim) if i not in axes]
@@ -78,34 +81,82 @@ def _reduce_prod_jvp(t, x, *, axes):
     shape = tuple(aval.shape[i] for i in kept) + (n,)
     x2 = shape_ops.reshape(shape_ops.transpose(x, perm), shape)
     t2 = shape_ops.reshape(shape_ops.transpose(t, perm), shape)
-    one = ad.const(x, 1)
+    one = ew.const(x, 1)
     k = len(shape) - 1
     before = [(0, 0, 0)] * k
-    left = ee.cumprod(slicing.pad(x2, one, before + [(1, -1, 0)]), axis=k)
-    right = ee.cumprod(slicing.pad(x2, one, before + [(-1, 1, 0)]), axis=k, reverse=True)
+    left = cumulative.cumprod(slicing.pad(x2, one, before + [(1, -1, 0)]), axis=k)
+    right = cumulative.cumprod(slicing.pad(x2, one, before + [(-1, 1, 0)]), axis=k, reverse=True)
     return reduce_sum(ew.mul(t2, ew.mul(left, right)), (k,))
 
 
-core.jvp_rules[reduce_max_p] = _reduce_chooser_jvp(reduce_max_p)
-core.jvp_rules[reduce_min_p] = _reduce_chooser_jvp(reduce_min_p)
-ad.deflinear(reduce_sum_p)
+ad.defjvp_rule(reduce_max_p, _reduce_chooser_jvp(reduce_max_p))
+ad.defjvp_rule(reduce_min_p, _reduce_chooser_jvp(reduce_min_p))
 ad.defjvp(reduce_prod_p, _reduce_prod_jvp)
 ad.defzero(reduce_and_p)
 ad.defzero(reduce_or_p)
 
 
 def _reduce_sum_transpose(ct, operand, *, axes):
-    from numlir._src.lax import shape_ops
-
     shape = operand.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return shape_ops.broadcast_in_dim(ct, shape, kept)
 
 
-def _transpose_rules():
-    from numlir._src import transpose as tr
-
-    tr.deflinear(reduce_sum_p, _reduce_sum_transpose)
+ad.deflinear(reduce_sum_p, tr.first_operand(_reduce_sum_transpose))
+ad_util.register_array_op("reduce_sum", reduce_sum)
 
 
-_transpose_rules()
+# --- argmax / argmin ------------------------------------------------------------------------
+
+
+def _arg_reduce(name: str, kind: str):
+    prim = core.Primitive(name)
+
+    @prim.def_abstract_eval
+    def _abstract_eval(operand, *, axis, index_dtype):
+        tc.check_dtype(name, operand, tc.ANY)
+        if index_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+            raise core.shape_error(
+                f"{name}: index_dtype must be int32 or int64, got {index_dtype.name}"
+            )
+        if not 0 <= axis < operand.ndim:
+            raise core.value_error(
+                f"{name}: axis {axis} is out of bounds for shape {operand.shape}"
+            )
+        if operand.shape[axis] == 0:
+            raise core.value_error(
+                f"{name}: cannot compute over the empty axis {axis} of {operand.shape}"
+            )
+        shape = tuple(d for i, d in enumerate(operand.shape) if i != axis)
+        return core.ShapedArray(shape, index_dtype)
+
+    @prim.def_lowering
+    def _lowering(ctx, operand, *, axis, index_dtype):
+        return ctx.emit(
+            f"hlo.arg_reduce {kind} {operand}, dim = {axis} : {ctx.type_in()} -> {ctx.type_out()}"
+        )
+
+    def _batch_rule(axis_size, args, dims, *, axis, index_dtype):
+        (x,), (d,) = args, dims
+        axis = batching.shifted(axis, d)
+        return prim.bind(x, axis=axis, index_dtype=index_dtype), d - (axis < d)
+
+    batching.defrule(prim, _batch_rule)
+
+    def fn(operand, axis: int, index_dtype=np.int32):
+        ndim = core.get_aval(operand).ndim
+        axis = tc.canonical_axis(name, axis, ndim)
+        return prim.bind(operand, axis=axis, index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+    fn.__name__ = name
+    fn.__doc__ = (
+        f"Index of the {kind}imum along ``axis`` (first occurrence; NaN counts as the "
+        f"{kind}imum), as ``index_dtype``."
+    )
+    return prim, fn
+
+
+argmax_p, argmax = _arg_reduce("argmax", "max")
+argmin_p, argmin = _arg_reduce("argmin", "min")
+ad.defzero(argmax_p)
+ad.defzero(argmin_p)

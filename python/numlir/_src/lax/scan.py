@@ -1,4 +1,6 @@
-"""The ``scan`` primitive: shape rule, lowering to hlo.while, JVP, partial eval, transpose, vmap.
+"""The ``scan`` primitive (shape rule, lowering to hlo.while, JVP, partial eval, transpose,
+vmap) and the user functions built on it: ``scan`` and ``fori_loop`` (a scan when its
+bounds are static, a ``while_loop`` otherwise).
 
 Operands are ``consts + init + xs``; ``graph`` (no constants of its own) maps
 ``consts + carry + x`` (one slice of each ``xs``) to ``carry + y``, and the
@@ -19,9 +21,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir._src import ad, batching, core
+from numlir._src import ad, ad_util, batching, core, dtypes, partial_eval, tree_util
 from numlir._src import transpose as tr
-from numlir._src.lax import control_flow, elementwise, shape_ops, slicing
+from numlir._src.lax import shape_ops, slicing
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax.control_flow import _avals, _retype_output, _trace, while_loop
 from numlir._src.partial_eval import hoist_consts, partial_eval_graph
 
 scan_p = core.Primitive("scan")
@@ -84,17 +88,17 @@ def _scan_impl(*args, graph, length, reverse, num_consts, num_carry):
         return list(init) + ys
 
     def cond_fun(state):
-        return elementwise.lt(state[0], np.int32(length))
+        return ew.lt(state[0], np.int32(length))
 
     def body_fun(state):
         i, carry, ys = state
-        index = elementwise.sub(np.int32(length - 1), i) if reverse else i
+        index = ew.sub(np.int32(length - 1), i) if reverse else i
         x = [_read_slice(v, index) for v in xs]
         outs = core.eval_graph(graph.graph, graph.consts, *consts, *carry, *x)
         ys = [_write_slice(acc, y, index) for acc, y in zip(ys, outs[num_carry:])]
-        return elementwise.add(i, np.int32(1)), list(outs[:num_carry]), ys
+        return ew.add(i, np.int32(1)), list(outs[:num_carry]), ys
 
-    _, carry, ys = control_flow.while_loop(cond_fun, body_fun, (np.int32(0), list(init), ys))
+    _, carry, ys = while_loop(cond_fun, body_fun, (np.int32(0), list(init), ys))
     return list(carry) + list(ys)
 
 
@@ -164,7 +168,7 @@ def _scan_jvp(primals, tangents, *, graph, length, reverse, num_consts, num_carr
     return list(carry) + list(ys), t_out
 
 
-core.jvp_rules[scan_p] = _scan_jvp
+ad.defjvp_rule(scan_p, _scan_jvp)
 
 
 # --- Partial evaluation -----------------------------------------------------------------
@@ -257,7 +261,7 @@ def _scan_partial_eval(trace, args, params):
     return [next(unknown_it) if u else next(known_it) for u in out_u]
 
 
-core.partial_eval_rules[scan_p] = _scan_partial_eval
+partial_eval.def_partial_eval(scan_p, _scan_partial_eval)
 
 
 # --- Transpose ----------------------------------------------------------------------------
@@ -291,10 +295,10 @@ def _scan_transpose(cts, *args, graph, length, reverse, num_consts, num_carry):
                     + [tr.UndefinedPrimal(a) if lin else next(rx) for a, lin in zip(x_avals, xs_lin)])
         cts_out = ct_c + [next(cy) if nz else ad.Zero(a.strip_weak_type())
                           for a, nz in zip(y_avals, ys_nz)]
-        res = tr.backward_pass_closed(graph, operands, cts_out)
+        res = tr.backward_pass(graph.graph, graph.consts, operands, cts_out)
         ct_consts, ct_init, ct_xs = _split(res, num_consts, num_carry)
         ct_consts = [c for c, lin in zip(ct_consts, const_lin) if lin]
-        acc = [ad.add_tangents(a, c) for a, c in zip(acc, ct_consts)]
+        acc = [ad_util.add_any(a, c) for a, c in zip(acc, ct_consts)]
         ct_xs = [c for c, lin in zip(ct_xs, xs_lin) if lin]
         xs_ct_nz[:] = [not isinstance(c, ad.Zero) for c in ct_xs]
         return (acc + [ad.instantiate(c) for c in ct_init]
@@ -302,7 +306,7 @@ def _scan_transpose(cts, *args, graph, length, reverse, num_consts, num_carry):
 
     closed, body_consts = _trace_body(body, res_const_avals + lin_const_avals + ct_carry_avals
                                       + res_x_avals + ct_y_avals)
-    acc_init = [ad.zeros_like_aval(a) for a in lin_const_avals]
+    acc_init = [ad_util.zeros_like_aval(a) for a in lin_const_avals]
     outs = scan_p.bind(*body_consts, *[c for c in consts if not tr.is_undefined(c)], *acc_init,
                        *[ad.instantiate(c) for c in ct_carry],
                        *[x for x in xs if not tr.is_undefined(x)],
@@ -320,7 +324,7 @@ def _scan_transpose(cts, *args, graph, length, reverse, num_consts, num_carry):
     return result
 
 
-core.transpose_rules[scan_p] = _scan_transpose
+tr.deftranspose(scan_p, _scan_transpose)
 
 
 # --- Batching -------------------------------------------------------------------------------
@@ -356,4 +360,105 @@ def _scan_batch_rule(axis_size, args, dims, *, graph, length, reverse, num_const
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in ys_b]
 
 
-core.batching_rules[scan_p] = _scan_batch_rule
+batching.defrule(scan_p, _scan_batch_rule)
+
+
+# --- The user functions: scan and fori_loop ---------------------------------------------
+
+
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
+    """Run ``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``.
+
+    Bounds known while tracing (Python or NumPy integers) make it a ``scan`` of
+    ``upper - lower`` steps, which reverse mode can differentiate; traced bounds
+    make it a ``while_loop``.
+
+    Example::
+
+        total = lax.fori_loop(0, 10, lambda i, acc: acc + i, 0)
+    """
+    del unroll  # accepted for compatibility; the loop is never unrolled
+    dtype = dtypes.result_type(*[(a.dtype, a.weak_type) for a in map(core.get_aval, (lower, upper))])[0]
+    if not np.issubdtype(dtype, np.integer):
+        raise core.shape_error(f"lax.fori_loop: lower and upper must be integers, got {dtype}")
+    # As in jax, the index is weakly typed when the lower bound is a Python int,
+    # so `c * 2 - i` keeps an int32 carry int32 under x64.
+    weak = core.get_aval(lower).weak_type
+    lo = ew.convert_element_type(lower, dtype, weak)
+    one = ew.convert_element_type(1, dtype, weak)
+    if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
+        def step(carry, _):
+            i, val = carry
+            return (ew.add(i, one), body_fun(i, val)), None
+
+        return scan(step, (lo, init_val), None, length=max(int(upper) - int(lower), 0))[0][1]
+    hi = ew.convert_element_type(upper, dtype, weak)
+
+    def cond_fun(carry):
+        return ew.lt(carry[0], carry[2])
+
+    def body(carry):
+        i, val, stop = carry
+        return ew.add(i, one), body_fun(i, val), stop
+
+    return while_loop(cond_fun, body, (lo, init_val, hi))[1]
+
+
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
+         unroll: int | bool = 1, _split_transpose: bool = False):
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; stack the ``y``s.
+
+    Example::
+
+        total, partial_sums = lax.scan(lambda c, x: (c + x, c + x), 0.0, xs)
+    """
+    del unroll, _split_transpose  # accepted for compatibility
+    xs_leaves, xs_tree = tree_util.tree_flatten(xs)
+    lengths = {core.get_aval(x).shape[0] if core.get_aval(x).ndim else None for x in xs_leaves}
+    if None in lengths:
+        raise core.shape_error("lax.scan got an xs leaf without a leading axis to scan over")
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise core.value_error(
+            f"lax.scan got inconsistent lengths: {sorted(lengths)} (xs leading axis sizes and length)")
+    if not lengths:
+        raise core.value_error("lax.scan: length must be given when xs is empty")
+    n = lengths.pop()
+
+    carry_leaves, carry_tree = tree_util.tree_flatten(init)
+    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:], weak_type=False)
+               for x in xs_leaves]
+    in_tree = tree_util.tree_structure((init, tree_util.tree_unflatten(xs_tree, x_avals)))
+    avals = _avals(carry_leaves)
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(carry_tree, range(len(avals))))[0]]
+    for _ in range(2):  # once more with strong types if f strengthens a weakly typed carry
+        graph, consts, out_tree = _trace(lambda args: f(*args), in_tree, avals + x_avals,
+                                         "lax.scan f")
+        if out_tree.node_type not in (tuple, list) or len(out_tree.children) != 2:
+            raise core.shape_error(f"lax.scan: f must return a pair (carry, y), got {out_tree}")
+        carry_out_tree, y_tree = out_tree.children
+        if carry_out_tree != carry_tree:
+            raise core.shape_error(
+                "lax.scan: f must return a carry with the pytree structure of init, got "
+                f"{carry_out_tree} for init {carry_tree}")
+        outs = graph.out_avals[:len(avals)]
+        for path, a, b in zip(paths, avals, outs):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                raise core.shape_error(
+                    f"lax.scan: f must return a carry with the types of init, but carry{path} "
+                    f"is {a.str_short()} in init and {b.str_short()} in f's result")
+        weaker = [a.update(weak_type=a.weak_type and b.weak_type) for a, b in zip(avals, outs)]
+        if weaker == avals:
+            for i, (a, b) in enumerate(zip(avals, outs)):
+                if a.weak_type != b.weak_type:
+                    _retype_output(graph, i, a)
+            break
+        avals = weaker
+    init = [x if core.get_aval(x) == a else ew.convert_element_type(x, a.dtype)
+            for x, a in zip(carry_leaves, avals)]
+    outs = scan_p.bind(*consts, *init, *xs_leaves, graph=graph, length=n, reverse=bool(reverse),
+                       num_consts=len(consts), num_carry=len(avals))
+    return (tree_util.tree_unflatten(carry_tree, outs[:len(avals)]),
+            tree_util.tree_unflatten(y_tree, outs[len(avals):]))

@@ -6,10 +6,11 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes, shapes
-from numlir._src import ad
+from numlir._src import ad, ad_util, batching, core, dtypes, shapes
+from numlir._src import transpose as tr
 from numlir._src.array import as_array
 from numlir._src.lax import type_checks as tc
+from numlir._src.lax.elementwise import convert_element_type
 
 
 def _check_shape(name: str, shape) -> tuple[int, ...]:
@@ -58,10 +59,7 @@ def _broadcast_in_dim_batch_rule(axis_size, args, dims, *, shape, broadcast_dime
         0, *(d + 1 for d in broadcast_dimensions))), 0
 
 
-core.batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch_rule
-
-
-ad.deflinear(broadcast_in_dim_p)
+batching.defrule(broadcast_in_dim_p, _broadcast_in_dim_batch_rule)
 
 
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int]):
@@ -91,8 +89,6 @@ def broadcast_to_rank(operand, shape: Sequence[int]):
 
 def full(shape: Sequence[int], fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value``."""
-    from numlir._src.lax.elementwise import convert_element_type
-
     shape = _check_shape("full", shape)
     weak = dtype is None and dtypes.is_weak_python_scalar(fill_value)
     if dtype is None:
@@ -127,10 +123,7 @@ def _reshape_batch_rule(axis_size, args, dims, *, new_sizes, dimensions):
     return reshape_p.bind(x, new_sizes=(axis_size, *new_sizes), dimensions=None), 0
 
 
-core.batching_rules[reshape_p] = _reshape_batch_rule
-
-
-ad.deflinear(reshape_p)
+batching.defrule(reshape_p, _reshape_batch_rule)
 
 
 def reshape(operand, new_sizes: Sequence[int], dimensions=None):
@@ -194,10 +187,7 @@ def _transpose_batch_rule(axis_size, args, dims, *, permutation):
     return transpose_p.bind(x, permutation=(0, *(p + 1 for p in permutation))), 0
 
 
-core.batching_rules[transpose_p] = _transpose_batch_rule
-
-
-ad.deflinear(transpose_p)
+batching.defrule(transpose_p, _transpose_batch_rule)
 
 
 def transpose(operand, permutation: Sequence[int]):
@@ -242,23 +232,21 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int):
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
-    from numlir._src.lax import reduction
-
     in_shape = operand.aval.shape
     summed = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions) + tuple(
         d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     summed = tuple(sorted(summed))
-    out = reduction.reduce_sum(ct, summed) if summed else ct
+    # reduce_sum (reduction.py) is built on this module, so it comes through ad_util.
+    out = ad_util.reduce_sum(ct, summed) if summed else ct
     return reshape(out, in_shape) if core.get_aval(out).shape != in_shape else out
 
 
-def _transpose_rules():
-    from numlir._src import transpose as tr
+ad.deflinear(broadcast_in_dim_p, tr.first_operand(_broadcast_in_dim_transpose))
+ad.deflinear(reshape_p, tr.first_operand(lambda ct, x, **_: reshape(ct, x.aval.shape)))
+ad.deflinear(transpose_p, tr.first_operand(lambda ct, x, *, permutation: transpose(
+    ct, tuple(int(i) for i in np.argsort(permutation)))))
 
-    tr.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
-    tr.deflinear(reshape_p, lambda ct, x, **_: reshape(ct, x.aval.shape))
-    tr.deflinear(transpose_p, lambda ct, x, *, permutation: transpose(
-        ct, tuple(int(i) for i in np.argsort(permutation))))
-
-
-_transpose_rules()
+ad_util.register_array_op("full", full)
+ad_util.register_array_op("broadcast_in_dim", broadcast_in_dim)
+ad_util.register_array_op("reshape", reshape)
+ad_util.register_array_op("transpose", transpose)

@@ -10,18 +10,17 @@ dynamic_slice starts, GatherScatterMode) are done here with ordinary primitives.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes
-from numlir._src import ad
+from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src import transpose as tr
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
+from numlir._src.lax.reduction import reduce_and, reduce_sum
 
 
 def _ints(name: str, what: str, values) -> tuple[int, ...]:
@@ -30,12 +29,6 @@ def _ints(name: str, what: str, values) -> tuple[int, ...]:
     except TypeError:
         raise core.shape_error(f"{name}: {what} must be a sequence of static integers, "
                                f"got {values!r}") from None
-
-
-def _tensor_type(aval: core.ShapedArray) -> str:
-    from numlir._src.lowering import tensor_type
-
-    return tensor_type(aval)
 
 
 def _check_int_index(name: str, aval: core.ShapedArray) -> None:
@@ -82,10 +75,9 @@ def _slice_batch_rule(axis_size, args, dims, *, start_indices, limit_indices, st
                         strides=strides), d
 
 
-core.batching_rules[slice_p] = _slice_batch_rule
+batching.defrule(slice_p, _slice_batch_rule)
 
 
-ad.deflinear(slice_p)
 
 
 # Transpose rules (reverse mode): the cotangent goes back where the slice took it from,
@@ -95,10 +87,10 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     for lo, n, st, m in zip(start_indices, operand.aval.shape, strides, core.get_aval(ct).shape):
         covered = (m - 1) * st + 1 if m else 0
         config.append((lo, n - lo - covered, st - 1))
-    return pad_p.bind(ct, ad.const(ct, 0), padding_config=tuple(config))
+    return pad_p.bind(ct, ew.const(ct, 0), padding_config=tuple(config))
 
 
-tr.deflinear(slice_p, _slice_transpose)
+ad.deflinear(slice_p, tr.first_operand(_slice_transpose))
 
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
@@ -206,7 +198,7 @@ def _dynamic_slice_batch_rule(axis_size, args, dims, *, slice_sizes):
                               slice_sizes=tuple(slice_sizes), index_vector_dim=0)
 
 
-core.batching_rules[dynamic_slice_p] = _dynamic_slice_batch_rule
+batching.defrule(dynamic_slice_p, _dynamic_slice_batch_rule)
 
 
 def _start_indices(name: str, operand_shape, start_indices):
@@ -237,7 +229,6 @@ def _start_indices(name: str, operand_shape, start_indices):
     return out
 
 
-ad.deflinear_in(dynamic_slice_p, 0)
 
 
 # Transpose rules (reverse mode): dynamic_update_slice clamps its starts exactly as
@@ -245,11 +236,11 @@ ad.deflinear_in(dynamic_slice_p, 0)
 def _dynamic_slice_transpose(ct, operand, *indices, slice_sizes):
     if any(tr.is_undefined(i) for i in indices):
         raise AssertionError("dynamic_slice is not linear in its start indices")
-    zeros = ad.zeros_like_aval(operand.aval)
+    zeros = ad_util.zeros_like_aval(operand.aval)
     return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
 
 
-core.transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+ad.deflinear_in(dynamic_slice_p, (0,), _dynamic_slice_transpose)
 
 
 def dynamic_slice(operand, start_indices: Sequence[Any], slice_sizes: Sequence[int]):
@@ -335,10 +326,9 @@ def _dynamic_update_slice_batch_rule(axis_size, args, dims):
                                dimension_numbers=dn, index_vector_dim=0)
 
 
-core.batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch_rule
+batching.defrule(dynamic_update_slice_p, _dynamic_update_slice_batch_rule)
 
 
-ad.deflinear_in(dynamic_update_slice_p, 0, 1)
 
 
 # Transpose rules (reverse mode): the overwritten block gets no cotangent from the operand;
@@ -356,7 +346,7 @@ def _dynamic_update_slice_transpose(ct, operand, update, *indices):
     return [ct_operand, ct_update] + [None] * len(indices)
 
 
-core.transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+ad.deflinear_in(dynamic_update_slice_p, (0, 1), _dynamic_update_slice_transpose)
 
 
 def dynamic_update_slice(operand, update, start_indices: Sequence[Any]):
@@ -422,10 +412,9 @@ def _concatenate_batch_rule(axis_size, args, dims, *, dimension):
     return concatenate_p.bind(*args, dimension=dimension + 1), 0
 
 
-core.batching_rules[concatenate_p] = _concatenate_batch_rule
+batching.defrule(concatenate_p, _concatenate_batch_rule)
 
 
-ad.deflinear(concatenate_p)
 
 
 # Transpose rules (reverse mode): each linear operand gets its own slab of ct.
@@ -444,7 +433,7 @@ def _concatenate_transpose(ct, *operands, dimension):
     return cts
 
 
-core.transpose_rules[concatenate_p] = _concatenate_transpose
+ad.deflinear(concatenate_p, _concatenate_transpose)
 
 
 def concatenate(operands: Sequence[Any], dimension: int):
@@ -510,10 +499,9 @@ def _pad_batch_rule(axis_size, args, dims, *, padding_config):
     return ew.select(mask, out, fill), 0
 
 
-core.batching_rules[pad_p] = _pad_batch_rule
+batching.defrule(pad_p, _pad_batch_rule)
 
 
-ad.deflinear(pad_p)
 
 
 # Transpose rules (reverse mode): undo low/high (negated: cropped parts come back as zeros,
@@ -523,12 +511,11 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     ct_operand = ct_value = None
     if tr.is_undefined(operand) or tr.is_undefined(padding_value):
         n = len(padding_config)
-        unpadded = pad_p.bind(ct, ad.const(ct, 0),
+        unpadded = pad_p.bind(ct, ew.const(ct, 0),
                               padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
         shape = core.get_aval(unpadded).shape
         ct_operand = slice(unpadded, (0,) * n, shape, tuple(i + 1 for _, _, i in padding_config))
     if tr.is_undefined(padding_value):
-        from numlir._src.lax.reduction import reduce_sum
 
         every = tuple(range(core.get_aval(ct).ndim))
         ct_value = ew.sub(reduce_sum(ct, every),
@@ -536,7 +523,7 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     return [ct_operand if tr.is_undefined(operand) else None, ct_value]
 
 
-core.transpose_rules[pad_p] = _pad_transpose
+ad.deflinear(pad_p, _pad_transpose)
 
 
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
@@ -579,12 +566,12 @@ def _rev_batch_rule(axis_size, args, dims, *, dimensions):
     return rev_p.bind(args[0], dimensions=tuple(batching.shifted(x, d) for x in dimensions)), d
 
 
-core.batching_rules[rev_p] = _rev_batch_rule
+batching.defrule(rev_p, _rev_batch_rule)
 
 
-ad.deflinear(rev_p)
 # Transpose rules (reverse mode): rev is its own transpose.
-tr.deflinear(rev_p, lambda ct, operand, *, dimensions: rev_p.bind(ct, dimensions=dimensions))
+ad.deflinear(rev_p, tr.first_operand(
+    lambda ct, operand, *, dimensions: rev_p.bind(ct, dimensions=dimensions)))
 
 
 def rev(operand, dimensions: Sequence[int]):
@@ -786,7 +773,7 @@ def _gather_batch_rule(axis_size, args, dims, *, dimension_numbers, slice_sizes,
                          index_vector_dim=ivd), 0
 
 
-core.batching_rules[gather_p] = _gather_batch_rule
+batching.defrule(gather_p, _gather_batch_rule)
 
 
 def _default_fill(dtype):
@@ -810,12 +797,10 @@ def _in_bounds_mask(indices, index_vector_dim, bounds):
     ok = ew.le(indices, shape_ops.broadcast_to_rank(as_array(upper), iaval.shape))
     if dtypes.is_signed_int(iaval.dtype):
         ok = ew.bitwise_and(ok, ew.ge(indices, ew.convert_element_type(0, iaval.dtype)))
-    from numlir._src.lax.reduction import reduce_and
 
     return reduce_and(ok, (index_vector_dim,))
 
 
-ad.deflinear_in(gather_p, 0)
 
 
 # Transpose rules (reverse mode): gather_p clamps its starts while scatter skips
@@ -826,7 +811,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, i
     if tr.is_undefined(indices):
         raise AssertionError("gather is not linear in its indices")
     dn, aval = dimension_numbers, operand.aval
-    zeros = ad.zeros_like_aval(aval.strip_weak_type())
+    zeros = ad_util.zeros_like_aval(aval.strip_weak_type())
     if 0 in slice_sizes or 0 in core.get_aval(ct).shape:
         return [zeros, None]
     indices, ivd = _with_index_vector_dim(indices, index_vector_dim)
@@ -848,7 +833,7 @@ def _with_index_vector_dim(indices, index_vector_dim):
     return indices, index_vector_dim
 
 
-core.transpose_rules[gather_p] = _gather_transpose
+ad.deflinear_in(gather_p, (0,), _gather_transpose)
 
 
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
@@ -962,7 +947,7 @@ def _scatter_primitive(kind: str) -> core.Primitive:
             f"{list(dn.scatter_dims_to_operand_dims)}, index_vector_dim = {index_vector_dim} : "
             f"{ctx.type_in()}[{ctx.type_in(1)}], {ctx.type_in(2)}")
 
-    core.batching_rules[prim] = lambda *a, **p: _scatter_batch_rule(prim, *a, **p)
+    batching.defrule(prim, lambda *a, **p: _scatter_batch_rule(prim, *a, **p))
     return prim
 
 
@@ -1014,7 +999,7 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
                                      collapsed_slice_dims=dn.inserted_window_dims,
                                      start_index_map=dn.scatter_dims_to_operand_dims)
         if uaval.size == 0:
-            ct_updates = ad.zeros_like_aval(uaval.strip_weak_type())
+            ct_updates = ad_util.zeros_like_aval(uaval.strip_weak_type())
         else:
             indices, ivd = _with_index_vector_dim(indices, index_vector_dim)
             windows = gather_p.bind(ct, indices, dimension_numbers=gdn, slice_sizes=sizes,
@@ -1027,7 +1012,6 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers,
     return [ct if tr.is_undefined(operand) else None, None, ct_updates]
 
 
-core.transpose_rules[scatter_add_p] = _scatter_add_transpose
 
 
 def _scatter(kind, operand, scatter_indices, updates, dimension_numbers, mode,
@@ -1082,7 +1066,7 @@ scatter_mul = _scatter_fn("mul", "Like ``scatter``, multiplying by the updates."
 scatter_min = _scatter_fn("min", "Like ``scatter``, taking the minimum with the updates.")
 scatter_max = _scatter_fn("max", "Like ``scatter``, taking the maximum with the updates.")
 
-ad.deflinear_in(scatter_add_p, 0, 2)
+ad.deflinear_in(scatter_add_p, (0, 2), _scatter_add_transpose)
 
 
 # --- scatter set/mul/min/max: JVPs, and the transpose of scatter (set) ---------------------
@@ -1143,7 +1127,7 @@ def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
     params = dict(dimension_numbers=dimension_numbers, index_vector_dim=index_vector_dim)
     out = scatter_mul_p.bind(x, indices, y, **params)
     aval, uaval = core.get_aval(x), core.get_aval(y)
-    ones, zeros = shape_ops.full(aval.shape, 1, aval.dtype), ad.zeros_like_aval(aval)
+    ones, zeros = shape_ops.full(aval.shape, 1, aval.dtype), ad_util.zeros_like_aval(aval)
     t_out = ad.Zero(aval.strip_weak_type())
     if not isinstance(tx, ad.Zero):
         t_out = ew.mul(tx, scatter_mul_p.bind(ones, indices, y, **params))
@@ -1151,16 +1135,16 @@ def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
         def landing(v):
             return _landing_windows(v, indices, uaval, dimension_numbers, index_vector_dim)
 
-        is_zero = ew.eq(y, ad.const(y, 0))
+        is_zero = ew.eq(y, ew.const(y, 0))
         zero_count = ew.convert_element_type(is_zero, aval.dtype)
-        y_nonzero = ew.select(is_zero, ad.const(y, 1), y)
+        y_nonzero = ew.select(is_zero, ew.const(y, 1), y)
         nonzero_prod = scatter_mul_p.bind(ones, indices, y_nonzero, **params)
         zeros_there = scatter_add_p.bind(zeros, indices, zero_count, **params)
         others_zero = ew.sub(landing(zeros_there), zero_count)
-        others = ew.select(ew.eq(others_zero, ad.const(y, 0)),
-                           ew.div(landing(nonzero_prod), y_nonzero), ad.const(y, 0))
+        others = ew.select(ew.eq(others_zero, ew.const(y, 0)),
+                           ew.div(landing(nonzero_prod), y_nonzero), ew.const(y, 0))
         coef = ew.mul(landing(x), others)
-        t_out = ad.add_tangents(t_out, scatter_add_p.bind(zeros, indices, ew.mul(ty, coef),
+        t_out = ad_util.add_any(t_out, scatter_add_p.bind(zeros, indices, ew.mul(ty, coef),
                                                           **params))
     return out, t_out
 
@@ -1176,25 +1160,24 @@ def _scatter_chooser_jvp(prim):
         tx, ty = ad.instantiate(tangents[0]), ad.instantiate(tangents[2])
         if not uaval.size:
             return out, tx
-        zeros = ad.zeros_like_aval(aval)
+        zeros = ad_util.zeros_like_aval(aval)
         landed = _landing_windows(out, indices, uaval, dimension_numbers, index_vector_dim)
         update_wins, operand_wins = ew.eq(y, landed), ew.eq(x, out)
         count = ew.add(scatter_add_p.bind(zeros, indices,
                                           ew.convert_element_type(update_wins, aval.dtype),
                                           **params),
                        ew.convert_element_type(operand_wins, aval.dtype))
-        share = ew.div(ad.const(x, 1), ew.max(count, ad.const(x, 1)))
+        share = ew.div(ew.const(x, 1), ew.max(count, ew.const(x, 1)))
         update_share = _landing_windows(share, indices, uaval, dimension_numbers,
                                         index_vector_dim)
-        t_operand = ew.mul(tx, ew.select(operand_wins, share, ad.const(x, 0)))
-        t_updates = ew.mul(ty, ew.select(update_wins, update_share, ad.const(y, 0)))
+        t_operand = ew.mul(tx, ew.select(operand_wins, share, ew.const(x, 0)))
+        t_updates = ew.mul(ty, ew.select(update_wins, update_share, ew.const(y, 0)))
         return out, ew.add(t_operand, scatter_add_p.bind(zeros, indices, t_updates, **params))
 
     return rule
 
 
-ad.deflinear_in(scatter_p, 0, 2)
-core.transpose_rules[scatter_p] = _scatter_transpose
-core.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
-core.jvp_rules[scatter_min_p] = _scatter_chooser_jvp(scatter_min_p)
-core.jvp_rules[scatter_max_p] = _scatter_chooser_jvp(scatter_max_p)
+ad.deflinear_in(scatter_p, (0, 2), _scatter_transpose)
+ad.defjvp_rule(scatter_mul_p, _scatter_mul_jvp)
+ad.defjvp_rule(scatter_min_p, _scatter_chooser_jvp(scatter_min_p))
+ad.defjvp_rule(scatter_max_p, _scatter_chooser_jvp(scatter_max_p))

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import batching, core
-from numlir._src import ad
-from numlir._src.lax import shape_ops
+from numlir._src import ad, batching, core
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
 
 sort_p = core.Primitive("sort")
@@ -53,13 +53,12 @@ def _sort_batch_rule(axis_size, args, dims, *, dimension, is_stable, num_keys):
     return outs, [0] * len(outs)
 
 
-core.batching_rules[sort_p] = _sort_batch_rule
+batching.defrule(sort_p, _sort_batch_rule)
 
 
 def take_along_axis(x, indices, axis: int):
     """``x[..., indices[..., i, ...], ...]`` along ``axis``: indices (in bounds, x's shape)
     pick one position of ``axis`` per element, the other axes matching positionally."""
-    from numlir._src.lax import slicing
 
     ndim = core.get_aval(x).ndim
     others = tuple(d for d in range(ndim) if d != axis)
@@ -83,7 +82,7 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     return outs, t_outs
 
 
-core.jvp_rules[sort_p] = _sort_jvp
+ad.defjvp_rule(sort_p, _sort_jvp)
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
@@ -111,18 +110,16 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 def descending_keys(x) -> list:
     """Sort keys whose ascending order is ``x``'s descending order, NaNs first (as jax)."""
-    from numlir._src.lax import elementwise
 
     dtype = core.get_aval(x).dtype
     if dtype == np.bool_ or np.issubdtype(dtype, np.integer):
-        return [elementwise.bitwise_not(x)]
-    is_number = elementwise.eq(x, x)  # False (first) for NaN
-    return [is_number, elementwise.neg(x)]
+        return [ew.bitwise_not(x)]
+    is_number = ew.eq(x, x)  # False (first) for NaN
+    return [is_number, ew.neg(x)]
 
 
 def top_k(operand, k: int):
     """The ``k`` largest entries along the last axis and their indices (ties: lower index first)."""
-    from numlir._src.lax import shape_ops, slicing
 
     aval = core.get_aval(operand)
     k = int(k)

@@ -1,4 +1,7 @@
-"""Hurwitz zeta and polygamma: lax.zeta(x, q) and lax.polygamma(m, x), as JAX's.
+"""Special functions: erf, erf_inv, lgamma, digamma, and the Hurwitz zeta and polygamma
+functions lax.zeta(x, q) and lax.polygamma(m, x), as JAX's.
+
+erf, erf_inv, lgamma and digamma lower to one hlo op each.
 
 Both are primitives (so each has its own derivative: d/dx polygamma(m, x) =
 polygamma(m + 1, x), which keeps higher derivatives of lgamma/digamma small)
@@ -26,6 +29,48 @@ import numpy as np
 from numlir._src import ad, batching, core, dtypes
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import type_checks as tc
+from numlir._src.lax.elementwise import const
+
+# --- erf, erf_inv, lgamma, digamma ----------------------------------------------------------
+
+erf_p = ew._unary("erf", "erf", (tc.FLOAT,))
+erf_inv_p = ew._unary("erf_inv", "erf_inv", (tc.FLOAT,))
+lgamma_p = ew._unary("lgamma", "lgamma", (tc.FLOAT,))
+digamma_p = ew._unary("digamma", "digamma", (tc.FLOAT,))
+
+
+def erf(x):
+    """Elementwise error function."""
+    return erf_p.bind(x)
+
+
+def erf_inv(x):
+    """Elementwise inverse error function (±inf at ±1)."""
+    return erf_inv_p.bind(x)
+
+
+def lgamma(x):
+    """Elementwise ``log(|gamma(x)|)``."""
+    return lgamma_p.bind(x)
+
+
+def digamma(x):
+    """Elementwise digamma function (derivative of lgamma)."""
+    return digamma_p.bind(x)
+
+
+def _sq(x):
+    return ew.mul(x, x)
+
+
+ad.defjvp(erf_p, lambda t, x: ew.mul(t, ew.mul(const(x, 2 / np.sqrt(np.pi)), ew.exp(ew.neg(_sq(x))))))
+ad.defjvp(erf_inv_p, lambda t, x: ew.mul(t, ew.mul(const(x, np.sqrt(np.pi) / 2),
+                                                   ew.exp(_sq(erf_inv(x))))))
+ad.defjvp(lgamma_p, lambda t, x: ew.mul(t, digamma(x)))
+# digamma' is trigamma, polygamma(1, x).
+ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(const(x, 1), x)))
+
+# --- zeta and polygamma -------------------------------------------------------------------------
 
 _DIRECT_TERMS = 10
 _TAIL_TERMS = 10
@@ -54,7 +99,7 @@ def _zeta_impl(s, q):
     s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
 
     def c(v):
-        return ad.const(s, v)
+        return const(s, v)
 
     neg_s = ew.neg(s)
     direct = ew.pow(q, neg_s)
@@ -78,29 +123,27 @@ def _zeta_impl(s, q):
 def _zeta_domain(s, q, value):
     """JAX's special values: NaN for s < 1 and for q <= 0 with non-integer s; at the poles
     (q a non-positive integer) +inf for even s, NaN for odd s."""
-    nan, inf, zero = ad.const(s, np.nan), ad.const(s, np.inf), ad.const(s, 0)
+    nan, inf, zero = const(s, np.nan), const(s, np.inf), const(s, 0)
     s_int = ew.eq(s, ew.floor(s))
     q_nonpos = ew.le(q, zero)
-    value = ew.select(ew.lt(s, ad.const(s, 1)), nan, value)
+    value = ew.select(ew.lt(s, const(s, 1)), nan, value)
     value = ew.select(ew.bitwise_and(q_nonpos, ew.bitwise_not(s_int)), nan, value)
-    s_even = ew.bitwise_and(s_int, ew.eq(ew.rem(s, ad.const(s, 2)), zero))
+    s_even = ew.bitwise_and(s_int, ew.eq(ew.rem(s, const(s, 2)), zero))
     at_pole = ew.bitwise_and(q_nonpos, ew.eq(q, ew.floor(q)))
     return ew.select(at_pole, ew.select(s_even, inf, nan), value)
 
 
 def _polygamma_impl(m, x):
-    from numlir._src.lax.elementwise_extra import digamma, lgamma
-
     dtype = core.get_aval(x).dtype
     m, x = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (m, x))
-    one, zero = ad.const(m, 1), ad.const(m, 0)
+    one, zero = const(m, 1), const(m, 0)
     s = ew.add(m, one)
     # (-1)^(m+1) m! zeta(m+1, x); m! as exp(lgamma) since m is an array.
-    sign = ew.select(ew.eq(ew.rem(m, ad.const(m, 2)), zero), ad.const(m, -1), one)
+    sign = ew.select(ew.eq(ew.rem(m, const(m, 2)), zero), const(m, -1), one)
     value = ew.mul(ew.mul(sign, ew.exp(lgamma(s))), _zeta_impl(s, x))
     value = ew.select(ew.eq(m, zero), digamma(x), value)
     valid = ew.bitwise_and(ew.eq(m, ew.floor(m)), ew.ge(m, zero))
-    value = ew.select(valid, value, ad.const(m, np.nan))
+    value = ew.select(valid, value, const(m, np.nan))
     return ew.convert_element_type(value, dtype)
 
 
@@ -115,7 +158,7 @@ def _composite_primitive(name: str, impl) -> core.Primitive:
         closed = core.trace_to_graph(lambda u, v: [impl(u, v)], [out, out])
         return ctx.inline(closed, [a, b])[0]
 
-    core.batching_rules[prim] = batching.broadcast_batcher(prim)
+    batching.defbroadcasting(prim)
     return prim
 
 
@@ -150,6 +193,6 @@ def _no_tangent(what):
 
 
 ad.defjvp(zeta_p, _no_tangent("zeta with respect to x"),
-          lambda t, x, q: ew.mul(t, ew.neg(ew.mul(x, zeta(ew.add(x, ad.const(x, 1)), q)))))
+          lambda t, x, q: ew.mul(t, ew.neg(ew.mul(x, zeta(ew.add(x, const(x, 1)), q)))))
 ad.defjvp(polygamma_p, _no_tangent("polygamma with respect to m"),
-          lambda t, m, x: ew.mul(t, polygamma(ew.add(m, ad.const(m, 1)), x)))
+          lambda t, m, x: ew.mul(t, polygamma(ew.add(m, const(m, 1)), x)))

@@ -10,13 +10,15 @@ identity is combined into every window once, which is what XLA computes
 
 from __future__ import annotations
 
+import itertools
 import operator
 from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes, traceback_util
-from numlir._src import ad
+from numlir._src import ad, batching, core, dtypes, traceback_util
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.convolution import padtype_to_pads
 
@@ -90,7 +92,7 @@ def _reduce_window_primitive(name: str, kind: str, accepted) -> core.Primitive:
                          base_dilation=put(base_dilation, 1),
                          window_dilation=put(window_dilation, 1)), d
 
-    core.batching_rules[prim] = _batch_rule
+    batching.defrule(prim, _batch_rule)
     return prim
 
 
@@ -107,9 +109,6 @@ def _reduce_window_prod_jvp(primals, tangents, *, window_dimensions, window_stri
     # sum over window offsets k of t_k * prod_{k' != k} x_k', each offset's values being one
     # strided slice of the padded operand; the products of the other offsets come from
     # running products from both ends, so zeros in x need no division.
-    import itertools
-
-    from numlir._src.lax import elementwise as ew, slicing
 
     x, t = primals[0], ad.instantiate(tangents[0])
     out = reduce_window_prod_p.bind(x, window_dimensions=window_dimensions,
@@ -119,7 +118,7 @@ def _reduce_window_prod_jvp(primals, tangents, *, window_dimensions, window_stri
     if 0 in out_shape or 0 in window_dimensions:
         return out, ad.Zero(core.get_aval(out).strip_weak_type())
     config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
-    xp, tp = slicing.pad(x, ad.const(x, 1), config), slicing.pad(t, ad.const(t, 0), config)
+    xp, tp = slicing.pad(x, ew.const(x, 1), config), slicing.pad(t, ew.const(t, 0), config)
     xs, ts = [], []
     for offset in itertools.product(*(range(w) for w in window_dimensions)):
         start = [k * d for k, d in zip(offset, window_dilation)]
@@ -145,9 +144,6 @@ def _reduce_window_chooser_jvp(prim, kind: str):
     # operand. The tangent follows the first position holding the window's extremum.
     def rule(primals, tangents, *, window_dimensions, window_strides, padding, base_dilation,
              window_dilation):
-        import itertools
-
-        from numlir._src.lax import elementwise as ew, slicing
 
         x, t = primals[0], ad.instantiate(tangents[0])
         out = prim.bind(x, window_dimensions=window_dimensions, window_strides=window_strides,
@@ -155,8 +151,8 @@ def _reduce_window_chooser_jvp(prim, kind: str):
                         window_dilation=window_dilation)
         out_shape = core.get_aval(out).shape
         config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
-        xp = slicing.pad(x, ad.const(x, _identity(kind, core.get_aval(x).dtype)), config)
-        tp = slicing.pad(t, ad.const(t, 0), config)
+        xp = slicing.pad(x, ew.const(x, _identity(kind, core.get_aval(x).dtype)), config)
+        tp = slicing.pad(t, ew.const(t, 0), config)
         better = ew.gt if kind == "max" else ew.lt
         best_x = best_t = None
         for offset in itertools.product(*(range(w) for w in window_dimensions)):
@@ -174,10 +170,9 @@ def _reduce_window_chooser_jvp(prim, kind: str):
     return rule
 
 
-ad.deflinear(reduce_window_sum_p)
-core.jvp_rules[reduce_window_prod_p] = _reduce_window_prod_jvp
-core.jvp_rules[reduce_window_max_p] = _reduce_window_chooser_jvp(reduce_window_max_p, "max")
-core.jvp_rules[reduce_window_min_p] = _reduce_window_chooser_jvp(reduce_window_min_p, "min")
+ad.defjvp_rule(reduce_window_prod_p, _reduce_window_prod_jvp)
+ad.defjvp_rule(reduce_window_max_p, _reduce_window_chooser_jvp(reduce_window_max_p, "max"))
+ad.defjvp_rule(reduce_window_min_p, _reduce_window_chooser_jvp(reduce_window_min_p, "min"))
 ad.defzero(reduce_window_and_p)
 ad.defzero(reduce_window_or_p)
 
@@ -190,7 +185,6 @@ ad.defzero(reduce_window_or_p)
 # transpose: negated low/high, and a strided slice over the holes.
 def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding,
                                  base_dilation, window_dilation):
-    from numlir._src.lax import shape_ops, slicing
 
     aval = operand.aval
     if aval.size == 0 or core.get_aval(ct).size == 0:
@@ -206,12 +200,12 @@ def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strid
         ct, window_dimensions=tuple(window_dimensions), window_strides=ones,
         padding=tuple(ct_padding), base_dilation=tuple(window_strides),
         window_dilation=tuple(window_dilation))
-    unpadded = slicing.pad(ct_padded, ad.const(ct, 0), [(-lo, -hi, 0) for lo, hi in padding])
+    unpadded = slicing.pad(ct_padded, ew.const(ct, 0), [(-lo, -hi, 0) for lo, hi in padding])
     return [slicing.slice(unpadded, (0,) * aval.ndim, core.get_aval(unpadded).shape,
                           tuple(base_dilation))]
 
 
-core.transpose_rules[reduce_window_sum_p] = _reduce_window_sum_transpose
+ad.deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
 
 
 def _canonical_params(name, operand, window_dimensions, window_strides, padding, base_dilation,
@@ -272,27 +266,28 @@ _REDUCERS = {"sum": reduce_window_sum, "prod": reduce_window_prod, "max": reduce
              "min": reduce_window_min, "and": reduce_window_and, "or": reduce_window_or}
 
 
+#: Functions ``reduce_window`` recognizes as a ``computation``, with the reduction they stand
+#: for: lax's here, numlir.numpy's ufuncs registered by numpy/ufuncs.py (it sits above lax).
+_MONOIDS: dict[Callable, str] = {ew.add: "sum", ew.mul: "prod", ew.max: "max", ew.min: "min",
+                                 ew.bitwise_and: "and", ew.bitwise_or: "or"}
+
+
+def register_monoid(fn: Callable, kind: str) -> None:
+    """Lets ``reduce_window`` recognize ``fn`` as the ``kind`` ("sum", "max"...) reduction."""
+    _MONOIDS[fn] = kind
+
+
 def _monoid_kind(computation) -> str | None:
     """The reduction kind of a recognized computation, else None."""
-    from numlir._src.lax import elementwise as lax_ops
-    from numlir._src.numpy import ufuncs
-
-    kinds = {lax_ops.add: "sum", ufuncs.add: "sum", lax_ops.mul: "prod",
-             ufuncs.multiply: "prod", lax_ops.max: "max", ufuncs.maximum: "max",
-             lax_ops.min: "min", ufuncs.minimum: "min", lax_ops.bitwise_and: "and",
-             ufuncs.bitwise_and: "and", ufuncs.logical_and: "and", lax_ops.bitwise_or: "or",
-             ufuncs.bitwise_or: "or", ufuncs.logical_or: "or"}
     try:
-        return kinds.get(traceback_util.unwrap(computation))
+        return _MONOIDS.get(traceback_util.unwrap(computation))
     except TypeError:  # unhashable
         return None
 
 
 def _combine(kind: str, x, y):
-    from numlir._src.lax import elementwise as lax_ops
-
-    return {"sum": lax_ops.add, "prod": lax_ops.mul, "max": lax_ops.max, "min": lax_ops.min,
-            "and": lax_ops.bitwise_and, "or": lax_ops.bitwise_or}[kind](x, y)
+    return {"sum": ew.add, "prod": ew.mul, "max": ew.max, "min": ew.min,
+            "and": ew.bitwise_and, "or": ew.bitwise_or}[kind](x, y)
 
 
 def _identity(kind: str, dtype: np.dtype):
@@ -318,7 +313,6 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
 
         lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
     """
-    from numlir._src.lax.elementwise import convert_element_type
 
     kind = _monoid_kind(computation)
     if kind is None:
@@ -342,7 +336,7 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
             raise core.shape_error(
                 f"reduce_window: init_value dtype {init_aval.dtype.name} must match the operand "
                 f"dtype {aval.dtype.name}")
-        init_value = convert_element_type(init_value, aval.dtype)
+        init_value = ew.convert_element_type(init_value, aval.dtype)
     out = _REDUCERS[kind](operand, window_dimensions, window_strides, padding, base_dilation,
                           window_dilation)
     if not isinstance(init_value, core.Tracer):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import numlir.numpy as jnp
 from numlir._src import core
-from numlir._src.lax import elementwise_extra as lax_extra
+from numlir._src.lax import float_math
 from numlir._src.lax import type_checks as tc
+from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import promote_args_inexact
 
 
@@ -24,52 +24,52 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     """
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
-        shape = np.broadcast_shapes(jnp.shape(a), jnp.shape(b))
-        a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
-        a = jnp.where(b != 0, a, -np.inf)
+        shape = np.broadcast_shapes(reshaping.shape(a), reshaping.shape(b))
+        a, b = reshaping.broadcast_to(a, shape), reshaping.broadcast_to(b, shape)
+        a = ufuncs.where(b != 0, a, -np.inf)
     else:
         (a,) = promote_args_inexact("logsumexp", a)
     axes = tc.canonical_axes("logsumexp", axis, core.get_aval(a).ndim)
     if core.get_aval(a).size:
-        amax = jnp.max(a, axis=axis, keepdims=True)
-        amax = jnp.where(jnp.isfinite(amax), amax, 0)
+        amax = reductions.max(a, axis=axis, keepdims=True)
+        amax = ufuncs.where(ufuncs.isfinite(amax), amax, 0)
     else:
-        amax = jnp.zeros_like(jnp.sum(a, axis=axis, keepdims=True))
-    exp = jnp.exp(a - amax)
+        amax = creation.zeros_like(reductions.sum(a, axis=axis, keepdims=True))
+    exp = ufuncs.exp(a - amax)
     if b is not None:
         exp = exp * b
-    total = jnp.sum(exp, axis=axis, keepdims=True)
-    sign = jnp.sign(total)
-    out = jnp.log(jnp.abs(total)) + amax
+    total = reductions.sum(exp, axis=axis, keepdims=True)
+    sign = ufuncs.sign(total)
+    out = ufuncs.log(ufuncs.abs(total)) + amax
     if not return_sign:
-        out = jnp.where(sign < 0, np.nan, out)
+        out = ufuncs.where(sign < 0, np.nan, out)
     if not keepdims:
-        out = jnp.squeeze(out, axes) if axes else out
-        sign = jnp.squeeze(sign, axes) if axes else sign
+        out = reshaping.squeeze(out, axes) if axes else out
+        sign = reshaping.squeeze(sign, axes) if axes else sign
     return (out, sign) if return_sign else out
 
 
 def relu6(x):
     """``min(max(x, 0), 6)``."""
-    return jnp.minimum(jnp.maximum(x, 0), 6)
+    return ufuncs.minimum(ufuncs.maximum(x, 0), 6)
 
 
 def hard_tanh(x):
     """``clip(x, -1, 1)``."""
-    return jnp.minimum(jnp.maximum(x, -1), 1)
+    return ufuncs.minimum(ufuncs.maximum(x, -1), 1)
 
 
 def elu(x, alpha=1.0):
     """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
     (x,) = promote_args_inexact("elu", x)
-    safe = jnp.where(x > 0, 0, x)
-    return jnp.where(x > 0, x, alpha * lax_extra.expm1(safe))
+    safe = ufuncs.where(x > 0, 0, x)
+    return ufuncs.where(x > 0, x, alpha * float_math.expm1(safe))
 
 
 def celu(x, alpha=1.0):
     """``max(x, 0) + alpha * min(exp(x / alpha) - 1, 0)``."""
     (x,) = promote_args_inexact("celu", x)
-    return jnp.maximum(x, 0) + alpha * lax_extra.expm1(jnp.minimum(x, 0) / alpha)
+    return ufuncs.maximum(x, 0) + alpha * float_math.expm1(ufuncs.minimum(x, 0) / alpha)
 
 
 def selu(x):
@@ -82,20 +82,20 @@ def selu(x):
 def leaky_relu(x, negative_slope=1e-2):
     """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
     (x,) = promote_args_inexact("leaky_relu", x)
-    return jnp.where(x >= 0, x, negative_slope * x)
+    return ufuncs.where(x >= 0, x, negative_slope * x)
 
 
 def log_sigmoid(x):
     """``log(sigmoid(x)) = -softplus(-x)``, computed stably."""
     (x,) = promote_args_inexact("log_sigmoid", x)
-    return jnp.minimum(x, 0) - lax_extra.log1p(jnp.exp(-jnp.abs(x)))
+    return ufuncs.minimum(x, 0) - float_math.log1p(ufuncs.exp(-ufuncs.abs(x)))
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
     """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``."""
     (x,) = promote_args_inexact("standardize", x)
     if mean is None:
-        mean = jnp.mean(x, axis=axis, keepdims=True)
+        mean = reductions.mean(x, axis=axis, keepdims=True)
     if variance is None:
-        variance = jnp.mean(jnp.square(x), axis=axis, keepdims=True) - jnp.square(mean)
-    return (x - mean) * (1 / jnp.sqrt(variance + epsilon))
+        variance = reductions.mean(ufuncs.square(x), axis=axis, keepdims=True) - ufuncs.square(mean)
+    return (x - mean) * (1 / ufuncs.sqrt(variance + epsilon))

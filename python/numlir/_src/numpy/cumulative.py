@@ -9,8 +9,9 @@ scan.
 from __future__ import annotations
 
 from numlir._src import core, dtypes
-from numlir._src.lax import elementwise as lax
-from numlir._src.lax import elementwise_extra, shape_ops
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
+from numlir._src.lax import cumulative as lax_cumulative
 from numlir._src.numpy.util import check_arraylike
 
 
@@ -29,7 +30,7 @@ def _numpy_cumulative(name: str, lax_fn):
         if dtype is None and dtypes.is_bool(aval.dtype):
             dtype = dtypes.default_int_dtype()
         if dtype is not None:
-            a = lax.convert_element_type(a, dtypes.canonicalize_dtype(dtype), aval.weak_type)
+            a = ew.convert_element_type(a, dtypes.canonicalize_dtype(dtype), aval.weak_type)
         return lax_fn(a, axis=axis)
 
     fn.__name__ = name
@@ -39,5 +40,5 @@ def _numpy_cumulative(name: str, lax_fn):
     return fn
 
 
-cumsum = _numpy_cumulative("cumsum", elementwise_extra.cumsum)
-cumprod = _numpy_cumulative("cumprod", elementwise_extra.cumprod)
+cumsum = _numpy_cumulative("cumsum", lax_cumulative.cumsum)
+cumprod = _numpy_cumulative("cumprod", lax_cumulative.cumprod)

@@ -21,6 +21,8 @@ from numlir._src.array import Array, as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 from numlir._src.lax import slicing
+from numlir._src.numpy import ufuncs
+from numlir._src.numpy.creation import _contains_tracer
 from numlir._src.numpy.util import broadcast_shapes
 
 # Entry kinds: ("slice", start, length, step) with start/step as in the *original* axis,
@@ -52,10 +54,9 @@ def _static_int(v, what: str):
 def _as_index_array(v):
     """An index value as ("arr"/"dyn"/"int"/"bool") data."""
     if isinstance(v, (list, tuple)):
-        from numlir._src.numpy.array_api import _contains_tracer
 
         if _contains_tracer(v):
-            from numlir._src.numpy.joining import array_from_nested
+            from numlir._src.numpy.joining import array_from_nested  # joining.py builds on this module
 
             v = array_from_nested(v)
         else:
@@ -381,7 +382,6 @@ class _IndexUpdateRef:
     def divide(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
                mode=None):
         """``x`` with ``x[idx] /= values``."""
-        from numlir._src.numpy import ufuncs
 
         ones = _scatter_update(_ones_like(self.array), self.index, values, "mul", mode)
         return ufuncs.divide(self.array, ones)
@@ -390,7 +390,6 @@ class _IndexUpdateRef:
     def power(self, values, *, indices_are_sorted: bool = False, unique_indices: bool = False,
               mode=None):
         """``x`` with ``x[idx] **= values``."""
-        from numlir._src.numpy import ufuncs
 
         ones = _scatter_update(_ones_like(self.array), self.index, values, "mul", mode)
         return ufuncs.power(self.array, ones)

@@ -17,14 +17,15 @@ from numlir._src import core, dtypes, shapes
 from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
-from numlir._src.lax import slicing
+from numlir._src.lax import float_math, slicing
 from numlir._src.lax import type_checks as tc
-from numlir._src.numpy.util import broadcast_shapes, check_arraylike, promote_dtypes
+from numlir._src.numpy import reductions, ufuncs
+from numlir._src.numpy.creation import asarray
+from numlir._src.numpy.indexing import _stack_last, getitem
+from numlir._src.numpy.util import broadcast_shapes, promote_dtypes
 
 
 def _asarray(x):
-    from numlir._src.numpy.array_api import asarray
-
     return asarray(x)
 
 
@@ -414,9 +415,7 @@ def _pad_stats(x, widths, stat_length, mode):
     """``maximum``/``minimum``/``mean``/``median`` padding: each side is filled with the
     statistic of the first/last ``stat_length`` entries (the whole axis if ``None``); integer
     results are rounded half-to-even, as jax does."""
-    from numlir._src.numpy import reductions
-    from numlir._src.numpy.math_extra import round as np_round
-    from numlir._src.numpy.sorting import median
+    from numlir._src.numpy.sorting import median  # sorting.py builds on this module
 
     funcs = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
              "median": median}
@@ -438,7 +437,7 @@ def _pad_stats(x, widths, stat_length, mode):
             stat_b = func(slicing.slice_in_dim(x, 0, lb, 1, axis), axis=axis, keepdims=True)
             stat_a = func(slicing.slice_in_dim(x, n - la, n, 1, axis), axis=axis, keepdims=True)
         if np.issubdtype(aval.dtype, np.integer):
-            stat_b, stat_a = np_round(stat_b), np_round(stat_a)
+            stat_b, stat_a = ufuncs.round(stat_b), ufuncs.round(stat_a)
         stat_b = ew.convert_element_type(stat_b, aval.dtype, aval.weak_type)
         stat_a = ew.convert_element_type(stat_a, aval.dtype, aval.weak_type)
         parts = []
@@ -470,9 +469,7 @@ def _ramp(edge, end, count, axis, reverse):
     w = shape_ops.broadcast_in_dim(w, out_shape, tuple(range(aval.ndim)))
     out = ew.add(end, ew.mul(ew.sub(e, end), w))
     if not dtypes.is_float(aval.dtype):
-        from numlir._src.lax.elementwise_extra import round as lax_round
-
-        out = lax_round(out, 1)
+        out = float_math.round(out, 1)
     return ew.convert_element_type(out, aval.dtype, aval.weak_type)
 
 
@@ -656,8 +653,6 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
             comps.append(shape_ops.full(shape, ew.convert_element_type(0, idt)))
         else:
             comps.append(shape_ops.broadcasted_iota(idt, shape, d))
-    from numlir._src.numpy.indexing import _stack_last
-
     dnums = slicing.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(arr.ndim)),
                                            start_index_map=tuple(range(arr.ndim)))
     return slicing.gather(arr, _stack_last(comps, shape), dnums, (1,) * arr.ndim, mode=gmode,
@@ -669,8 +664,6 @@ def take_along_axis(arr, indices, axis: int | None, mode=None, fill_value=None):
 
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The ``offset`` diagonal of the planes given by ``axis1``/``axis2`` (as the last axis)."""
-    from numlir._src.numpy.indexing import getitem
-
     a = _asarray(a)
     if a.ndim < 2:
         raise core.value_error("diagonal requires an array of at least two dimensions")
@@ -691,9 +684,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
     """Sum of the ``offset`` diagonal (see ``diagonal``)."""
-    from numlir._src.numpy.reductions import sum as _sum
-
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def diag(v, k: int = 0):

@@ -1,16 +1,84 @@
-"""einsum, tensordot, inner, moveaxis and identity of numlir.numpy, built on dot_general."""
+"""Products of numlir.numpy (matmul, dot, vdot, outer, einsum, tensordot, inner), built on
+dot_general, and moveaxis and identity."""
 
 from __future__ import annotations
 
 import string
+
 import numpy as np
 
 from numlir._src import core, dtypes
 from numlir._src.lax import dot as lax_dot
-from numlir._src.lax import elementwise as lax
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
 from numlir._src.lax import type_checks as tc
-from numlir._src.numpy.util import check_arraylike, promote_dtypes
+from numlir._src.numpy import ufuncs
+from numlir._src.numpy.creation import asarray, eye
+from numlir._src.numpy.reshaping import ravel, reshape
+from numlir._src.numpy.util import broadcast_shapes, check_arraylike, promote_dtypes
+
+# --- products -----------------------------------------------------------------------
+
+
+def matmul(a, b, /):
+    """Matrix product with NumPy semantics: 1-D operands are promoted and the added dim removed;
+    leading (batch) dimensions broadcast."""
+    check_arraylike("matmul", a, b)
+    a, b = promote_dtypes(a, b)
+    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    orig = f"{core.get_aval(a).str_short()} and {core.get_aval(b).str_short()}"
+    if not sa or not sb:
+        raise core.value_error(f"matmul: operands must not be scalars, got shapes {sa} and {sb}")
+    a_vec, b_vec = len(sa) == 1, len(sb) == 1
+    if a_vec:
+        a, sa = shape_ops.reshape(a, (1,) + sa), (1,) + sa
+    if b_vec:
+        b, sb = shape_ops.reshape(b, sb + (1,)), sb + (1,)
+    if sa[-1] != sb[-2]:
+        raise core.shape_error(
+            f"matmul got incompatible shapes: {orig} "
+            f"(contracting sizes {sa[-1]} and {sb[-2]} differ)")
+    batch = broadcast_shapes("matmul", sa[:-2], sb[:-2])
+    nb = len(batch)
+    if len(sb) == 2:  # (..., n, k) @ (k, m): one contraction, no batch dims needed
+        out = lax_dot.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+    else:
+        if sa[:-2] != batch:
+            a = shape_ops.broadcast_to_rank(a, batch + sa[-2:])
+        if sb[:-2] != batch:
+            b = shape_ops.broadcast_to_rank(b, batch + sb[-2:])
+        bd = tuple(range(nb))
+        out = lax_dot.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)))
+    out_shape = core.get_aval(out).shape
+    if a_vec or b_vec:
+        out_shape = out_shape[:-2] + (() if a_vec else out_shape[-2:-1]) + (() if b_vec else out_shape[-1:])
+        out = shape_ops.reshape(out, out_shape)
+    return out
+
+
+def dot(a, b, /):
+    """NumPy's dot: scalars multiply; otherwise contract a's last axis with b's second-to-last."""
+    check_arraylike("dot", a, b)
+    a, b = promote_dtypes(a, b)
+    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    if not sa or not sb:
+
+        return ufuncs.multiply(a, b)
+    rc = 0 if len(sb) == 1 else len(sb) - 2
+    if sa[-1] != sb[rc]:
+        raise core.shape_error(f"dot got incompatible shapes: {sa} and {sb} "
+                               f"(contracting sizes {sa[-1]} and {sb[rc]} differ)")
+    return lax_dot.dot_general(a, b, (((len(sa) - 1,), (rc,)), ((), ())))
+
+
+def vdot(a, b, /):
+    return dot(ravel(a), ravel(b))
+
+
+def outer(a, b, /):
+    a, b = ravel(a), ravel(b)
+    return dot(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
 
 # --- einsum -------------------------------------------------------------------------
 
@@ -111,9 +179,9 @@ def _take_diagonals(x, lab: str) -> tuple[object, str]:
         j = lab.index(c, i + 1)
         aval = core.get_aval(x)
         idt = dtypes.default_int_dtype()
-        on_diag = lax.eq(shape_ops.broadcasted_iota(idt, aval.shape, i),
+        on_diag = ew.eq(shape_ops.broadcasted_iota(idt, aval.shape, i),
                          shape_ops.broadcasted_iota(idt, aval.shape, j))
-        x = lax.select(on_diag, x, shape_ops.full(aval.shape, lax.convert_element_type(0, aval.dtype)))
+        x = ew.select(on_diag, x, shape_ops.full(aval.shape, ew.convert_element_type(0, aval.dtype)))
         x = reduction.reduce_sum(x, (j,))
         lab = lab[:j] + lab[j + 1:]
     return x, lab
@@ -154,7 +222,7 @@ def _contract_pair(a, la: str, b, lb: str, needed: set) -> tuple[object, str]:
         if order != list(range(len(lb))):
             b, lb = shape_ops.transpose(b, order), "".join(lb[k] for k in order)
         b = shape_ops.broadcast_in_dim(b, shape, [out_lab.index(c) for c in lb])
-        return lax.mul(a, b), out_lab
+        return ew.mul(a, b), out_lab
     dn = (([la.index(c) for c in contract], [lb.index(c) for c in contract]),
           ([la.index(c) for c in batch], [lb.index(c) for c in batch]))
     out = lax_dot.dot_general(a, b, dn)
@@ -180,7 +248,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         >>> jnp.einsum('ii', jnp.eye(3))
         Array(3., dtype=float32)
     """
-    from numlir._src.numpy.array_api import asarray
 
     if out is not None:
         raise NotImplementedError("einsum: the 'out' argument is not supported (arrays are immutable)")
@@ -195,9 +262,9 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     dtype = core.get_aval(operands[0]).dtype
     result_dtype = preferred_element_type or dtype
     if dtypes.is_bool(dtype):  # bool einsum is OR of ANDs: count in ints, then test for nonzero
-        operands = [lax.convert_element_type(x, dtypes.default_int_dtype()) for x in operands]
+        operands = [ew.convert_element_type(x, dtypes.default_int_dtype()) for x in operands]
     elif preferred_element_type is not None:
-        operands = [lax.convert_element_type(x, preferred_element_type) for x in operands]
+        operands = [ew.convert_element_type(x, preferred_element_type) for x in operands]
 
     shapes = [core.get_aval(x).shape for x in operands]
     labels, out_labels = _expand_ellipses(subscripts, shapes)
@@ -218,7 +285,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if lab != out_labels:
         x = shape_ops.transpose(x, [lab.index(c) for c in out_labels])
     if core.get_aval(x).dtype != result_dtype:
-        x = lax.convert_element_type(x, result_dtype)
+        x = ew.convert_element_type(x, result_dtype)
     return x
 
 
@@ -238,7 +305,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
         (2, 5)
     """
     check_arraylike("tensordot", a, b)
-    from numlir._src.numpy.array_api import asarray
 
     a, b = promote_dtypes(asarray(a), asarray(b))
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
@@ -272,13 +338,11 @@ def inner(a, b, /, *, precision=None, preferred_element_type=None):
         (2, 4)
     """
     check_arraylike("inner", a, b)
-    from numlir._src.numpy.array_api import asarray
-    from numlir._src.numpy.ufuncs import multiply
 
     a, b = asarray(a), asarray(b)
     if core.get_aval(a).ndim == 0 or core.get_aval(b).ndim == 0:
-        out = multiply(a, b)
-        return out if preferred_element_type is None else lax.convert_element_type(
+        out = ufuncs.multiply(a, b)
+        return out if preferred_element_type is None else ew.convert_element_type(
             out, dtypes.canonicalize_dtype(preferred_element_type))
     return tensordot(a, b, ((-1,), (-1,)), preferred_element_type=preferred_element_type)
 
@@ -293,7 +357,6 @@ def moveaxis(a, source, destination):
         (3, 4, 2)
     """
     check_arraylike("moveaxis", a)
-    from numlir._src.numpy.array_api import asarray
 
     a = asarray(a)
     nd = core.get_aval(a).ndim
@@ -322,7 +385,6 @@ def identity(n: int, dtype=None):
         Array([[1, 0],
                [0, 1]], dtype=int32)
     """
-    from numlir._src.numpy.array_api import eye
 
     return eye(int(n), dtype=dtype)
 

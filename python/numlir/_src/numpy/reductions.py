@@ -1,4 +1,5 @@
-"""Reductions of numlir.numpy: sum, prod, mean, var, std, max, min, all, any.
+"""Reductions of numlir.numpy: sum, prod, mean, var, std, max, min, all, any; argmax and
+argmin; the NaN-aware nansum/nanmean/nanmax/nanmin; count_nonzero, ptp and average.
 
 Each takes ``where=`` (a mask broadcastable to the input: masked-out elements
 don't take part) and, where NumPy has it, ``initial=`` (an extra element of
@@ -9,12 +10,17 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from numlir._src import core, dtypes
 from numlir._src.array import as_array
-from numlir._src.lax import elementwise as lax
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
 from numlir._src.lax import type_checks as tc
-from numlir._src.numpy.util import broadcast_shapes, check_arraylike
+from numlir._src.numpy import ufuncs
+from numlir._src.numpy.ufuncs import where as select
+from numlir._src.numpy.reshaping import broadcast_to
+from numlir._src.numpy.util import broadcast_shapes, check_arraylike, dtype_of, promote_args_inexact
 
 
 def _keepdims(out, axes, keepdims: bool):
@@ -46,12 +52,11 @@ def _identity(name, dtype):
 
 def _masked(name, a, where):
     """``a`` with the elements outside ``where`` replaced by the identity."""
-    from numlir._src.numpy.ufuncs import where as select
 
     aval = core.get_aval(a)
     check_arraylike(name, where)
-    mask = lax.convert_element_type(where, dtypes.bool_)
-    fill = lax.convert_element_type(_identity(name, aval.dtype), aval.dtype, True)
+    mask = ew.convert_element_type(where, dtypes.bool_)
+    fill = ew.convert_element_type(_identity(name, aval.dtype), aval.dtype, True)
     shape = broadcast_shapes(name, aval.shape, core.get_aval(mask).shape)
     if shape != aval.shape:
         raise core.shape_error(
@@ -61,7 +66,7 @@ def _masked(name, a, where):
     return select(mask, a, fill)
 
 
-_COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
+_COMBINE = {"sum": ew.add, "prod": ew.mul, "max": ew.max, "min": ew.min}
 
 
 def _computation_dtype(dtype):
@@ -81,15 +86,15 @@ def _reduce(name, a, axis, keepdims, dtype, prim_fn, default_dtype=None, where=N
     result_dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     computation_dtype = _computation_dtype(result_dtype) if upcast else result_dtype
     if computation_dtype != aval.dtype:
-        a = lax.convert_element_type(a, computation_dtype, aval.weak_type)
+        a = ew.convert_element_type(a, computation_dtype, aval.weak_type)
     if where is not None:
         a = _masked(name, a, where)
     out = prim_fn(a, axes) if axes else as_array(a)
     if initial is not None:
         out_aval = core.get_aval(out)
-        out = _COMBINE[name](out, lax.convert_element_type(initial, out_aval.dtype, True))
+        out = _COMBINE[name](out, ew.convert_element_type(initial, out_aval.dtype, True))
     if computation_dtype != result_dtype:
-        out = lax.convert_element_type(out, result_dtype, aval.weak_type)
+        out = ew.convert_element_type(out, result_dtype, aval.weak_type)
     return _keepdims(out, axes, keepdims)
 
 
@@ -154,7 +159,7 @@ def all(a, axis=None, out=None, keepdims: bool = False, *, where=None):  # noqa:
     """True where all elements along ``axis`` are nonzero."""
     check_arraylike("all", a)
     _no_out("all", out)
-    return _reduce("all", lax.convert_element_type(a, dtypes.bool_), axis, keepdims, None,
+    return _reduce("all", ew.convert_element_type(a, dtypes.bool_), axis, keepdims, None,
                    reduction.reduce_and, None, where)
 
 
@@ -162,7 +167,7 @@ def any(a, axis=None, out=None, keepdims: bool = False, *, where=None):  # noqa:
     """True where any element along ``axis`` is nonzero."""
     check_arraylike("any", a)
     _no_out("any", out)
-    return _reduce("any", lax.convert_element_type(a, dtypes.bool_), axis, keepdims, None,
+    return _reduce("any", ew.convert_element_type(a, dtypes.bool_), axis, keepdims, None,
                    reduction.reduce_or, None, where)
 
 
@@ -172,10 +177,9 @@ def _count(axes, aval, where, keepdims, dtype):
         count = 1
         for i in axes:
             count *= aval.shape[i]
-        return lax.convert_element_type(count, dtype, True)
-    from numlir._src.numpy.array_api import broadcast_to
+        return ew.convert_element_type(count, dtype, True)
 
-    mask = broadcast_to(lax.convert_element_type(where, dtypes.bool_), aval.shape)
+    mask = broadcast_to(ew.convert_element_type(where, dtypes.bool_), aval.shape)
     return sum(mask, axis=axes, dtype=dtype, keepdims=keepdims)
 
 
@@ -193,8 +197,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     dtype = dtypes.canonicalize_dtype(dtype)
     computation_dtype = _computation_dtype(dtype) if upcast else dtype
     total = sum(a, axis=axes, dtype=computation_dtype, keepdims=keepdims, where=where)
-    out = lax.div(total, _count(axes, aval, where, keepdims, computation_dtype))
-    return lax.convert_element_type(out, dtype, aval.weak_type)
+    out = ew.div(total, _count(axes, aval, where, keepdims, computation_dtype))
+    return ew.convert_element_type(out, dtype, aval.weak_type)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
@@ -211,21 +215,139 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
         dtype = dtypes.to_inexact_dtype(aval.dtype)
     dtype = dtypes.canonicalize_dtype(dtype)
     computation_dtype = _computation_dtype(dtype)
-    a = lax.convert_element_type(a, computation_dtype, aval.weak_type)
-    centered = lax.sub(a, mean(a, axis=axes, keepdims=True, where=where))
-    total = sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims, where=where)
+    a = ew.convert_element_type(a, computation_dtype, aval.weak_type)
+    centered = ew.sub(a, mean(a, axis=axes, keepdims=True, where=where))
+    total = sum(ew.mul(centered, centered), axis=axes, keepdims=keepdims, where=where)
     count = _count(axes, aval, where, keepdims, computation_dtype)
-    normalizer = lax.sub(count, lax.convert_element_type(ddof, computation_dtype, True))
-    result = lax.convert_element_type(lax.div(total, normalizer), dtype, aval.weak_type)
-    from numlir._src.numpy.ufuncs import where as select
+    normalizer = ew.sub(count, ew.convert_element_type(ddof, computation_dtype, True))
+    result = ew.convert_element_type(ew.div(total, normalizer), dtype, aval.weak_type)
 
-    zero = lax.convert_element_type(0, computation_dtype, True)
-    nan = lax.convert_element_type(float("nan"), dtype, True)
-    return select(lax.gt(normalizer, zero), result, nan)
+    zero = ew.convert_element_type(0, computation_dtype, True)
+    nan = ew.convert_element_type(float("nan"), dtype, True)
+    return select(ew.gt(normalizer, zero), result, nan)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
         where=None):
     """Standard deviation over ``axis``."""
     _no_out("std", out)
-    return lax.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+    return ew.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+
+
+# --- argmin / argmax ---------------------------------------------------------------------
+
+
+def _arg(name, a, axis, keepdims, fn):
+    check_arraylike(name, a)
+    aval = core.get_aval(a)
+    if axis is None:
+        a = shape_ops.reshape(a, (aval.size,))
+        out = fn(a, 0, dtypes.default_int_dtype())
+        return shape_ops.reshape(out, (1,) * aval.ndim) if keepdims else out
+    axis = tc.canonical_axis(name, axis, aval.ndim)
+    out = fn(a, axis, dtypes.default_int_dtype())
+    return shape_ops.expand_dims(out, (axis,)) if keepdims else out
+
+
+def argmax(a, axis=None, out=None, keepdims: bool = False):
+    """Index of the maximum (first occurrence; NaN wins) over ``axis`` (None: flattened)."""
+    return _arg("argmax", a, axis, keepdims, reduction.argmax)
+
+
+def argmin(a, axis=None, out=None, keepdims: bool = False):
+    """Index of the minimum (first occurrence; NaN wins) over ``axis`` (None: flattened)."""
+    return _arg("argmin", a, axis, keepdims, reduction.argmin)
+
+
+# --- NaN-aware and other reductions -------------------------------------------------------------------
+
+
+def _is_float(a):
+    return dtypes.is_float(dtype_of(a))
+
+
+def nansum(a, axis=None, dtype=None, keepdims: bool = False):
+    """Sum treating NaN as 0."""
+    check_arraylike("nansum", a)
+    if _is_float(a):
+        a = ufuncs.where(ufuncs.isnan(a), 0, a)
+    return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, keepdims: bool = False):
+    """Mean over the non-NaN elements (NaN where there are none)."""
+    check_arraylike("nanmean", a)
+    if not _is_float(a):
+        return mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    valid = ufuncs.logical_not(ufuncs.isnan(a))
+    total = nansum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    count = sum(valid, axis=axis, keepdims=keepdims)
+    return ufuncs.true_divide(total, count.astype(dtype_of(total)))
+
+
+def _nan_extreme(name, a, axis, keepdims, fill, fn):
+    check_arraylike(name, a)
+    if not _is_float(a):
+        return fn(a, axis=axis, keepdims=keepdims)
+    nan = ufuncs.isnan(a)
+    out = fn(ufuncs.where(nan, fill, a), axis=axis, keepdims=keepdims)
+    all_nan = all(nan, axis=axis, keepdims=keepdims)
+    return ufuncs.where(all_nan, np.nan, out).astype(dtype_of(a))
+
+
+def nanmax(a, axis=None, keepdims: bool = False):
+    """Maximum ignoring NaN (NaN where all are NaN)."""
+    return _nan_extreme("nanmax", a, axis, keepdims, -np.inf, max)
+
+
+def nanmin(a, axis=None, keepdims: bool = False):
+    """Minimum ignoring NaN (NaN where all are NaN)."""
+    return _nan_extreme("nanmin", a, axis, keepdims, np.inf, min)
+
+
+def count_nonzero(a, axis=None, keepdims: bool = False):
+    """Number of non-zero elements over ``axis``."""
+    check_arraylike("count_nonzero", a)
+    return sum(
+        ufuncs.not_equal(a, 0), axis=axis, keepdims=keepdims, dtype=dtypes.default_int_dtype()
+    )
+
+
+def ptp(a, axis=None, keepdims: bool = False):
+    """Range ``max - min`` over ``axis``."""
+    return ufuncs.subtract(
+        max(a, axis=axis, keepdims=keepdims),
+        min(a, axis=axis, keepdims=keepdims),
+    )
+
+
+def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
+    """Weighted mean over ``axis``; ``returned`` also gives the sum of weights."""
+    check_arraylike("average", a)
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        aval = core.get_aval(a)
+        axes = tc.canonical_axes("average", axis, aval.ndim)
+        count = int(np.prod([aval.shape[i] for i in axes])) if axes else 1
+        return avg, ufuncs.add(ufuncs.multiply(avg, 0), count)
+    a, weights = promote_args_inexact("average", a, weights)
+    a_aval, w_aval = core.get_aval(a), core.get_aval(weights)
+    if a_aval.shape != w_aval.shape:
+        if axis is None or w_aval.ndim != 1:
+            raise ValueError(
+                "average: 1D weights need an axis; otherwise weights must match a's shape"
+            )
+        axis = tc.canonical_axis("average", axis, a_aval.ndim)
+        shape = [1] * a_aval.ndim
+        shape[axis] = w_aval.shape[0]
+        weights = shape_ops.reshape(weights, tuple(shape))
+    # weights + 0 * a broadcasts the weights to a's shape.
+    total_weight = sum(
+        ufuncs.add(weights, ufuncs.multiply(a, 0)), axis=axis, keepdims=keepdims
+    )
+    avg = ufuncs.true_divide(
+        sum(ufuncs.multiply(a, weights), axis=axis, keepdims=keepdims), total_weight
+    )
+    return (avg, total_weight) if returned else avg

@@ -5,16 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import sorting as lax_sorting
 from numlir._src.lax import type_checks as tc
+from numlir._src.lax.scan import fori_loop
+from numlir._src.numpy import creation, cumulative, joining, reductions, reshaping, ufuncs
+from numlir._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
 
 
 def _prepare(a, axis, what):
-    from numlir._src.numpy import array_api
-
-    a = array_api.asarray(a)
+    a = creation.asarray(a)
     if axis is None:
-        return array_api.ravel(a), 0
+        return reshaping.ravel(a), 0
     aval = core.get_aval(a)
     if aval.ndim == 0:
         raise core.value_error(f"jnp.{what}: axis {axis} is out of bounds for a 0-d array")
@@ -34,7 +36,6 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     a, axis = _prepare(a, axis, "sort")
     result = lax_sorting.sort(a, dimension=axis)
     if descending:  # jax reverses the ascending sort
-        from numlir._src.lax import slicing
 
         result = slicing.rev(result, (axis,))
     return result
@@ -48,7 +49,6 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
 
         jnp.argsort(jnp.array([3, 1, 2]))  # [1, 2, 0]
     """
-    from numlir._src.lax import shape_ops
 
     if order is not None:
         raise NotImplementedError("jnp.argsort: 'order' is not supported")
@@ -62,18 +62,11 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
 # --- searchsorted -------------------------------------------------------------------------------
 
 
-def _jnp():
-    from numlir import numpy as jnp
-
-    return jnp
-
-
 def _nan_last_lt(x, y):
     """``x < y`` in sort order: NaNs after every number, ``-0.0 == 0.0``."""
-    jnp = _jnp()
-    if not jnp.issubdtype(core.get_aval(x).dtype, jnp.inexact):
-        return jnp.less(x, y)
-    return jnp.less(x, y) | (jnp.isnan(y) & ~jnp.isnan(x))
+    if not dtypes.issubdtype(core.get_aval(x).dtype, np.inexact):
+        return ufuncs.less(x, y)
+    return ufuncs.less(x, y) | (ufuncs.isnan(y) & ~ufuncs.isnan(x))
 
 
 def _index_dtype(n: int):
@@ -92,46 +85,43 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 
         jnp.searchsorted(jnp.array([1., 2., 2., 3.]), jnp.array([2., 5.]))  # [1, 4]
     """
-    from numlir._src.numpy.util import check_arraylike, promote_dtypes
 
-    jnp = _jnp()
     check_arraylike("searchsorted", a, v)
     if side not in ("left", "right"):
         raise core.value_error(f"jnp.searchsorted: side must be 'left' or 'right', got {side!r}")
     if method not in ("scan", "scan_unrolled", "compare_all", "sort"):
         raise core.value_error(f"jnp.searchsorted: unsupported method {method!r}")
-    a, v = jnp.asarray(a), jnp.asarray(v)
+    a, v = creation.asarray(a), creation.asarray(v)
     if a.ndim != 1:
         raise core.value_error(f"jnp.searchsorted: a should be 1-dimensional, got shape {a.shape}")
     a, v = promote_dtypes(a, v)
     if sorter is not None:
-        a = jnp.take(a, sorter)
+        a = joining.take(a, sorter)
     n = a.shape[0]
     dtype = _index_dtype(n)
     if n == 0 or v.size == 0:
-        return jnp.zeros(v.shape, dtype)
+        return creation.zeros(v.shape, dtype)
     # left: count a[i] < v; right: count a[i] <= v, i.e. not v < a[i].
     before = ((lambda ai, q: _nan_last_lt(ai, q)) if side == "left"
               else (lambda ai, q: ~_nan_last_lt(q, ai)))
     if method == "compare_all":
-        hits = before(jnp.reshape(a, (n,) + (1,) * v.ndim), v)
-        return jnp.sum(hits, axis=0, dtype=dtype)
+        hits = before(reshaping.reshape(a, (n,) + (1,) * v.ndim), v)
+        return reductions.sum(hits, axis=0, dtype=dtype)
 
     def step(lo, hi):  # lower bound of the first i with not before(a[i], v), in [lo, hi]
         active = lo < hi
         mid = lo + (hi - lo) // 2
-        go_right = before(jnp.take(a, mid, mode="clip"), v) & active
-        return jnp.where(go_right, mid + 1, lo), jnp.where(go_right | ~active, hi, mid)
+        go_right = before(joining.take(a, mid, mode="clip"), v) & active
+        return ufuncs.where(go_right, mid + 1, lo), ufuncs.where(go_right | ~active, hi, mid)
 
-    lo, hi = jnp.zeros(v.shape, dtype), jnp.full(v.shape, n, dtype)
+    lo, hi = creation.zeros(v.shape, dtype), creation.full(v.shape, n, dtype)
     levels = int(np.ceil(np.log2(n + 1)))
     if method == "scan_unrolled":
         for _ in range(levels):
             lo, hi = step(lo, hi)
     else:
-        from numlir._src.lax import control_flow
 
-        lo, hi = control_flow.fori_loop(0, levels, lambda _, c: step(*c), (lo, hi))
+        lo, hi = fori_loop(0, levels, lambda _, c: step(*c), (lo, hi))
     return lo
 
 
@@ -145,18 +135,15 @@ def lexsort(keys, axis: int = -1):
 
         jnp.lexsort([jnp.array([1, 0, 1]), jnp.array([0, 0, -1])])  # [2, 1, 0]
     """
-    from numlir._src import dtypes
-    from numlir._src.lax import shape_ops
 
-    jnp = _jnp()
-    keys = [jnp.asarray(k) for k in keys]
+    keys = [creation.asarray(k) for k in keys]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if len({k.shape for k in keys}) > 1:
         raise core.value_error("jnp.lexsort: all keys need to be the same shape")
     shape = keys[0].shape
     if not shape:
-        return jnp.zeros((), dtypes.default_int_dtype())
+        return creation.zeros((), dtypes.default_int_dtype())
     axis = tc.canonical_axis("jnp.lexsort", axis, len(shape))
     idx_dtype = _index_dtype(shape[axis])
     if idx_dtype == np.int32:
@@ -172,23 +159,20 @@ def msort(a):
 
 def _ascending_nan_first_order(x):
     """Stable ascending argsort of ``x`` along its last axis, NaNs first (as jax partitions)."""
-    from numlir._src.lax import shape_ops
 
-    jnp = _jnp()
     iota = shape_ops.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
-    keys = [~jnp.isnan(x), x] if jnp.issubdtype(x.dtype, jnp.inexact) else [x]
+    keys = [~ufuncs.isnan(x), x] if dtypes.issubdtype(x.dtype, np.inexact) else [x]
     return lax_sorting.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys))[-1]
 
 
 def _partition_prepare(name, a, kth, axis):
-    jnp = _jnp()
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if a.ndim == 0:
         raise core.value_error(f"jnp.{name}: a must have at least one dimension")
     axis = tc.canonical_axis(f"jnp.{name}", axis, a.ndim)
     n = a.shape[axis]
     kth = tc.canonical_axis(f"jnp.{name}", kth, n)
-    return jnp.swapaxes(a, axis, -1), kth, axis, n
+    return reshaping.swapaxes(a, axis, -1), kth, axis, n
 
 
 def partition(a, kth: int, axis: int = -1):
@@ -199,11 +183,10 @@ def partition(a, kth: int, axis: int = -1):
 
         jnp.partition(jnp.array([5, 1, 4, 2, 3]), 1)  # [1, 2, 5, 4, 3]
     """
-    jnp = _jnp()
     x, kth, axis, n = _partition_prepare("partition", a, kth, axis)
-    bottom = jnp.take_along_axis(x, _ascending_nan_first_order(x)[..., :kth + 1], axis=-1)
+    bottom = joining.take_along_axis(x, _ascending_nan_first_order(x)[..., :kth + 1], axis=-1)
     top = lax_sorting.top_k(x, n - kth - 1)[0]
-    return jnp.swapaxes(jnp.concatenate([bottom, top], axis=-1), axis, -1)
+    return reshaping.swapaxes(joining.concatenate([bottom, top], axis=-1), axis, -1)
 
 
 def argpartition(a, kth: int, axis: int = -1):
@@ -214,16 +197,14 @@ def argpartition(a, kth: int, axis: int = -1):
 
         jnp.argpartition(jnp.array([5, 1, 4, 2, 3]), 1)  # [1, 3, 0, 2, 4]
     """
-    from numlir._src.lax import shape_ops
 
-    jnp = _jnp()
     x, kth, axis, n = _partition_prepare("argpartition", a, kth, axis)
     order = _ascending_nan_first_order(x)
     iota = shape_ops.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
     rank = lax_sorting.sort((order, iota), dimension=x.ndim - 1, num_keys=1)[1]
     rest = lax_sorting.sort((rank <= kth, iota), dimension=x.ndim - 1, num_keys=1)[1]
-    out = jnp.concatenate([order[..., :kth + 1], rest[..., :n - kth - 1]], axis=-1)
-    return jnp.swapaxes(out, axis, -1)
+    out = joining.concatenate([order[..., :kth + 1], rest[..., :n - kth - 1]], axis=-1)
+    return reshaping.swapaxes(out, axis, -1)
 
 
 # --- quantiles --------------------------------------------------------------------------------
@@ -233,48 +214,44 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _reduce_to_last_axis(name, a, axis, keepdims):
     """``a`` with the reduced axes merged into its last axis, and the kept-dims output shape."""
-    jnp = _jnp()
     if axis is None:
-        return jnp.ravel(a), (1,) * a.ndim if keepdims else ()
+        return reshaping.ravel(a), (1,) * a.ndim if keepdims else ()
     axes = tc.canonical_axes(f"jnp.{name}", axis, a.ndim)
     kept = [d for d in range(a.ndim) if d not in axes]
-    x = jnp.transpose(a, kept + list(axes))
+    x = reshaping.transpose(a, kept + list(axes))
     batch = tuple(a.shape[d] for d in kept)
-    x = jnp.reshape(x, batch + (int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),))
+    x = reshaping.reshape(x, batch + (int(np.prod([a.shape[d] for d in axes], dtype=np.int64)),))
     out = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims else batch
     return x, out
 
 
 def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
-    from numlir._src.numpy.util import check_arraylike, promote_dtypes_inexact
-
-    jnp = _jnp()
     check_arraylike(name, a, q)
     if method not in _QUANTILE_METHODS:
         raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, "
                                f"got {method!r}")
-    a, (q,) = jnp.asarray(a), promote_dtypes_inexact(jnp.asarray(q))
-    if not jnp.issubdtype(a.dtype, jnp.inexact):  # as jax: 64-bit ints -> f64, narrower -> f32
+    a, (q,) = creation.asarray(a), promote_dtypes_inexact(creation.asarray(q))
+    if not dtypes.issubdtype(a.dtype, np.inexact):  # as jax: 64-bit ints -> f64, narrower -> f32
         a = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
     if q.ndim > 1:
         raise core.value_error(f"jnp.{name}: q must have rank <= 1, got shape {q.shape}")
     x, out_shape = _reduce_to_last_axis(name, a, axis, keepdims)
     n = x.shape[-1]
-    nan = jnp.isnan(x)
+    nan = ufuncs.isnan(x)
     if ignore_nan:
-        count = jnp.sum(~nan, axis=-1, keepdims=True).astype(q.dtype)
+        count = reductions.sum(~nan, axis=-1, keepdims=True).astype(q.dtype)
     else:  # one NaN makes the whole slice NaN
-        x = jnp.where(jnp.any(nan, axis=-1, keepdims=True), jnp.asarray(np.nan, x.dtype), x)
-        count = jnp.full(x.shape[:-1] + (1,), n, q.dtype)
+        x = ufuncs.where(reductions.any(nan, axis=-1, keepdims=True), creation.asarray(np.nan, x.dtype), x)
+        count = creation.full(x.shape[:-1] + (1,), n, q.dtype)
     x = sort(x, axis=-1)
-    pos = jnp.reshape(q, (1,) * (x.ndim - 1) + (q.size,)) * (count - 1)  # batch..., Q
-    low, high = jnp.floor(pos), jnp.ceil(pos)
+    pos = reshaping.reshape(q, (1,) * (x.ndim - 1) + (q.size,)) * (count - 1)  # batch..., Q
+    low, high = ufuncs.floor(pos), ufuncs.ceil(pos)
     frac = pos - low
-    last = jnp.maximum(count - 1, 0)
-    low = jnp.clip(low, 0, last).astype(np.int32)
-    high = jnp.clip(high, 0, last).astype(np.int32)
-    low_v = jnp.take_along_axis(x, low, axis=-1)
-    high_v = jnp.take_along_axis(x, high, axis=-1)
+    last = ufuncs.maximum(count - 1, 0)
+    low = ufuncs.clip(low, 0, last).astype(np.int32)
+    high = ufuncs.clip(high, 0, last).astype(np.int32)
+    low_v = joining.take_along_axis(x, low, axis=-1)
+    high_v = joining.take_along_axis(x, high, axis=-1)
     if method == "linear":
         result = low_v.astype(q.dtype) * (1 - frac) + high_v.astype(q.dtype) * frac
     elif method == "lower":
@@ -282,15 +259,15 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
     elif method == "higher":
         result = high_v
     elif method == "midpoint":
-        result = (low_v + high_v) * jnp.asarray(0.5, low_v.dtype)
+        result = (low_v + high_v) * creation.asarray(0.5, low_v.dtype)
     else:
-        result = jnp.where(frac <= 0.5, low_v, high_v)
-    result = jnp.reshape(_last_to_front(result), q.shape + out_shape)
+        result = ufuncs.where(frac <= 0.5, low_v, high_v)
+    result = reshaping.reshape(_last_to_front(result), q.shape + out_shape)
     return result.astype(a.dtype)
 
 
 def _last_to_front(x):
-    return _jnp().transpose(x, (x.ndim - 1,) + tuple(range(x.ndim - 1)))
+    return reshaping.transpose(x, (x.ndim - 1,) + tuple(range(x.ndim - 1)))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
@@ -322,9 +299,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method
 
 
 def _percent(q):
-    from numlir._src.numpy.util import promote_dtypes_inexact
-
-    (q,) = promote_dtypes_inexact(_jnp().asarray(q))
+    (q,) = promote_dtypes_inexact(creation.asarray(q))
     return q / 100
 
 
@@ -369,36 +344,30 @@ _UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transfo
 
 def _true_indices(mask, size: int, fill: int):
     """The first ``size`` indices where the 1-D ``mask`` is True, padded with ``fill``."""
-    from numlir._src import dtypes
-    from numlir._src.lax import shape_ops
 
-    jnp = _jnp()
     n = mask.shape[0]
     iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
     idx = lax_sorting.sort((~mask, iota), num_keys=1)[1][:size]  # Trues first, in order
     if size > n:
-        idx = jnp.concatenate([idx, jnp.zeros((size - n,), idx.dtype)])
-    valid = jnp.arange(size) < jnp.sum(mask)
-    return jnp.where(valid, idx, jnp.asarray(fill, idx.dtype))
+        idx = joining.concatenate([idx, creation.zeros((size - n,), idx.dtype)])
+    valid = creation.arange(size) < reductions.sum(mask)
+    return ufuncs.where(valid, idx, creation.asarray(fill, idx.dtype))
 
 
 def _sorted_with_boundaries(aux, equal_nan: bool):
     """``aux`` (unique along axis 0) sorted by rows, the permutation, and where new values start."""
-    from numlir._src import dtypes
-    from numlir._src.lax import shape_ops
 
-    jnp = _jnp()
     n = aux.shape[0]
-    rows = jnp.reshape(aux, (n, -1))
+    rows = reshaping.reshape(aux, (n, -1))
     iota = shape_ops.broadcasted_iota(dtypes.default_int_dtype(), (n,), 0)
     cols = [rows[:, j] for j in range(rows.shape[1])]
     perm = lax_sorting.sort((*cols, iota), num_keys=len(cols))[-1]
-    rows = jnp.take(rows, perm, axis=0)
+    rows = joining.take(rows, perm, axis=0)
     differs = rows[1:] != rows[:-1]
-    if equal_nan and jnp.issubdtype(rows.dtype, jnp.inexact):
-        differs = differs & ~(jnp.isnan(rows[1:]) & jnp.isnan(rows[:-1]))
-    first = jnp.concatenate([jnp.ones((1,), bool), jnp.any(differs, axis=1)])
-    return jnp.take(aux, perm, axis=0), perm, first
+    if equal_nan and dtypes.issubdtype(rows.dtype, np.inexact):
+        differs = differs & ~(ufuncs.isnan(rows[1:]) & ufuncs.isnan(rows[:-1]))
+    first = joining.concatenate([creation.ones((1,), bool), reductions.any(differs, axis=1)])
+    return joining.take(aux, perm, axis=0), perm, first
 
 
 def unique(ar, return_index: bool = False, return_inverse: bool = False,
@@ -417,10 +386,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         f = numlir.jit(lambda x: jnp.unique(x, size=4, fill_value=0))
         f(jnp.array([3, 1, 3, 2]))  # [1, 2, 3, 0]
     """
-    from numlir._src import dtypes
-    from numlir._src.numpy.util import check_arraylike
 
-    jnp = _jnp()
     check_arraylike("unique", ar)
     if size is None and isinstance(ar, core.Tracer):
         raise core.ConcretizationTypeError(core._with_location(
@@ -432,46 +398,46 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
             raise core.ConcretizationTypeError(core._with_location(
                 f"The error arose for the size argument of jnp.unique(). {_UNIQUE_SIZE_HINT}"))
         size = int(size)
-    ar = jnp.asarray(ar)
+    ar = creation.asarray(ar)
     shape, flat = ar.shape, axis is None
     if flat:
-        ar, axis = jnp.ravel(ar), 0
+        ar, axis = reshaping.ravel(ar), 0
     else:
         axis = tc.canonical_axis("jnp.unique", axis, ar.ndim)
     n = ar.shape[axis]
     if n == 0 and size and fill_value is None:
         raise core.value_error("jnp.unique: for zero-sized input with nonzero size argument, "
                                "fill_value must be specified")
-    aux = jnp.swapaxes(ar, 0, axis) if axis else ar
+    aux = reshaping.swapaxes(ar, 0, axis) if axis else ar
     int_dtype = dtypes.default_int_dtype()
     if aux.size == 0:
-        values = aux if not size else jnp.full((size,) + aux.shape[1:], fill_value, aux.dtype)
-        rets = [jnp.swapaxes(values, 0, axis) if axis else values]
-        empty = jnp.zeros((0,), int_dtype)
+        values = aux if not size else creation.full((size,) + aux.shape[1:], fill_value, aux.dtype)
+        rets = [reshaping.swapaxes(values, 0, axis) if axis else values]
+        empty = creation.zeros((0,), int_dtype)
         if return_index:
             rets.append(empty)
         if return_inverse:
-            rets.append(jnp.zeros(shape if flat else (n,), int_dtype))
+            rets.append(creation.zeros(shape if flat else (n,), int_dtype))
         if return_counts:
-            rets.append(jnp.full((1,), n, int_dtype) if n else empty)
+            rets.append(creation.full((1,), n, int_dtype) if n else empty)
         return rets[0] if len(rets) == 1 else tuple(rets)
 
     aux, perm, first = _sorted_with_boundaries(aux, equal_nan)
-    num_unique = jnp.sum(first)
+    num_unique = reductions.sum(first)
     if size is None:
         size = int(num_unique)  # eager: the input is concrete
     ind = _true_indices(first, size, 0)
-    values = jnp.take(aux, ind, axis=0)
+    values = joining.take(aux, ind, axis=0)
     if fill_value is not None:
-        valid = jnp.reshape(jnp.arange(size) < num_unique, (size,) + (1,) * (aux.ndim - 1))
-        values = jnp.where(valid, values, jnp.asarray(fill_value).astype(values.dtype))
-    rets = [jnp.swapaxes(values, 0, axis) if axis else values]
+        valid = reshaping.reshape(creation.arange(size) < num_unique, (size,) + (1,) * (aux.ndim - 1))
+        values = ufuncs.where(valid, values, creation.asarray(fill_value).astype(values.dtype))
+    rets = [reshaping.swapaxes(values, 0, axis) if axis else values]
     if return_index:
-        rets.append(jnp.take(perm, ind))
+        rets.append(joining.take(perm, ind))
     if return_inverse:
-        group = jnp.cumsum(first).astype(int_dtype) - 1
-        inverse = jnp.take(group, argsort(perm))
-        rets.append(jnp.reshape(inverse, shape) if flat else inverse)
+        group = cumulative.cumsum(first).astype(int_dtype) - 1
+        inverse = joining.take(group, argsort(perm))
+        rets.append(reshaping.reshape(inverse, shape) if flat else inverse)
     if return_counts:
         starts = _true_indices(first, size + 1, n)
         rets.append(starts[1:] - starts[:-1])

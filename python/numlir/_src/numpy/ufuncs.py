@@ -6,7 +6,10 @@ import numpy as np
 
 from numlir._src import core, dtypes
 from numlir._src.array import as_array
-from numlir._src.lax import elementwise as lax
+from numlir._src.lax import bits, float_math
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
+from numlir._src.lax import windowed_reductions
 from numlir._src.numpy.util import (check_arraylike, dtype_of, promote_args, promote_args_inexact,
                                     promote_dtypes, promote_shapes)
 
@@ -45,45 +48,45 @@ def _unary(name, fn, inexact=False):
     return op
 
 
-add = _binary("add", lambda x, y: lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y))
-subtract = _binary("subtract", lax.sub)
-multiply = _binary("multiply", lambda x, y: lax.bitwise_and(x, y) if _is_bool(x) else lax.mul(x, y))
-true_divide = _binary("true_divide", lax.div, inexact=True)
+add = _binary("add", lambda x, y: ew.bitwise_or(x, y) if _is_bool(x) else ew.add(x, y))
+subtract = _binary("subtract", ew.sub)
+multiply = _binary("multiply", lambda x, y: ew.bitwise_and(x, y) if _is_bool(x) else ew.mul(x, y))
+true_divide = _binary("true_divide", ew.div, inexact=True)
 divide = true_divide
-maximum = _binary("maximum", lax.max)
-minimum = _binary("minimum", lax.min)
-fmod = _binary("fmod", lax.rem)
-equal = _binary("equal", lax.eq)
-not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
-bitwise_and = _binary("bitwise_and", lax.bitwise_and)
-bitwise_or = _binary("bitwise_or", lax.bitwise_or)
-bitwise_xor = _binary("bitwise_xor", lax.bitwise_xor)
+maximum = _binary("maximum", ew.max)
+minimum = _binary("minimum", ew.min)
+fmod = _binary("fmod", ew.rem)
+equal = _binary("equal", ew.eq)
+not_equal = _binary("not_equal", ew.ne)
+less = _binary("less", ew.lt)
+less_equal = _binary("less_equal", ew.le)
+greater = _binary("greater", ew.gt)
+greater_equal = _binary("greater_equal", ew.ge)
+bitwise_and = _binary("bitwise_and", ew.bitwise_and)
+bitwise_or = _binary("bitwise_or", ew.bitwise_or)
+bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor)
 
 
 def _floor_divide(x, y):
     if _is_unsigned(x) or _is_bool(x):
-        return lax.div(x, y)
+        return ew.div(x, y)
     if _is_int(x):  # C division truncates; step down when signs differ and it was inexact
-        q = lax.div(x, y)
-        inexact = lax.ne(lax.rem(x, y), lax.convert_element_type(0, dtype_of(x), True))
-        signs_differ = lax.ne(lax.lt(x, lax.convert_element_type(0, dtype_of(x), True)),
-                              lax.lt(y, lax.convert_element_type(0, dtype_of(y), True)))
-        one = lax.convert_element_type(1, dtype_of(x), True)
-        return lax.select(lax.bitwise_and(inexact, signs_differ), lax.sub(q, one), q)
-    return lax.floor(lax.div(x, y))
+        q = ew.div(x, y)
+        inexact = ew.ne(ew.rem(x, y), ew.convert_element_type(0, dtype_of(x), True))
+        signs_differ = ew.ne(ew.lt(x, ew.convert_element_type(0, dtype_of(x), True)),
+                              ew.lt(y, ew.convert_element_type(0, dtype_of(y), True)))
+        one = ew.convert_element_type(1, dtype_of(x), True)
+        return ew.select(ew.bitwise_and(inexact, signs_differ), ew.sub(q, one), q)
+    return ew.floor(ew.div(x, y))
 
 
 def _remainder(x, y):
-    r = lax.rem(x, y)
+    r = ew.rem(x, y)
     if _is_unsigned(x) or _is_bool(x):
         return r
-    zero = lax.convert_element_type(0, dtype_of(x), True)
-    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
-    return lax.select(fix, lax.add(r, y), r)
+    zero = ew.convert_element_type(0, dtype_of(x), True)
+    fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
+    return ew.select(fix, ew.add(r, y), r)
 
 
 floor_divide = _binary("floor_divide", _floor_divide)
@@ -98,22 +101,21 @@ def _integer_pow(x, n: int):
     if n < 0:
         if not dtypes.is_float(dtype_of(x)):
             raise core.value_error("Integers to negative integer powers are not allowed.")
-        return lax.div(lax.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
+        return ew.div(ew.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
     acc, base = None, x
     while n:
         if n & 1:
-            acc = base if acc is None else lax.mul(acc, base)
+            acc = base if acc is None else ew.mul(acc, base)
         n >>= 1
         if n:
-            base = lax.mul(base, base)
+            base = ew.mul(base, base)
     return as_array(acc)
 
 
 def _ones_like(x):
-    from numlir._src.lax import shape_ops
 
     aval = core.get_aval(x)
-    one = lax.convert_element_type(1, aval.dtype, aval.weak_type)
+    one = ew.convert_element_type(1, aval.dtype, aval.weak_type)
     return shape_ops.broadcast_in_dim(one, aval.shape, ())
 
 
@@ -122,12 +124,12 @@ def power(x, y, /):
     check_arraylike("power", x, y)
     if type(y) is int and not isinstance(x, (int, float)):
         if _is_bool(x):
-            x = lax.convert_element_type(x, dtypes.default_int_dtype(), False)
+            x = ew.convert_element_type(x, dtypes.default_int_dtype(), False)
         return _integer_pow(x, y)
     x, y = promote_args("power", x, y)
     if _is_bool(x):
         raise core.shape_error("power does not accept dtype bool")
-    return lax.pow(x, y)
+    return ew.pow(x, y)
 
 
 def negative(x, /):
@@ -135,7 +137,7 @@ def negative(x, /):
     check_arraylike("negative", x)
     if _is_bool(x):
         raise core.shape_error("negative does not accept dtype bool; use numlir.numpy.logical_not")
-    return lax.neg(x)
+    return ew.neg(x)
 
 
 def positive(x, /):
@@ -148,7 +150,7 @@ def absolute(x, /):
     check_arraylike("absolute", x)
     if _is_unsigned(x) or _is_bool(x):
         return as_array(x)
-    return lax.abs(x)
+    return ew.abs(x)
 
 
 abs = absolute  # noqa: A001
@@ -158,7 +160,7 @@ def sign(x, /):
     check_arraylike("sign", x)
     if _is_bool(x):
         return as_array(x)
-    return lax.sign(x)
+    return ew.sign(x)
 
 
 def _float_or_identity(name, fn):
@@ -172,42 +174,42 @@ def _float_or_identity(name, fn):
     return op
 
 
-floor = _float_or_identity("floor", lax.floor)
-ceil = _float_or_identity("ceil", lax.ceil)
-exp = _unary("exp", lax.exp, inexact=True)
-log = _unary("log", lax.log, inexact=True)
-tanh = _unary("tanh", lax.tanh, inexact=True)
-sqrt = _unary("sqrt", lax.sqrt, inexact=True)
-sin = _unary("sin", lax.sin, inexact=True)
-cos = _unary("cos", lax.cos, inexact=True)
+floor = _float_or_identity("floor", ew.floor)
+ceil = _float_or_identity("ceil", ew.ceil)
+exp = _unary("exp", ew.exp, inexact=True)
+log = _unary("log", ew.log, inexact=True)
+tanh = _unary("tanh", ew.tanh, inexact=True)
+sqrt = _unary("sqrt", ew.sqrt, inexact=True)
+sin = _unary("sin", ew.sin, inexact=True)
+cos = _unary("cos", ew.cos, inexact=True)
 
 
 def square(x, /):
     check_arraylike("square", x)
-    return lax.mul(x, x)
+    return ew.mul(x, x)
 
 
 def reciprocal(x, /):
     (x,) = promote_args_inexact("reciprocal", x)
-    return lax.div(lax.convert_element_type(1, dtype_of(x), True), x)
+    return ew.div(ew.convert_element_type(1, dtype_of(x), True), x)
 
 
 def invert(x, /):
     """Elementwise bitwise NOT (logical NOT for bool)."""
     check_arraylike("invert", x)
-    return lax.bitwise_not(x)
+    return ew.bitwise_not(x)
 
 
 bitwise_not = invert
 
 
 def _to_bool(x):
-    return lax.convert_element_type(x, dtypes.bool_)
+    return ew.convert_element_type(x, dtypes.bool_)
 
 
 def logical_not(x, /):
     check_arraylike("logical_not", x)
-    return lax.bitwise_not(_to_bool(x))
+    return ew.bitwise_not(_to_bool(x))
 
 
 def _logical(name, fn):
@@ -219,28 +221,28 @@ def _logical(name, fn):
     return op
 
 
-logical_and = _logical("logical_and", lax.bitwise_and)
-logical_or = _logical("logical_or", lax.bitwise_or)
-logical_xor = _logical("logical_xor", lax.bitwise_xor)
+logical_and = _logical("logical_and", ew.bitwise_and)
+logical_or = _logical("logical_or", ew.bitwise_or)
+logical_xor = _logical("logical_xor", ew.bitwise_xor)
 
 
 def isnan(x, /):
     check_arraylike("isnan", x)
-    return lax.ne(x, x)
+    return ew.ne(x, x)
 
 
 def isinf(x, /):
     check_arraylike("isinf", x)
     if not dtypes.is_float(dtype_of(x)):
-        return lax.ne(x, x)
-    return lax.eq(lax.abs(x), lax.convert_element_type(np.inf, dtype_of(x), True))
+        return ew.ne(x, x)
+    return ew.eq(ew.abs(x), ew.convert_element_type(np.inf, dtype_of(x), True))
 
 
 def isfinite(x, /):
     check_arraylike("isfinite", x)
     if not dtypes.is_float(dtype_of(x)):
-        return lax.eq(x, x)
-    return lax.lt(lax.abs(x), lax.convert_element_type(np.inf, dtype_of(x), True))
+        return ew.eq(x, x)
+    return ew.lt(ew.abs(x), ew.convert_element_type(np.inf, dtype_of(x), True))
 
 
 def where(condition, x=None, y=None, /):
@@ -251,7 +253,7 @@ def where(condition, x=None, y=None, /):
     check_arraylike("where", condition, x, y)
     x, y = promote_dtypes(x, y)
     condition, x, y = promote_shapes("where", _to_bool(condition), x, y)
-    return lax.select(condition, x, y)
+    return ew.select(condition, x, y)
 
 
 def clip(a, a_min=None, a_max=None):
@@ -262,3 +264,217 @@ def clip(a, a_min=None, a_max=None):
     if a_max is not None:
         a = minimum(a, a_max)
     return as_array(a)
+
+
+# --- Unary float math -----------------------------------------------------------------------
+
+log1p = _unary("log1p", float_math.log1p, inexact=True)
+expm1 = _unary("expm1", float_math.expm1, inexact=True)
+tan = _unary("tan", float_math.tan, inexact=True)
+arcsin = _unary("arcsin", float_math.asin, inexact=True)
+arccos = _unary("arccos", float_math.acos, inexact=True)
+arctan = _unary("arctan", float_math.atan, inexact=True)
+sinh = _unary("sinh", float_math.sinh, inexact=True)
+cosh = _unary("cosh", float_math.cosh, inexact=True)
+arcsinh = _unary("arcsinh", float_math.asinh, inexact=True)
+arccosh = _unary("arccosh", float_math.acosh, inexact=True)
+arctanh = _unary("arctanh", float_math.atanh, inexact=True)
+cbrt = _unary("cbrt", float_math.cbrt, inexact=True)
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+_LN2 = 0.6931471805599453
+_LN10 = 2.302585092994046
+
+
+def exp2(x, /):
+    """Elementwise ``2 ** x``."""
+    (x,) = promote_args_inexact("exp2", x)
+    return ew.exp(ew.mul(x, ew.convert_element_type(_LN2, dtype_of(x), weak_type=True)))
+
+
+def log2(x, /):
+    """Elementwise base-2 logarithm."""
+    (x,) = promote_args_inexact("log2", x)
+    return ew.div(ew.log(x), ew.convert_element_type(_LN2, dtype_of(x), weak_type=True))
+
+
+def log10(x, /):
+    """Elementwise base-10 logarithm."""
+    (x,) = promote_args_inexact("log10", x)
+    return ew.div(ew.log(x), ew.convert_element_type(_LN10, dtype_of(x), weak_type=True))
+
+
+def deg2rad(x, /):
+    """Degrees to radians."""
+    (x,) = promote_args_inexact("deg2rad", x)
+    return x * (np.pi / 180)
+
+
+def rad2deg(x, /):
+    """Radians to degrees."""
+    (x,) = promote_args_inexact("rad2deg", x)
+    return x * (180 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+# --- Rounding -------------------------------------------------------------------------------
+
+rint = _unary(
+    "rint", lambda x: float_math.round(x, float_math.RoundingMethod.TO_NEAREST_EVEN), inexact=True
+)
+
+
+def _trunc(x):
+    return ew.select(
+        ew.lt(x, ew.convert_element_type(0, dtype_of(x), weak_type=True)),
+        ew.ceil(x),
+        ew.floor(x),
+    )
+
+
+trunc = _float_or_identity("trunc", _trunc)
+fix = _float_or_identity("fix", _trunc)
+
+
+def round(a, decimals: int = 0):
+    """Round to ``decimals`` decimal places, ties to even (NumPy's ``around``)."""
+    check_arraylike("round", a)
+    if not dtypes.is_float(dtype_of(a)):
+        if decimals >= 0:
+            return positive(a)
+        factor = 10 ** (-decimals)
+        return multiply(floor_divide(add(a, factor // 2), factor), factor)
+    if decimals == 0:
+        return rint(a)
+    factor = 10.0**decimals
+    return true_divide(rint(multiply(a, factor)), factor)
+
+
+around = round
+
+# --- Binary float math ------------------------------------------------------------------------
+
+arctan2 = _binary("arctan2", float_math.atan2, inexact=True)
+atan2 = arctan2
+nextafter = _binary("nextafter", float_math.nextafter, inexact=True)
+
+
+def _fmax(x, y):
+    if not dtypes.is_float(dtype_of(x)):
+        return ew.max(x, y)
+    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.max(x, y)))
+
+
+def _fmin(x, y):
+    if not dtypes.is_float(dtype_of(x)):
+        return ew.min(x, y)
+    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.min(x, y)))
+
+
+fmax = _binary("fmax", _fmax)
+fmin = _binary("fmin", _fmin)
+
+
+def _hypot(x, y):
+    x, y = ew.abs(x), ew.abs(y)
+    big, small = ew.max(x, y), ew.min(x, y)
+    zero = ew.convert_element_type(0, dtype_of(x), weak_type=True)
+    one = ew.convert_element_type(1, dtype_of(x), weak_type=True)
+    ratio = ew.div(small, ew.select(ew.eq(big, zero), one, big))
+    out = ew.mul(big, ew.sqrt(ew.add(one, ew.mul(ratio, ratio))))
+    inf = ew.convert_element_type(np.inf, dtype_of(x), weak_type=True)
+    return ew.select(
+        ew.bitwise_or(ew.eq(x, inf), ew.eq(y, inf)), inf, out
+    )  # hypot(nan, inf) = inf
+
+
+hypot = _binary("hypot", _hypot, inexact=True)
+
+
+def _logaddexp(x, y):
+    amax = ew.max(x, y)
+    delta = ew.sub(x, y)
+    # Equal infinities give NaN in delta; the max is then the answer.
+    nan_delta = ew.ne(delta, delta)
+    zero = ew.convert_element_type(0, dtype_of(x), weak_type=True)
+    safe = ew.select(nan_delta, zero, ew.neg(ew.abs(delta)))
+    out = ew.add(amax, float_math.log1p(ew.exp(safe)))
+    return ew.select(ew.bitwise_and(nan_delta, ew.eq(x, y)), amax, out)
+
+
+logaddexp = _binary("logaddexp", _logaddexp, inexact=True)
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)``, computed stably."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    ln2 = ew.convert_element_type(_LN2, dtype_of(x1), weak_type=True)
+    return ew.div(_logaddexp(ew.mul(x1, ln2), ew.mul(x2, ln2)), ln2)
+
+
+def heaviside(x1, x2, /):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0`` (NaN stays NaN)."""
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    zero = ew.convert_element_type(0, dtype_of(x1), weak_type=True)
+    one = ew.convert_element_type(1, dtype_of(x1), weak_type=True)
+    step = where(ew.gt(x1, zero), one, zero)
+    return where(ew.eq(x1, zero), x2, where(ew.ne(x1, x1), x1, step))
+
+
+def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf=None, neginf=None):
+    """Replace NaN by ``nan`` and ±inf by ``posinf``/``neginf`` (default: the dtype's extremes)."""
+    check_arraylike("nan_to_num", x)
+    dtype = dtype_of(x)
+    if not dtypes.is_float(dtype):
+        return positive(x)
+    info = dtypes.finfo(dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    out = where(ew.ne(x, x), nan, x)
+    out = where(equal(out, np.inf), posinf, out)
+    return where(equal(out, -np.inf), neginf, out).astype(dtype)
+
+
+# --- Bit shifts -------------------------------------------------------------------------------------
+
+
+def _shift_check(name, x, y):
+    if not (dtypes.is_int(dtype_of(x)) or dtypes.is_bool(dtype_of(x))):
+        raise TypeError(f"{name} only accepts integer arguments, got {dtype_of(x).name}")
+
+
+def left_shift(x1, x2, /):
+    """Elementwise ``x1 << x2`` (0 once ``x2`` is at least the bit width)."""
+    x1, x2 = promote_args("left_shift", x1, x2)
+    _shift_check("left_shift", x1, x2)
+    return bits.shift_left(x1, x2)
+
+
+def right_shift(x1, x2, /):
+    """Elementwise ``x1 >> x2``: arithmetic for signed, logical for unsigned integers."""
+    x1, x2 = promote_args("right_shift", x1, x2)
+    _shift_check("right_shift", x1, x2)
+    if dtypes.is_signed_int(dtype_of(x1)):
+        return bits.shift_right_arithmetic(x1, x2)
+    return bits.shift_right_logical(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+bitwise_invert = invert
+
+
+def bitwise_count(x, /):
+    """Elementwise number of set bits of ``|x|``."""
+    check_arraylike("bitwise_count", x)
+    if dtypes.is_signed_int(dtype_of(x)):
+        x = ew.abs(x)
+    return bits.population_count(x).astype(np.uint8)
+
+
+# reduce_window(x, init, jnp.add, ...) is a sum window, as with lax.add.
+for _fn, _kind in ((add, "sum"), (multiply, "prod"), (maximum, "max"), (minimum, "min"),
+                   (bitwise_and, "and"), (logical_and, "and"), (bitwise_or, "or"),
+                   (logical_or, "or")):
+    windowed_reductions.register_monoid(_fn, _kind)
+del _fn, _kind

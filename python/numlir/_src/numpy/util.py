@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from numlir._src import core, dtypes
-from numlir._src.lax import elementwise as lax_ew
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 
 
@@ -33,7 +33,7 @@ def _convert(x, dtype, weak):
     aval = core.get_aval(x)
     if aval.dtype == dtype and aval.weak_type == weak and not dtypes.is_python_scalar(x):
         return x  # keeps closed-over NumPy arrays as they are, so they become one constvar each
-    return lax_ew.convert_element_type(x, dtype, weak)
+    return ew.convert_element_type(x, dtype, weak)
 
 
 def promote_dtypes(*args):
@@ -87,3 +87,24 @@ def promote_args_inexact(name: str, *args):
 
 def dtype_of(x) -> np.dtype:
     return core.get_aval(x).dtype
+
+
+# --- numlir.numpy's type promotion functions ---------------------------------------
+
+
+def result_type(*args) -> np.dtype:
+    """The dtype numlir.numpy's type promotion gives for these arrays/dtypes/scalars."""
+    pairs = []
+    for x in args:
+        if isinstance(x, (np.dtype, type, str)) and not dtypes.is_python_scalar(x):
+            pairs.append((np.dtype(x), False))
+        else:
+            aval = core.get_aval(x)
+            pairs.append((aval.dtype, aval.weak_type))
+    return dtypes.result_type(*pairs)[0]
+
+
+def promote_types(a, b) -> np.dtype:
+    return dtypes.promote_types(a, b)
+
+

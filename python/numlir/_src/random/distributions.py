@@ -2,8 +2,6 @@
 
 Each sampler checks its arguments, then calls a jitted implementation, so an
 eager call compiles once per (shape, dtype) and runs as one executable.
-A few samplers need ops from numlir.lax that are looked up when called
-(``erf_inv`` for normal, ``sort`` for permutation/shuffle, ``top_k``/``take``...).
 """
 
 from __future__ import annotations
@@ -11,37 +9,20 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 
-import numlir.numpy as jnp
 from numlir._src import core, dtypes
-from numlir._src.api import jit
 from numlir._src.array import Array
-from numlir._src.lax import elementwise as lax
-from numlir._src.lax import reduction, shape_ops
+from numlir._src.jit import jit
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import float_math, reduction, shape_ops, special
+from numlir._src.lax import sorting as lax_sorting
 from numlir._src.lax import type_checks as tc
+from numlir._src.numpy.util import broadcast_shapes
+from numlir._src.numpy import creation, cumulative, joining, reductions, reshaping, sorting, ufuncs
 from numlir._src.random import prng
 from numlir._src.random.keys import canonical_shape
-
-
-def _lax_op(name: str):
-    import numlir.lax
-
-    fn = getattr(numlir.lax, name, None)
-    if fn is None:
-        raise NotImplementedError(f"this sampler needs numlir.lax.{name}, which is not available yet")
-    return fn
-
-
-def _log1p(x):
-    import numlir.lax
-
-    if hasattr(numlir.lax, "log1p"):
-        return numlir.lax.log1p(x)
-    # Until lax.log1p lands: log(1 + x), in float32 for narrower floats (as XLA computes them).
-    dtype = core.get_aval(x).dtype
-    wide = lax.convert_element_type(x, dtypes.promote_types(dtype, dtypes.float32))
-    return lax.convert_element_type(lax.log(lax.add(_const(wide, 1), wide)), dtype)
 
 
 def _const(like, value):
@@ -50,8 +31,6 @@ def _const(like, value):
 
 
 def finfo(dtype):
-    import ml_dtypes
-
     return ml_dtypes.finfo(dtype)
 
 
@@ -64,7 +43,6 @@ def _float_dtype(name: str, dtype) -> np.dtype:
 
 def _check_shape(name: str, shape, *param_shapes) -> None:
     if param_shapes:
-        from numlir._src.numpy.util import broadcast_shapes
 
         out = broadcast_shapes(name, shape, *param_shapes)
         if out != tuple(shape):
@@ -89,7 +67,7 @@ def _index0(x, i: int):
     else:
         fill = np.iinfo(aval.dtype).min
     iota = shape_ops.broadcasted_iota(dtypes.int32, aval.shape, 0)
-    picked = lax.select(lax.eq(iota, _const(iota, i)), x, _const(x, fill))
+    picked = ew.select(ew.eq(iota, _const(iota, i)), x, _const(x, fill))
     return reduction.reduce_max(picked, (0,))
 
 
@@ -98,20 +76,20 @@ def _index0(x, i: int):
 
 def _uniform_impl(key, minval, maxval, shape, dtype):
     _check_shape("uniform", shape)
-    minval = _expand_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = _expand_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    minval = _expand_to_rank(ew.convert_element_type(minval, dtype), len(shape))
+    maxval = _expand_to_rank(ew.convert_element_type(maxval, dtype), len(shape))
     info = finfo(dtype)
     nbits, nmant = info.bits, info.nmant
     rng_bits = nbits if nmant >= 8 else 8
     bits = prng.random_bits(key, rng_bits, shape)
     uint = prng.UINT_DTYPES[nbits]
     if rng_bits != nbits:
-        bits = lax.convert_element_type(bits, uint)
+        bits = ew.convert_element_type(bits, uint)
     # JAX ORs the top nmant bits into the mantissa of 1.0 and subtracts 1; the same value
     # is mantissa * 2**-nmant, which needs no bitcast (the conversion and product are exact).
-    mantissa = lax.div(bits, _const(bits, 2 ** (rng_bits - nmant)))
-    floats = lax.mul(lax.convert_element_type(mantissa, dtype), _const(minval, 2.0 ** -nmant))
-    out = jnp.maximum(minval, floats * (maxval - minval) + minval)
+    mantissa = ew.div(bits, _const(bits, 2 ** (rng_bits - nmant)))
+    floats = ew.mul(ew.convert_element_type(mantissa, dtype), _const(minval, 2.0 ** -nmant))
+    out = ufuncs.maximum(minval, floats * (maxval - minval) + minval)
     if out.shape != tuple(shape):
         raise ValueError(f"uniform: minval/maxval of shapes {minval.shape}, {maxval.shape} do not "
                          f"broadcast to shape {tuple(shape)}")
@@ -136,7 +114,7 @@ def uniform(key, shape: Sequence[int] = (), dtype=None, minval=0.0, maxval=1.0) 
 def _normal_impl(key, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = _uniform_impl(key, Array.from_host(lo), Array.from_host(np.array(1.0, dtype)), shape, dtype)
-    return lax.mul(_const(u, np.sqrt(2)), _lax_op("erf_inv")(u))
+    return ew.mul(_const(u, np.sqrt(2)), special.erf_inv(u))
 
 
 _normal = jit(_normal_impl, static_argnums=(1, 2))
@@ -155,24 +133,23 @@ def normal(key, shape: Sequence[int] = (), dtype=None) -> Array:
 
 def _truncated_normal_impl(key, lower, upper, shape, dtype):
     if shape is None:
-        from numlir._src.numpy.util import broadcast_shapes
 
         shape = broadcast_shapes("truncated_normal", core.get_aval(lower).shape,
                                  core.get_aval(upper).shape)
     else:
         _check_shape("truncated_normal", shape, core.get_aval(lower).shape, core.get_aval(upper).shape)
     sqrt2 = np.array(np.sqrt(2), dtype)
-    lower = lax.convert_element_type(lower, dtype)
-    upper = lax.convert_element_type(upper, dtype)
-    erf = _lax_op("erf")
+    lower = ew.convert_element_type(lower, dtype)
+    upper = ew.convert_element_type(upper, dtype)
+    erf = special.erf
     a = erf(lower / sqrt2)
     b = erf(upper / sqrt2)
     u = _uniform_impl(key, a, b, shape, dtype)
-    out = sqrt2 * _lax_op("erf_inv")(u)
-    nextafter = _lax_op("nextafter")
-    lo = nextafter(lower, jnp.full(core.get_aval(lower).shape, np.inf, dtype))
-    hi = nextafter(upper, jnp.full(core.get_aval(upper).shape, -np.inf, dtype))
-    return jnp.clip(out, lo, hi)
+    out = sqrt2 * special.erf_inv(u)
+    nextafter = float_math.nextafter
+    lo = nextafter(lower, creation.full(core.get_aval(lower).shape, np.inf, dtype))
+    hi = nextafter(upper, creation.full(core.get_aval(upper).shape, -np.inf, dtype))
+    return ufuncs.clip(out, lo, hi)
 
 
 _truncated_normal = jit(_truncated_normal_impl, static_argnums=(3, 4))
@@ -229,7 +206,7 @@ def bernoulli(key, p=0.5, shape: Sequence[int] | None = None, mode: str = "low")
 
 def _exponential_impl(key, shape, dtype):
     u = _uniform_impl(key, 0.0, 1.0, shape, dtype)
-    return lax.neg(_log1p(lax.neg(u)))
+    return ew.neg(float_math.log1p(ew.neg(u)))
 
 
 def _gumbel_impl(key, shape, dtype, mode):
@@ -237,22 +214,22 @@ def _gumbel_impl(key, shape, dtype, mode):
     if mode == "high":
         u = _uniform_impl(key, 0.0, 1.0, (2, *shape), dtype)
         high, low = _index0(u, 0), _index0(u, 1)
-        x = jnp.where(high >= 0.5, high,
+        x = ufuncs.where(high >= 0.5, high,
                       high + np.array(2.0 ** -info.nmant, dtype) * low + np.array(info.tiny, dtype))
-        return -jnp.log(-_log1p(-x))
+        return -ufuncs.log(-float_math.log1p(-x))
     u = _uniform_impl(key, Array.from_host(np.array(info.tiny, dtype)), 1.0, shape, dtype)
-    return -jnp.log(-jnp.log(u))
+    return -ufuncs.log(-ufuncs.log(u))
 
 
 def _laplace_impl(key, shape, dtype):
     u = _uniform_impl(key, Array.from_host(np.array(-1.0 + finfo(dtype).epsneg, dtype)), 1.0,
                       shape, dtype)
-    return lax.mul(lax.sign(u), _log1p(lax.neg(lax.abs(u))))
+    return ew.mul(ew.sign(u), float_math.log1p(ew.neg(ew.abs(u))))
 
 
 def _logistic_impl(key, shape, dtype):
     x = _uniform_impl(key, Array.from_host(np.array(finfo(dtype).tiny, dtype)), 1.0, shape, dtype)
-    return lax.sub(lax.log(x), _log1p(lax.neg(x)))
+    return ew.sub(ew.log(x), float_math.log1p(ew.neg(x)))
 
 
 _exponential = jit(_exponential_impl, static_argnums=(1, 2))
@@ -331,17 +308,17 @@ def _iinfo_bounds(dtype):
 def _convert_and_clip_integer(val, dtype):
     lo = max(_iinfo_bounds(dtype)[0], _iinfo_bounds(val.dtype)[0])
     hi = min(_iinfo_bounds(dtype)[1], _iinfo_bounds(val.dtype)[1])
-    return jnp.clip(val, _const(val, lo), _const(val, hi)).astype(dtype)
+    return ufuncs.clip(val, _const(val, lo), _const(val, hi)).astype(dtype)
 
 
 def _randint_impl(key, minval, maxval, shape, dtype):
     _check_shape("randint", shape, core.get_aval(minval).shape, core.get_aval(maxval).shape)
-    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    minval, maxval = creation.asarray(minval), creation.asarray(maxval)
     if not dtypes.is_int(minval.dtype):
         minval = minval.astype(dtypes.default_int_dtype())
     if not dtypes.is_int(maxval.dtype):
         maxval = maxval.astype(dtypes.default_int_dtype())
-    dtype_max = _convert_and_clip_integer(jnp.asarray(np.array(np.iinfo(dtype).max, dtype)),
+    dtype_max = _convert_and_clip_integer(creation.asarray(np.array(np.iinfo(dtype).max, dtype)),
                                           maxval.dtype)
     maxval_out_of_range = maxval > dtype_max
     minval = _convert_and_clip_integer(minval, dtype)
@@ -353,14 +330,14 @@ def _randint_impl(key, minval, maxval, shape, dtype):
     higher_bits = prng.random_bits(k1, nbits, shape)
     lower_bits = prng.random_bits(k2, nbits, shape)
     unsigned = prng.UINT_DTYPES[nbits]
-    span = lax.convert_element_type(maxval - minval, unsigned)
-    span = lax.select(maxval <= minval, jnp.ones_like(span), span)
-    span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, _const(span, 1)), span)
-    multiplier = lax.rem(_const(span, 2 ** (nbits // 2)), span)
-    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-    offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier), lax.rem(lower_bits, span))
-    offset = lax.rem(offset, span)
-    return lax.add(minval, lax.convert_element_type(offset, dtype))
+    span = ew.convert_element_type(maxval - minval, unsigned)
+    span = ew.select(maxval <= minval, creation.ones_like(span), span)
+    span = ew.select(maxval_out_of_range & (maxval > minval), ew.add(span, _const(span, 1)), span)
+    multiplier = ew.rem(_const(span, 2 ** (nbits // 2)), span)
+    multiplier = ew.rem(ew.mul(multiplier, multiplier), span)
+    offset = ew.add(ew.mul(ew.rem(higher_bits, span), multiplier), ew.rem(lower_bits, span))
+    offset = ew.rem(offset, span)
+    return ew.add(minval, ew.convert_element_type(offset, dtype))
 
 
 _randint = jit(_randint_impl, static_argnums=(3, 4))
@@ -382,8 +359,8 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None) -> Array:
     lo, hi = _iinfo_bounds(dtype)
     if dtype.itemsize < 4:
         sampling_dtype = dtypes.int32
-        minval = jnp.clip(jnp.asarray(minval).astype(dtypes.int32), lo, hi)
-        maxval = jnp.clip(jnp.asarray(maxval).astype(dtypes.int32), lo, hi + 1)
+        minval = ufuncs.clip(creation.asarray(minval).astype(dtypes.int32), lo, hi)
+        maxval = ufuncs.clip(creation.asarray(maxval).astype(dtypes.int32), lo, hi + 1)
     return _randint(key, minval, maxval, shape, sampling_dtype).astype(dtype)
 
 
@@ -393,10 +370,10 @@ def randint(key, shape: Sequence[int], minval, maxval, dtype=None) -> Array:
 def _argmax(x, axis: int):
     """The first index of the maximum along ``axis`` (NaN counts as the maximum, as jnp.argmax)."""
     aval = core.get_aval(x)
-    top = jnp.max(x, axis=axis, keepdims=True)
+    top = reductions.max(x, axis=axis, keepdims=True)
     iota = shape_ops.broadcasted_iota(dtypes.int32, aval.shape, axis)
     hit = (x == top) | (x != x)
-    return jnp.min(jnp.where(hit, iota, aval.shape[axis]), axis=axis)
+    return reductions.min(ufuncs.where(hit, iota, aval.shape[axis]), axis=axis)
 
 
 def _categorical_impl(key, logits, axis, shape, batch_shape):
@@ -422,7 +399,7 @@ def categorical(key, logits, axis: int = -1, shape: Sequence[int] | None = None,
         >>> numlir.random.categorical(numlir.random.PRNGKey(0), jnp.log(jnp.array([0.2, 0.8])), shape=(5,))
     """
     key = prng.check_key("categorical", key)
-    logits = jnp.asarray(logits)
+    logits = creation.asarray(logits)
     axis = tc.canonical_axis("categorical", axis, logits.ndim)
     batch_shape = tuple(d for i, d in enumerate(logits.shape) if i != axis)
     if shape is None:
@@ -442,7 +419,7 @@ def _categorical_without_replacement(key, logits, axis, shape, batch_shape):
         raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
                          f"categories ({logits.shape[axis]}).")
     perm = [i for i in range(logits.ndim) if i != axis] + [axis]
-    _, indices = _lax_op("top_k")(jnp.transpose(logits, perm), k)
+    _, indices = lax_sorting.top_k(reshaping.transpose(logits, perm), k)
     dims = (indices.ndim - 1, *range(indices.ndim - 1))
     return shape_ops.reshape(indices, shape, dims)
 
@@ -451,12 +428,7 @@ def _categorical_without_replacement(key, logits, axis, shape, batch_shape):
 
 
 def _sort_key_val(keys, values, axis):
-    import numlir.lax
-
-    sort_key_val = getattr(numlir.lax, "sort_key_val", None)
-    if sort_key_val is not None:
-        return sort_key_val(keys, values, dimension=axis)
-    return _lax_op("sort")((keys, values), dimension=axis, num_keys=1, is_stable=True)
+    return lax_sorting.sort_key_val(keys, values, dimension=axis)
 
 
 def _shuffle_impl(key, x, axis):
@@ -482,16 +454,16 @@ def permutation(key, x, axis: int = 0, independent: bool = False) -> Array:
         >>> numlir.random.permutation(numlir.random.PRNGKey(0), 5)
     """
     key = prng.check_key("permutation", key)
-    x = x if isinstance(x, (int, np.integer)) else jnp.asarray(x)
+    x = x if isinstance(x, (int, np.integer)) else creation.asarray(x)
     if not np.ndim(x) if not isinstance(x, core.Tracer) else not x.ndim:
         if not dtypes.is_int(core.get_aval(x).dtype):
             raise TypeError("x must be an integer or at least 1-dimensional")
-        return _shuffle(key, jnp.arange(int(x)), 0)
+        return _shuffle(key, creation.arange(int(x)), 0)
     axis = tc.canonical_axis("permutation", axis, x.ndim)
     if independent or x.ndim == 1:
         return _shuffle(key, x, axis)
-    ind = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, ind, axis)
+    ind = _shuffle(key, creation.arange(x.shape[axis]), 0)
+    return joining.take(x, ind, axis)
 
 
 def shuffle(key, x, axis: int = 0) -> Array:
@@ -502,7 +474,7 @@ def shuffle(key, x, axis: int = 0) -> Array:
         >>> numlir.random.shuffle(numlir.random.PRNGKey(0), jnp.arange(5))
     """
     key = prng.check_key("shuffle", key)
-    x = jnp.asarray(x)
+    x = creation.asarray(x)
     return _shuffle(key, x, tc.canonical_axis("shuffle", axis, x.ndim))
 
 
@@ -517,7 +489,7 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of numlir.random.choice must be a sequence, got {shape}")
     shape = canonical_shape("choice", shape)
-    arr = jnp.asarray(a)
+    arr = creation.asarray(a)
     if arr.ndim == 0:
         n_inputs = int(a)
     else:
@@ -525,7 +497,7 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
         n_inputs = arr.shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
-        return jnp.zeros(shape, dtype=arr.dtype)
+        return creation.zeros(shape, dtype=arr.dtype)
     if n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and n_draws > n_inputs:
@@ -534,12 +506,12 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
     if p is None:
         if replace:
             ind = randint(key, shape, 0, n_inputs)
-            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+            result = ind if arr.ndim == 0 else joining.take(arr, ind, axis)
         else:
             perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
             result = perm[(slice(None),) * (axis if arr.ndim else 0) + (slice(n_draws),)]
     else:
-        p_arr = jnp.asarray(p)
+        p_arr = creation.asarray(p)
         if not dtypes.is_float(p_arr.dtype):
             p_arr = p_arr.astype(dtypes.default_float_dtype())
         if p_arr.shape != (n_inputs,):
@@ -547,12 +519,12 @@ def choice(key, a, shape: Sequence[int] = (), replace: bool = True, p=None, axis
                 "p must be None or a 1D vector with the same size as a.shape[axis]. "
                 f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}.")
         if replace:
-            p_cuml = jnp.cumsum(p_arr)
+            p_cuml = cumulative.cumsum(p_arr)
             r = p_cuml[-1] * (1 - uniform(key, shape, dtype=p_cuml.dtype))
-            ind = jnp.searchsorted(p_cuml, r).astype(dtypes.default_int_dtype())
+            ind = sorting.searchsorted(p_cuml, r).astype(dtypes.default_int_dtype())
         else:
-            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype) + jnp.log(p_arr)
-            ind = _lax_op("top_k")(g, n_draws)[1].astype(dtypes.default_int_dtype())
-        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
+            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype) + ufuncs.log(p_arr)
+            ind = lax_sorting.top_k(g, n_draws)[1].astype(dtypes.default_int_dtype())
+        result = ind if arr.ndim == 0 else joining.take(arr, ind, axis)
     return result.reshape(shape if arr.ndim == 0 else
                           arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])

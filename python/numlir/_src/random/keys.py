@@ -12,7 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from numlir._src import core, dtypes, shapes
-from numlir._src.api import jit
+from numlir._src.jit import jit
+from numlir._src.lax.elementwise import convert_element_type
 from numlir._src.array import Array
 from numlir._src.random import prng
 
@@ -109,8 +110,6 @@ def fold_in(key, data) -> Array:
         raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
                         f"{np.shape(data)} != (). Use a Python loop for several values.")
     if isinstance(data, core.Tracer) or isinstance(data, Array):
-        from numlir._src.lax.elementwise import convert_element_type
-
         data = convert_element_type(data, dtypes.uint32)
     else:
         # As JAX: a Python int must fit uint32 (OverflowError otherwise); NumPy values wrap.

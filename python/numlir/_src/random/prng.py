@@ -19,7 +19,7 @@ import numpy as np
 
 from numlir._src import ad, batching, core, dtypes
 from numlir._src.array import Array
-from numlir._src.lax import elementwise as lax
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
 from numlir._src.lax import type_checks as tc
 
@@ -74,7 +74,7 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     return x
 
 
-core.batching_rules[threefry2x32_p] = batching.broadcast_batcher(threefry2x32_p)
+batching.defbroadcasting(threefry2x32_p)
 ad.defzero(threefry2x32_p)  # integer bits: no tangent, so grad through sampling works
 
 
@@ -99,7 +99,7 @@ def key_halves(keys):
     last = aval.ndim - 1
     iota = shape_ops.broadcasted_iota(dtypes.uint32, aval.shape, last)
     zero = _u32(0)
-    return tuple(reduction.reduce_max(lax.select(lax.eq(iota, _u32(i)), keys, zero), (last,))
+    return tuple(reduction.reduce_max(ew.select(ew.eq(iota, _u32(i)), keys, zero), (last,))
                  for i in (0, 1))
 
 
@@ -110,7 +110,7 @@ def stack_halves(hi, lo):
     hi = shape_ops.broadcast_in_dim(hi, shape, dims)
     lo = shape_ops.broadcast_in_dim(lo, shape, dims)
     iota = shape_ops.broadcasted_iota(dtypes.uint32, shape, len(shape) - 1)
-    return lax.select(lax.eq(iota, _u32(0)), hi, lo)
+    return ew.select(ew.eq(iota, _u32(0)), hi, lo)
 
 
 def _counts(shape: tuple[int, ...]):
@@ -166,13 +166,13 @@ def seed_key(seed, ctor_name: str = "PRNGKey"):
     if not isinstance(seed, core.Tracer):
         return Array.from_host(_host_seed_words(core.concrete_to_numpy(seed)))
     if aval.dtype.itemsize == 8:
-        as_u64 = lax.convert_element_type(seed, dtypes.uint64)
-        hi = lax.convert_element_type(lax.div(as_u64, Array.from_host(np.uint64(2**32))),
+        as_u64 = ew.convert_element_type(seed, dtypes.uint64)
+        hi = ew.convert_element_type(ew.div(as_u64, Array.from_host(np.uint64(2**32))),
                                       dtypes.uint32)
-        lo = lax.convert_element_type(as_u64, dtypes.uint32)
+        lo = ew.convert_element_type(as_u64, dtypes.uint32)
     else:
         wide = dtypes.int32 if dtypes.is_signed_int(aval.dtype) else dtypes.uint32
-        lo = lax.convert_element_type(lax.convert_element_type(seed, wide), dtypes.uint32)
+        lo = ew.convert_element_type(ew.convert_element_type(seed, wide), dtypes.uint32)
         hi = _u32(0)
     return stack_halves(hi, lo)
 
@@ -206,10 +206,10 @@ def random_bits(key, bit_width: int, shape: tuple[int, ...]):
         u64 = dtypes.canonicalize_dtype(dtypes.uint64)
         if u64 != dtypes.uint64:
             raise TypeError("64-bit random bits need jax_enable_x64")
-        hi = lax.convert_element_type(bits1, u64)
-        lo = lax.convert_element_type(bits2, u64)
-        return lax.bitwise_or(lax.mul(hi, Array.from_host(np.uint64(2**32))), lo)
-    bits = lax.bitwise_xor(bits1, bits2)
+        hi = ew.convert_element_type(bits1, u64)
+        lo = ew.convert_element_type(bits2, u64)
+        return ew.bitwise_or(ew.mul(hi, Array.from_host(np.uint64(2**32))), lo)
+    bits = ew.bitwise_xor(bits1, bits2)
     if bit_width < 32:
-        bits = lax.convert_element_type(bits, UINT_DTYPES[bit_width])
+        bits = ew.convert_element_type(bits, UINT_DTYPES[bit_width])
     return bits

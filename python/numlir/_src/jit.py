@@ -1,10 +1,14 @@
-"""jit/compile, lowering objects and make_graph.
+"""jit/compile, lowering objects and make_graph: staging a Python function out to one
+executable.
 
 ``jit(f)`` traces ``f`` once per abstract signature — the pytree structure of
 the arguments, each leaf's shape/dtype/weak type, the static arguments and the
 x64 flag — lowers the Graph to hlo text and compiles it. A jitted function
 called inside another trace (jit of jit, later grad/vmap of jit) is inlined
 into that trace.
+
+jit needs only core and the runtime (lowering, dispatch), so it sits in the runtime
+layer, below the libraries: numlir.random compiles its samplers with it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir import tree_util
 from numlir._src import (config, core, dispatch, dtypes, lowering, shapes, static_args,
-                         traceback_util)
+                         traceback_util, tree_util)
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
 

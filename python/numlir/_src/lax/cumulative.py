@@ -1,0 +1,124 @@
+"""Cumulative reductions along one axis: cumsum, cumprod, cummax and cummin (``hlo.cumulative``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import ad, batching, core
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import slicing
+from numlir._src.lax import type_checks as tc
+from numlir._src.lax.shape_ops import broadcasted_iota
+from numlir._src.lax.sorting import take_along_axis
+
+
+def _cumulative(name: str, kind: str, accepted):
+    prim = core.Primitive(name)
+
+    @prim.def_abstract_eval
+    def _abstract_eval(operand, *, axis, reverse):
+        tc.check_dtype(name, operand, accepted)
+        if not 0 <= axis < operand.ndim:
+            raise core.value_error(
+                f"{name}: axis {axis} is out of bounds for shape {operand.shape}"
+            )
+        return operand
+
+    @prim.def_lowering
+    def _lowering(ctx, operand, *, axis, reverse):
+        return ctx.emit(
+            f"hlo.cumulative {kind} {operand}, dim = {axis}, "
+            f"reverse = {'true' if reverse else 'false'} : {ctx.type_out()}"
+        )
+
+    def _batch_rule(axis_size, args, dims, *, axis, reverse):
+        (x,), (d,) = args, dims
+        return prim.bind(x, axis=batching.shifted(axis, d), reverse=reverse), d
+
+    batching.defrule(prim, _batch_rule)
+
+    def fn(operand, axis: int = 0, reverse: bool = False):
+        ndim = core.get_aval(operand).ndim
+        axis = tc.canonical_axis(name, axis, ndim)
+        return prim.bind(operand, axis=axis, reverse=bool(reverse))
+
+    fn.__name__ = name
+    fn.__doc__ = f"Inclusive cumulative {kind} along ``axis`` (from the end when ``reverse``)."
+    return prim, fn
+
+
+cumsum_p, cumsum = _cumulative("cumsum", "sum", tc.NUMERIC)
+cumprod_p, cumprod = _cumulative("cumprod", "prod", tc.NUMERIC)
+cummax_p, cummax = _cumulative("cummax", "max", tc.ANY)
+cummin_p, cummin = _cumulative("cummin", "min", tc.ANY)
+
+
+def _shifted(x, steps: int, axis: int, reverse: bool, fill):
+    """``x`` moved ``steps`` places along the scan direction, ``fill`` entering at the start."""
+    config = [(0, 0, 0)] * core.get_aval(x).ndim
+    config[axis] = (-steps, steps, 0) if reverse else (steps, -steps, 0)
+    return slicing.pad(x, ew.const(x, fill), config)
+
+
+def _cumprod_jvp(primals, tangents, *, axis, reverse):
+    # A doubling prefix scan of (product, its tangent) by the product rule: no division,
+    # so zeros in x are handled, and each step is linear in the tangent.
+    x, t = primals[0], ad.instantiate(tangents[0])
+    out = cumprod_p.bind(x, axis=axis, reverse=reverse)
+    p, dp, steps = x, t, 1
+    while steps < core.get_aval(x).shape[axis]:
+        p_prev = _shifted(p, steps, axis, reverse, 1)
+        dp = ew.add(ew.mul(dp, p_prev), ew.mul(p, _shifted(dp, steps, axis, reverse, 0)))
+        p = ew.mul(p, p_prev)
+        steps *= 2
+    return out, dp
+
+
+def _cumulative_chooser_jvp(prim):
+    # out[i] is attained by every j <= i with x[j] == out[j] == out[i]; as the running
+    # extremum is monotone these j lie in the run of equal outputs ending at i, and they
+    # share the tangent evenly (as reduce_max does with ties).
+    def rule(primals, tangents, *, axis, reverse):
+        x, t = primals[0], ad.instantiate(tangents[0])
+        out = prim.bind(x, axis=axis, reverse=reverse)
+        if reverse:  # work in scan order
+            x, t, fwd = slicing.rev(x, (axis,)), slicing.rev(t, (axis,)), slicing.rev(out, (axis,))
+        else:
+            fwd = out
+        aval = core.get_aval(x)
+        pos = broadcasted_iota(np.int32, aval.shape, axis)
+        new_run = ew.bitwise_or(ew.eq(pos, ew.const(pos, 0)),
+                                ew.ne(fwd, _shifted(fwd, 1, axis, False, 0)))
+        run_start = cummax(ew.select(new_run, pos, ew.const(pos, 0)), axis)
+        attains = ew.eq(x, fwd)
+        # How many positions of the run so far attain it (integer cumsums: exact).
+        hits = ew.convert_element_type(attains, np.int32)
+        total = cumsum(hits, axis)
+        count = ew.sub(total, take_along_axis(ew.sub(total, hits), run_start, axis))
+        # Their tangents summed by a doubling scan that stops at the run's start; only
+        # same-run terms are ever added, so nothing cancels.
+        acc, steps = ew.select(attains, t, ew.const(t, 0)), 1
+        while steps < aval.shape[axis]:
+            same_run = ew.ge(ew.sub(pos, ew.const(pos, steps)), run_start)
+            acc = ew.add(acc, ew.select(same_run, _shifted(acc, steps, axis, False, 0),
+                                        ew.const(t, 0)))
+            steps *= 2
+        count = ew.max(ew.convert_element_type(count, aval.dtype), ew.const(x, 1))
+        t_out = ew.div(acc, count)
+        return out, slicing.rev(t_out, (axis,)) if reverse else t_out
+
+    return rule
+
+
+ad.defjvp_rule(cumprod_p, _cumprod_jvp)
+ad.defjvp_rule(cummax_p, _cumulative_chooser_jvp(cummax_p))
+ad.defjvp_rule(cummin_p, _cumulative_chooser_jvp(cummin_p))
+
+
+def _cumsum_transpose(ct, operand, *, axis, reverse):
+    # Each input adds into every output after it, so cotangents flow back the other way.
+    return cumsum_p.bind(ct, axis=axis, reverse=not reverse)
+
+
+ad.deflinear(cumsum_p, tr.first_operand(_cumsum_transpose))

@@ -1,0 +1,147 @@
+"""Float math primitives beyond elementwise.py: log1p/expm1, trigonometric and hyperbolic
+functions and their inverses, cbrt, atan2, nextafter, round and is_finite.
+
+(erf, lgamma, digamma and friends are in special.py.) Each lowers to one hlo op of
+docs/hlo-dialect.md.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from numlir._src import ad, batching, core, dtypes
+from numlir._src.lax import type_checks as tc
+from numlir._src.lax.elementwise import _binary, _unary, add, const, div, exp, mul, neg, rsqrt, sub
+
+log1p_p = _unary("log1p", "log_plus_one", (tc.FLOAT,))
+expm1_p = _unary("expm1", "exponential_minus_one", (tc.FLOAT,))
+tan_p = _unary("tan", "tan", (tc.FLOAT,))
+asin_p = _unary("asin", "asin", (tc.FLOAT,))
+acos_p = _unary("acos", "acos", (tc.FLOAT,))
+atan_p = _unary("atan", "atan", (tc.FLOAT,))
+sinh_p = _unary("sinh", "sinh", (tc.FLOAT,))
+cosh_p = _unary("cosh", "cosh", (tc.FLOAT,))
+asinh_p = _unary("asinh", "asinh", (tc.FLOAT,))
+acosh_p = _unary("acosh", "acosh", (tc.FLOAT,))
+atanh_p = _unary("atanh", "atanh", (tc.FLOAT,))
+cbrt_p = _unary("cbrt", "cbrt", (tc.FLOAT,))
+atan2_p = _binary("atan2", "atan2", (tc.FLOAT,))
+nextafter_p = _binary("nextafter", "next_after", (tc.FLOAT,))
+
+
+def _bind1(prim, doc):
+    def fn(x):
+        return prim.bind(x)
+
+    fn.__name__ = prim.name
+    fn.__doc__ = doc
+    return fn
+
+
+log1p = _bind1(log1p_p, "Elementwise ``log(1 + x)``, accurate near 0.")
+expm1 = _bind1(expm1_p, "Elementwise ``exp(x) - 1``, accurate near 0.")
+tan = _bind1(tan_p, "Elementwise tangent.")
+asin = _bind1(asin_p, "Elementwise arcsine.")
+acos = _bind1(acos_p, "Elementwise arccosine.")
+atan = _bind1(atan_p, "Elementwise arctangent.")
+sinh = _bind1(sinh_p, "Elementwise hyperbolic sine.")
+cosh = _bind1(cosh_p, "Elementwise hyperbolic cosine.")
+asinh = _bind1(asinh_p, "Elementwise inverse hyperbolic sine.")
+acosh = _bind1(acosh_p, "Elementwise inverse hyperbolic cosine.")
+atanh = _bind1(atanh_p, "Elementwise inverse hyperbolic tangent.")
+cbrt = _bind1(cbrt_p, "Elementwise cube root.")
+
+
+def atan2(x, y):
+    """Elementwise ``atan(x / y)`` in the quadrant of (y, x)."""
+    return atan2_p.bind(x, y)
+
+
+def nextafter(x1, x2):
+    """Elementwise next representable value after ``x1`` towards ``x2``."""
+    return nextafter_p.bind(x1, x2)
+
+
+def _one(x):
+    return const(x, 1)
+
+
+def _sq(x):
+    return mul(x, x)
+
+
+ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _one(x))))
+ad.defjvp(expm1_p, lambda t, x: mul(t, exp(x)))
+ad.defjvp(tan_p, lambda t, x: mul(t, add(_one(x), _sq(tan(x)))))
+ad.defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(_one(x), _sq(x)))))
+ad.defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_one(x), _sq(x))))))
+ad.defjvp(atan_p, lambda t, x: div(t, add(_one(x), _sq(x))))
+ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(_sq(x), _one(x)))))
+ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
+ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), _sq(x))))
+ad.defjvp(cbrt_p, lambda t, x: div(t, mul(const(x, 3), _sq(cbrt(x)))))
+ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(_sq(x), _sq(y)))),
+          lambda t, x, y: neg(mul(t, div(x, add(_sq(x), _sq(y))))))
+ad.defzero(nextafter_p)
+
+
+
+
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` breaks ties: away from zero (C ``round``) or to even (``rint``)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+round_p = core.Primitive("round")
+
+
+@round_p.def_abstract_eval
+def _round_abstract_eval(x, *, rounding_method):
+    tc.check_dtype("round", x, (tc.FLOAT,))
+    return x
+
+
+@round_p.def_lowering
+def _round_lowering(ctx, x, *, rounding_method):
+    op = (
+        "round_nearest_even"
+        if rounding_method == RoundingMethod.TO_NEAREST_EVEN
+        else "round_nearest_afz"
+    )
+    return ctx.emit(f"hlo.{op} {x} : {ctx.type_out()}")
+
+
+batching.defvectorized(round_p)
+ad.defzero(round_p)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Elementwise rounding to an integral value; ties per ``rounding_method``."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+is_finite_p = core.Primitive("is_finite")
+
+
+@is_finite_p.def_abstract_eval
+def _is_finite_abstract_eval(x):
+    tc.check_dtype("is_finite", x, (tc.FLOAT,))
+    return core.ShapedArray(x.shape, dtypes.bool_)
+
+
+@is_finite_p.def_lowering
+def _is_finite_lowering(ctx, x):
+    return ctx.emit(f"hlo.is_finite {x} : {ctx.type_in()} -> {ctx.type_out()}")
+
+
+batching.defvectorized(is_finite_p)
+ad.defzero(is_finite_p)
+
+
+def is_finite(x):
+    """Elementwise test for neither inf nor NaN (bool result)."""
+    return is_finite_p.bind(x)

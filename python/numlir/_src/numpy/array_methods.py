@@ -1,0 +1,98 @@
+"""Installs the operators and methods of numlir.Array and of tracers (``x + y``, ``x.sum()``,
+``x[i]``, ``x.at[i].set(y)``) on core's ``ArrayMethods``: each calls its numlir.numpy
+function."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import core, traceback_util
+from numlir._src.array_methods import ArrayMethods
+from numlir._src.numpy import creation, indexing, linalg_ops, reductions, reshaping, ufuncs
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (int, float, bool, complex, np.ndarray, np.generic, core.Tracer, ArrayMethods))
+
+
+def _binop(fn, name: str, reflected: bool = False):
+    def op(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    op.__name__ = f"__{'r' if reflected else ''}{name}__"
+    return op
+
+
+def _reshape(self, *shape, order="C"):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    return reshaping.reshape(self, shape, order=order)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int)):
+        axes = axes[0]
+    return reshaping.transpose(self, axes or None)
+
+
+def _at(self):
+    """Functional index updates: ``x.at[idx].set(y)``, ``.add``, ``.multiply``, ``.get``..."""
+    return indexing._IndexUpdateHelper(self)
+
+
+_BINARY = {  # operator name -> numlir.numpy function
+    "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply,
+    "truediv": ufuncs.true_divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
+    "pow": ufuncs.power, "matmul": linalg_ops.matmul, "and": ufuncs.bitwise_and,
+    "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
+}
+_COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
+            "ge": ufuncs.greater_equal, "eq": ufuncs.equal, "ne": ufuncs.not_equal}
+
+
+def _methods() -> dict:
+    methods = {}
+    for name, fn in _BINARY.items():
+        methods[f"__{name}__"] = _binop(fn, name)
+        methods[f"__r{name}__"] = _binop(fn, name, True)
+    for name, fn in _COMPARE.items():
+        methods[f"__{name}__"] = _binop(fn, name)
+    methods.update({
+        "__neg__": lambda self: ufuncs.negative(self),
+        "__pos__": lambda self: self,
+        "__abs__": lambda self: ufuncs.abs(self),
+        "__invert__": lambda self: ufuncs.invert(self),
+        "astype": lambda self, dtype: creation.astype(self, dtype),
+        "reshape": _reshape,
+        "transpose": _transpose,
+        "ravel": lambda self: reshaping.ravel(self),
+        "flatten": lambda self: reshaping.ravel(self),
+        "squeeze": lambda self, axis=None: reshaping.squeeze(self, axis),
+        "sum": lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(
+            self, axis=axis, dtype=dtype, keepdims=keepdims),
+        "prod": lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(
+            self, axis=axis, dtype=dtype, keepdims=keepdims),
+        "mean": lambda self, axis=None, dtype=None, keepdims=False: reductions.mean(
+            self, axis=axis, dtype=dtype, keepdims=keepdims),
+        "max": lambda self, axis=None, keepdims=False: reductions.max(self, axis=axis, keepdims=keepdims),
+        "min": lambda self, axis=None, keepdims=False: reductions.min(self, axis=axis, keepdims=keepdims),
+        "all": lambda self, axis=None, keepdims=False: reductions.all(self, axis=axis, keepdims=keepdims),
+        "any": lambda self, axis=None, keepdims=False: reductions.any(self, axis=axis, keepdims=keepdims),
+        "dot": lambda self, other: linalg_ops.dot(self, other),
+        "__getitem__": lambda self, idx: indexing.getitem(self, idx),
+    })
+    return methods
+
+
+def _install() -> None:
+    # Operators and methods are API entry points too: `x + y` with bad shapes should show the
+    # user's line, not these frames.
+    for name, method in _methods().items():
+        setattr(ArrayMethods, name, traceback_util.api_boundary(method))
+    ArrayMethods.T = property(lambda self: reshaping.transpose(self))
+    ArrayMethods.at = property(_at)
+
+
+_install()

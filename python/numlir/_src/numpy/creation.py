@@ -1,0 +1,199 @@
+"""Array creation in numlir.numpy: asarray/array, astype, full/zeros/ones and their _like
+forms, arange, linspace and eye."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from numlir._src import core, dtypes, shapes
+from numlir._src.array import Array
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import shape_ops
+from numlir._src.numpy.util import check_arraylike
+
+
+def _contains_tracer(obj) -> bool:
+    if isinstance(obj, core.Tracer):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return builtins.any(_contains_tracer(o) for o in obj)
+    return False
+
+
+def _first_int_beyond_int64(obj):
+    """A Python int in nested lists/tuples ``obj`` that NumPy cannot hold, if any."""
+    if type(obj) is int:
+        return obj if not -2**63 <= obj < 2**64 else None
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            found = _first_int_beyond_int64(o)
+            if found is not None:
+                return found
+    return None
+
+
+def asarray(a, dtype=None, copy=None):
+    """Convert ``a`` (array, NumPy value, scalar, nested lists) to a numlir array.
+
+    Python scalars stay weakly typed, as in JAX: ``asarray(1.0)`` is a weak float32.
+    """
+    if isinstance(a, (core.Tracer, Array)):
+        return a if dtype is None else astype(a, dtype)
+    if dtypes.is_python_scalar(a):
+        weak = dtype is None and dtypes.is_weak_python_scalar(a)
+        return ew.convert_element_type(a, dtype or dtypes.dtype_of_python_scalar(a), weak)
+    if _contains_tracer(a):
+        from numlir._src.numpy.joining import array_from_nested  # joining.py builds on this module
+
+        return array_from_nested(a, dtype)
+    try:
+        value = np.asarray(a)
+    except ValueError as error:  # ragged nested sequences
+        raise core.value_error(f"cannot convert {type(a).__name__} to a numlir array: "
+                               f"{a!r:.80}: {error}") from None
+    nested = isinstance(a, (list, tuple))
+    if value.dtype == object:
+        big = _first_int_beyond_int64(a) if nested else None
+        if big is not None:
+            dtypes.check_python_int(big, dtypes.default_int_dtype(), default=True)
+        raise core.shape_error(f"cannot convert {type(a).__name__} to a numlir array: {a!r:.80}")
+    target = None
+    if dtype is not None:
+        target = dtypes.canonicalize_dtype(dtype)
+    elif nested and value.dtype == np.float64:
+        target = dtypes.default_float_dtype()
+    elif nested and value.dtype.kind in "iu":
+        target = dtypes.default_int_dtype()
+    if nested and target is not None and target.kind in "iu" and value.dtype.kind in "iu":
+        # Python ints that do not fit are an error (as in JAX), never wrapped around.
+        for bound in (value.min(initial=0), value.max(initial=0)):
+            dtypes.check_python_int(int(bound), target, default=dtype is None)
+    if target is not None:
+        value = value.astype(target)
+    return Array.from_host(value)
+
+
+def array(object, dtype=None, copy: bool = True, ndmin: int = 0):  # noqa: A002
+    """Like ``asarray``, always returning a new array."""
+    out = asarray(object, dtype)
+    if ndmin > out.ndim:
+        out = shape_ops.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def astype(x, dtype):
+    """``x`` converted to ``dtype`` (to bool: ``x != 0``)."""
+    check_arraylike("astype", x)
+    return ew.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+
+
+def _dtype_arg(what: str, dtype):
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        raise core.shape_error(
+            f"{what}: cannot interpret {dtype!r} as a data type; did you mean {what}((..., "
+            f"{dtype})), with a single tuple argument for the shape?")
+    return dtypes.canonicalize_dtype(dtype)
+
+
+def _full(what: str, shape, fill_value, dtype):
+    dtype = _dtype_arg(what, core.get_aval(fill_value).dtype if dtype is None else dtype)
+    shape = shapes.canonicalize_shape(shape, what, dtype=dtype)
+    value = ew.convert_element_type(fill_value, dtype)
+    fill_shape = core.get_aval(value).shape
+    if len(fill_shape) > len(shape) or any(
+            f not in (1, s) for f, s in zip(fill_shape[::-1], shape[::-1])):
+        raise core.value_error(f"{what}: fill_value of shape {fill_shape} does not broadcast to "
+                               f"shape {shape}")
+    return shape_ops.broadcast_to_rank(value, shape)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``."""
+    return _full("full", shape, fill_value, dtype)
+
+
+def zeros(shape, dtype=None):
+    """An array of zeros (default dtype float32, float64 with x64)."""
+    return _full("zeros", shape, 0, dtype or dtypes.default_float_dtype())
+
+
+def ones(shape, dtype=None):
+    """An array of ones (default dtype float32, float64 with x64)."""
+    return _full("ones", shape, 1, dtype or dtypes.default_float_dtype())
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    aval = core.get_aval(a)
+    return _full("full_like", aval.shape if shape is None else shape, fill_value,
+                 dtype or aval.dtype)
+
+
+def zeros_like(a, dtype=None, shape=None):
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None):
+    return full_like(a, 1, dtype, shape)
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values (static Python numbers only), built with ``iota``."""
+    if stop is None:
+        start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, core.Tracer):
+            raise shapes.traced_value_error("arange", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
+    step = 1 if step is None else step
+    if dtype is None:
+        is_float = builtins.any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
+        dtype = dtypes.default_float_dtype() if is_float else dtypes.default_int_dtype()
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if step == 0:
+        raise core.value_error("arange: step must not be zero")
+    size = builtins.max(0, math.ceil((stop - start) / step))
+    core.check_shape((size,), "arange", None, dtype)
+    out = shape_ops.iota(dtype, size)
+    if step != 1:
+        out = ew.mul(out, ew.convert_element_type(step, dtype))
+    if start != 0:
+        out = ew.add(out, ew.convert_element_type(start, dtype))
+    return out
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (static Python numbers)."""
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, core.Tracer):
+            raise shapes.traced_value_error("linspace", name, f"<traced {v.aval.str_short()}>", v,
+                                            "a concrete number")
+    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    num = shapes.canonicalize_dim(num, "linspace", "num")
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else 0.0
+    out = ew.add(ew.mul(shape_ops.iota(dtype, num), ew.convert_element_type(step, dtype)),
+                  ew.convert_element_type(start, dtype))
+    if endpoint and num > 1:  # make the last value exactly ``stop``, as NumPy does
+        last = ew.eq(shape_ops.iota(dtypes.default_int_dtype(), num),
+                      ew.convert_element_type(num - 1, dtypes.default_int_dtype()))
+        out = ew.select(last, ew.convert_element_type(stop, dtype), out)
+    return out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    N = shapes.canonicalize_dim(N, "eye", "N")
+    M = N if M is None else shapes.canonicalize_dim(M, "eye", "M")
+    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    core.check_shape((N, M), "eye", None, dtype)
+    idt = dtypes.default_int_dtype()
+    rows = shape_ops.broadcasted_iota(idt, (N, M), 0)
+    cols = shape_ops.broadcasted_iota(idt, (N, M), 1)
+    if k:
+        rows = ew.add(rows, ew.convert_element_type(k, idt))
+    return ew.convert_element_type(ew.eq(rows, cols), dtype)
+
+
