@@ -183,9 +183,11 @@ def test_large_constants_roundtrip_exactly_through_the_hex_form(dtype):
 
 
 def test_element_types():
-    names = [lowering.element_type(d) for d in (np.bool_, np.int8, np.int64, np.uint32, np.float16,
-                                                 dtypes.bfloat16, np.float32, np.float64)]
+    kinds = (np.bool_, np.int8, np.int64, np.uint32, np.float16, dtypes.bfloat16, np.float32,
+             np.float64)
+    names = [dtypes.mlir_element_type(d) for d in kinds]
     assert names == ["i1", "i8", "i64", "ui32", "f16", "bf16", "f32", "f64"]
+    assert [dtypes.from_mlir_element_type(n) for n in names] == [np.dtype(d) for d in kinds]
     assert lowering.tensor_type(core.ShapedArray((), np.float32)) == "tensor<f32>"
     assert lowering.tensor_type(core.ShapedArray((0, 3), np.int32)) == "tensor<0x3xi32>"
 

@@ -194,7 +194,7 @@ def test_tree_map_with_path():
     ({"a": 1}, {"b": 1}, r"different dict keys: expected \('a',\), got \('b',\)"),
     ((1, (2, 3)), (1, 2), r"different types: expected tuple .* got int: 2 at key path tree 1\[1\]"),
     ([1, None], [1, 2], r"expected None .* got int"),
-    (Pair(1, 2), KeyedBox(1, "x"), r"expected Pair .* got Box"),
+    (Pair(1, 2), KeyedBox(1, "x"), r"expected Pair .* got KeyedBox"),
 ], ids=["type", "length", "dict-keys", "nested", "none", "custom"])
 def test_tree_map_mismatch_errors_name_the_difference(a, b, match):
     with pytest.raises(ValueError, match=match):
