@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from numlir import _runtime
 from numlir._src import config, dtypes
 from numlir._src.backends.base import (
     Backend,
@@ -40,6 +41,8 @@ ENTRY = "numlir_entry"
 
 
 def _native_compiler():
+    # optional dependency: the compiler extension (libMLIR, libLLVM) loads on the first
+    # compilation, so running saved executables and `import numlir` do not pay for it.
     from numlir import _compiler
 
     return _compiler
@@ -151,8 +154,6 @@ def _link(obj: bytes, options: CpuOptions) -> WithExtras:
             _link_with_driver(options.linker, obj_path, so_path, tmp)
         with open(so_path, "rb") as f:
             shared_object = f.read()
-    from numlir import _runtime
-
     return WithExtras(_runtime.wrap_image(shared_object, "cpu"), {".so": shared_object})
 
 
@@ -165,8 +166,6 @@ POOLED_OUTPUT_BYTES = 64 << 10
 def _empty(spec: BufferSpec, size: int) -> np.ndarray:
     if size < POOLED_OUTPUT_BYTES:
         return np.empty(spec.shape, spec.dtype)
-    from numlir import _runtime
-
     return _runtime.host_buffer(size).view(spec.dtype).reshape(spec.shape)
 
 
@@ -213,8 +212,6 @@ class CpuDevice(Device):
 
     def _runtime_device(self) -> Any:
         if self._native is None:
-            from numlir import _runtime
-
             self._native = _runtime.Device("cpu")
         return self._native
 
