@@ -188,6 +188,8 @@ def test_element_types():
     names = [dtypes.mlir_element_type(d) for d in kinds]
     assert names == ["i1", "i8", "i64", "ui32", "f16", "bf16", "f32", "f64"]
     assert [dtypes.from_mlir_element_type(n) for n in names] == [np.dtype(d) for d in kinds]
+    with pytest.raises(ValueError, match="'i7'"):
+        dtypes.from_mlir_element_type("i7")
     assert lowering.tensor_type(core.ShapedArray((), np.float32)) == "tensor<f32>"
     assert lowering.tensor_type(core.ShapedArray((0, 3), np.int32)) == "tensor<0x3xi32>"
 
