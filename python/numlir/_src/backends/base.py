@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from numlir._src import core
+from numlir._src.backends import dumps
+
 
 class CompileError(RuntimeError):
     """A backend rejected a module; the message holds the compiler's diagnostics."""
@@ -44,8 +47,6 @@ def format_bytes(size: int) -> str:
 def out_of_memory(name: str, detail: str) -> OutOfMemoryError:
     """The error for executable ``name`` running out of memory; ``detail``
     says which buffer. Names the user's line (the first frame outside numlir)."""
-    from numlir._src import core
-
     where = core.user_source_info()
     called = f", called at {where}," if where is not None else ""
     return OutOfMemoryError(f"{name}{called} ran out of memory: {detail}")
@@ -137,8 +138,6 @@ class Backend(abc.ABC):
 
     def compile(self, module_text: str, *, options: Any = None, name: str = "module") -> Executable:
         """Runs every stage on ``module_text`` and loads the result on the device."""
-        from numlir._src.backends import dumps
-
         options = options if options is not None else self.parse_options()
         dump = dumps.Dumper.for_compilation(self.name, name, module_text)
         value: Any = module_text
