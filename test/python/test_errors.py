@@ -46,9 +46,18 @@ def test_matmul_shape_error():
 
 
 def test_lax_rejects_mixed_dtypes_with_a_tip():
-    with pytest.raises(TypeError, match=r"add requires arguments to have the same dtypes, got "
+    with pytest.raises(TypeError, match=r"lax.add requires arguments to have the same dtypes, got "
                                         r"float32, int32.*numlir.numpy.add"):
         numlir.make_graph(lax.add)(F3, np.ones(3, np.int32))
+    with pytest.raises(TypeError, match=r"lax.sub requires .*Tip: numlir.numpy.subtract is"):
+        numlir.make_graph(lax.sub)(F3, np.ones(3, np.int32))
+
+
+def test_mixed_dtype_tips_name_existing_numpy_functions():
+    from numlir._src.lax import type_checks
+
+    missing = [f for f in type_checks._PROMOTING_EQUIVALENTS.values() if not hasattr(jnp, f)]
+    assert not missing
 
 
 def test_wrong_dtype_for_float_only_op():

@@ -93,16 +93,47 @@ batching.defrule(dot_general_p, _dot_general_batch_rule)
 
 
 
+def _precision_rank(dtype: np.dtype) -> tuple:
+    """XLA's HigherPrecisionType order: floats above integers, then exponent range, mantissa,
+    bit width, and signed above unsigned."""
+    if dtypes.is_float(dtype):
+        info = dtypes.finfo(dtype)
+        return (info.maxexp, info.nmant, info.bits, True)
+    bits = 1 if dtypes.is_bool(dtype) else dtypes.iinfo(dtype).bits
+    return (-1, -1, bits, not dtypes.is_unsigned_int(dtype))
+
+
+def contraction_dtype(name: str, lhs_dtype: np.dtype, rhs_dtype: np.dtype) -> np.dtype:
+    """The dtype a contraction of mixed-dtype operands computes in (as jax and XLA: the more
+    precise one, so ``f32 x f64`` is f64 and ``int32 x f32`` is f32)."""
+    if lhs_dtype == rhs_dtype:
+        return lhs_dtype
+    lhs_rank, rhs_rank = _precision_rank(lhs_dtype), _precision_rank(rhs_dtype)
+    if lhs_rank == rhs_rank:
+        raise core.shape_error(f"lax.{name} argument type error: {lhs_dtype.name}, {rhs_dtype.name}")
+    return lhs_dtype if lhs_rank > rhs_rank else rhs_dtype
+
+
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """Tensor contraction; ``dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
 
     The result's dimensions are the batch dimensions, then lhs's free, then rhs's free ones.
+    Operands of different dtypes are converted to ``preferred_element_type`` or, without one,
+    to the more precise of the two (as jax does).
     """
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
+    lhs_dtype, rhs_dtype = core.get_aval(lhs).dtype, core.get_aval(rhs).dtype
+    if lhs_dtype != rhs_dtype:
+        # With a preferred type, XLA converts each operand straight to it (an int32 x uint32
+        # product into f32 never wraps the uint32 through int32).
+        dtype = contraction_dtype("dot_general", lhs_dtype, rhs_dtype)
+        dtype = dtype if preferred_element_type is None else preferred_element_type
+        lhs, rhs = (ew.convert_element_type(x, dtype) if d != dtype else x
+                    for x, d in ((lhs, lhs_dtype), (rhs, rhs_dtype)))
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
                               preferred_element_type=preferred_element_type)
 

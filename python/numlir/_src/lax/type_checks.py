@@ -27,14 +27,28 @@ def check_dtype(name: str, aval: core.ShapedArray, accepted: Sequence[tuple]) ->
         )
 
 
+# The numlir.numpy function that promotes its inputs, for each primitive whose rule requires
+# equal dtypes (test_errors checks that each one exists). Primitives missing here get no tip.
+_PROMOTING_EQUIVALENTS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+    "pow": "power", "max": "maximum", "min": "minimum", "atan2": "arctan2",
+    "nextafter": "nextafter", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "shift_left": "left_shift", "shift_right_arithmetic": "right_shift",
+    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+    "ge": "greater_equal", "select": "where", "clamp": "clip", "concatenate": "concatenate",
+    "pad": "pad",
+}
+
+
 def check_same_dtypes(name: str, avals: Sequence[core.ShapedArray]) -> np.dtype:
     dts = [a.dtype for a in avals]
     if any(d != dts[0] for d in dts[1:]):
-        raise core.shape_error(
-            f"{name} requires arguments to have the same dtypes, got "
-            f"{', '.join(d.name for d in dts)}. (Tip: numlir.numpy.{name} is a similar function "
-            "that does automatic type promotion on inputs)."
-        )
+        message = (f"lax.{name} requires arguments to have the same dtypes, got "
+                   f"{', '.join(d.name for d in dts)}.")
+        if name in _PROMOTING_EQUIVALENTS:
+            message += (f" (Tip: numlir.numpy.{_PROMOTING_EQUIVALENTS[name]} is a similar "
+                        "function that does automatic type promotion on inputs).")
+        raise core.shape_error(message)
     return dts[0]
 
 
