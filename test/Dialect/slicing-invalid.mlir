@@ -234,7 +234,7 @@ func.func @pad_value_rank(%a: tensor<4xf32>, %v: tensor<1xf32>) -> tensor<5xf32>
 // -----
 
 func.func @pad_value_element_type(%a: tensor<4xf32>, %v: tensor<f16>) -> tensor<5xf32> {
-  // expected-error@+1 {{'hlo.pad' op padding value and result element types must be equal, got 'f16' and 'f32'}}
+  // expected-error@+1 {{'hlo.pad' op padding value and operand element types must be equal, got 'f16' and 'f32'}}
   %0 = hlo.pad %a, %v, low = [1], high = [0], interior = [0] : tensor<4xf32>, tensor<f16> -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
@@ -482,7 +482,7 @@ func.func @scatter_batch_mismatch(%a: tensor<5x3xf32>, %i: tensor<2x1xi32>, %u: 
 // -----
 
 func.func @scatter_element_type(%a: tensor<5x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf16>) -> tensor<5x3xf32> {
-  // expected-error@+1 {{'hlo.scatter' op updates and result element types must be equal, got 'f16' and 'f32'}}
+  // expected-error@+1 {{'hlo.scatter' op updates and operand element types must be equal, got 'f16' and 'f32'}}
   %0 = hlo.scatter add %a[%i], %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : tensor<5x3xf32>[tensor<2x1xi32>], tensor<2x3xf16>
   return %0 : tensor<5x3xf32>
 }

@@ -32,9 +32,7 @@ struct ReduceLowering : OpConversionPattern<hlo::ReduceOp> {
         op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
     if (failed(parts))
       return failure();
-    RankedTensorType resultType = parts->resultType;
-    Type element = parts->element;
-    Kind kind = parts->kind;
+    auto [resultType, element, kind] = *parts;
     if (op.getDimensions().empty()) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();

@@ -191,9 +191,7 @@ struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
         op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
     if (failed(parts))
       return failure();
-    RankedTensorType resultType = parts->resultType;
-    Type element = parts->element;
-    Kind kind = parts->kind;
+    auto [resultType, element, kind] = *parts;
 
     Location loc = op.getLoc();
     // No windows: linalg would reject the window loop's input map.

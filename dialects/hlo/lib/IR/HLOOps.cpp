@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HLOFormatting.h"
+#include "HLOVerification.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
@@ -46,16 +47,6 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
 
 static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
-}
-
-static LogicalResult verifySameElementType(Operation *op, Value operand,
-                                           Value result) {
-  Type operandType = tensorType(operand).getElementType();
-  Type resultType = tensorType(result).getElementType();
-  if (operandType == resultType)
-    return success();
-  return op->emitOpError("operand and result element types must be equal, got ")
-         << operandType << " and " << resultType;
 }
 
 static LogicalResult verifySameShape(Operation *op, Value operand,
@@ -179,7 +170,8 @@ LogicalResult BroadcastInDimOp::verify() {
              << " must have size 1 or the size of result dim " << resultDim
              << ", which is " << resultSize;
   }
-  return verifySameElementType(*this, getOperand(), getResult());
+  return verifyEqualElementTypes(
+      *this, {{"operand", getOperand().getType()}, {"result", getType()}});
 }
 
 LogicalResult ReshapeOp::verify() {
@@ -189,7 +181,8 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("element counts must match, got ")
            << operandCount << " in the operand and " << resultCount
            << " in the result";
-  return verifySameElementType(*this, getOperand(), getResult());
+  return verifyEqualElementTypes(
+      *this, {{"operand", getOperand().getType()}, {"result", getType()}});
 }
 
 LogicalResult TransposeOp::verify() {
@@ -219,7 +212,8 @@ LogicalResult TransposeOp::verify() {
            << listString(resultShape)
            << " must be the permuted operand shape "
            << listString(expectedShape);
-  return verifySameElementType(*this, getOperand(), getResult());
+  return verifyEqualElementTypes(
+      *this, {{"operand", getOperand().getType()}, {"result", getType()}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -250,7 +244,8 @@ LogicalResult ReduceOp::verify() {
            << listString(operandType.getShape()) << " without dims "
            << listString(getDimensions()) << ", which is "
            << listString(expectedShape);
-  if (failed(verifySameElementType(*this, getOperand(), getResult())))
+  if (failed(verifyEqualElementTypes(
+      *this, {{"operand", getOperand().getType()}, {"result", getType()}})))
     return failure();
 
   Type elementType = operandType.getElementType();
@@ -423,13 +418,8 @@ LogicalResult DotGeneralOp::verify() {
            << " must be the batch, lhs free and rhs free dims, which is "
            << listString(expectedShape);
 
-  Type lhsElement = lhsType.getElementType();
-  Type rhsElement = rhsType.getElementType();
-  Type resultElement = resultType.getElementType();
-  if (lhsElement != rhsElement || lhsElement != resultElement)
-    return emitOpError("lhs, rhs and result element types must be equal, got ")
-           << lhsElement << ", " << rhsElement << " and " << resultElement;
-  return success();
+  return verifyEqualElementTypes(
+      *this, {{"lhs", lhsType}, {"rhs", rhsType}, {"result", resultType}});
 }
 
 #define GET_OP_CLASSES

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HLOFormatting.h"
+#include "HLOVerification.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
@@ -18,17 +19,6 @@ using namespace numlir::hlo;
 
 /// Non-splat constants above this many elements are not folded.
 constexpr int64_t kMaxFoldedElements = 1 << 16;
-
-static LogicalResult verifyElementTypes(Operation *op, Type operand,
-                                        Type result, StringRef what) {
-  Type operandElement = cast<ShapedType>(operand).getElementType();
-  Type resultElement = cast<ShapedType>(result).getElementType();
-  if (operandElement == resultElement)
-    return success();
-  return op->emitOpError() << what << " and result element types must be "
-                           << "equal, got " << operandElement << " and "
-                           << resultElement;
-}
 
 static LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> shape,
                                        ArrayRef<int64_t> expected,
@@ -173,7 +163,8 @@ LogicalResult SliceOp::verify() {
   if (failed(verifyResultShape(*this, getType().getShape(), expected,
                                "ceil((limit - start) / strides)")))
     return failure();
-  return verifyElementTypes(*this, operandType, getType(), "operand");
+  return verifyEqualElementTypes(
+      *this, {{"operand", operandType}, {"result", getType()}});
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
@@ -212,7 +203,8 @@ LogicalResult DynamicSliceOp::verify() {
   if (failed(verifyResultShape(*this, getType().getShape(), getSliceSizes(),
                                "the slice sizes")))
     return failure();
-  return verifyElementTypes(*this, operandType, getType(), "operand");
+  return verifyEqualElementTypes(
+      *this, {{"operand", operandType}, {"result", getType()}});
 }
 
 OpFoldResult DynamicSliceOp::fold(FoldAdaptor adaptor) {
@@ -240,7 +232,8 @@ LogicalResult DynamicUpdateSliceOp::verify() {
              << d << " of size " << updateType.getDimSize(d)
              << " is larger than operand dim " << d << " of size "
              << operandType.getDimSize(d);
-  return verifyElementTypes(*this, updateType, getType(), "update");
+  return verifyEqualElementTypes(
+      *this, {{"update", updateType}, {"result", getType()}});
 }
 
 OpFoldResult DynamicUpdateSliceOp::fold(FoldAdaptor) {
@@ -293,7 +286,8 @@ LogicalResult ConcatenateOp::verify() {
                                "the input shapes joined along dim " +
                                    std::to_string(dim))))
     return failure();
-  return verifyElementTypes(*this, firstType, getType(), "input");
+  return verifyEqualElementTypes(
+      *this, {{"input", firstType}, {"result", getType()}});
 }
 
 OpFoldResult ConcatenateOp::fold(FoldAdaptor adaptor) {
@@ -337,8 +331,9 @@ LogicalResult PadOp::verify() {
   if (getPaddingValue().getType().getRank() != 0)
     return emitOpError("padding value must be a rank-0 tensor, got ")
            << getPaddingValue().getType();
-  if (failed(verifyElementTypes(*this, getPaddingValue().getType(),
-                                operandType, "padding value")))
+  if (failed(verifyEqualElementTypes(
+          *this, {{"padding value", getPaddingValue().getType()},
+                  {"operand", operandType}})))
     return failure();
   ArrayRef<int64_t> low = getEdgePaddingLow(), high = getEdgePaddingHigh(),
                     interior = getInteriorPadding();
@@ -374,7 +369,8 @@ LogicalResult PadOp::verify() {
   if (failed(verifyResultShape(*this, getType().getShape(), expected,
                                "low + size + (size - 1) * interior + high")))
     return failure();
-  return verifyElementTypes(*this, operandType, getType(), "operand");
+  return verifyEqualElementTypes(
+      *this, {{"operand", operandType}, {"result", getType()}});
 }
 
 OpFoldResult PadOp::fold(FoldAdaptor adaptor) {
@@ -543,7 +539,8 @@ LogicalResult GatherOp::verify() {
           "the index batch dims with the uncollapsed slice sizes at "
           "offset_dims")))
     return failure();
-  return verifyElementTypes(*this, operandType, getType(), "operand");
+  return verifyEqualElementTypes(
+      *this, {{"operand", operandType}, {"result", getType()}});
 }
 
 LogicalResult ScatterOp::verify() {
@@ -609,7 +606,8 @@ LogicalResult ScatterOp::verify() {
              << listString(batch) << ")";
     }
   }
-  if (failed(verifyElementTypes(*this, updatesType, operandType, "updates")))
+  if (failed(verifyEqualElementTypes(
+          *this, {{"updates", updatesType}, {"operand", operandType}})))
     return failure();
   bool isPred = operandType.getElementType().isInteger(1);
   if (isPred && (getKind() == ScatterKind::Add || getKind() == ScatterKind::Mul))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HLOFormatting.h"
+#include "HLOVerification.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
@@ -273,10 +274,10 @@ LogicalResult ReduceWindowOp::verify() {
            << listString(resultShape) << " must be the number of windows "
            << "per dimension, which is " << listString(expectedShape);
 
+  if (failed(verifyEqualElementTypes(
+          *this, {{"operand", operandType}, {"result", getType()}})))
+    return failure();
   Type elementType = operandType.getElementType();
-  if (elementType != getType().getElementType())
-    return emitOpError("operand and result element types must be equal, got ")
-           << elementType << " and " << getType().getElementType();
   ReduceKind kind = getKind();
   if ((kind == ReduceKind::And || kind == ReduceKind::Or) &&
       !isa<IntegerType>(elementType))
@@ -649,11 +650,6 @@ LogicalResult ConvolutionOp::verify() {
            << " (batch / batch_group_count, kernel output features and the "
               "number of windows per spatial dimension)";
 
-  Type lhsElement = lhsType.getElementType();
-  Type rhsElement = rhsType.getElementType();
-  Type resultElement = resultType.getElementType();
-  if (lhsElement != rhsElement || lhsElement != resultElement)
-    return emitOpError("lhs, rhs and result element types must be equal, got ")
-           << lhsElement << ", " << rhsElement << " and " << resultElement;
-  return success();
+  return verifyEqualElementTypes(
+      *this, {{"lhs", lhsType}, {"rhs", rhsType}, {"result", resultType}});
 }
