@@ -58,7 +58,7 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "cpu-expand-float-conversions,arith-expand{include-bf16},"
+    "cpu-expand-float-conversions,cpu-expand-arith,"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
     "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
     "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"

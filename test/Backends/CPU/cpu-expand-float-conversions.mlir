@@ -1,5 +1,5 @@
 // RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-expand-float-conversions))' | FileCheck %s
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-expand-float-conversions,arith-expand{include-bf16}),convert-arith-to-llvm,convert-func-to-llvm)' | FileCheck %s --check-prefix=LLVM
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-expand-float-conversions,cpu-expand-arith),convert-arith-to-llvm,convert-func-to-llvm)' | FileCheck %s --check-prefix=LLVM
 
 // f64 -> bf16 goes through f32 rounded to odd: nearest f32, one step toward
 // zero where that overshot, the last bit set where inexact; no f64 -> bf16

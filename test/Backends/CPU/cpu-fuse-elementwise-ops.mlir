@@ -55,3 +55,59 @@ func.func @fusion_into_row_sum(%x: tensor<4x3xf32>, %acc: tensor<4xf32>) -> tens
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// hlo.reduce lowers to linalg.reduce: it is generalized so that the square
+// fuses into it and x is read once, with no temporary (sum(x * x)).
+// CHECK-LABEL: func.func @fusion_into_linalg_reduce
+// CHECK-NOT: tensor.empty() : tensor<16xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["reduction"]}
+// CHECK-SAME: ins(%{{.*}} : tensor<16xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK-NOT: linalg.generic
+#id1 = affine_map<(d0) -> (d0)>
+func.func @fusion_into_linalg_reduce(%x: tensor<16xf32>, %acc: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %sq = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<16xf32>
+  %r = linalg.reduce ins(%sq : tensor<16xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init fastmath<reassoc> : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A softmax-like max reduction whose input has a second use: the producer
+// is computed once (not fused), and the reduce is still generalized.
+// CHECK-LABEL: func.func @no_fusion_of_shared_producer_into_reduce
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%[[E]] :
+// CHECK-NOT: math.exp
+// CHECK: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @no_fusion_of_shared_producer_into_reduce(%x: tensor<4x8xf32>, %acc: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %ex = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x8xf32>
+  %r = linalg.reduce ins(%ex : tensor<4x8xf32>) outs(%acc : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init fastmath<reassoc> : f32
+      linalg.yield %0 : f32
+    }
+  return %r, %ex : tensor<4xf32>, tensor<4x8xf32>
+}

@@ -6,6 +6,10 @@
 // tanh(x) into the contraction tanh(x)^T @ y recomputes each tanh once per
 // column of y and hides the contraction from CPU vectorization.
 //
+// linalg.reduce ops (what hlo.reduce lowers to) are generalized first:
+// elementwise fusion only fuses into linalg.generic, and without it
+// `sum(x * x)` writes and rereads a temporary as large as x.
+//
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Backends/CPU/Passes.h"
@@ -48,6 +52,11 @@ struct CPUFuseElementwiseOpsPass
     };
     // The pattern set of linalg-fuse-elementwise-ops, with the fusion of
     // elementwise ops under `fusesWithoutRecomputation`.
+    IRRewriter rewriter(ctx);
+    getOperation()->walk([&](linalg::ReduceOp reduce) {
+      rewriter.setInsertionPoint(reduce);
+      (void)linalg::generalizeNamedOp(rewriter, reduce);
+    });
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  fusesWithoutRecomputation);

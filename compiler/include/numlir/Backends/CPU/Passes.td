@@ -195,6 +195,20 @@ def CPUVectorizeContractions : Pass<"cpu-vectorize-contractions"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def CPUExpandArith : Pass<"cpu-expand-arith"> {
+  let summary = "arith-expand, except that float min and max stay ops";
+  let description = [{
+    Expands what convert-arith-to-llvm cannot lower (`ceildivsi`,
+    `floordivsi`, bf16 `extf`/`truncf`, scaling conversions) as upstream
+    `arith-expand{include-bf16}` does, but keeps `arith.maximumf`,
+    `minimumf`, `maxnumf` and `minnumf`. They lower to `llvm.maximum` and
+    friends, which keep their NaN and signed-zero semantics and which
+    LLVM's loop vectorizer turns into vector reductions; the expanded
+    compare-and-select chains left `max(x, axis=1)` a scalar loop.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect"];
+}
+
 def CPUApproximateMath : Pass<"cpu-approximate-math"> {
   let summary = "Replace f32 transcendental calls by vectorizable polynomials";
   let description = [{
