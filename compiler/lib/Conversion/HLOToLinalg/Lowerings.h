@@ -74,6 +74,28 @@ matchReduction(mlir::Operation *op, mlir::Value operand,
                numlir::hlo::ReduceKind kind,
                const mlir::TypeConverter *converter,
                mlir::ConversionPatternRewriter &rewriter);
+/// The shared start of the hlo.reduce and hlo.reduce_window lowerings: the
+/// op's ReductionParts (matchReduction), then `rewrite`.
+template <typename OpT>
+struct ReductionLowering : mlir::OpConversionPattern<OpT> {
+  using mlir::OpConversionPattern<OpT>::OpConversionPattern;
+  using Adaptor = typename OpT::Adaptor;
+
+  mlir::LogicalResult
+  matchAndRewrite(OpT op, Adaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    mlir::FailureOr<ReductionParts> parts =
+        matchReduction(op, op.getOperand(), op.getKind(),
+                       this->getTypeConverter(), rewriter);
+    if (mlir::failed(parts))
+      return mlir::failure();
+    return rewrite(op, adaptor, *parts, rewriter);
+  }
+
+  virtual mlir::LogicalResult
+  rewrite(OpT op, Adaptor adaptor, const ReductionParts &parts,
+          mlir::ConversionPatternRewriter &rewriter) const = 0;
+};
 /// The identity of `kind` on `element` (the original, possibly unsigned,
 /// element type), as a constant of the signless `type`.
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc,

@@ -22,17 +22,13 @@ using Kind = hlo::ReduceKind;
 
 namespace {
 
-struct ReduceLowering : OpConversionPattern<hlo::ReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReduceLowering : ReductionLowering<hlo::ReduceOp> {
+  using ReductionLowering::ReductionLowering;
 
-  LogicalResult
-  matchAndRewrite(hlo::ReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<ReductionParts> parts = matchReduction(
-        op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
-    if (failed(parts))
-      return failure();
-    auto [resultType, element, kind] = *parts;
+  LogicalResult rewrite(hlo::ReduceOp op, Adaptor adaptor,
+                        const ReductionParts &parts,
+                        ConversionPatternRewriter &rewriter) const override {
+    auto [resultType, element, kind] = parts;
     if (op.getDimensions().empty()) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();

@@ -181,17 +181,13 @@ Value padAndDilate(OpBuilder &b, Location loc, Value input,
 // reduce_window
 //===----------------------------------------------------------------------===//
 
-struct ReduceWindowLowering : OpConversionPattern<hlo::ReduceWindowOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReduceWindowLowering : ReductionLowering<hlo::ReduceWindowOp> {
+  using ReductionLowering::ReductionLowering;
 
-  LogicalResult
-  matchAndRewrite(hlo::ReduceWindowOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<ReductionParts> parts = matchReduction(
-        op, op.getOperand(), op.getKind(), getTypeConverter(), rewriter);
-    if (failed(parts))
-      return failure();
-    auto [resultType, element, kind] = *parts;
+  LogicalResult rewrite(hlo::ReduceWindowOp op, Adaptor adaptor,
+                        const ReductionParts &parts,
+                        ConversionPatternRewriter &rewriter) const override {
+    auto [resultType, element, kind] = parts;
 
     Location loc = op.getLoc();
     // No windows: linalg would reject the window loop's input map.
