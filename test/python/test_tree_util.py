@@ -237,3 +237,47 @@ def test_defaultdict_is_a_node():
     assert leaves == jax.tree_util.tree_leaves(d) == [2, 1]
     back = tu.tree_unflatten(treedef, leaves)
     assert isinstance(back, collections.defaultdict) and back.default_factory is list
+
+
+def test_structures_with_unhashable_aux_data_flatten_and_compare():
+    # The hash is computed on first use, so aux data only has to be hashable for hashing.
+    class Box:
+        def __init__(self, v, meta):
+            self.v, self.meta = v, meta
+
+    tu.register_pytree_node(Box, lambda b: ((b.v,), b.meta), lambda meta, c: Box(c[0], meta))
+    leaves, a = tu.tree_flatten(Box(1, ["unhashable"]))
+    _, b = tu.tree_flatten(Box(2, ["unhashable"]))
+    _, c = tu.tree_flatten(Box(2, ["other"]))
+    assert leaves == [1] and a == b and a != c
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_equal_structures_hash_equal_and_different_ones_compare_unequal_after_hashing():
+    a, b = tu.tree_structure(((1, 2), {"k": 3})), tu.tree_structure(((4, 5), {"k": 6}))
+    c = tu.tree_structure(((1, 2), {"j": 3}))
+    assert hash(a) == hash(b) and a == b
+    hash(c)
+    assert a != c and c != a  # the cached hashes differ, and so does the structure
+
+
+def test_array_and_ndarray_leaves_flatten_as_leaves():
+    import numpy as np
+
+    import numlir.numpy as jnp
+
+    tree = (jnp.ones(2), np.zeros(3), 1.5, "s")
+    leaves, treedef = tu.tree_flatten(tree)
+    assert len(leaves) == 4 and leaves[0] is tree[0] and treedef.num_leaves == 4
+
+
+def test_leaf_types_cannot_become_nodes():
+    import numpy as np
+
+    from numlir._src import tree_util as impl
+
+    with pytest.raises(ValueError, match="leaf type"):
+        tu.register_pytree_node(np.ndarray, lambda x: ((), None), lambda _, c: None)
+    with pytest.raises(ValueError, match="pytree node type"):
+        impl.register_leaf_type(dict)

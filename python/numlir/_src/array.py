@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, tree_util
 from numlir._src.array_methods import ArrayMethods
 
 
@@ -122,6 +122,9 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
 
     def __str__(self):
         return str(self._value)
+
+
+tree_util.register_leaf_type(Array)
 
 
 def as_array(x):

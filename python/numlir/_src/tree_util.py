@@ -20,6 +20,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
+import numpy as np
+
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "PyTreeDef", "SequenceKey", "all_leaves", "keystr",
     "register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",
@@ -88,6 +90,10 @@ class _NodeType(NamedTuple):
 
 _registry: dict[type, _NodeType] = {}
 
+# Types that are always leaves: never registered as nodes (register_pytree_node refuses
+# them) and not tuples. numlir.Array joins through register_leaf_type.
+_leaf_types: set[type] = {float, int, bool, complex, np.ndarray, str}
+
 
 def register_pytree_node(nodetype: type, flatten_func, unflatten_func, flatten_with_keys_func=None) -> None:
     """Register ``nodetype``: ``flatten_func(x) -> (children, aux)``, ``unflatten_func(aux, children) -> x``.
@@ -101,6 +107,8 @@ def register_pytree_node(nodetype: type, flatten_func, unflatten_func, flatten_w
     """
     if nodetype in _registry:
         raise ValueError(f"Duplicate pytree node registration for {nodetype}")
+    if nodetype in _leaf_types:
+        raise ValueError(f"{nodetype} is a leaf type and cannot be registered as a pytree node")
     _registry[nodetype] = _NodeType(flatten_func, unflatten_func, flatten_with_keys_func)
 
 
@@ -201,7 +209,10 @@ def _keyed_children(node: _NodeType, x) -> tuple[list, list, Any]:
 class PyTreeDef:
     """The structure of a pytree (leaves replaced by ``*``); hashable and comparable."""
 
-    __slots__ = ("node_type", "node_data", "children", "num_leaves", "num_nodes")
+    # Immutable once built. The hash is kept because every jitted call hashes its argument
+    # structure for the cache lookup; it is computed on first use, since a custom node's aux
+    # data need not be hashable for flattening alone.
+    __slots__ = ("node_type", "node_data", "children", "num_leaves", "num_nodes", "_hash")
 
     def __init__(self, node_type, node_data, children: tuple["PyTreeDef", ...]):
         self.node_type = node_type  # None for a leaf
@@ -209,15 +220,24 @@ class PyTreeDef:
         self.children = children
         self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
         self.num_nodes = 1 + sum(c.num_nodes for c in children)
+        self._hash = None
 
     def _key(self):
         return (self.node_type, self.node_data, self.children)
 
     def __eq__(self, other):
-        return isinstance(other, PyTreeDef) and self._key() == other._key()
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef) or self.num_nodes != other.num_nodes:
+            return False
+        if self._hash is not None and other._hash is not None and self._hash != other._hash:
+            return False
+        return self._key() == other._key()
 
     def __hash__(self):
-        return hash(self._key())
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
 
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         return tree_unflatten(self, leaves)
@@ -249,6 +269,14 @@ class PyTreeDef:
 _LEAF = PyTreeDef(None, None, ())
 
 
+
+def register_leaf_type(t: type) -> None:
+    """Mark ``t`` as a leaf type for tree_flatten's fast path (``t`` must not be a node)."""
+    if t in _registry or issubclass(t, tuple):
+        raise ValueError(f"{t} is a pytree node type, not a leaf type")
+    _leaf_types.add(t)
+
+
 def _unflatten_node(td: PyTreeDef, children: list) -> Any:
     node = _registry.get(td.node_type)
     if node is None:  # namedtuple
@@ -269,6 +297,9 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 # outputs) alive until the cyclic garbage collector runs.
 def _flatten_into(x: Any, is_leaf, leaves: list) -> PyTreeDef:
     if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    if type(x) in _leaf_types:  # the common leaves, without the registry and namedtuple checks
         leaves.append(x)
         return _LEAF
     t, node = _node_type(x)
