@@ -41,12 +41,15 @@ from numlir._src.array_methods import ArrayMethods
 class ShapedArray:
     """The abstract value of an array: static shape, dtype and weak-type flag."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    # Treated as immutable: its hash is kept (computed on first use) because every jitted and
+    # eager call hashes its arguments' avals to find the executable.
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape: Sequence[int], dtype, weak_type: bool = False):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._hash = None
 
     ndim = property(lambda self: len(self.shape))
     # Python ints: np.prod in int64 would wrap around for the huge shapes shape checks reject.
@@ -69,10 +72,15 @@ class ShapedArray:
         return (self.shape, self.dtype, self.weak_type)
 
     def __eq__(self, other):
-        return isinstance(other, ShapedArray) and self._key() == other._key()
+        return self is other or (isinstance(other, ShapedArray) and self._key() == other._key())
 
     def __hash__(self):
-        return hash(self._key())
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
+
+    def __reduce__(self):  # never pickle the hash: dtype hashes differ between processes
+        return ShapedArray, (self.shape, self.dtype, self.weak_type)
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -117,9 +125,11 @@ def _check_result(prim_name: str, aval: ShapedArray) -> None:
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of a tracer, an Array, a NumPy value or a Python scalar."""
+    aval = getattr(x, "aval", None)  # a tracer or a numlir.Array: the hot path of every call
+    if aval.__class__ is ShapedArray:
+        return aval
     if isinstance(x, Tracer):
         return x.aval
-    aval = getattr(x, "aval", None)  # numlir.Array
     if isinstance(aval, ShapedArray):
         return aval
     if dtypes.is_python_scalar(x):

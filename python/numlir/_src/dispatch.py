@@ -57,9 +57,16 @@ def clear() -> None:
     _runtime.release_cached_memory()
 
 
+def _host_arg(a, aval: core.ShapedArray) -> np.ndarray:
+    if type(a) is Array:  # the common case: hand over the buffer as it is
+        value = a._value
+        if value.dtype == aval.dtype and value.flags.c_contiguous:
+            return value
+    return np.asarray(core.concrete_to_numpy(a), dtype=aval.dtype, order="C")
+
+
 def to_host_args(args: Sequence[Any], avals: Sequence[core.ShapedArray]) -> list[np.ndarray]:
-    return [np.asarray(core.concrete_to_numpy(a), dtype=av.dtype, order="C")
-            for a, av in zip(args, avals)]
+    return [_host_arg(a, av) for a, av in zip(args, avals)]
 
 
 def execute(exe, host_args: list[np.ndarray], out_avals: Sequence[core.ShapedArray]):

@@ -142,6 +142,15 @@ class Lowered:
                         self._static_key, self._split_args, self._fun)
 
 
+_NO_STATIC_ARGS = ((), ())
+
+
+@functools.lru_cache(maxsize=64)
+def _positional_leaves_structure(nargs: int):
+    """The structure ``_split_args`` gives ``nargs`` positional leaves and no keywords."""
+    return tree_util.tree_structure((tuple(range(nargs)), {}))
+
+
 class _CacheEntry(NamedTuple):
     """What a jitted function keeps per signature: its module, not its executable, which the
     shared LRU (``dispatch.executables``) holds and may drop; then it is compiled again from
@@ -185,6 +194,10 @@ class JitFunction:
         return functools.partial(self, obj)
 
     def _split_args(self, args, kwargs):
+        if not kwargs and not self._static_argnums and tree_util.all_leaf_types(args):
+            # The common call, positional arrays only: its structure is the same object for
+            # every call with this many arguments, so the cache lookup compares identities.
+            return list(args), _positional_leaves_structure(len(args)), _NO_STATIC_ARGS
         nargs = len(args)
         static_nums = {i % nargs if i < 0 else i for i in self._static_argnums if -nargs <= i < nargs}
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_nums)

@@ -239,6 +239,9 @@ class PyTreeDef:
             self._hash = hash(self._key())
         return self._hash
 
+    def __reduce__(self):  # never pickle the hash: string hashes differ between processes
+        return PyTreeDef, (self.node_type, self.node_data, self.children)
+
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         return tree_unflatten(self, leaves)
 
@@ -268,6 +271,11 @@ class PyTreeDef:
 
 _LEAF = PyTreeDef(None, None, ())
 
+
+
+def all_leaf_types(xs: Iterable[Any]) -> bool:
+    """Whether every element of ``xs`` is of a type that is always a leaf (exact types only)."""
+    return all(type(x) in _leaf_types for x in xs)
 
 
 def register_leaf_type(t: type) -> None:
