@@ -24,12 +24,12 @@ $(STAMPS)/debian: Makefile
 	@touch $@
 
 # Python dependencies, test oracles included, in a project virtualenv.
-$(STAMPS)/venv: pyproject.toml $(STAMPS)/debian
+$(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
 	@mkdir -p $(STAMPS)
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
-	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib
+	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,

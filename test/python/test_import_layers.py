@@ -16,7 +16,10 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "python" / "numlir"
 
 #: Bottom to top. "runtime" is the machinery core's eager evaluation and jit drive (lowering
 #: to hlo text, backends, dispatch, Array, jit's staging); it needs only core.
-LAYERS = ("core", "runtime", "interpreters", "primitives", "libraries", "api", "public")
+#: "ecosystem" is the research libraries (numlir.optim, ...): clients of the public package,
+#: as Optax is of jax, which the package itself never imports.
+LAYERS = ("core", "runtime", "interpreters", "primitives", "libraries", "api", "public",
+          "ecosystem")
 
 LAYER_OF = {
     "numlir._src.core": "core",
@@ -52,6 +55,7 @@ LAYER_OF = {
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",
     "numlir": "public",
+    "numlir.optim": "ecosystem",
 }
 
 OPTIONAL = "# optional dependency:"
