@@ -56,6 +56,7 @@ LAYER_OF = {
     "numlir._runtime": "runtime",
     "numlir": "public",
     "numlir.optim": "ecosystem",
+    "numlir.testing": "ecosystem",
 }
 
 OPTIONAL = "# optional dependency:"
