@@ -193,3 +193,13 @@ def test_the_checker_sees_upward_and_cyclic_imports():
     assert _cycle({"a": {"b"}, "b": set()}) is None
     assert layer_of("numlir._src.lax.slicing") == "primitives"
     assert layer_of("numlir.numpy.linalg") == "public"
+
+
+def test_ecosystem_libraries_use_only_the_public_api():
+    # numlir.optim and numlir.testing show what any user library can do: no numlir._src.
+    bad = [f"{module}:{line}: imports {target}"
+           for module in MODULES if layer_of(module) == "ecosystem"
+           for target, line, _, _ in _imports(module)
+           if target.startswith("numlir._src") or target in EXTENSIONS]
+    assert not bad, "\n".join(bad)
+    assert layer_of("numlir.optim._alias") == "ecosystem"
