@@ -57,6 +57,7 @@ LAYER_OF = {
     "numlir": "public",
     "numlir.optim": "ecosystem",
     "numlir.testing": "ecosystem",
+    "numlir.layers": "ecosystem",
 }
 
 OPTIONAL = "# optional dependency:"

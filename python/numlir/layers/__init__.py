@@ -1,0 +1,23 @@
+"""numlir.layers: neural-network modules, like Haiku, compiled by numlir.
+
+``import numlir.layers as hk`` runs Haiku-style code::
+
+    def forward(x):
+        return hk.nets.MLP([512, 10])(x)
+
+    model = hk.transform(forward)
+    params = model.init(rng, x)          # {'mlp/~/linear_0': {'w': ..., 'b': ...}, ...}
+    logits = model.apply(params, rng, x)
+
+Parameters are plain nested dicts of arrays, named as Haiku names them.
+"""
+
+from numlir.layers import initializers, nets
+from numlir.layers._basic import Flatten, Linear, Sequential
+from numlir.layers._frame import PRNGSequence
+from numlir.layers._module import Module
+from numlir.layers._transform import (Transformed, TransformedWithState, get_parameter, get_state,
+                                      next_rng_key, set_state, transform, transform_with_state,
+                                      without_apply_rng)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,174 @@
+"""numlir.layers names parameters as Haiku does and computes what Haiku computes.
+
+Each model is written once against a Haiku-like module ``hk`` and run with dm-haiku
+and with numlir.layers: ``init`` must give the same parameter names and shapes, and
+``apply`` with Haiku's parameters must give Haiku's outputs.
+"""
+
+import haiku
+import jax
+import numpy as np
+import pytest
+
+import numlir
+import numlir.layers as nl
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(2, 4)).astype(np.float32)
+
+
+def _models(hk, relu):
+    class Block(hk.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            self.proj = hk.Linear(3)  # created in __init__: block/~/linear
+
+        def __call__(self, x):
+            h = relu(self.proj(x))
+            h = hk.Linear(3)(h) + hk.Linear(3)(h)  # in __call__: block/linear, block/linear_1
+            return self.head(h)
+
+        def head(self, h):
+            return hk.Linear(2, name="out")(h)  # in another method: block/~head/out
+
+    class Deeper(Block):
+        def __init__(self):
+            super().__init__(name="deeper")
+            self.extra = hk.Linear(4)
+
+        def __call__(self, x):
+            return super().__call__(self.extra(x))
+
+    class Shared(hk.Module):
+        def __call__(self, x):
+            return hk.Linear(4)(x)
+
+    def mlp(x):
+        return hk.nets.MLP([5, 3], activate_final=True)(x)
+
+    def two_top_level_linears(x):
+        return hk.Linear(3)(x) * hk.Linear(3)(x)
+
+    def block(x):
+        return Block()(x) + Block()(x)  # block and block_1
+
+    def subclass(x):
+        return Deeper()(x)
+
+    def called_twice_shares_parameters(x):
+        m = Shared()
+        return m(m(x))
+
+    def explicit_numbers(x):
+        a = hk.Linear(3, name="linear_3")(x)
+        b = hk.Linear(3)(x)  # linear_4: counting continues after the explicit number
+        c = hk.Linear(3, name="dense")(x)
+        return a + b + c
+
+    def sequential_and_flatten(x):
+        seq = hk.Sequential([hk.Linear(6), relu, hk.Linear(2)])
+        return hk.Flatten()(seq(x)[:, None, :])
+
+    def top_level_parameter(x):
+        w = hk.get_parameter("scale", [4], init=hk.initializers.Constant(2.0))
+        return x * w
+
+    def mlp_without_bias(x):
+        return hk.nets.MLP([3, 3], with_bias=False, name="encoder")(x)
+
+    return {name: fn for name, fn in locals().items() if callable(fn) and not isinstance(fn, type)}
+
+
+NAMES = list(_models(nl, numlir.nn.relu))
+
+
+def _shapes(params):
+    return {m: {n: tuple(v.shape) for n, v in p.items()} for m, p in params.items()}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parameter_names_and_shapes_match_haiku(name):
+    ours = nl.transform(_models(nl, numlir.nn.relu)[name])
+    theirs = haiku.transform(_models(haiku, jax.nn.relu)[name])
+    got = ours.init(numlir.random.PRNGKey(0), X)
+    want = theirs.init(jax.random.PRNGKey(0), X)
+    assert _shapes(got) == _shapes(want)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name", NAMES)
+def test_apply_with_haiku_parameters_matches_haiku(name, jit):
+    ours = nl.transform(_models(nl, numlir.nn.relu)[name])
+    theirs = haiku.transform(_models(haiku, jax.nn.relu)[name])
+    params = theirs.init(jax.random.PRNGKey(1), X)
+    want = np.asarray(theirs.apply(params, None, X))
+    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
+    apply = numlir.jit(ours.apply) if jit else ours.apply
+    np.testing.assert_allclose(np.asarray(apply(host, None, X)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_linear_default_initializer_has_haikus_scale():
+    params = nl.transform(lambda x: nl.Linear(256)(x)).init(numlir.random.PRNGKey(3),
+                                                            np.ones((1, 400), np.float32))
+    w = np.asarray(params["linear"]["w"])
+    # Truncated normal with stddev 1/sqrt(400): sample std about 0.05 * 0.88, within 2 stddevs.
+    assert abs(w.std() - 0.05 * 0.8796) < 0.003 and np.abs(w).max() <= 0.1 + 1e-6
+    np.testing.assert_array_equal(np.asarray(params["linear"]["b"]), 0.0)
+
+
+def test_init_is_deterministic_in_the_key_and_differs_across_keys():
+    model = nl.transform(_models(nl, numlir.nn.relu)["mlp"])
+    a = model.init(numlir.random.PRNGKey(0), X)
+    b = model.init(numlir.random.PRNGKey(0), X)
+    c = model.init(numlir.random.PRNGKey(1), X)
+    w = lambda p: np.asarray(p["mlp/~/linear_0"]["w"])  # noqa: E731
+    np.testing.assert_array_equal(w(a), w(b))
+    assert not np.array_equal(w(a), w(c))
+
+
+def test_state_is_read_and_written():
+    def counter(x):
+        count = nl.get_state("count", [], np.int32, init=lambda s, d: np.zeros(s, d))
+        nl.set_state("count", count + 1)
+        return x + count
+
+    model = nl.transform_with_state(counter)
+    params, state = model.init(None, X)
+    assert params == {} and int(state["~"]["count"]) == 0
+    out, state = model.apply(params, state, None, X)
+    out, state = model.apply(params, state, None, X)
+    assert int(state["~"]["count"]) == 2
+    np.testing.assert_allclose(np.asarray(out), X + 1)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ValueError, match="part of a numlir.layers.transform"):
+        nl.Linear(3)
+    model = nl.transform(lambda x: nl.Linear(3)(x))
+    with pytest.raises(ValueError, match="Unable to retrieve parameter 'w' for module 'linear'"):
+        model.apply({}, None, X)
+    params = model.init(numlir.random.PRNGKey(0), X)
+    with pytest.raises(ValueError, match=r"linear/w has shape \(4, 3\)"):
+        model.apply(params, None, np.ones((2, 5), np.float32))
+    with pytest.raises(ValueError, match="next_rng_key needs an rng"):
+        model.init(None, X)
+    with pytest.raises(ValueError, match="uses state"):
+        nl.transform(lambda x: nl.get_state("s", [], init=np.zeros)).init(None, X)
+
+
+def test_without_apply_rng_and_jitted_training_step():
+    model = nl.without_apply_rng(nl.transform(lambda x: nl.nets.MLP([8, 1])(x)))
+    params = model.init(numlir.random.PRNGKey(0), X)
+    y = np.ones((2, 1), np.float32)
+
+    @numlir.jit
+    def step(params):
+        loss, grads = numlir.value_and_grad(
+            lambda p: numlir.numpy.mean((model.apply(p, X) - y) ** 2))(params)
+        return numlir.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+    losses = []
+    for _ in range(30):
+        params, loss = step(params)
+        losses.append(float(loss))
+    assert losses[-1] < 0.1 * losses[0]
