@@ -172,3 +172,69 @@ def test_without_apply_rng_and_jitted_training_step():
         params, loss = step(params)
         losses.append(float(loss))
     assert losses[-1] < 0.1 * losses[0]
+
+
+def _conv_models(hk, relu):
+    def conv_stack(x):  # the DCGAN discriminator's shape of layers
+        h = relu(hk.Conv2D(8, 5, stride=2)(x))
+        h = relu(hk.Conv2D(16, 3, stride=1, padding="VALID", rate=2)(h))
+        return hk.Conv2D(4, (1, 3), with_bias=False)(h)
+
+    def transposed(x):  # the DCGAN generator's
+        h = relu(hk.Conv2DTranspose(6, 5, stride=2)(x))
+        return hk.Conv2DTranspose(2, 3, stride=2, padding="VALID")(h)
+
+    def one_d(x):
+        seq = x.reshape(x.shape[0], x.shape[1] * x.shape[2], x.shape[3])
+        return hk.Conv1DTranspose(3, 2, stride=2)(hk.Conv1D(5, 3, feature_group_count=1)(seq))
+
+    def grouped_and_nchw(x):
+        h = hk.Conv2D(4, 3, feature_group_count=2)(x)
+        return hk.Conv2D(2, 3, data_format="NCHW")(h.transpose(0, 3, 1, 2))
+
+    def layer_norms(x):
+        a = hk.LayerNorm(axis=-1, create_scale=True, create_offset=True)(x)
+        b = hk.LayerNorm(axis=(1, 2, 3), create_scale=True, create_offset=False, param_axis=-1)(x)
+        c = hk.LayerNorm(axis=-1, create_scale=False, create_offset=False, use_fast_variance=True)(x)
+        return a + b + c
+
+    def pools(x):
+        outs = [hk.max_pool(x, 2, 2, "SAME"), hk.avg_pool(x, 3, 2, "SAME"),
+                hk.MaxPool((3, 3, 1), (1, 2, 1), "VALID")(x), hk.AvgPool((2, 2, 1), 1, "VALID")(x),
+                hk.max_pool(x, (2, 2, 1), (2, 2, 1), "VALID", channel_axis=None)]
+        return sum(o.reshape(o.shape[0], -1)[:, :64] for o in outs)
+
+    def embed(x):
+        ids = (x[..., 0] > 0).astype("int32") + 2 * (x[..., 1] > 0).astype("int32")
+        e = hk.Embed(4, 3)
+        return e(ids) + e(ids, lookup_style="ONE_HOT")
+
+    return {name: fn for name, fn in locals().items() if callable(fn) and not isinstance(fn, type)}
+
+
+IMAGES = RNG.normal(size=(2, 8, 8, 4)).astype(np.float32)
+CONV_NAMES = list(_conv_models(nl, numlir.nn.relu))
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name", CONV_NAMES)
+def test_convolutions_norms_pools_and_embeddings_match_haiku(name, jit):
+    ours = nl.transform(_conv_models(nl, numlir.nn.relu)[name])
+    theirs = haiku.transform(_conv_models(haiku, jax.nn.relu)[name])
+    params = theirs.init(jax.random.PRNGKey(2), IMAGES)
+    assert _shapes(ours.init(numlir.random.PRNGKey(2), IMAGES)) == _shapes(params)
+    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
+    want = np.asarray(theirs.apply(params, None, IMAGES))
+    apply = numlir.jit(ours.apply) if jit else ours.apply
+    np.testing.assert_allclose(np.asarray(apply(host, None, IMAGES)), want, rtol=2e-5, atol=2e-5)
+
+
+def test_dropout_keeps_the_expected_fraction_and_scales():
+    x = np.ones((1000,), np.float32)
+    y = np.asarray(nl.dropout(numlir.random.PRNGKey(0), 0.25, x))
+    kept = y != 0
+    assert 0.7 < kept.mean() < 0.8
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    assert nl.dropout(numlir.random.PRNGKey(0), 0.0, x) is x
+    with pytest.raises(ValueError, match="rate"):
+        nl.dropout(numlir.random.PRNGKey(0), 1.0, x)

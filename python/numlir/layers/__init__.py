@@ -13,9 +13,13 @@ Parameters are plain nested dicts of arrays, named as Haiku names them.
 """
 
 from numlir.layers import initializers, nets
-from numlir.layers._basic import Flatten, Linear, Sequential
+from numlir.layers._basic import Embed, Flatten, Linear, Sequential, dropout
+from numlir.layers._conv import (Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, ConvND,
+                                 ConvNDTranspose)
 from numlir.layers._frame import PRNGSequence
 from numlir.layers._module import Module
+from numlir.layers._normalization import LayerNorm
+from numlir.layers._pooling import AvgPool, MaxPool, avg_pool, max_pool
 from numlir.layers._transform import (Transformed, TransformedWithState, get_parameter, get_state,
                                       next_rng_key, set_state, transform, transform_with_state,
                                       without_apply_rng)

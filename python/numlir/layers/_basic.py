@@ -8,6 +8,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 import numlir.numpy as jnp
+import numlir.random as random
 from numlir.layers import initializers
 from numlir.layers._module import Module
 from numlir.layers._transform import get_parameter
@@ -65,3 +66,50 @@ class Flatten(Module):
             return inputs
         kept = inputs.shape[:self.preserve_dims]
         return jnp.reshape(inputs, kept + (int(np.prod(inputs.shape[self.preserve_dims:])),))
+
+
+class Embed(Module):
+    """A lookup table of ``vocab_size`` vectors of ``embed_dim`` (parameter ``embeddings``)."""
+
+    def __init__(self, vocab_size: int | None = None, embed_dim: int | None = None,
+                 embedding_matrix=None, w_init: Callable | None = None,
+                 lookup_style: str = "ARRAY_INDEX", name: str | None = None):
+        super().__init__(name=name)
+        if embedding_matrix is not None:
+            vocab_size, embed_dim = np.shape(embedding_matrix)
+            w_init = lambda shape, dtype: jnp.asarray(embedding_matrix, dtype)  # noqa: E731
+        if vocab_size is None or embed_dim is None:
+            raise ValueError("Embed needs vocab_size and embed_dim, or an embedding_matrix")
+        if lookup_style not in ("ARRAY_INDEX", "ONE_HOT"):
+            raise ValueError(f"lookup_style must be ARRAY_INDEX or ONE_HOT, got {lookup_style!r}")
+        self.vocab_size, self.embed_dim = vocab_size, embed_dim
+        self.lookup_style = lookup_style
+        self.w_init = w_init or initializers.TruncatedNormal()
+
+    @property
+    def embeddings(self):
+        return get_parameter("embeddings", [self.vocab_size, self.embed_dim], init=self.w_init)
+
+    def __call__(self, ids, lookup_style: str | None = None):
+        style = lookup_style or self.lookup_style
+        table = self.embeddings
+        if style == "ONE_HOT":
+            one_hot = (jnp.expand_dims(ids, -1) == jnp.arange(self.vocab_size)).astype(table.dtype)
+            return jnp.dot(one_hot, table)
+        return table[ids]
+
+
+def dropout(rng, rate: float, x, broadcast_dims=()):
+    """Zeroes each element with probability ``rate`` and scales the rest by ``1/(1-rate)``."""
+    if rng is None:
+        raise ValueError("dropout needs an rng key (None given)")
+    if not 0 <= rate < 1:
+        raise ValueError(f"dropout rate must be in [0, 1), got {rate}")
+    if rate == 0.0:
+        return x
+    shape = list(x.shape)
+    for dim in broadcast_dims:
+        shape[dim] = 1
+    keep_rate = 1.0 - rate
+    keep = jnp.broadcast_to(random.bernoulli(rng, keep_rate, tuple(shape)), x.shape)
+    return keep * x / keep_rate
