@@ -29,7 +29,7 @@ $(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
-	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax chex dm-haiku
+	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax chex dm-haiku matplotlib
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,
@@ -53,8 +53,10 @@ fuzz: build
 	PYTHONPATH=test $(PY) -m fuzz.campaign --n $(or $(N),1000) --seed $(or $(SEED),1) \
 	  --start $(or $(START),0) --jobs $(JOBS) --out fuzz-out
 
+# A short DCGAN run on the bundled digits (examples/gan; a few minutes on 2 cores):
+# losses.png and samples.png land in gan-out/. Longer: GAN_STEPS=2000.
 demo: build
-	$(PY) examples/logistic_regression_digits.py
+	$(PY) examples/gan/train.py --steps $(or $(GAN_STEPS),60) --batch 32 --out gan-out
 
 # The peers and the chart library are bench-only dependencies, not test ones.
 # Options for bench/run.py: make bench BENCH_ARGS="--quick --only W1,W3".
