@@ -238,3 +238,32 @@ def test_dropout_keeps_the_expected_fraction_and_scales():
     assert nl.dropout(numlir.random.PRNGKey(0), 0.0, x) is x
     with pytest.raises(ValueError, match="rate"):
         nl.dropout(numlir.random.PRNGKey(0), 1.0, x)
+
+
+def _batch_norm_model(hk):
+    def f(x, is_training):
+        h = hk.Conv2D(3, 3)(x)
+        return hk.BatchNorm(True, True, decay_rate=0.9)(h, is_training)
+    return f
+
+
+def test_batch_norm_state_and_outputs_match_haiku():
+    ours = nl.transform_with_state(_batch_norm_model(nl))
+    theirs = haiku.transform_with_state(_batch_norm_model(haiku))
+    params, state = theirs.init(jax.random.PRNGKey(0), IMAGES, True)
+    our_params, our_state = ours.init(numlir.random.PRNGKey(0), IMAGES, True)
+    assert _shapes(our_params) == _shapes(params) and _shapes(our_state) == _shapes(state)
+    host = lambda t: {m: {n: np.asarray(v) for n, v in p.items()} for m, p in t.items()}  # noqa: E731
+    got_state, want_state = host(state), state
+    for step in range(3):  # training steps update the averages; then one evaluation
+        batch = IMAGES * (1 + step)
+        want, want_state = theirs.apply(params, want_state, None, batch, True)
+        got, got_state = ours.apply(host(params), got_state, None, batch, True)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+        for m in want_state:
+            for n in want_state[m]:
+                np.testing.assert_allclose(np.asarray(got_state[m][n]), np.asarray(want_state[m][n]),
+                                           rtol=2e-5, atol=1e-6, err_msg=f"{m}/{n} step {step}")
+    want, _ = theirs.apply(params, want_state, None, IMAGES, False)
+    got, _ = ours.apply(host(params), got_state, None, IMAGES, False)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)

@@ -13,6 +13,7 @@ Parameters are plain nested dicts of arrays, named as Haiku names them.
 """
 
 from numlir.layers import initializers, nets
+from numlir.layers._batch_norm import BatchNorm, ExponentialMovingAverage
 from numlir.layers._basic import Embed, Flatten, Linear, Sequential, dropout
 from numlir.layers._conv import (Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspose, ConvND,
                                  ConvNDTranspose)

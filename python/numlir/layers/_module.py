@@ -79,6 +79,10 @@ class _ModuleMeta(type):
     # submodules they create count together: linear, linear_1.
     def __new__(mcs, name, bases, namespace):
         for attr, value in list(namespace.items()):
+            if isinstance(value, property) and value.fget is not None:  # e.g. ema.average
+                namespace[attr] = property(_wrap_method(attr, value.fget), value.fset,
+                                           value.fdel, value.__doc__)
+                continue
             wrap = callable(value) and not isinstance(value, (staticmethod, classmethod, type))
             wrap = wrap and (attr == "__call__" or not attr.startswith("_"))
             if wrap and not getattr(value, "_numlir_module_method", False):
