@@ -267,3 +267,39 @@ def test_batch_norm_state_and_outputs_match_haiku():
     want, _ = theirs.apply(params, want_state, None, IMAGES, False)
     got, _ = ours.apply(host(params), got_state, None, IMAGES, False)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+
+
+def _recurrent_models(hk):
+    def lstm_dynamic(xs):  # xs: (T, B, F)
+        core = hk.LSTM(6)
+        out, state = hk.dynamic_unroll(core, xs, core.initial_state(xs.shape[1]))
+        return out.sum() * 0 + out + state.cell.sum(axis=-1, keepdims=True)[None]
+
+    def gru_batch_major_reverse(xs):
+        core = hk.GRU(5)
+        out, states = hk.dynamic_unroll(core, xs.swapaxes(0, 1), core.initial_state(xs.shape[1]),
+                                        time_major=False, reverse=True, return_all_states=True)
+        return out + states
+
+    def lstm_static(xs):
+        core = hk.LSTM(4)
+        out, state = hk.static_unroll(core, xs, core.initial_state(xs.shape[1]))
+        return out + state.hidden[None]
+
+    return {name: fn for name, fn in locals().items() if callable(fn)}
+
+
+SEQUENCE = RNG.normal(size=(7, 3, 4)).astype(np.float32)
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("name", list(_recurrent_models(nl)))
+def test_recurrent_cores_and_unrolls_match_haiku(name, jit):
+    ours = nl.transform(_recurrent_models(nl)[name])
+    theirs = haiku.transform(_recurrent_models(haiku)[name])
+    params = theirs.init(jax.random.PRNGKey(4), SEQUENCE)
+    assert _shapes(ours.init(numlir.random.PRNGKey(4), SEQUENCE)) == _shapes(params)
+    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
+    want = np.asarray(theirs.apply(params, None, SEQUENCE))
+    apply = numlir.jit(ours.apply) if jit else ours.apply
+    np.testing.assert_allclose(np.asarray(apply(host, None, SEQUENCE)), want, rtol=2e-5, atol=2e-5)

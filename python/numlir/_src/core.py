@@ -519,11 +519,11 @@ class TraceDebugInfo:
 
 
 class GraphTracer(Tracer):
-    __slots__ = ("var",)
+    __slots__ = ("graph_var",)
 
     def __init__(self, trace: "GraphTrace", var: Var):
         super().__init__(trace, var.aval)
-        self.var = var
+        self.graph_var = var
 
 
 class GraphTrace(Trace):
@@ -549,7 +549,7 @@ class GraphTrace(Trace):
 
     def to_atom(self, x) -> Atom:
         if isinstance(x, GraphTracer) and x._trace is self:
-            return x.var
+            return x.graph_var
         if isinstance(x, Tracer):
             if not encloses(self, x._trace):
                 raise UnexpectedTracerError(
@@ -628,7 +628,7 @@ def _input_dependencies(trace: GraphTrace, var: Var) -> list[tuple[GraphTrace, i
         if id(const_var) in live:
             outer = _graph_tracer(value)
             if outer is not None and outer._trace is not trace:
-                found += [d for d in _input_dependencies(outer._trace, outer.var) if d not in found]
+                found += [d for d in _input_dependencies(outer._trace, outer.graph_var) if d not in found]
     return found
 
 
@@ -651,7 +651,7 @@ def traced_value_origin(x: Tracer) -> tuple[str, str]:
     trace = graph_tracer._trace
     debug = trace.debug
     deps = [t.debug.args[i] if t.debug is not None and i < len(t.debug.args) else None
-            for t, i in _input_dependencies(trace, graph_tracer.var)]
+            for t, i in _input_dependencies(trace, graph_tracer.graph_var)]
     if debug is None and not any(deps):
         return abstract
     fun = f"{debug.fun_name} (traced for {debug.traced_for})" if debug else "the traced function"

@@ -20,6 +20,8 @@ from numlir.layers._conv import (Conv1D, Conv1DTranspose, Conv2D, Conv2DTranspos
 from numlir.layers._frame import PRNGSequence
 from numlir.layers._module import Module
 from numlir.layers._normalization import LayerNorm
+from numlir.layers._recurrent import (GRU, LSTM, LSTMState, add_batch, dynamic_unroll,
+                                      static_unroll)
 from numlir.layers._pooling import AvgPool, MaxPool, avg_pool, max_pool
 from numlir.layers._transform import (Transformed, TransformedWithState, get_parameter, get_state,
                                       next_rng_key, set_state, transform, transform_with_state,

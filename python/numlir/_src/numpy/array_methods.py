@@ -8,7 +8,8 @@ import numpy as np
 
 from numlir._src import core, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import creation, indexing, linalg_ops, reductions, reshaping, ufuncs
+from numlir._src.numpy import (creation, cumulative, indexing, joining, linalg_ops, reductions,
+                               reshaping, sorting, ufuncs)
 
 
 def _is_operand(x) -> bool:
@@ -52,6 +53,28 @@ _COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
             "ge": ufuncs.greater_equal, "eq": ufuncs.equal, "ne": ufuncs.not_equal}
 
 
+# Methods that are the numlir.numpy function of the same name applied to the array, with the
+# function's own signature after ``a`` (as jax.Array's are).
+_FORWARDED = {
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "std": reductions.std,
+    "var": reductions.var, "ptp": reductions.ptp, "argsort": sorting.argsort,
+    "sort": sorting.sort, "searchsorted": sorting.searchsorted,
+    "argpartition": sorting.argpartition, "clip": ufuncs.clip, "round": ufuncs.round,
+    "cumsum": cumulative.cumsum, "cumprod": cumulative.cumprod, "diagonal": joining.diagonal,
+    "trace": joining.trace, "repeat": joining.repeat, "take": joining.take,
+    "swapaxes": reshaping.swapaxes,
+}
+
+
+def _forward(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def _methods() -> dict:
     methods = {}
     for name, fn in _BINARY.items():
@@ -83,6 +106,7 @@ def _methods() -> dict:
         "dot": lambda self, other: linalg_ops.dot(self, other),
         "__getitem__": lambda self, idx: indexing.getitem(self, idx),
     })
+    methods.update({name: _forward(fn) for name, fn in _FORWARDED.items()})
     return methods
 
 
@@ -92,6 +116,8 @@ def _install() -> None:
     for name, method in _methods().items():
         setattr(ArrayMethods, name, traceback_util.api_boundary(method))
     ArrayMethods.T = property(lambda self: reshaping.transpose(self))
+    ArrayMethods.mT = property(lambda self: reshaping.swapaxes(self, -1, -2))
+    ArrayMethods.itemsize = property(lambda self: self.dtype.itemsize)
     ArrayMethods.at = property(_at)
 
 
