@@ -16,6 +16,7 @@ from numlir._src.numpy import array_methods as _array_methods  # noqa: F401 - in
 from numlir._src.forward_mode import jacfwd, jvp, linearize
 from numlir._src.jit import ShapeDtypeStruct, clear_caches, compile, devices, jit, make_graph
 from numlir._src.array import Array
+from numlir._src.device_transfer import block_until_ready, device_get, device_put
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
@@ -29,7 +30,8 @@ from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
-    "checkpoint_name", "checkpoint_policies", "clear_caches", "compile", "config",
+    "block_until_ready", "checkpoint_name", "checkpoint_policies", "clear_caches", "compile",
+    "config", "device_get", "device_put",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

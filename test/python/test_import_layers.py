@@ -35,6 +35,7 @@ LAYER_OF = {
     "numlir._src.backends": "runtime",
     "numlir._src.dispatch": "runtime",
     "numlir._src.array": "runtime",
+    "numlir._src.device_transfer": "runtime",
     "numlir._src.static_args": "runtime",
     "numlir._src.jit": "runtime",
     "numlir._src.ad_util": "interpreters",
