@@ -59,6 +59,7 @@ LAYER_OF = {
     "numlir.optim": "ecosystem",
     "numlir.testing": "ecosystem",
     "numlir.layers": "ecosystem",
+    "numlir.graph": "ecosystem",
 }
 
 OPTIONAL = "# optional dependency:"

@@ -19,7 +19,8 @@ from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 from numlir._src.lax import float_math, slicing
 from numlir._src.lax import type_checks as tc
-from numlir._src.numpy import reductions, ufuncs
+from numlir._src.lax import cumulative
+from numlir._src.numpy import creation, reductions, ufuncs
 from numlir._src.numpy.creation import asarray
 from numlir._src.numpy.indexing import _stack_last, getitem
 from numlir._src.numpy.util import broadcast_shapes, promote_dtypes
@@ -223,15 +224,37 @@ def tile(A, reps):
     return shape_ops.reshape(x, [r * s for r, s in zip(reps, shape)])
 
 
+def _repeat_traced(a, repeats, axis: int, total: int):
+    """repeat with traced counts and a static result length: output position p takes element
+    ``#{j : ends[j] <= p}``, ends being the running sums of the counts (as in jax, positions
+    past the last count repeat the last element)."""
+    n = a.shape[axis]
+    if not dtypes.is_int(repeats.aval.dtype) or repeats.ndim > 1 or repeats.shape not in ((), (n,)):
+        raise core.value_error(f"repeat: traced repeats must be an integer scalar or have one "
+                               f"entry per element along axis {axis} ({n}), got "
+                               f"{repeats.aval.str_short()}")
+    total = shapes.canonicalize_dim(total, "repeat", "total_repeat_length")
+    counts = shape_ops.broadcast_in_dim(ew.convert_element_type(repeats, np.int32), (n,),
+                                        () if repeats.ndim == 0 else (0,))
+    ends = cumulative.cumsum(counts, axis=0)
+    marks = creation.zeros((total + 1,), np.int32).at[ends].add(1, mode="drop")
+    idx = cumulative.cumsum(marks, axis=0)[:total]
+    return take(a, idx, axis=axis, mode="clip")
+
+
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
-    """Repeat each element ``repeats`` times (an int, or a static array with one count each)."""
+    """Repeat each element ``repeats`` times (an int, or an array with one count each; traced
+    counts need a static ``total_repeat_length``)."""
     a = _asarray(a)
     if axis is None:
         a, axis = shape_ops.reshape(a, (a.size,)), 0
     axis = tc.canonical_axis("repeat", axis, a.ndim)
     if isinstance(repeats, core.Tracer):
-        raise shapes.traced_value_error("repeat", "repeats", f"<traced {repeats.aval.str_short()}>",
-                                        repeats, "concrete (the result shape depends on it)")
+        if total_repeat_length is None:
+            raise shapes.traced_value_error(
+                "repeat", "repeats", f"<traced {repeats.aval.str_short()}>", repeats,
+                "concrete (the result shape depends on it), or total_repeat_length given")
+        return _repeat_traced(a, repeats, axis, total_repeat_length)
     reps = np.asarray(core.concrete_to_numpy(repeats) if not isinstance(repeats, (int, list, tuple))
                       else repeats)
     n = a.shape[axis]
