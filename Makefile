@@ -29,7 +29,7 @@ $(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
-	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax chex dm-haiku jraph matplotlib
+	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax chex dm-haiku jraph rlax matplotlib
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,

@@ -60,6 +60,7 @@ LAYER_OF = {
     "numlir.testing": "ecosystem",
     "numlir.layers": "ecosystem",
     "numlir.graph": "ecosystem",
+    "numlir.rl": "ecosystem",
 }
 
 OPTIONAL = "# optional dependency:"
