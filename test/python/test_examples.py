@@ -99,3 +99,37 @@ def test_hessian_vector_product_matches_jax():
 def test_newton_cg_converges():
     example = load_example("hessian_vector_product")
     assert example.main(newton_steps=3) > 0.9
+
+
+def test_mlp_classifier_on_the_digits_learns():
+    example = load_example("mlp_classifier_digits")
+    _, history = example.train(epochs=4)
+    assert history[-1] > 0.9 and history[-1] > history[0] - 0.02
+
+
+def test_karate_club_gcn_separates_the_two_clubs_from_two_labels():
+    example = load_example("karate_club_gcn")
+    graph = example.karate_club()
+    assert graph.n_node[0] == 34 and graph.n_edge[0] == 2 * 78
+    _, history = example.train(steps=100)
+    assert history[-1] >= 0.85  # of 34 members, 32 of them unlabelled
+
+
+def test_cartpole_policy_gradient_learns_to_balance():
+    example = load_example("cartpole_policy_gradient")
+    lengths = example.train(iterations=25)
+    # A random policy keeps the pole up about 20 steps.
+    assert lengths[0] < 40 and max(lengths[-5:]) > 3 * lengths[0], lengths
+
+
+def test_cartpole_physics_matches_the_classic_equations():
+    example = load_example("cartpole_policy_gradient")
+    state = np.array([0.1, -0.2, 0.05, 0.3], np.float32)
+    got = np.asarray(example.physics_step(state, 1))
+    x, x_dot, th, th_dot = state.astype(np.float64)
+    total = 1.1
+    temp = (10.0 + 0.1 * 0.5 * th_dot ** 2 * np.sin(th)) / total
+    th_acc = (9.8 * np.sin(th) - np.cos(th) * temp) / (0.5 * (4 / 3 - 0.1 * np.cos(th) ** 2 / total))
+    x_acc = temp - 0.1 * 0.5 * th_acc * np.cos(th) / total
+    want = [x + 0.02 * x_dot, x_dot + 0.02 * x_acc, th + 0.02 * th_dot, th_dot + 0.02 * th_acc]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
