@@ -130,6 +130,31 @@ def w7(lib, dims):
     return lib.jit(step)
 
 
+def gan_step(framework: str, inputs):
+    """examples/gan's compiled update on this framework's own stack (numlir.layers +
+    numlir.optim, or Haiku + Optax), from the same state leaves."""
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "gan"))
+    import model
+
+    gan = model.GAN(model.numlir_stack() if framework == "numlir" else model.jax_stack())
+    s = gan.s
+    structure = s.jax.tree_util.tree_structure(gan.init(s.random.PRNGKey(0), 1))
+    state_leaves = inputs[:-3]
+    update = gan.compiled_update()
+
+    def step(*args):
+        state = s.jax.tree_util.tree_unflatten(structure, list(args[:len(state_leaves)]))
+        new_state, losses = update(state, *args[len(state_leaves):])
+        params = s.jax.tree_util.tree_leaves((new_state.gen_params, new_state.disc_params))
+        return (*params, *losses)  # flat: the worker saves and compares leaves
+
+    lib = library(framework)
+    return step, [lib.put(x) for x in inputs]
+
+
 def dispatch(lib, dims):
     return lib.jit(lambda a, b, c: a * b + c)
 
@@ -140,6 +165,8 @@ BUILDERS = {"W1": w1, "W2": w2, "W3": w3, "W4a": w4, "W4b": w4, "W5": w5, "W6": 
 
 def build(framework: str, workload, inputs):
     """(jitted callable, device arguments) for one workload: numlir and jax run them all."""
+    if workload.name == "G":
+        return gan_step(framework, inputs)
     lib = library(framework)
     fn = BUILDERS[workload.name](lib, workload.dims)
     return fn, [lib.put(x) for x in inputs]

@@ -100,6 +100,9 @@ def workloads(quick: bool) -> dict[str, Workload]:
         Workload("W7", f"DCGAN training step, batch {gan_batch}", dict(batch=gan_batch),
                  flops=_dcgan_flops(gan_batch), limit="gemm", tolerance=2e-2,
                  repeats=2),
+        Workload("G", f"examples/gan step (layers+optim vs haiku+optax), batch {gan_batch}",
+                 dict(batch=gan_batch), flops=_dcgan_flops(gan_batch), limit="gemm",
+                 tolerance=2e-2, repeats=2),
         Workload("D", "dispatch: jitted a*b+c, three f32[4]", dict(n=4), tolerance=1e-6,
                  unit="us"),
     ]
@@ -169,6 +172,34 @@ def _w7_inputs(d, rng):
     return [*gen, *disc, *gm, *gv, *dm, *dv, np.asarray(10, F32), real, z]
 
 
+def gan_state_shapes() -> list[tuple]:
+    """The leaves of examples/gan's GANState in flattening order (dicts by sorted key): each
+    network's parameters, then each Adam state (count, mu, nu)."""
+    gen = [(32,), (5, 5, 32, 64), (1,), (5, 5, 1, 32), (7 * 7 * 64,), (LATENT, 7 * 7 * 64)]
+    disc, cin, hw = [], 1, 28
+    for cout, stride in zip(DISC_CHANNELS, DISC_STRIDES):
+        disc += [(cout,), (5, 5, cin, cout)]
+        cin, hw = cout, same_out(hw, stride)
+    disc += [(2,), (hw * hw * cin, 2)]  # the final linear
+    adam = lambda params: [()] + params + params  # noqa: E731
+    return gen + disc + adam(gen) + adam(disc)
+
+
+def _g_inputs(d, rng):
+    shapes = gan_state_shapes()
+    n_gen, n_disc = 6, 2 * len(DISC_CHANNELS) + 2
+    leaves = []
+    for i, shape in enumerate(shapes):
+        if shape == ():  # an Adam step count
+            leaves.append(np.asarray(3, np.int32))
+        elif i < n_gen + n_disc:  # parameters
+            leaves.append(_normal(rng, shape, 0.05))
+        else:  # moments: mu small, nu positive
+            leaves.append(np.abs(_normal(rng, shape, 1e-3)))
+    real = np.tanh(_normal(rng, (d["batch"], 28, 28, 1)))
+    return [*leaves, real, _normal(rng, (d["batch"], LATENT)), _normal(rng, (d["batch"], LATENT))]
+
+
 _INPUTS = {
     "W1": lambda d, rng: [_normal(rng, d["n"])],
     "W2": lambda d, rng: [_normal(rng, (d["rows"], d["cols"]))],
@@ -178,6 +209,7 @@ _INPUTS = {
     "W6": lambda d, rng: [_normal(rng, (d["batch"], d["hw"], d["hw"], d["cin"])),
                           _normal(rng, (d["k"], d["k"], d["cin"], d["cout"]), 0.05)],
     "W7": _w7_inputs,
+    "G": _g_inputs,
     "D": lambda d, rng: [_normal(rng, d["n"]) for _ in range(3)],
 }
 

@@ -80,3 +80,18 @@ def test_unknown_names_are_refused(tmp_path):
     assert done.returncode != 0 and "unknown workload(s) W9" in done.stderr
     done = _run(tmp_path, "--only", "W1", "--frameworks", "numpy,tensorflow")
     assert done.returncode != 0 and "unknown framework(s) tensorflow" in done.stderr
+
+
+def test_gan_workload_state_shapes_are_the_examples():
+    # specs.py builds workload G's state leaves without importing either library; they must be
+    # examples/gan's GANState, leaf for leaf.
+    sys.path.insert(0, str(BENCH))
+    sys.path.insert(0, str(BENCH.parent / "examples" / "gan"))
+    import model
+    import specs
+
+    import numlir
+    from numlir import tree_util
+
+    state = model.GAN(model.numlir_stack()).init(numlir.random.PRNGKey(0), 1)
+    assert [tuple(x.shape) for x in tree_util.tree_leaves(state)] == specs.gan_state_shapes()
