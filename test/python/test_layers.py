@@ -184,6 +184,11 @@ def _conv_models(hk, relu):
         h = relu(hk.Conv2DTranspose(6, 5, stride=2)(x))
         return hk.Conv2DTranspose(2, 3, stride=2, padding="VALID")(h)
 
+    def transposed_to_output_shape(x):
+        a = hk.Conv2DTranspose(3, 4, stride=2, output_shape=(15, 16), padding="SAME")(x)
+        b = hk.Conv2DTranspose(3, 3, stride=2, output_shape=17, padding="VALID")(x)
+        return a.sum() + b.sum(axis=(1, 2))
+
     def one_d(x):
         seq = x.reshape(x.shape[0], x.shape[1] * x.shape[2], x.shape[3])
         return hk.Conv1DTranspose(3, 2, stride=2)(hk.Conv1D(5, 3, feature_group_count=1)(seq))

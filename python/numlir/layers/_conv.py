@@ -44,6 +44,26 @@ def _padding(padding, n: int):
     return pairs * n if len(pairs) == 1 else pairs
 
 
+def _adjusted_padding(input_size: int, output_size: int, kernel: int, stride: int,
+                      padding: str) -> tuple[int, int]:
+    """The explicit (before, after) padding that makes a transposed convolution of
+    ``input_size`` produce exactly ``output_size`` (for the given SAME/VALID convention)."""
+    if padding == "VALID":
+        expected = (output_size - kernel + stride) // stride
+        before = 0
+    elif padding == "SAME":
+        expected = (output_size + stride - 1) // stride
+        before = max(0, (input_size - 1) * stride + kernel - output_size) // 2
+    else:
+        raise ValueError(f"`padding` must be 'VALID' or 'SAME'. Passed: {padding}.")
+    if input_size != expected:
+        raise ValueError(f"The expected input size with the current set of input parameters is "
+                         f"{expected} which doesn't match the actual input size {input_size}.")
+    pad_before = kernel - 1 - before
+    pad_after = output_size + kernel - 1 - ((input_size - 1) * stride + 1) - pad_before
+    return pad_before, pad_after
+
+
 class _ConvBase(Module):
     def __init__(self, num_spatial_dims: int, output_channels: int, kernel_shape, stride,
                  padding, with_bias: bool, w_init, b_init, data_format: str, mask, name):
@@ -125,11 +145,13 @@ class ConvNDTranspose(_ConvBase):
                  output_shape=None, padding="SAME", with_bias: bool = True,
                  w_init: Callable | None = None, b_init: Callable | None = None,
                  data_format: str = "channels_last", mask=None, name: str | None = None):
-        if output_shape is not None:
-            raise NotImplementedError("numlir.layers transposed convolutions do not take "
-                                      "output_shape yet")
+        if output_shape is not None and not isinstance(padding, str):
+            raise ValueError("When specifying `output_shape`, ensure that paddding is 'VALID' "
+                             "or 'SAME'.")
         super().__init__(num_spatial_dims, output_channels, kernel_shape, stride, padding,
                          with_bias, w_init, b_init, data_format, mask, name)
+        self.output_shape = (None if output_shape is None
+                             else _replicate(output_shape, num_spatial_dims, "output_shape"))
         self.dimension_numbers = _dimension_numbers(num_spatial_dims, self.channel_index == -1,
                                                     transpose=True)
 
@@ -138,7 +160,12 @@ class ConvNDTranspose(_ConvBase):
         channels = inputs.shape[self.channel_index]
         w_shape = self.kernel_shape + (self.output_channels, channels)
         w = self._weights(w_shape, math.prod(self.kernel_shape) * channels, inputs.dtype)
-        out = lax.conv_transpose(inputs, w, strides=self.stride, padding=self.padding,
+        padding = self.padding
+        if self.output_shape is not None:
+            spatial = inputs.shape[2:] if self.channel_index == 1 else inputs.shape[1:-1]
+            padding = tuple(_adjusted_padding(i, o, k, s, self.padding) for i, o, k, s in
+                            zip(spatial, self.output_shape, self.kernel_shape, self.stride))
+        out = lax.conv_transpose(inputs, w, strides=self.stride, padding=padding,
                                  dimension_numbers=self.dimension_numbers)
         return self._finish(out, unbatched, inputs.dtype)
 
