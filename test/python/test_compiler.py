@@ -161,6 +161,43 @@ def test_every_opt_level_computes_the_same(opt_level):
     np.testing.assert_allclose(out, np.tanh(x @ w + b).sum(1), rtol=1e-6)
 
 
+@pytest.mark.parametrize("llvm_unroll", [True, False])
+def test_llvm_loop_unrolling_on_or_off_computes_the_same(llvm_unroll):
+    backend = backends.get_backend("cpu")
+    options = backend.parse_options(llvm_unroll=llvm_unroll)
+    assert options.llvm_unroll is llvm_unroll and options != backend.parse_options(
+        llvm_unroll=not llvm_unroll)
+    exe = backend.compile(EXAMPLE, options=options)
+    x, w, b = np.ones((4, 8), np.float32), np.full((8, 3), 0.1, np.float32), np.zeros(3, np.float32)
+    (out,) = exe.execute([x, w, b])
+    np.testing.assert_allclose(out, np.tanh(x @ w + b).sum(1), rtol=1e-6)
+
+
+def test_llvm_loop_unrolling_off_leaves_a_loop_rolled():
+    from numlir import _compiler
+
+    ir = """
+define void @f(ptr %p) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %q = getelementptr i64, ptr %p, i64 %i
+  store volatile i64 %i, ptr %q
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, 16
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+"""
+    unrolled, _ = _compiler.compile_llvm_ir_for_host(ir, 3, True)
+    rolled, _ = _compiler.compile_llvm_ir_for_host(ir, 3, False)
+    # 16 volatile stores: fully unrolled by default, one store in a loop without unrolling.
+    assert unrolled.count("store volatile") == 16
+    assert rolled.count("store volatile") == 1
+
+
 @pytest.fixture
 def dump_dir(tmp_path):
     previous = config.flags.dump_dir

@@ -66,6 +66,12 @@ class Flags:
     cpu_opt_level: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_OPT_LEVEL", 3)
     )
+    #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL, default on). Off, the
+    #: W7 DCGAN step's LLVM time drops about 4x; the runtime cost is being measured
+    #: (docs/design-decisions.md) before it becomes the default.
+    cpu_llvm_unroll: bool = dataclasses.field(
+        default_factory=lambda: _env_bool("NUMLIR_CPU_LLVM_UNROLL", True)
+    )
     #: Log why jit had to compile again (NUMLIR_EXPLAIN_CACHE_MISSES).
     explain_cache_misses: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_EXPLAIN_CACHE_MISSES")

@@ -199,12 +199,13 @@ std::string translateToLLVMIR(const std::string &text) {
 }
 
 std::tuple<std::string, nb::bytes> compileLLVMIR(const std::string &ir,
-                                                 unsigned optLevel) {
+                                                 unsigned optLevel,
+                                                 bool unrollLoops) {
   numlir::cpu::CompiledObject compiled;
   std::string error;
   runGuarded("emitting the object file", [&] {
     llvm::Expected<numlir::cpu::CompiledObject> result =
-        numlir::cpu::compileLLVMIRForHost(ir, optLevel);
+        numlir::cpu::compileLLVMIRForHost(ir, optLevel, unrollLoops);
     if (result)
       compiled = std::move(*result);
     else
@@ -261,8 +262,9 @@ NB_MODULE(_compiler, m) {
   m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("text"),
         "Translates an LLVM-dialect module to LLVM IR text.");
   m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
-        nb::arg("opt_level") = 3,
-        "Optimizes LLVM IR for this CPU; returns (optimized_ir, object).");
+        nb::arg("opt_level") = 3, nb::arg("unroll_loops") = true,
+        "Optimizes LLVM IR for this CPU; returns (optimized_ir, object). "
+        "unroll_loops=False leaves loops rolled unless metadata asks.");
   m.def("link_shared_object", &linkSharedObject, nb::arg("object_path"),
         nb::arg("output_path"),
         "Links an object file into a shared object with lld, in-process.");

@@ -51,7 +51,7 @@ llvm::OptimizationLevel toOptimizationLevel(unsigned level) {
 
 /// Runs LLVM's standard module pipeline, tuned for `machine`.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
-                    unsigned optLevel) {
+                    unsigned optLevel, bool unrollLoops) {
   llvm::LoopAnalysisManager loopAM;
   llvm::FunctionAnalysisManager functionAM;
   llvm::CGSCCAnalysisManager cgsccAM;
@@ -59,6 +59,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = optLevel > 1;
   tuning.SLPVectorization = optLevel > 1;
+  tuning.LoopUnrolling = unrollLoops;
   llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(moduleAM);
   builder.registerCGSCCAnalyses(cgsccAM);
@@ -104,7 +105,8 @@ numlir::cpu::translateToLLVMIR(mlir::ModuleOp module) {
 }
 
 llvm::Expected<CompiledObject>
-numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel) {
+numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
+                                   bool unrollLoops) {
   initializeNativeTarget();
   llvm::LLVMContext context;
   llvm::SMDiagnostic parseError;
@@ -140,7 +142,7 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel) {
   if (llvm::verifyModule(*module, &verifyStream))
     return makeError("invalid LLVM IR: " + verifyMessage);
 
-  optimizeModule(*module, *machine, optLevel);
+  optimizeModule(*module, *machine, optLevel, unrollLoops);
 
   CompiledObject result;
   llvm::raw_string_ostream irStream(result.optimizedIR);

@@ -59,6 +59,7 @@ class CpuOptions:
 
     opt_level: int = 3
     linker: str = "lld"
+    llvm_unroll: bool = True
 
 
 def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
@@ -95,7 +96,8 @@ def _translate(text: str, options: CpuOptions) -> str:
 def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
     compiler = _native_compiler()
     try:
-        optimized, obj = compiler.compile_llvm_ir_for_host(ir, options.opt_level)
+        optimized, obj = compiler.compile_llvm_ir_for_host(ir, options.opt_level,
+                                                           options.llvm_unroll)
     except compiler.CompileError as error:
         raise CompileError(str(error)) from None
     return WithExtras(obj, {".opt.ll": optimized})
@@ -234,11 +236,14 @@ class CpuBackend(Backend):
     def device(self) -> CpuDevice:
         return self._device
 
-    def parse_options(self, *, opt_level: int | None = None, linker: str | None = None) -> CpuOptions:
+    def parse_options(self, *, opt_level: int | None = None, linker: str | None = None,
+                      llvm_unroll: bool | None = None) -> CpuOptions:
         level = config.flags.cpu_opt_level if opt_level is None else opt_level
         if level not in (0, 1, 2, 3):
             raise ValueError(f"cpu opt_level must be 0, 1, 2 or 3, got {level!r}")
-        return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER)
+        unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
+        return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
+                          llvm_unroll=unroll)
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [

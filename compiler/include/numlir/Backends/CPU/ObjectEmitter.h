@@ -34,9 +34,12 @@ struct CompiledObject {
 };
 
 /// Parses LLVM IR text, optimizes it at `optLevel` (0-3) for the host CPU
-/// and emits a position-independent object file.
+/// and emits a position-independent object file. Without `unrollLoops`,
+/// LLVM unrolls only loops whose metadata asks for it: most of the compile
+/// time of large programs goes to unrolling loops that MLIR already tiled.
 llvm::Expected<CompiledObject> compileLLVMIRForHost(llvm::StringRef llvmIR,
-                                                    unsigned optLevel);
+                                                    unsigned optLevel,
+                                                    bool unrollLoops = true);
 
 } // namespace numlir::cpu
 
