@@ -86,6 +86,22 @@ def _shapes(params):
     return {m: {n: tuple(v.shape) for n, v in p.items()} for m, p in params.items()}
 
 
+def _host(tree):
+    return {m: {n: np.asarray(v) for n, v in p.items()} for m, p in tree.items()}
+
+
+def _check_against_haiku(model_fn, inputs, jit: bool, seed: int, tol: float):
+    """Same parameter names and shapes from init; Haiku's outputs from apply with Haiku's
+    parameters (eagerly or under numlir.jit)."""
+    ours, theirs = nl.transform(model_fn(nl)), haiku.transform(model_fn(haiku))
+    params = theirs.init(jax.random.PRNGKey(seed), inputs)
+    assert _shapes(ours.init(numlir.random.PRNGKey(seed), inputs)) == _shapes(params)
+    want = np.asarray(theirs.apply(params, None, inputs))
+    apply = numlir.jit(ours.apply) if jit else ours.apply
+    np.testing.assert_allclose(np.asarray(apply(_host(params), None, inputs)), want, rtol=tol,
+                               atol=tol)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_parameter_names_and_shapes_match_haiku(name):
     ours = nl.transform(_models(nl, numlir.nn.relu)[name])
@@ -98,13 +114,8 @@ def test_parameter_names_and_shapes_match_haiku(name):
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 @pytest.mark.parametrize("name", NAMES)
 def test_apply_with_haiku_parameters_matches_haiku(name, jit):
-    ours = nl.transform(_models(nl, numlir.nn.relu)[name])
-    theirs = haiku.transform(_models(haiku, jax.nn.relu)[name])
-    params = theirs.init(jax.random.PRNGKey(1), X)
-    want = np.asarray(theirs.apply(params, None, X))
-    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
-    apply = numlir.jit(ours.apply) if jit else ours.apply
-    np.testing.assert_allclose(np.asarray(apply(host, None, X)), want, rtol=1e-5, atol=1e-6)
+    relu = {nl: numlir.nn.relu, haiku: jax.nn.relu}
+    _check_against_haiku(lambda hk: _models(hk, relu[hk])[name], X, jit, 1, 1e-5)
 
 
 def test_linear_default_initializer_has_haikus_scale():
@@ -224,14 +235,8 @@ CONV_NAMES = list(_conv_models(nl, numlir.nn.relu))
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 @pytest.mark.parametrize("name", CONV_NAMES)
 def test_convolutions_norms_pools_and_embeddings_match_haiku(name, jit):
-    ours = nl.transform(_conv_models(nl, numlir.nn.relu)[name])
-    theirs = haiku.transform(_conv_models(haiku, jax.nn.relu)[name])
-    params = theirs.init(jax.random.PRNGKey(2), IMAGES)
-    assert _shapes(ours.init(numlir.random.PRNGKey(2), IMAGES)) == _shapes(params)
-    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
-    want = np.asarray(theirs.apply(params, None, IMAGES))
-    apply = numlir.jit(ours.apply) if jit else ours.apply
-    np.testing.assert_allclose(np.asarray(apply(host, None, IMAGES)), want, rtol=2e-5, atol=2e-5)
+    relu = {nl: numlir.nn.relu, haiku: jax.nn.relu}
+    _check_against_haiku(lambda hk: _conv_models(hk, relu[hk])[name], IMAGES, jit, 2, 2e-5)
 
 
 def test_dropout_keeps_the_expected_fraction_and_scales():
@@ -258,7 +263,6 @@ def test_batch_norm_state_and_outputs_match_haiku():
     params, state = theirs.init(jax.random.PRNGKey(0), IMAGES, True)
     our_params, our_state = ours.init(numlir.random.PRNGKey(0), IMAGES, True)
     assert _shapes(our_params) == _shapes(params) and _shapes(our_state) == _shapes(state)
-    host = lambda t: {m: {n: np.asarray(v) for n, v in p.items()} for m, p in t.items()}  # noqa: E731
     got_state, want_state = host(state), state
     for step in range(3):  # training steps update the averages; then one evaluation
         batch = IMAGES * (1 + step)
@@ -300,11 +304,4 @@ SEQUENCE = RNG.normal(size=(7, 3, 4)).astype(np.float32)
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 @pytest.mark.parametrize("name", list(_recurrent_models(nl)))
 def test_recurrent_cores_and_unrolls_match_haiku(name, jit):
-    ours = nl.transform(_recurrent_models(nl)[name])
-    theirs = haiku.transform(_recurrent_models(haiku)[name])
-    params = theirs.init(jax.random.PRNGKey(4), SEQUENCE)
-    assert _shapes(ours.init(numlir.random.PRNGKey(4), SEQUENCE)) == _shapes(params)
-    host = {m: {n: np.asarray(v) for n, v in p.items()} for m, p in params.items()}
-    want = np.asarray(theirs.apply(params, None, SEQUENCE))
-    apply = numlir.jit(ours.apply) if jit else ours.apply
-    np.testing.assert_allclose(np.asarray(apply(host, None, SEQUENCE)), want, rtol=2e-5, atol=2e-5)
+    _check_against_haiku(lambda hk: _recurrent_models(hk)[name], SEQUENCE, jit, 4, 2e-5)

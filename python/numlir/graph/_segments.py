@@ -35,20 +35,21 @@ def _highest(dtype):
     return np.inf if np.issubdtype(dtype, np.floating) or dtype.name == "bfloat16" else np.iinfo(dtype).max
 
 
-def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False):
+def _segment_extreme(data, segment_ids, num_segments, start_value, combine: str):
     n = _num_segments(segment_ids, num_segments)
     data = jnp.asarray(data)
-    start = jnp.full((n,) + data.shape[1:], _lowest(data.dtype), data.dtype)
-    return start.at[segment_ids].max(data, mode="drop")
+    start = jnp.full((n,) + data.shape[1:], start_value(data.dtype), data.dtype)
+    return getattr(start.at[segment_ids], combine)(data, mode="drop")
+
+
+def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
+                unique_indices=False):
+    return _segment_extreme(data, segment_ids, num_segments, _lowest, "max")
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
                 unique_indices=False):
-    n = _num_segments(segment_ids, num_segments)
-    data = jnp.asarray(data)
-    start = jnp.full((n,) + data.shape[1:], _highest(data.dtype), data.dtype)
-    return start.at[segment_ids].min(data, mode="drop")
+    return _segment_extreme(data, segment_ids, num_segments, _highest, "min")
 
 
 def segment_mean(data, segment_ids, num_segments=None, indices_are_sorted=False,
