@@ -263,18 +263,18 @@ def test_batch_norm_state_and_outputs_match_haiku():
     params, state = theirs.init(jax.random.PRNGKey(0), IMAGES, True)
     our_params, our_state = ours.init(numlir.random.PRNGKey(0), IMAGES, True)
     assert _shapes(our_params) == _shapes(params) and _shapes(our_state) == _shapes(state)
-    got_state, want_state = host(state), state
+    got_state, want_state = _host(state), state
     for step in range(3):  # training steps update the averages; then one evaluation
         batch = IMAGES * (1 + step)
         want, want_state = theirs.apply(params, want_state, None, batch, True)
-        got, got_state = ours.apply(host(params), got_state, None, batch, True)
+        got, got_state = ours.apply(_host(params), got_state, None, batch, True)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
         for m in want_state:
             for n in want_state[m]:
                 np.testing.assert_allclose(np.asarray(got_state[m][n]), np.asarray(want_state[m][n]),
                                            rtol=2e-5, atol=1e-6, err_msg=f"{m}/{n} step {step}")
     want, _ = theirs.apply(params, want_state, None, IMAGES, False)
-    got, _ = ours.apply(host(params), got_state, None, IMAGES, False)
+    got, _ = ours.apply(_host(params), got_state, None, IMAGES, False)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
 
 
