@@ -6,6 +6,7 @@ transform's init.
 
 from __future__ import annotations
 
+import abc
 import math
 
 import numpy as np
@@ -15,9 +16,12 @@ import numlir.random as random
 from numlir.layers._transform import next_rng_key
 
 
-class Initializer:
+class Initializer(abc.ABC):
+    """``init(shape, dtype) -> array``; subclasses say how the values are drawn."""
+
+    @abc.abstractmethod
     def __call__(self, shape, dtype):
-        raise NotImplementedError
+        """An array of ``shape`` and ``dtype``."""
 
 
 class Constant(Initializer):
