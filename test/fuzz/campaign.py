@@ -22,10 +22,12 @@ import time
 
 from . import known_bugs, minimize, render, reproducer
 from .program import Program
-from .run_modes import FAILURES, Outcome
+from .run_modes import FAILURES, SKIPS, Outcome
 from .sandbox import Worker
 
-COUNTED = ("ok", "wrong", "error", "crash", "timeout", "jax_error", "unstable")
+#: Programs between two rewrites of the summary files while the campaign runs.
+SUMMARY_EVERY = 50
+COUNTED = ("ok", "wrong", "error", "crash", "timeout", "jax_error", "unstable", "jax_disagrees")
 
 
 @dataclasses.dataclass
@@ -46,6 +48,8 @@ class Campaign:
         self.signatures: dict[str, list[Finding]] = collections.defaultdict(list)
         self.next_index = args.start
         self.programs = 0
+        self.done: set[int] = set()
+        self.started = time.time()
         self.written: list[str] = []
 
     def take(self) -> int | None:
@@ -59,6 +63,7 @@ class Campaign:
         fresh = []
         with self.lock:
             self.programs += 1
+            self.done.add(index)
             for o in outcomes:
                 self.counts[o.status] += 1
                 self.per_mode[o.mode][o.status] += 1
@@ -82,6 +87,9 @@ class Campaign:
                     bar.update(1)
                     bar.set_postfix(wrong=self.counts["wrong"], error=self.counts["error"],
                                     crash=self.counts["crash"] + self.counts["timeout"], refresh=False)
+                    if self.programs % SUMMARY_EVERY == 0:
+                        # A campaign stopped early still leaves its counts behind.
+                        self.write_summary(final=False)
         finally:
             worker.close()
 
@@ -103,14 +111,23 @@ class Campaign:
         with self.lock:
             self.written.append(path)
 
-    def summary(self, elapsed: float) -> str:
+    def finished_through(self) -> int:
+        """The last index k such that every program from START to k has finished."""
+        k = self.args.start
+        while k in self.done:
+            k += 1
+        return k - 1
+
+    def summary(self, elapsed: float, final: bool = True) -> str:
         c = self.counts
-        modes_run = sum(v for k, v in c.items() if k not in ("jax_error", "unstable"))
+        modes_run = sum(v for k, v in c.items() if k not in SKIPS)
+        progress = "" if final else (f" (in progress: every program up to {self.finished_through()} "
+                                     f"has finished)")
         lines = [
             f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}: "
-            f"{self.programs} programs in {elapsed:.0f}s",
+            f"{self.programs} programs in {elapsed:.0f}s{progress}",
             f"modes run: {modes_run} (ok {c['ok']}); skipped: jax rejects {c['jax_error']}, "
-            f"ill-conditioned {c['unstable']}",
+            f"ill-conditioned {c['unstable']}, jax.jit differs from jax op by op {c['jax_disagrees']}",
             f"wrong values: {c['wrong']}",
             f"numlir exceptions where jax succeeds: {c['error']}",
             f"crashes: {c['crash']} (timeouts: {c['timeout']})",
@@ -129,6 +146,20 @@ class Campaign:
         if self.written:
             lines += ["", f"reproducers in {self.args.out}/ ({len(self.written)} files)"]
         return "\n".join(lines)
+
+    def write_summary(self, final: bool) -> str:
+        """Writes summary.txt and summary.json (the caller holds the lock or the threads are done)."""
+        text = self.summary(time.time() - self.started, final)
+        with open(os.path.join(self.args.out, "summary.txt"), "w") as f:
+            f.write(text + "\n")
+        with open(os.path.join(self.args.out, "summary.json"), "w") as f:
+            json.dump({"seed": self.args.seed, "start": self.args.start, "n": self.args.n,
+                       "final": final, "finished_through": self.finished_through(),
+                       "programs": self.programs, "counts": dict(self.counts),
+                       "per_mode": {m: dict(c) for m, c in self.per_mode.items()},
+                       "signatures": {s: [f.index for f in fs] for s, fs in self.signatures.items()}},
+                      f, indent=1)
+        return text
 
 
 def main(argv=None) -> int:
@@ -158,7 +189,6 @@ def main(argv=None) -> int:
     from tqdm import tqdm
 
     campaign = Campaign(args)
-    start = time.time()
     with tqdm(total=args.n, unit="prog", dynamic_ncols=True) as bar:
         threads = [threading.Thread(target=campaign.work, args=(bar,), daemon=True)
                    for _ in range(max(1, min(args.jobs, args.n)))]
@@ -166,16 +196,7 @@ def main(argv=None) -> int:
             t.start()
         for t in threads:
             t.join()
-    text = campaign.summary(time.time() - start)
-    print(text)
-    with open(os.path.join(args.out, "summary.txt"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"seed": args.seed, "start": args.start, "n": args.n,
-                   "programs": campaign.programs, "counts": dict(campaign.counts),
-                   "per_mode": {m: dict(c) for m, c in campaign.per_mode.items()},
-                   "signatures": {s: [f.index for f in fs] for s, fs in campaign.signatures.items()}},
-                  f, indent=1)
+    print(campaign.write_summary(final=True))
     failures = sum(campaign.counts[k] for k in FAILURES)
     return 1 if failures else 0
 

@@ -351,9 +351,12 @@ def test_prevent_cse_puts_the_recomputation_behind_a_barrier():
 
 def test_prevent_cse_keeps_the_recomputed_sines_in_compiled_code():
     base = functools.partial(sin_chain, jnp)
-    kept = linalg_op_count(numlir.checkpoint(base, prevent_cse=True), X)
-    merged = linalg_op_count(numlir.checkpoint(base, prevent_cse=False), X)
-    plain = linalg_op_count(base, X)
+    # 32 elements: a sum of at most 16 becomes a tree that repeats its fused
+    # producer's text once per element (cpu-tree-short-reductions).
+    x = RNG.standard_normal(32).astype(np.float32)
+    kept = linalg_op_count(numlir.checkpoint(base, prevent_cse=True), x)
+    merged = linalg_op_count(numlir.checkpoint(base, prevent_cse=False), x)
+    plain = linalg_op_count(base, x)
     # 4 forward sines; the backward pass recomputes the 3 that feed later layers, and
     # without the barrier CSE merges them back into the forward ones.
     assert kept > merged

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fuzz import compare, generate, known_bugs, minimize, render, reproducer  # noqa: E402
+from fuzz import compare, generate, known_bugs, minimize, render, reproducer, run_modes  # noqa: E402
 from fuzz.program import Aval, Input, Op, Program  # noqa: E402
 from fuzz.run_modes import MODES, Outcome  # noqa: E402
 from fuzz.sandbox import Worker  # noqa: E402
@@ -143,6 +143,55 @@ def test_reproducer_is_a_standalone_script(tmp_path):
                             cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "numlir agrees with jax" in result.stdout
+
+
+def _std_of_equal_values_program() -> Program:
+    """Campaign finding F8 (seed 1, program 3397), minimized: the std of 5 equal floats."""
+    v = np.array([[[[0.98304796], [-0.87788409], [-0.87788409], [-0.87788409], [1.96144438]]]],
+                 dtype=np.float32)
+    ops = [Op("v1", "broadcast", "lax.broadcast_in_dim({0}, (5, 5, 5), (0, 1, 2))", ("v0",),
+              Aval((5, 5, 5), "float32")),
+           Op("v3", "reduce_std", "jnp.std({0}, axis=2, keepdims=True)", ("v1",),
+              Aval((5, 5, 1), "float32"))]
+    return Program([Input("v0", v[0], 0, v)], ops, ("v3",))
+
+
+@pytest.mark.parametrize("mode", ["vmap", "jit_vmap_grad"])
+def test_jax_jit_rewriting_the_rounding_is_not_a_wrong_value(mode):
+    # jax.jit turns mean(broadcast(x)) into x, so its std of equal values is
+    # exactly 0 and the gradient NaN; summed and divided (numlir, and jax
+    # itself op by op), the mean of 5 copies of 1.96144 is 1 ulp off, the std
+    # 1.2e-7 and the gradient finite.
+    outcome = run_modes.check(_std_of_equal_values_program(), mode)
+    assert outcome.status == "jax_disagrees", outcome
+
+
+def test_a_wrong_value_is_still_wrong_when_jax_op_by_op_agrees_with_jit(monkeypatch):
+    program = _chain_program()
+    real = run_modes.evaluate
+
+    def off_by_a_lot(lib, *args, **kwargs):
+        out = real(lib, *args, **kwargs)
+        return [o * 1.5 for o in out] if lib.name == "numlir" else out
+
+    monkeypatch.setattr(run_modes, "evaluate", off_by_a_lot)
+    assert run_modes.check(program, "jit").status == "wrong"
+
+
+def test_a_running_campaign_keeps_its_summary_current(tmp_path):
+    import argparse
+    import json
+
+    from fuzz import campaign
+
+    args = argparse.Namespace(seed=1, start=10, n=5, out=str(tmp_path), minimize_per_signature=0)
+    c = campaign.Campaign(args)
+    for index in (10, 11, 13):
+        c.record(index, _chain_program(), [Outcome("jit", "ok")])
+    c.write_summary(final=False)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["final"], summary["finished_through"], summary["programs"]) == (False, 11, 3)
+    assert "every program up to 11 has finished" in (tmp_path / "summary.txt").read_text()
 
 
 def test_every_mode_has_reproducer_code():

@@ -21,8 +21,10 @@ constexpr llvm::StringLiteral kOptimize =
 
 // Elementwise ops fuse into their consumers except where fusion would
 // recompute them (into contractions), which CPU vectorization then tiles.
+// Short float sums and products are then combined pairwise, as a tree.
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "cpu-record-abi-signature,convert-hlo-to-linalg,func.func(cpu-fuse-elementwise-ops),"
+    "cpu-record-abi-signature,convert-hlo-to-linalg,"
+    "func.func(cpu-fuse-elementwise-ops,cpu-tree-short-reductions),"
     "canonicalize,cse";
 
 // Optimization barriers have kept tensor-level CSE and fusion from merging

@@ -50,6 +50,38 @@ def CPUFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def CPUTreeShortReductions : Pass<"cpu-tree-short-reductions"> {
+  let summary = "Sum short float reductions as a balanced tree";
+  let description = [{
+    A loop adds the elements of a reduction one after another, so the
+    k-th partial sum is rounded k - 1 times. For reductions long enough to
+    vectorize, LLVM splits the loop into many partial sums; a short one
+    (a few elements per output) stays a serial chain. Then the mean of 5
+    equal floats is not the float itself, and the std of equal values is
+    1 ulp instead of 0 (XLA's is 0).
+
+    This pass rewrites every `linalg.generic` on tensors whose reduction
+    loops have static extents with at most 16 iterations in all and whose
+    body combines one value into its accumulator with a reassociable
+    `arith.addf` or `arith.mulf` (what `hlo.reduce sum`/`prod` lowers to):
+    the reduction loops disappear, each operand indexed by them is read
+    once per reduction position (a constant in its indexing map), and
+    the body combines the values pairwise, level by level (positions
+    0+1, 2+3, ..., then the pairs' sums), before adding the accumulator.
+    Rounding error then grows with log2 of the length, not the length.
+    Integer and max/min reductions are exact in any order and are left
+    alone, as are contractions (their combiners are not reassociable).
+
+    Before: `linalg.generic` over (d0, d1), d1 a reduction of extent 5,
+            body `addf %x, %acc fastmath<reassoc>`.
+    After:  `linalg.generic` over (d0) with five operands indexed
+            (d0) -> (d0, 0) ... (d0) -> (d0, 4), body
+            `((x0 + x1) + (x2 + x3)) + x4`, then `+ %acc`.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def CPUCopyRepeatedResults : Pass<"cpu-copy-repeated-results"> {
   let summary = "Give every result of a function a tensor of its own";
   let description = [{
