@@ -23,13 +23,16 @@ $(STAMPS)/debian: Makefile
 	fi
 	@touch $@
 
-# Python dependencies, test oracles included, in a project virtualenv.
+# Python dependencies, test oracles included, in a project virtualenv. jax is
+# pinned: it is the reference of the differential tests, and the API coverage
+# report (docs/api-coverage.md) is measured against one version of it.
+JAX_VERSION = 0.10.2
 $(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
 	@mkdir -p $(STAMPS)
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
-	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax jaxlib optax chex dm-haiku jraph rlax matplotlib
+	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,
