@@ -18,7 +18,13 @@ from numlir._src.tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, PyTre
                                    tree_flatten_with_path, tree_leaves, tree_leaves_with_path,
                                    tree_map, tree_map_with_path, tree_reduce, tree_structure,
                                    tree_transpose, tree_unflatten, treedef_children,
-                                   treedef_is_leaf)
+                                   treedef_is_leaf, is_tree_node, flatten_one_level,
+                                   flatten_one_level_with_keys, treedef_tuple, tree_broadcast,
+                                   tree_reduce_associative)
+from numlir._src.tree_registrations import Partial, register_dataclass, register_static
+
+#: A path of keys from the root to a leaf, as in ``tree_flatten_with_path``.
+KeyPath = tuple
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "PyTreeDef", "SequenceKey", "all_leaves", "keystr",
@@ -26,4 +32,7 @@ __all__ = [
     "register_pytree_with_keys_class", "tree_all", "tree_flatten", "tree_flatten_with_path",
     "tree_leaves", "tree_leaves_with_path", "tree_map", "tree_map_with_path", "tree_reduce",
     "tree_structure", "tree_transpose", "tree_unflatten", "treedef_children", "treedef_is_leaf",
+    "KeyPath", "Partial", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
+    "register_dataclass", "register_static", "tree_broadcast", "tree_reduce_associative",
+    "treedef_tuple",
 ]

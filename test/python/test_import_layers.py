@@ -29,6 +29,7 @@ LAYER_OF = {
     "numlir._src.source_info": "core",
     "numlir._src.traceback_util": "core",
     "numlir._src.tree_util": "core",
+    "numlir._src.tree_registrations": "core",
     "numlir._src.lru_cache": "core",
     "numlir._src.array_methods": "core",
     "numlir._src.lowering": "runtime",

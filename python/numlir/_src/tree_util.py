@@ -479,3 +479,79 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
     columns = [_flatten_up_to(inner_treedef, sub, f"tree (outer leaf {i})") for i, sub in enumerate(inners)]
     per_inner_leaf = zip(*columns) if columns else [[] for _ in range(inner_treedef.num_leaves)]
     return inner_treedef.unflatten(outer_treedef.unflatten(col) for col in per_inner_leaf)
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether ``typ`` is a pytree node type: registered (built in or by the user) or a namedtuple."""
+    return typ in _registry or (isinstance(typ, type) and issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+def _one_level(tree: Any):
+    t, node = _node_type(tree)
+    if node is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return node
+
+
+def flatten_one_level(tree: Any) -> tuple[tuple[Any, ...], Any]:
+    """The children and the node data of the node ``tree`` (a ValueError for a leaf).
+
+    Example::
+
+        >>> flatten_one_level({"b": 1, "a": (2, 3)})
+        (((2, 3), 1), ('a', 'b'))
+    """
+    children, aux = _one_level(tree).flatten(tree)
+    return tuple(children), aux
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[tuple[tuple[Any, Any], ...], Any]:
+    """Like flatten_one_level, each child paired with its key."""
+    keys, children, aux = _keyed_children(_one_level(tree), tree)
+    return tuple(zip(keys, children)), aux
+
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The structure of a tuple whose elements have the structures ``treedefs``."""
+    return PyTreeDef(tuple, None, tuple(treedefs))
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf=None) -> Any:
+    """``full_tree``'s structure, each leaf replaced by the leaf of ``prefix_tree`` above it.
+
+    Example::
+
+        >>> tree_broadcast([1, {"a": 2}], [(3, 4), {"a": [5, 6]}])
+        [(1, 1), {'a': [2, 2]}]
+    """
+    leaves, treedef = tree_flatten(prefix_tree, is_leaf)
+    subtrees = _flatten_up_to(treedef, full_tree, "full_tree")
+    return treedef.unflatten(tree_map(lambda _, leaf=leaf: leaf, sub, is_leaf=is_leaf)
+                             for leaf, sub in zip(leaves, subtrees))
+
+
+_NO_IDENTITY = object()
+
+
+def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *, identity: Any = _NO_IDENTITY,
+                            is_leaf=None) -> Any:
+    """Combine the leaves as a balanced tree (halves first), for an associative ``operation``.
+
+    Example::
+
+        >>> tree_reduce_associative(lambda a, b: f"({a}+{b})", [1, 2, 3, 4, 5])
+        '((1+2)+(3+(4+5)))'
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_IDENTITY:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+
+    def reduce(lo: int, hi: int):
+        if hi - lo == 1:
+            return leaves[lo]
+        mid = lo + (hi - lo) // 2
+        return operation(reduce(lo, mid), reduce(mid, hi))
+
+    return reduce(0, len(leaves))
