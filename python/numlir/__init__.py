@@ -14,7 +14,12 @@ Example::
 from numlir._src import config
 from numlir._src.numpy import array_methods as _array_methods  # noqa: F401 - installs x + y, x.sum()...
 from numlir._src.forward_mode import jacfwd, jvp, linearize
-from numlir._src.jit import ShapeDtypeStruct, clear_caches, compile, devices, jit, make_graph
+from numlir._src.jit import ShapeDtypeStruct, clear_caches, compile, jit
+from numlir._src.introspection import eval_shape, make_graph, make_jaxpr, typeof
+from numlir._src.config import disable_jit, enable_x64
+from numlir._src.device_queries import (default_backend, device_count, devices, host_count, host_id,
+                                        host_ids, local_device_count, local_devices, process_count,
+                                        process_index, process_indices)
 from numlir._src.array import Array
 from numlir._src.device_transfer import block_until_ready, device_get, device_put
 from numlir._src.backends import CompileError, OutOfMemoryError
@@ -26,12 +31,17 @@ from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, Shape
                               TracerBoolConversionError, UnexpectedTracerError)
 from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
 
+jacobian = jacrev  # jax's other name for it
+
 
 __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
     "block_until_ready", "checkpoint_name", "checkpoint_policies", "clear_caches", "compile",
-    "config", "device_get", "device_put",
+    "config", "default_backend", "device_count", "device_get", "device_put", "disable_jit",
+    "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
+    "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
+    "process_indices", "typeof",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -39,6 +39,7 @@ LAYER_OF = {
     "numlir._src.device_transfer": "runtime",
     "numlir._src.static_args": "runtime",
     "numlir._src.jit": "runtime",
+    "numlir._src.device_queries": "runtime",
     "numlir._src.ad_util": "interpreters",
     "numlir._src.ad": "interpreters",
     "numlir._src.partial_eval": "interpreters",
@@ -53,6 +54,7 @@ LAYER_OF = {
     "numlir._src.vmap": "api",
     "numlir._src.checkpoint": "api",
     "numlir._src.custom_derivatives": "api",
+    "numlir._src.introspection": "api",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",

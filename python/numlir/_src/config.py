@@ -9,6 +9,7 @@ JAX spellings (``numlir.config.update("jax_enable_x64", True)``)::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from typing import Any
@@ -72,6 +73,9 @@ class Flags:
     cpu_llvm_unroll: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_CPU_LLVM_UNROLL", True)
     )
+    #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
+    #: also the ``numlir.disable_jit()`` context).
+    disable_jit: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DISABLE_JIT"))
     #: Log why jit had to compile again (NUMLIR_EXPLAIN_CACHE_MISSES).
     explain_cache_misses: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_EXPLAIN_CACHE_MISSES")
@@ -108,6 +112,7 @@ flags = Flags()
 # JAX-compatible names for the flags JAX programs set.
 _ALIASES = {
     "jax_enable_x64": "enable_x64",
+    "jax_disable_jit": "disable_jit",
     "jax_explain_cache_misses": "explain_cache_misses",
     "jax_platform_name": "backend",
     "jax_platforms": "backend",
@@ -146,3 +151,29 @@ def on_update(name: str, hook) -> None:
 def read(name: str) -> Any:
     """Reads a flag by its numlir name or its JAX name."""
     return getattr(flags, _ALIASES.get(name, name.removeprefix("numlir_")))
+
+
+@contextlib.contextmanager
+def _flag_scope(name: str, value: Any):
+    saved = read(name)
+    update(name, value)
+    try:
+        yield
+    finally:
+        update(name, saved)
+
+
+def disable_jit(disable: bool = True):
+    """Within the context, jitted functions run op by op (like ``jax.disable_jit``).
+
+    Example::
+
+        with numlir.disable_jit():
+            f(x)  # f = numlir.jit(g): runs g eagerly, so print shows values
+    """
+    return _flag_scope("disable_jit", disable)
+
+
+def enable_x64(new_val: bool = True):
+    """Within the context, 64-bit dtypes are kept (``jax_enable_x64``) or not."""
+    return _flag_scope("enable_x64", new_val)

@@ -43,8 +43,16 @@ class ShapeDtypeStruct:
     def aval(self):
         return core.ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
 
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
     def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
 def _leaf_aval(x, what: str) -> core.ShapedArray:
@@ -256,8 +264,8 @@ class JitFunction:
 
     @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
-        if not isinstance(core.current_trace(), core.EvalTrace):
-            return self._fun(*args, **kwargs)  # inline into the enclosing trace
+        if not isinstance(core.current_trace(), core.EvalTrace) or config.flags.disable_jit:
+            return self._fun(*args, **kwargs)  # inline into the enclosing trace, or run eagerly
         leaves, in_tree, static_key = self._split_args(args, kwargs)
         in_avals = _argument_avals(self._fun, leaves, in_tree, static_key)
         key = (in_tree, in_avals, static_key, dtypes.x64_enabled())
@@ -349,37 +357,3 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
 
 
 compile = jit  # noqa: A001 - numlir's own name for jit
-
-
-def make_graph(fun: Callable, static_argnums: int | Sequence[int] = ()):
-    """Like ``jax.make_jaxpr``: ``make_graph(f)(*args)`` returns the ClosedGraph of ``f``.
-
-    Example::
-
-        >>> print(numlir.make_graph(lambda x: x * 2)(np.ones(3, np.float32)))
-        { lambda ; a:f32[3]. let
-            b:f32[3] = mul a 2.0:f32[]
-          in (b,) }
-    """
-    jf = JitFunction(fun, static_argnums)
-
-    @traceback_util.api_boundary
-    @functools.wraps(fun)
-    def graph_maker(*args, **kwargs) -> core.ClosedGraph:
-        leaves, in_tree, static_key = jf._split_args(args, kwargs)
-        in_avals = list(_argument_avals(fun, leaves, in_tree, static_key))
-
-        def flat_fun(*tracers):
-            a, k = jf._rebuild(in_tree, static_key, tracers)
-            return tree_util.tree_leaves(fun(*a, **k))
-
-        debug = core.TraceDebugInfo("make_graph", function_name(fun), static_args.traced_args(
-            fun, in_tree, leaves, {i for i, _ in static_key[0]}))
-        return core.trace_to_graph(flat_fun, in_avals, debug)
-
-    return graph_maker
-
-
-def devices():
-    """The devices of the default backend."""
-    return [dispatch.get_backend().device]

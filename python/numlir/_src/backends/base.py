@@ -108,6 +108,20 @@ class Device(abc.ABC):
     """Memory and execution on one piece of hardware."""
 
     name: str
+    #: As jax's Device: the index among its backend's devices, and the process it is in.
+    id: int = 0
+    process_index: int = 0
+
+    @property
+    def platform(self) -> str:
+        return self.name
+
+    @property
+    def device_kind(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id})"
 
     @abc.abstractmethod
     def is_available(self) -> bool:

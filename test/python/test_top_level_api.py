@@ -1,0 +1,108 @@
+"""jax's top-level helpers on numlir: eval_shape, make_jaxpr, typeof, disable_jit, enable_x64,
+jacobian, and the device and process queries, against jax."""
+
+import jax
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import numlir
+import numlir.numpy as jnp
+
+
+def _structs(tree):
+    """ShapeDtypeStructs of either library as comparable tuples."""
+    return jax.tree_util.tree_map(lambda s: (tuple(s.shape), np.dtype(s.dtype).name, bool(s.weak_type)), tree)
+
+
+PROGRAMS = [
+    ("sum_and_pair", lambda np_: lambda x: {"s": x.sum(0), "t": (x * 2, 1.0)}),
+    ("matmul_int", lambda np_: lambda x: (x @ x.T).astype(np_.int32)),
+    ("reshape_concat", lambda np_: lambda x: np_.concatenate([x.reshape(-1), np_.zeros(3)])),
+    ("argmax", lambda np_: lambda x: np_.argmax(x, axis=1)),
+]
+
+
+@pytest.mark.parametrize("name,program", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_eval_shape_matches_jax(name, program):
+    got = numlir.eval_shape(program(jnp), numlir.ShapeDtypeStruct((3, 4), "float32"))
+    want = jax.eval_shape(program(jjnp), jax.ShapeDtypeStruct((3, 4), "float32"))
+    assert _structs(got) == _structs(want)
+
+
+def test_eval_shape_takes_arrays_and_keywords_and_computes_nothing():
+    calls = []
+
+    def f(x, *, scale):
+        calls.append(type(x).__name__)
+        return x * scale
+
+    out = numlir.eval_shape(f, np.ones((2, 5), np.float32), scale=2)
+    assert out == numlir.ShapeDtypeStruct((2, 5), np.float32)
+    assert calls and calls[0] != "ndarray"  # traced, not evaluated on the array
+
+
+def test_eval_shape_reports_the_shape_error_with_its_op():
+    with pytest.raises(TypeError, match="add"):
+        numlir.eval_shape(lambda a, b: a + b, numlir.ShapeDtypeStruct((3,), "float32"),
+                          numlir.ShapeDtypeStruct((4,), "float32"))
+
+
+def test_make_jaxpr_is_make_graph_and_can_return_the_output_shapes():
+    x = np.ones(3, np.float32)
+    graph, shape = numlir.make_jaxpr(lambda v: (v * 2, v.sum()), return_shape=True)(x)
+    assert str(graph) == str(numlir.make_graph(lambda v: (v * 2, v.sum()))(x))
+    assert "mul" in str(graph) and "reduce_sum" in str(graph)
+    want = jax.make_jaxpr(lambda v: (v * 2, v.sum()), return_shape=True)(x)[1]
+    assert _structs(shape) == _structs(want)
+
+
+@pytest.mark.parametrize("value", [np.ones((2, 3)), 1.0, 3, True, np.int8(4), np.zeros(2, np.uint16)],
+                         ids=repr)
+def test_typeof_matches_jax(value):
+    got, want = numlir.typeof(value), jax.typeof(value)
+    assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
+
+
+def test_disable_jit_runs_the_python_function_on_values():
+    seen = []
+    f = numlir.jit(lambda x: seen.append(type(x).__name__) or x * 2)
+    x = np.arange(3, dtype=np.float32)
+    with numlir.disable_jit():
+        np.testing.assert_array_equal(np.asarray(f(x)), x * 2)
+        np.testing.assert_array_equal(np.asarray(f(x)), x * 2)
+    assert len(seen) == 2 and "Tracer" not in seen[0]  # ran twice, on concrete values
+    f(x)
+    f(x)
+    assert len(seen) == 3  # traced once, then cached
+    assert numlir.config.read("jax_disable_jit") is False
+
+
+def test_enable_x64_is_scoped():
+    assert jnp.ones(2).dtype == np.float32
+    with numlir.enable_x64():
+        assert jnp.ones(2).dtype == np.float64
+        with numlir.enable_x64(False):
+            assert jnp.ones(2).dtype == np.float32
+    assert jnp.ones(2).dtype == np.float32
+
+
+def test_jacobian_is_jacrev():
+    f = lambda np_: lambda x: np_.sin(x) * x[::-1]  # noqa: E731
+    x = np.linspace(0.1, 1.0, 4).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(numlir.jacobian(f(jnp))(x)), np.asarray(jax.jacobian(f(jjnp))(x)),
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_device_and_process_queries():
+    (device,) = numlir.devices()
+    assert (device.platform, device.id, device.process_index) == ("cpu", 0, 0)
+    assert numlir.default_backend() == "cpu" == jax.default_backend()
+    assert numlir.local_devices() == numlir.devices() == numlir.devices("cpu")
+    assert numlir.device_count() == numlir.local_device_count() == 1
+    assert (numlir.process_index(), numlir.process_count(), numlir.process_indices()) == (0, 1, [0])
+    assert (numlir.host_id(), numlir.host_count(), numlir.host_ids()) == (0, 1, [0])
+    with pytest.raises(ValueError, match="process_index 1"):
+        numlir.local_devices(process_index=1)
+    with pytest.raises(ValueError, match="unknown numlir backend"):
+        numlir.devices("tpu")
