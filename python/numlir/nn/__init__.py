@@ -70,6 +70,10 @@ def one_hot(x, num_classes: int, dtype=None):
 
 from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
                                       relu6, selu, standardize)
+from numlir._src.nn.activations import (glu, hard_sigmoid, hard_silu, hard_swish, identity,  # noqa: E402
+                                        log1mexp, logmeanexp, mish, soft_sign, sparse_plus,
+                                        sparse_sigmoid, squareplus)
+from numlir._src.nn.attention import dot_product_attention  # noqa: E402
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 
