@@ -22,13 +22,17 @@ no typed key dtype); ``key_data``/``wrap_key_data`` therefore return their input
 from numlir._src.random.distributions import (bernoulli, categorical, choice, exponential, gumbel,
                                               laplace, logistic, normal, permutation, rademacher,
                                               randint, shuffle, truncated_normal, uniform)
-from numlir._src.random.keys import (PRNGKey, bits, fold_in, key, key_data, key_impl, split,
-                                     wrap_key_data)
+from numlir._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
+                                     split, wrap_key_data)
+from numlir._src.random.transformed import (cauchy, double_sided_maxwell, geometric, lognormal, maxwell,
+                                            pareto, rayleigh, triangular, wald, weibull_min)
 
 __all__ = [
     "PRNGKey", "bernoulli", "bits", "categorical", "choice", "exponential", "fold_in", "gumbel",
     "key", "key_data", "key_impl", "laplace", "logistic", "normal", "permutation", "rademacher",
     "randint", "shuffle", "split", "truncated_normal", "uniform", "wrap_key_data",
+    "cauchy", "clone", "double_sided_maxwell", "geometric", "key_dtype", "lognormal", "maxwell",
+    "pareto", "rayleigh", "triangular", "wald", "weibull_min",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402

@@ -131,3 +131,16 @@ def bits(key, shape: Sequence[int] = (), dtype=None) -> Array:
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
     shape = canonical_shape("bits", shape)
     return _bits_jit(key, dtype.itemsize * 8, shape)
+
+
+def clone(key) -> Array:
+    """``key`` itself: numlir's keys are immutable arrays, so a clone is the same value
+    (``jax.random.clone`` exists for jax's mutable key references)."""
+    return prng.check_key("clone", key, allow_batched=True)
+
+
+def key_dtype(impl_spec=None) -> np.dtype:
+    """The dtype of numlir's keys: raw ``uint32`` words (numlir has no typed key dtype)."""
+    if impl_spec not in (None, "threefry2x32"):
+        raise ValueError(f"unknown PRNG implementation {impl_spec!r}; numlir has 'threefry2x32'")
+    return np.dtype(np.uint32)
