@@ -24,6 +24,8 @@ from numlir._src.random.distributions import (bernoulli, categorical, choice, ex
                                               randint, shuffle, truncated_normal, uniform)
 from numlir._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype, key_impl,
                                      split, wrap_key_data)
+from numlir._src.random.gamma import (ball, beta, chisquare, dirichlet, f, gamma, generalized_normal,
+                                      loggamma, t)
 from numlir._src.random.transformed import (cauchy, double_sided_maxwell, geometric, lognormal, maxwell,
                                             pareto, rayleigh, triangular, wald, weibull_min)
 
@@ -32,7 +34,8 @@ __all__ = [
     "key", "key_data", "key_impl", "laplace", "logistic", "normal", "permutation", "rademacher",
     "randint", "shuffle", "split", "truncated_normal", "uniform", "wrap_key_data",
     "cauchy", "clone", "double_sided_maxwell", "geometric", "key_dtype", "lognormal", "maxwell",
-    "pareto", "rayleigh", "triangular", "wald", "weibull_min",
+    "pareto", "rayleigh", "triangular", "wald", "weibull_min", "ball", "beta", "chisquare",
+    "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402

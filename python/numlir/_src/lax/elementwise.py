@@ -479,6 +479,27 @@ def stop_gradient(x):
     return stop_gradient_p.bind(x)
 
 
+no_derivative_p = core.Primitive("no_derivative")
+no_derivative_p.def_abstract_eval(lambda x, *, what: x)
+no_derivative_p.def_lowering(lambda ctx, x, *, what: x)
+batching.defvectorized(no_derivative_p)
+
+
+def _no_derivative_jvp(primals, tangents, *, what):
+    if not isinstance(tangents[0], ad.Zero):
+        raise NotImplementedError(f"{what} is not implemented")
+    return primals[0], tangents[0]
+
+
+ad.defjvp_rule(no_derivative_p, _no_derivative_jvp)
+
+
+def no_derivative(x, what: str):
+    """The identity on values; differentiating through it raises NotImplementedError(``what``
+    is not implemented), where a zero derivative would be a silent wrong answer."""
+    return no_derivative_p.bind(x, what=what)
+
+
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     out = convert_element_type_p.bind(primals[0], new_dtype=new_dtype, weak_type=weak_type)
     t = tangents[0]
