@@ -43,3 +43,15 @@ def test_methods_under_grad():
     g = numlir.grad(lambda v: v.swapaxes(0, 1).cumsum(0).std())(X)
     want = jax.grad(lambda v: v.swapaxes(0, 1).cumsum(0).std())(X)
     np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-4, atol=1e-6)
+
+
+def test_real_imag_and_conj_of_real_arrays_match_jax():
+    import jax.numpy as jjnp
+
+    x = np.arange(-2.0, 3.0, dtype=np.float32)
+    for name in ("real", "imag"):
+        got = getattr(numlir.numpy.asarray(x), name)
+        want = getattr(jjnp.asarray(x), name)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(np.asarray(numlir.jit(lambda a: a.conj() + a.conjugate())(x)), 2 * x)

@@ -44,6 +44,22 @@ from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_n
                                       logical_or, logical_xor, maximum, minimum, mod, multiply,
                                       negative, not_equal, positive, power, reciprocal, remainder,
                                       sign, sin, sqrt, square, subtract, tanh, true_divide, where)
+from numlir._src.numpy.logic import (allclose, array_equal, array_equiv, iscomplex, iscomplexobj, isclose,
+                                    isin, isneginf, isposinf, isreal, isrealobj, isscalar, iterable, signbit)
+from numlir._src.numpy.float_ops import (angle, conj, conjugate, copysign, divmod, fabs, float_power, frexp,
+                                        gcd, imag, lcm, ldexp, modf, real, sinc, spacing)
+from numlir._src.numpy.grids import (bartlett, blackman, copy, diag_indices, diag_indices_from, diagflat,
+                                    empty, empty_like, geomspace, hamming, hanning, indices, logspace,
+                                    meshgrid, tril_indices, tril_indices_from, triu_indices,
+                                    triu_indices_from, vander)
+from numlir._src.numpy.editing import (append, broadcast_arrays, broadcast_shapes, concat, delete,
+                                      fill_diagonal, matrix_transpose, permute_dims, rollaxis, select,
+                                      unstack)
+from numlir._src.numpy.statistics import (bincount, convolve, corrcoef, correlate, cov, cumulative_prod,
+                                         cumulative_sum, diff, digitize, ediff1d, interp, nanargmax,
+                                         nanargmin, nancumprod, nancumsum, nanprod, nanstd, nanvar,
+                                         trapezoid)
+from numlir._src.numpy.products import cross, kron, matvec, vecdot, vecmat
 
 bool_ = _np.bool_
 bool = bool_  # noqa: A001 - jax.numpy.bool, as in NumPy 2

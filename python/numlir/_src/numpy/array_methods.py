@@ -8,7 +8,7 @@ import numpy as np
 
 from numlir._src import core, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import (creation, cumulative, indexing, joining, linalg_ops, reductions,
+from numlir._src.numpy import (creation, cumulative, float_ops, indexing, joining, linalg_ops, reductions,
                                reshaping, sorting, ufuncs)
 
 
@@ -62,7 +62,7 @@ _FORWARDED = {
     "argpartition": sorting.argpartition, "clip": ufuncs.clip, "round": ufuncs.round,
     "cumsum": cumulative.cumsum, "cumprod": cumulative.cumprod, "diagonal": joining.diagonal,
     "trace": joining.trace, "repeat": joining.repeat, "take": joining.take,
-    "swapaxes": reshaping.swapaxes,
+    "swapaxes": reshaping.swapaxes, "conj": float_ops.conjugate, "conjugate": float_ops.conjugate,
 }
 
 
@@ -119,6 +119,8 @@ def _install() -> None:
     ArrayMethods.mT = property(lambda self: reshaping.swapaxes(self, -1, -2))
     ArrayMethods.itemsize = property(lambda self: self.dtype.itemsize)
     ArrayMethods.at = property(_at)
+    ArrayMethods.real = property(float_ops.real)
+    ArrayMethods.imag = property(float_ops.imag)
 
 
 _install()

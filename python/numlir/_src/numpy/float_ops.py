@@ -1,0 +1,174 @@
+"""More elementwise functions on floats and integers: copysign, fabs, float_power, frexp,
+ldexp, modf, spacing, sinc, divmod, gcd, lcm, and real/imag/conj/angle (of real arrays,
+until numlir has complex dtypes)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import dtypes
+from numlir._src.lax import bits, control_flow
+from numlir._src.numpy import creation, reductions, reshaping, ufuncs
+from numlir._src.numpy.logic import signbit
+from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_args_inexact
+
+
+def copysign(x1, x2, /):
+    """The magnitude of ``x1`` with the sign (bit) of ``x2``."""
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return ufuncs.where(signbit(x2), -ufuncs.abs(x1), ufuncs.abs(x1))
+
+
+def fabs(x, /):
+    """``|x|`` as a float."""
+    (x,) = promote_args_inexact("fabs", x)
+    return ufuncs.abs(x)
+
+
+def float_power(x1, x2, /):
+    """``x1 ** x2`` computed in the inexact type of the operands."""
+    return ufuncs.power(*promote_args_inexact("float_power", x1, x2))
+
+
+_INT_OF = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
+
+
+def frexp(x, /):
+    """``(m, e)`` with ``x = m * 2**e`` and ``0.5 <= |m| < 1`` (``(x, 0)`` for 0, inf and NaN)."""
+    (x,) = promote_args_inexact("frexp", x)
+    dtype = np.dtype(dtype_of(x))
+    if dtype not in _INT_OF:
+        x = x.astype(np.float32)
+        dtype = np.dtype(np.float32)
+    info = np.finfo(dtype)
+    int_t = _INT_OF[dtype]
+    # Subnormals are scaled into the normal range first, so their exponent field is exact.
+    subnormal = ufuncs.less(ufuncs.abs(x), info.tiny) & ufuncs.not_equal(x, 0)
+    scale_bits = info.nmant + 1
+    scaled = ufuncs.where(subnormal, x * np.asarray(2.0 ** scale_bits, dtype), x)
+    word = bits.bitcast_convert_type(scaled, int_t)
+    biased = ufuncs.bitwise_and(ufuncs.right_shift(word, np.asarray(info.nmant, int_t)),
+                                np.asarray((1 << info.nexp) - 1, int_t))
+    e = biased - np.asarray(info.maxexp - 2, int_t) - ufuncs.where(subnormal, np.asarray(scale_bits, int_t),
+                                                                    np.asarray(0, int_t))
+    special = ~ufuncs.isfinite(x) | ufuncs.equal(x, 0)
+    e = ufuncs.where(special, np.asarray(0, int_t), e)
+    # m = x * 2**-e, exact (a power-of-two scaling) and differentiable; in two factors,
+    # since 2**-e alone overflows for subnormal x.
+    first = ufuncs.floor_divide(-e, np.asarray(2, int_t))
+    two = np.asarray(2, dtype)
+    m = x * ufuncs.power(two, first.astype(dtype)) * ufuncs.power(two, (-e - first).astype(dtype))
+    return ufuncs.where(special, x, m), e.astype(np.int32)
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for integer ``x2``, without overflowing where the result is finite."""
+    check_arraylike("ldexp", x1, x2)
+    if dtypes.is_float(dtype_of(x2)):
+        raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
+    (x1,) = promote_args_inexact("ldexp", x1)
+    dtype = dtype_of(x1)
+    m, e = frexp(x1)
+    e = (e.astype(dtype_of(x2)) + x2).astype(dtype)
+    m = ufuncs.where(e > 0, m * 2, m)
+    e = ufuncs.where(e > 0, e - 1, e)
+    # 2**e in two halves: 2**e alone overflows (or underflows) before the product does.
+    half = ufuncs.floor(e / 2)
+    x = m * ufuncs.power(np.asarray(2, dtype), half) * ufuncs.power(np.asarray(2, dtype), e - half)
+    return ufuncs.where(ufuncs.isinf(x1) | ufuncs.equal(x1, 0), x1, x)
+
+
+def modf(x, /):
+    """``(x - trunc(x), trunc(x))``: fractional and integral parts, both with x's sign."""
+    (x,) = promote_args_inexact("modf", x)
+    whole = ufuncs.trunc(x)
+    return x - whole, whole
+
+
+def spacing(x, /):
+    """The distance from ``x`` to the next float away from zero (negative for negative ``x``)."""
+    (x,) = promote_args_inexact("spacing", x)
+    dtype = dtype_of(x)
+    out = ufuncs.nextafter(x, copysign(np.asarray(np.inf, dtype), x)) - x
+    tiny = np.asarray(np.finfo(dtype).smallest_subnormal, dtype)
+    return ufuncs.where(ufuncs.equal(out, 0), copysign(tiny, x), out)
+
+
+def sinc(x, /):
+    """``sin(pi x) / (pi x)``, 1 at 0; near 0 its Maclaurin series, so every derivative
+    up to the 6th is right at 0 (the quotient's are NaN there)."""
+    (x,) = promote_args_inexact("sinc", x)
+    dtype = dtype_of(x)
+    px = np.asarray(np.pi, dtype) * x
+    small = ufuncs.less(ufuncs.abs(px), np.asarray(0.1, dtype))
+    safe = ufuncs.where(small, np.asarray(1, dtype), px)
+    p2 = px * px
+    series = 1 - p2 / 6 * (1 - p2 / 20 * (1 - p2 / 42))
+    return ufuncs.where(small, series, ufuncs.sin(safe) / safe)
+
+
+def divmod(x1, x2, /):  # noqa: A001
+    """``(floor_divide(x1, x2), mod(x1, x2))``."""
+    return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+
+
+def _integer_args(name, x1, x2):
+    x1, x2 = promote_args(name, x1, x2)
+    if not dtypes.is_int(dtype_of(x1)):
+        raise ValueError(f"{name} requires integer arguments, got {dtype_of(x1)}")
+    return x1, x2
+
+
+def gcd(x1, x2, /):
+    """The greatest common divisor of ``|x1|`` and ``|x2|`` (Euclid's algorithm, elementwise)."""
+    x1, x2 = _integer_args("gcd", x1, x2)
+    shape = np.broadcast_shapes(reshaping.shape(x1), reshaping.shape(x2))
+    a, b = (reshaping.broadcast_to(ufuncs.abs(v), shape) for v in (x1, x2))
+    zero = creation.zeros((), dtype_of(a))
+
+    def step(ab):
+        a, b = ab
+        nonzero = ufuncs.not_equal(b, zero)
+        safe_b = ufuncs.where(nonzero, b, creation.ones((), dtype_of(b)))
+        return ufuncs.where(nonzero, b, a), ufuncs.where(nonzero, ufuncs.remainder(a, safe_b), zero)
+
+    a, _ = control_flow.while_loop(lambda ab: reductions.any(ufuncs.not_equal(ab[1], zero)), step, (a, b))
+    return a
+
+
+def lcm(x1, x2, /):
+    """The least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
+    x1, x2 = _integer_args("lcm", x1, x2)
+    d = gcd(x1, x2)
+    zero = creation.zeros((), dtype_of(d))
+    safe = ufuncs.where(ufuncs.equal(d, zero), creation.ones((), dtype_of(d)), d)
+    return ufuncs.where(ufuncs.equal(d, zero), zero, ufuncs.abs(ufuncs.floor_divide(x1, safe) * x2))
+
+
+def real(val, /):
+    """The real part: the array itself (numlir arrays are real)."""
+    check_arraylike("real", val)
+    return creation.asarray(val)
+
+
+def imag(val, /):
+    """The imaginary part: zeros (numlir arrays are real)."""
+    check_arraylike("imag", val)
+    val = creation.asarray(val)
+    return creation.zeros(reshaping.shape(val), dtype_of(val))
+
+
+def conjugate(x, /):
+    """The complex conjugate: the array itself (numlir arrays are real)."""
+    check_arraylike("conjugate", x)
+    return creation.asarray(x)
+
+
+conj = conjugate
+
+
+def angle(z, deg: bool = False):
+    """The argument of ``z``: 0 for non-negative reals, pi for negative ones (and -0.0)."""
+    (z,) = promote_args_inexact("angle", z)
+    out = ufuncs.arctan2(creation.zeros((), dtype_of(z)), z)
+    return ufuncs.degrees(out) if deg else out
