@@ -60,6 +60,17 @@ from numlir._src.numpy.statistics import (bincount, convolve, corrcoef, correlat
                                          nanargmin, nancumprod, nancumsum, nanprod, nanstd, nanvar,
                                          trapezoid)
 from numlir._src.numpy.products import cross, kron, matvec, vecdot, vecmat
+from numlir._src.numpy.selection import (argwhere, compress, extract, flatnonzero, intersect1d, nonzero,
+                                        setdiff1d, setxor1d, trim_zeros, union1d, unique_all, unique_counts,
+                                        unique_inverse, unique_values)
+from numlir._src.numpy.polynomials import poly, polyadd, polyder, polyint, polymul, polysub, polyval
+from numlir._src.numpy.indices_and_shapes import (block, choose, gradient, histogram, histogram_bin_edges,
+                                                 ix_, piecewise, ravel_multi_index, resize, unravel_index,
+                                                 unwrap)
+from numlir._src.numpy.host_io import (array_repr, array_str, can_cast, einsum_path, frombuffer, fromiter,
+                                      fromstring, get_printoptions, isdtype, load, printoptions, save, savez,
+                                      set_printoptions)
+from numlir.numpy.vectorization import apply_along_axis, apply_over_axes, vectorize
 
 bool_ = _np.bool_
 bool = bool_  # noqa: A001 - jax.numpy.bool, as in NumPy 2
@@ -73,6 +84,9 @@ finfo, iinfo, issubdtype = _dtypes.finfo, _dtypes.iinfo, _dtypes.issubdtype
 generic, number, integer, signedinteger, unsignedinteger = (_np.generic, _np.number, _np.integer,
                                                             _np.signedinteger, _np.unsignedinteger)
 inexact, floating = _np.inexact, _np.floating
+character, flexible, object_ = _np.character, _np.flexible, _np.object_
+double, single = float64, float32
+float_, int_, uint = float64, int64, uint64  # JAX's names for the default 64-bit types
 pi, e, inf, nan = _np.pi, _np.e, _np.inf, _np.nan
 newaxis = None
 pow = power  # noqa: A001
