@@ -50,6 +50,11 @@ from numlir._src.lax.slicing import (concatenate_p, dynamic_slice_p, dynamic_upd
                                     scatter_min_p, scatter_mul_p, scatter_p, slice_p)
 from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_iota, expand_dims,
                                        full, iota, reshape, squeeze, transpose)
+from numlir._src.lax.composites import (Precision, approx_max_k, approx_min_k, associative_scan,
+                                        batch_matmul, broadcast_shapes, broadcast_to_rank, collapse,
+                                        composite, cumlogsumexp, dce_sink, dtype, empty, exp2, full_like,
+                                        index_take, integer_pow, map, platform_dependent, reciprocal,
+                                        reduce_xor, scatter_sub, select_n, split, square, tile, unstack)
 
 from numlir._src import core as _core
 from numlir._src import tree_util as _tree_util
