@@ -16,7 +16,8 @@ from numlir._src.numpy import array_methods as _array_methods  # noqa: F401 - in
 from numlir._src.forward_mode import jacfwd, jvp, linearize
 from numlir._src.jit import ShapeDtypeStruct, clear_caches, compile, jit
 from numlir._src.introspection import eval_shape, make_graph, make_jaxpr, typeof
-from numlir._src.config import disable_jit, enable_x64
+from numlir._src.config import (debug_infs, debug_nans, default_matmul_precision, disable_jit, enable_x64,
+                                explain_cache_misses, log_compiles, numpy_rank_promotion)
 from numlir._src.device_queries import (default_backend, device_count, devices, host_count, host_id,
                                         host_ids, local_device_count, local_devices, process_count,
                                         process_index, process_indices)
@@ -41,7 +42,8 @@ __all__ = [
     "config", "default_backend", "device_count", "device_get", "device_put", "disable_jit",
     "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
     "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
-    "process_indices", "typeof",
+    "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
+    "explain_cache_misses", "log_compiles", "numpy_rank_promotion",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -76,6 +76,19 @@ class Flags:
     #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
     #: also the ``numlir.disable_jit()`` context).
     disable_jit: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DISABLE_JIT"))
+    #: Check every eager op's and jitted call's float outputs for NaN (infinities) and raise
+    #: FloatingPointError at the user's line of the first op producing one; a jitted
+    #: function is then re-run op by op to find it (NUMLIR_DEBUG_NANS, NUMLIR_DEBUG_INFS).
+    debug_nans: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DEBUG_NANS"))
+    debug_infs: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DEBUG_INFS"))
+    #: Log (WARNING, logger "numlir") every compilation with its function and signature.
+    log_compiles: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_LOG_COMPILES"))
+    #: Implicit rank promotion in numlir.numpy broadcasting: "allow", "warn" or "raise".
+    numpy_rank_promotion: str = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_NUMPY_RANK_PROMOTION", "allow"))
+    #: numlir's CPU contractions always run at the operands' full precision, so this setting
+    #: (JAX's default_matmul_precision) is kept for compatibility and changes no result.
+    default_matmul_precision: str | None = None
     #: Log why jit had to compile again (NUMLIR_EXPLAIN_CACHE_MISSES).
     explain_cache_misses: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_EXPLAIN_CACHE_MISSES")
@@ -113,6 +126,11 @@ flags = Flags()
 _ALIASES = {
     "jax_enable_x64": "enable_x64",
     "jax_disable_jit": "disable_jit",
+    "jax_debug_nans": "debug_nans",
+    "jax_debug_infs": "debug_infs",
+    "jax_log_compiles": "log_compiles",
+    "jax_numpy_rank_promotion": "numpy_rank_promotion",
+    "jax_default_matmul_precision": "default_matmul_precision",
     "jax_explain_cache_misses": "explain_cache_misses",
     "jax_platform_name": "backend",
     "jax_platforms": "backend",
@@ -124,6 +142,8 @@ def _validate(field: str, value: Any) -> Any:
     if field == "executable_cache_size":
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"executable_cache_size must be an integer >= 0, got {value!r}")
+    if field == "numpy_rank_promotion" and value not in ("allow", "warn", "raise"):
+        raise ValueError(f"numpy_rank_promotion must be 'allow', 'warn' or 'raise', got {value!r}")
     if field == "traceback_filtering":
         return _traceback_filtering_mode(value, "traceback_filtering")
     return value
@@ -177,3 +197,33 @@ def disable_jit(disable: bool = True):
 def enable_x64(new_val: bool = True):
     """Within the context, 64-bit dtypes are kept (``jax_enable_x64``) or not."""
     return _flag_scope("enable_x64", new_val)
+
+
+def debug_nans(new_val: bool = True):
+    """Within the context, raise FloatingPointError at the first op that produces a NaN."""
+    return _flag_scope("debug_nans", new_val)
+
+
+def debug_infs(new_val: bool = True):
+    """Within the context, raise FloatingPointError at the first op that produces an infinity."""
+    return _flag_scope("debug_infs", new_val)
+
+
+def log_compiles(new_val: bool = True):
+    """Within the context, log every compilation."""
+    return _flag_scope("log_compiles", new_val)
+
+
+def explain_cache_misses(new_val: bool = True):
+    """Within the context, log why a jitted function compiles again."""
+    return _flag_scope("explain_cache_misses", new_val)
+
+
+def numpy_rank_promotion(new_val: str):
+    """Within the context, implicit rank promotion is allowed, warned about or an error."""
+    return _flag_scope("numpy_rank_promotion", new_val)
+
+
+def default_matmul_precision(new_val):
+    """JAX's matmul precision context; numlir's CPU contractions are always full precision."""
+    return _flag_scope("default_matmul_precision", new_val)

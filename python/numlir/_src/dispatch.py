@@ -11,6 +11,7 @@ all.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Sequence
 
 import numpy as np
@@ -92,6 +93,28 @@ def _hashable(v):
     return v
 
 
+_log = logging.getLogger("numlir")
+
+
+def log_compile(what: str, avals) -> None:
+    """One WARNING line per compilation, when ``jax_log_compiles`` is on."""
+    if config.flags.log_compiles:
+        _log.warning("Compiling %s for %s", what, ", ".join(a.str_short() for a in avals) or "no arguments")
+
+
+def check_invalid_values(where: str, outs) -> None:
+    """FloatingPointError at the user's line if ``outs`` hold a NaN (or inf, under debug_infs)."""
+    for out in outs:
+        value = out._value if isinstance(out, Array) else np.asarray(out)
+        if not (np.issubdtype(value.dtype, np.floating) or value.dtype == dtypes.bfloat16):
+            continue
+        wide = value.astype(np.float64, copy=False)
+        if config.flags.debug_nans and np.isnan(wide).any():
+            raise FloatingPointError(core.with_location(f"invalid value (nan) encountered in {where}"))
+        if config.flags.debug_infs and np.isinf(wide).any():
+            raise FloatingPointError(core.with_location(f"invalid value (inf) encountered in {where}"))
+
+
 def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     """Run one primitive on concrete operands through a cached single-op executable."""
     in_avals = [core.get_aval(a) for a in args]
@@ -101,16 +124,21 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     except TypeError:  # sub-graph params (cond, scan, ...): the module is cached by its text
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
         outs = execute(compile_module(text, name=prim.name), to_host_args(args, in_avals), out_avals)
+        if config.flags.debug_nans or config.flags.debug_infs:
+            check_invalid_values(prim.name, outs)
         return outs if prim.multiple_results else outs[0]
     entry = executables.get(key)
     if entry is None:
         stats["eager_cache_misses"] += 1
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
+        log_compile(prim.name, in_avals)
         entry = (get_backend().compile(text, name=prim.name), out_avals)
         stats["compiles"] += 1
         executables.put(key, entry)
     exe, out_avals = entry
     outs = execute(exe, to_host_args(args, in_avals), out_avals)
+    if config.flags.debug_nans or config.flags.debug_infs:
+        check_invalid_values(prim.name, outs)
     return outs if prim.multiple_results else outs[0]
 
 

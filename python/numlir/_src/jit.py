@@ -274,12 +274,29 @@ class JitFunction:
             self.cache_misses += 1
             if config.flags.explain_cache_misses:
                 self._explain_cache_miss(key)
+            dispatch.log_compile(f"jit({function_name(self._fun)})", in_avals)
             lowered = self._lower_flat(leaves, in_tree, static_key)
             entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
                                 lowered.graph.out_avals)
             self._cache.put(key, entry)
         exe = dispatch.compile_module(entry.text, name=entry.name)
-        return _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals)
+        out = _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals)
+        if config.flags.debug_nans or config.flags.debug_infs:
+            self._check_invalid_values(out, args, kwargs)
+        return out
+
+    def _check_invalid_values(self, out, args, kwargs) -> None:
+        """On a NaN/inf output, re-run op by op so the first op producing it raises, as jax does."""
+        where = f"jit({function_name(self._fun)})"
+        try:
+            dispatch.check_invalid_values(where, tree_util.tree_leaves(out))
+        except FloatingPointError as error:
+            with config.disable_jit():
+                self._fun(*args, **kwargs)
+            raise FloatingPointError(
+                f"{error}. The function was run again op by op (as if the jit decorator were "
+                "removed) to find the op, but no op produced the invalid value there: it depends "
+                "on how the compiled code evaluates it") from None
 
     def _explain_cache_miss(self, key) -> None:
         name = function_name(self._fun)

@@ -252,7 +252,7 @@ def where(condition, x=None, y=None, /):
                                   "shapes; pass x and y")
     check_arraylike("where", condition, x, y)
     x, y = promote_dtypes(x, y)
-    condition, x, y = promote_shapes("where", _to_bool(condition), x, y)
+    condition, x, y = promote_shapes("where", _to_bool(condition), x, y, check_rank=False)
     return ew.select(condition, x, y)
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import config, core, dtypes
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 
@@ -67,9 +68,27 @@ def broadcast_shapes(name: str, *shapes) -> tuple[int, ...]:
     return tuple(out)
 
 
-def promote_shapes(name: str, *args):
-    """Broadcast non-scalar arguments to the common shape (rank-0 ones lax broadcasts itself)."""
+def _check_rank_promotion(name: str, shapes) -> None:
+    mode = config.flags.numpy_rank_promotion
+    ranks = {len(s) for s in shapes if len(s)}
+    if mode == "allow" or len(ranks) < 2:
+        return
+    msg = (f"Operands could not be broadcast together for {name} with shapes "
+           f"{' '.join(str(tuple(s)) for s in shapes)} and with the config option "
+           f"jax_numpy_rank_promotion='{mode}'. For more information, see JAX's sharp bits on rank "
+           "promotion; set it to 'allow' to permit implicit rank promotion.")
+    if mode == "raise":
+        raise ValueError(core.with_location(msg))
+    warnings.warn(core.with_location(msg), stacklevel=4)
+
+
+def promote_shapes(name: str, *args, check_rank: bool = True):
+    """Broadcast non-scalar arguments to the common shape (rank-0 ones lax broadcasts itself).
+
+    ``check_rank`` applies jax_numpy_rank_promotion (jax's where and friends do not)."""
     shapes = [a.shape for a in avals(*args)]
+    if check_rank:
+        _check_rank_promotion(name, shapes)
     shape = broadcast_shapes(name, *shapes)
     return [x if s == shape or s == () else shape_ops.broadcast_to_rank(x, shape)
             for x, s in zip(args, shapes)]
