@@ -22,12 +22,15 @@ from numlir._src.device_queries import (default_backend, device_count, devices, 
                                         host_ids, local_device_count, local_devices, process_count,
                                         process_index, process_indices)
 from numlir._src.array import Array
+from numlir._src.source_info import named_call, named_scope
+from numlir._src.backends.base import Device
 from numlir._src.device_transfer import block_until_ready, device_get, device_put
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
+from numlir._src.linear_transpose import linear_transpose
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
 from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
@@ -43,7 +46,8 @@ __all__ = [
     "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
     "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
-    "explain_cache_misses", "log_compiles", "numpy_rank_promotion",
+    "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
+    "linear_transpose",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -55,6 +55,7 @@ LAYER_OF = {
     "numlir._src.checkpoint": "api",
     "numlir._src.custom_derivatives": "api",
     "numlir._src.introspection": "api",
+    "numlir._src.linear_transpose": "api",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",

@@ -106,3 +106,43 @@ def test_device_and_process_queries():
         numlir.local_devices(process_index=1)
     with pytest.raises(ValueError, match="unknown numlir backend"):
         numlir.devices("tpu")
+
+
+def test_linear_transpose_matches_jax():
+    A = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+
+    def f(np_):
+        return lambda x, y: {"u": 2.0 * x @ A + y, "v": np_.sum(x, axis=0)}
+
+    x, y = np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)
+    ct = {"u": np.arange(8.0, dtype=np.float32).reshape(2, 4), "v": np.array([1.0, -1.0, 2.0], np.float32)}
+    got = numlir.linear_transpose(f(jnp), x, y)(ct)
+    want = jax.linear_transpose(f(jjnp), x, y)(ct)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    spec = numlir.linear_transpose(lambda v: v[::-1] * 3.0, numlir.ShapeDtypeStruct((3,), np.float32))
+    np.testing.assert_allclose(np.asarray(spec(np.array([1.0, 2.0, 3.0], np.float32))[0]), [9.0, 6.0, 3.0])
+
+
+@pytest.mark.parametrize("f", [lambda x: x * x, lambda x: x + 1.0, lambda x: jnp.sin(x)])
+def test_linear_transpose_refuses_a_nonlinear_function(f):
+    with pytest.raises(TypeError, match="only supports linear functions"):
+        numlir.linear_transpose(f, np.ones(3, np.float32))
+
+
+def test_named_scope_names_the_ops_in_the_hlo_locations():
+    def layer(x):
+        with numlir.named_scope("dense"):
+            with numlir.named_scope("act"):
+                y = jnp.tanh(x)
+            return y * 2.0
+
+    text = numlir.jit(layer).lower(np.ones(3, np.float32)).as_text()
+    assert 'hlo.tanh' in text and 'loc("dense/act"("' in text and 'loc("dense"("' in text
+    named = numlir.jit(numlir.named_call(lambda x: jnp.exp(x), name="my_exp")).lower(np.ones(2, np.float32))
+    assert 'loc("my_exp"("' in named.as_text()
+    np.testing.assert_allclose(np.asarray(numlir.jit(layer)(np.zeros(3, np.float32))), 0.0)
+    with pytest.raises(TypeError, match="must be a string"):
+        with numlir.named_scope(3):
+            pass
+    assert isinstance(numlir.devices()[0], numlir.Device)

@@ -30,7 +30,11 @@ def format_loc(info: core.SourceInfo | None) -> str:
     if info is None:
         return "loc(unknown)"
     file = info.file.replace("\\", "\\\\").replace('"', '\\"')
-    return f'loc("{file}":{info.line}:{info.col})'
+    loc = f'"{file}":{info.line}:{info.col}'
+    if info.name:
+        name = info.name.replace("\\", "\\\\").replace('"', '\\"')
+        return f'loc("{name}"({loc}))'
+    return f"loc({loc})"
 
 
 def _float_literal(v: float) -> str:

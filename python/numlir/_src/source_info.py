@@ -8,6 +8,7 @@ input caused ends with " at file:line" of that frame (``with_location``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -22,6 +23,8 @@ class SourceInfo:
     file: str
     line: int
     col: int  # 1-based, as MLIR locations
+    #: The named_scope names around the op ("outer/inner"), carried into the hlo location.
+    name: str = ""
 
     def __str__(self):
         return f"{self.file}:{self.line}"
@@ -42,9 +45,24 @@ def is_internal(filename: str) -> bool:
 
 class _SourceOverride(threading.local):
     info: SourceInfo | None = None
+    names: tuple[str, ...] = ()
 
 
 _source_override = _SourceOverride()
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """Ops traced inside carry ``name`` (nested scopes join with "/") in their hlo
+    locations, as ``loc("name"("file.py":LINE:COL))`` (``jax.named_scope``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"named_scope name must be a string, got {name!r}")
+    prev = _source_override.names
+    _source_override.names = prev + (name,)
+    try:
+        yield
+    finally:
+        _source_override.names = prev
 
 
 @contextlib.contextmanager
@@ -79,7 +97,7 @@ def user_source_info() -> SourceInfo | None:
                 line = pos[0] if pos[0] is not None else frame.f_lineno
             except (AttributeError, IndexError):
                 line = frame.f_lineno
-            return SourceInfo(filename, line, col)
+            return SourceInfo(filename, line, col, "/".join(_source_override.names))
         frame = frame.f_back
     return None
 
@@ -97,3 +115,15 @@ def shape_error(msg: str) -> TypeError:
 
 def value_error(msg: str) -> ValueError:
     return ValueError(with_location(msg))
+
+
+def named_call(fun, *, name: str | None = None):
+    """``fun`` with its ops inside ``named_scope(name or fun.__name__)``."""
+    scope = name or getattr(fun, "__name__", "fun")
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        with named_scope(scope):
+            return fun(*args, **kwargs)
+
+    return wrapped
