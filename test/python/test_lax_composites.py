@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import numlir
+from jax_comparison import assert_same as _assert_same
+from jax_comparison import leaves as _leaves
 from numlir import lax
 
 R = np.random.default_rng(31)
@@ -55,21 +57,6 @@ CASES = {
         l.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                   scatter_dims_to_operand_dims=(0,))), (F,)),
 }
-
-
-def _leaves(x):
-    return [np.asarray(v) for v in jax.tree_util.tree_leaves(x)]
-
-
-def _assert_same(got, want, tol=1e-5):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
-        else:
-            np.testing.assert_array_equal(g, w)
 
 
 @pytest.mark.parametrize("name", CASES)

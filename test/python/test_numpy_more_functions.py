@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import numlir
+from jax_comparison import assert_same as _assert_same
+from jax_comparison import leaves as _leaves
 import numlir.numpy as jnp
 
 R = np.random.default_rng(17)
@@ -141,21 +143,6 @@ STATIC = {
     "iterable": lambda np_: [np_.iterable(v) for v in (1.0, [1], np.ones(2))],
     "realobj": lambda np_: (np_.isrealobj(np.ones(2)), np_.iscomplexobj(np.ones(2))),
 }
-
-
-def _leaves(x):
-    return [np.asarray(v) for v in jax.tree_util.tree_leaves(x)]
-
-
-def _assert_same(got, want, tol):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
-        else:
-            np.testing.assert_array_equal(g, w)
 
 
 @pytest.mark.parametrize("name", CASES)

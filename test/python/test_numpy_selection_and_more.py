@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import numlir
+from jax_comparison import assert_same as _assert_same
+from jax_comparison import leaves as _leaves
 import numlir.numpy as jnp
 
 R = np.random.default_rng(23)
@@ -87,21 +89,6 @@ CASES = {
     "apply_along_axis_last": (lambda np_, a: np_.apply_along_axis(lambda v: v @ v, 1, a), (np.stack([F, F]),)),
     "apply_over_axes": (lambda np_, a: np_.apply_over_axes(np_.sum, a, [0, 2]), (np.stack([F, F]),)),
 }
-
-
-def _leaves(x):
-    return [np.asarray(v) for v in jax.tree_util.tree_leaves(x)]
-
-
-def _assert_same(got, want, tol=1e-5):
-    got, want = _leaves(got), _leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
-        else:
-            np.testing.assert_array_equal(g, w)
 
 
 @pytest.mark.parametrize("name", EAGER)

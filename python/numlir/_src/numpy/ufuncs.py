@@ -8,6 +8,7 @@ from numlir._src import core, dtypes
 from numlir._src.array import as_array
 from numlir._src.lax import bits, float_math
 from numlir._src.lax import elementwise as ew
+from numlir._src.lax import composites as lax_composites
 from numlir._src.lax import shape_ops
 from numlir._src.lax import windowed_reductions
 from numlir._src.numpy.util import (check_arraylike, dtype_of, promote_args, promote_args_inexact,
@@ -102,14 +103,7 @@ def _integer_pow(x, n: int):
         if not dtypes.is_float(dtype_of(x)):
             raise core.value_error("Integers to negative integer powers are not allowed.")
         return ew.div(ew.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
-    acc, base = None, x
-    while n:
-        if n & 1:
-            acc = base if acc is None else ew.mul(acc, base)
-        n >>= 1
-        if n:
-            base = ew.mul(base, base)
-    return as_array(acc)
+    return as_array(lax_composites.integer_pow(x, n))
 
 
 def _ones_like(x):
