@@ -173,7 +173,7 @@ def test_float64_under_x64(name, x64):
 def test_gradients_match_jax(name, x64):
     fn, args = CASES[name]
     args = [a.astype(np.float64) if a.dtype == np.float32 else a for a in args]
-    weights = [np.cos(np.arange(np.asarray(w).size)).reshape(np.shape(w)) for w in _leaves(fn(np, *args))]
+    weights = [np.cos(np.arange(np.asarray(w).size)).reshape(np.shape(w)) for w in _leaves(fn(jjnp, *args))]
 
     def loss(np_):
         return lambda x: sum((o * w).sum() for o, w in zip(jax.tree_util.tree_leaves(fn(np_, x, *args[1:])),
