@@ -33,7 +33,7 @@ from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
 from numlir._src.linear_transpose import linear_transpose
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError)
-from numlir import custom_derivatives, lax, nn, numpy, random, tree_util
+from numlir import custom_derivatives, lax, nn, numpy, random, scipy, tree_util
 
 jacobian = jacrev  # jax's other name for it
 

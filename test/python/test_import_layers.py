@@ -49,6 +49,7 @@ LAYER_OF = {
     "numlir._src.numpy": "libraries",
     "numlir._src.nn": "libraries",
     "numlir._src.random": "libraries",
+    "numlir._src.scipy": "libraries",
     "numlir._src.forward_mode": "api",
     "numlir._src.reverse_mode": "api",
     "numlir._src.vmap": "api",

@@ -1,0 +1,3 @@
+"""numlir.scipy: SciPy's names with JAX's semantics (``jax.scipy``)."""
+
+from numlir.scipy import special  # noqa: F401
