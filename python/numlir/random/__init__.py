@@ -26,6 +26,7 @@ from numlir._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_dat
                                      split, wrap_key_data)
 from numlir._src.random.gamma import (ball, beta, chisquare, dirichlet, f, gamma, generalized_normal,
                                       loggamma, t)
+from numlir._src.random.poisson import poisson
 from numlir._src.random.transformed import (cauchy, double_sided_maxwell, geometric, lognormal, maxwell,
                                             pareto, rayleigh, triangular, wald, weibull_min)
 
@@ -35,7 +36,7 @@ __all__ = [
     "randint", "shuffle", "split", "truncated_normal", "uniform", "wrap_key_data",
     "cauchy", "clone", "double_sided_maxwell", "geometric", "key_dtype", "lognormal", "maxwell",
     "pareto", "rayleigh", "triangular", "wald", "weibull_min", "ball", "beta", "chisquare",
-    "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t",
+    "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t", "poisson",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
