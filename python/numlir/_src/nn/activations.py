@@ -13,7 +13,7 @@ import numpy as np
 from numlir._src.lax.elementwise import logistic
 from numlir._src.nn.functions import logsumexp, relu6
 from numlir._src.numpy import creation, joining, reductions, reshaping, ufuncs
-from numlir._src.numpy.util import promote_args_inexact
+from numlir._src.numpy.util import promote_arrays_inexact
 from numlir._src import core
 
 
@@ -24,7 +24,7 @@ def identity(x):
 
 def glu(x, axis: int = -1):
     """Gated linear unit: the first half of ``axis`` times the sigmoid of the second half."""
-    (x,) = promote_args_inexact("glu", x)
+    (x,) = promote_arrays_inexact("glu", x)
     size = core.get_aval(x).shape[axis]
     if size % 2:
         raise ValueError(f"glu: axis {axis} has size {size}, which is not divisible by 2")
@@ -34,13 +34,13 @@ def glu(x, axis: int = -1):
 
 def hard_sigmoid(x):
     """``relu6(x + 3) / 6``."""
-    (x,) = promote_args_inexact("hard_sigmoid", x)
+    (x,) = promote_arrays_inexact("hard_sigmoid", x)
     return relu6(x + 3.0) / 6.0
 
 
 def hard_silu(x):
     """Hard SiLU (hard swish): ``x * hard_sigmoid(x)``."""
-    (x,) = promote_args_inexact("hard_silu", x)
+    (x,) = promote_arrays_inexact("hard_silu", x)
     return x * hard_sigmoid(x)
 
 
@@ -49,44 +49,44 @@ hard_swish = hard_silu
 
 def mish(x):
     """``x * tanh(softplus(x))``."""
-    (x,) = promote_args_inexact("mish", x)
+    (x,) = promote_arrays_inexact("mish", x)
     softplus = ufuncs.maximum(x, 0) + ufuncs.log1p(ufuncs.exp(-ufuncs.abs(x)))
     return x * ufuncs.tanh(softplus)
 
 
 def soft_sign(x):
     """``x / (|x| + 1)``."""
-    (x,) = promote_args_inexact("soft_sign", x)
+    (x,) = promote_arrays_inexact("soft_sign", x)
     return x / (ufuncs.abs(x) + 1)
 
 
 def squareplus(x, b=4):
     """``(x + sqrt(x**2 + b)) / 2``, a smooth ReLU whose smoothness is ``b``."""
-    x, b = promote_args_inexact("squareplus", x, b)
+    x, b = promote_arrays_inexact("squareplus", x, b)
     return (x + ufuncs.sqrt(ufuncs.square(x) + b)) / 2
 
 
 def sparse_plus(x):
     """0 for ``x <= -1``, ``(x + 1)**2 / 4`` between, ``x`` for ``x >= 1``."""
-    (x,) = promote_args_inexact("sparse_plus", x)
+    (x,) = promote_arrays_inexact("sparse_plus", x)
     return ufuncs.where(x <= -1.0, 0.0, ufuncs.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 def sparse_sigmoid(x):
     """``clip(x + 1, 0, 2) / 2``, the derivative of sparse_plus."""
-    (x,) = promote_args_inexact("sparse_sigmoid", x)
+    (x,) = promote_arrays_inexact("sparse_sigmoid", x)
     return 0.5 * ufuncs.clip(x + 1.0, 0.0, 2.0)
 
 
 def log1mexp(x):
     """``log(1 - exp(-x))`` for ``x >= 0``, accurate for small and large ``x`` (Mächler's split at log 2)."""
-    (x,) = promote_args_inexact("log1mexp", x)
+    (x,) = promote_arrays_inexact("log1mexp", x)
     return ufuncs.where(x < np.log(2.0), ufuncs.log(-ufuncs.expm1(-x)), ufuncs.log1p(-ufuncs.exp(-x)))
 
 
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     """``logsumexp(x) - log(n)``, ``n`` the number of elements reduced (those ``where`` selects)."""
-    (x,) = promote_args_inexact("logmeanexp", x)
+    (x,) = promote_arrays_inexact("logmeanexp", x)
     if where is None:
         lse = logsumexp(x, axis=axis, keepdims=keepdims)
         shape = core.get_aval(x).shape

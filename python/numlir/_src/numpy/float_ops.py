@@ -10,24 +10,24 @@ from numlir._src import dtypes
 from numlir._src.lax import bits, control_flow
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.logic import signbit
-from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_args_inexact
+from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_arrays_inexact
 
 
 def copysign(x1, x2, /):
     """The magnitude of ``x1`` with the sign (bit) of ``x2``."""
-    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    x1, x2 = promote_arrays_inexact("copysign", x1, x2)
     return ufuncs.where(signbit(x2), -ufuncs.abs(x1), ufuncs.abs(x1))
 
 
 def fabs(x, /):
     """``|x|`` as a float."""
-    (x,) = promote_args_inexact("fabs", x)
+    (x,) = promote_arrays_inexact("fabs", x)
     return ufuncs.abs(x)
 
 
 def float_power(x1, x2, /):
     """``x1 ** x2`` computed in the inexact type of the operands."""
-    return ufuncs.power(*promote_args_inexact("float_power", x1, x2))
+    return ufuncs.power(*promote_arrays_inexact("float_power", x1, x2))
 
 
 _INT_OF = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
@@ -35,7 +35,7 @@ _INT_OF = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dt
 
 def frexp(x, /):
     """``(m, e)`` with ``x = m * 2**e`` and ``0.5 <= |m| < 1`` (``(x, 0)`` for 0, inf and NaN)."""
-    (x,) = promote_args_inexact("frexp", x)
+    (x,) = promote_arrays_inexact("frexp", x)
     dtype = np.dtype(dtype_of(x))
     if dtype not in _INT_OF:
         x = x.astype(np.float32)
@@ -66,7 +66,7 @@ def ldexp(x1, x2, /):
     check_arraylike("ldexp", x1, x2)
     if dtypes.is_float(dtype_of(x2)):
         raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
-    (x1,) = promote_args_inexact("ldexp", x1)
+    (x1,) = promote_arrays_inexact("ldexp", x1)
     dtype = dtype_of(x1)
     m, e = frexp(x1)
     e = (e.astype(dtype_of(x2)) + x2).astype(dtype)
@@ -80,14 +80,14 @@ def ldexp(x1, x2, /):
 
 def modf(x, /):
     """``(x - trunc(x), trunc(x))``: fractional and integral parts, both with x's sign."""
-    (x,) = promote_args_inexact("modf", x)
+    (x,) = promote_arrays_inexact("modf", x)
     whole = ufuncs.trunc(x)
     return x - whole, whole
 
 
 def spacing(x, /):
     """The distance from ``x`` to the next float away from zero (negative for negative ``x``)."""
-    (x,) = promote_args_inexact("spacing", x)
+    (x,) = promote_arrays_inexact("spacing", x)
     dtype = dtype_of(x)
     out = ufuncs.nextafter(x, copysign(np.asarray(np.inf, dtype), x)) - x
     tiny = np.asarray(np.finfo(dtype).smallest_subnormal, dtype)
@@ -97,7 +97,7 @@ def spacing(x, /):
 def sinc(x, /):
     """``sin(pi x) / (pi x)``, 1 at 0; near 0 its Maclaurin series, so every derivative
     up to the 6th is right at 0 (the quotient's are NaN there)."""
-    (x,) = promote_args_inexact("sinc", x)
+    (x,) = promote_arrays_inexact("sinc", x)
     dtype = dtype_of(x)
     px = np.asarray(np.pi, dtype) * x
     small = ufuncs.less(ufuncs.abs(px), np.asarray(0.1, dtype))
@@ -169,6 +169,6 @@ conj = conjugate
 
 def angle(z, deg: bool = False):
     """The argument of ``z``: 0 for non-negative reals, pi for negative ones (and -0.0)."""
-    (z,) = promote_args_inexact("angle", z)
+    (z,) = promote_arrays_inexact("angle", z)
     out = ufuncs.arctan2(creation.zeros((), dtype_of(z)), z)
     return ufuncs.degrees(out) if deg else out

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from numlir._src import config, core, dtypes
+from numlir._src.array import as_array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 
@@ -97,6 +98,12 @@ def promote_shapes(name: str, *args, check_rank: bool = True):
 def promote_args(name: str, *args):
     check_arraylike(name, *args)
     return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_arrays_inexact(name: str, *args):
+    """promote_args_inexact's results as numlir arrays, so that Python operators on them
+    run as numlir ops (on NumPy inputs they would run NumPy's)."""
+    return [as_array(a) for a in promote_args_inexact(name, *args)]
 
 
 def promote_args_inexact(name: str, *args):

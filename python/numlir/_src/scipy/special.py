@@ -15,20 +15,20 @@ from numlir._src.lax import special as lax_special
 from numlir._src.lax.elementwise import logistic
 from numlir._src.nn.functions import logsumexp as _logsumexp
 from numlir._src.numpy import creation, reductions, ufuncs
-from numlir._src.numpy.util import dtype_of, promote_args_inexact
+from numlir._src.numpy.util import dtype_of, promote_arrays_inexact
 
 _CF_TERMS = 80
 
 
 def expit(x):
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    (x,) = promote_args_inexact("expit", x)
+    (x,) = promote_arrays_inexact("expit", x)
     return logistic(x)
 
 
 def logit(x):
     """``log(x / (1 - x))``, the inverse of expit."""
-    (x,) = promote_args_inexact("logit", x)
+    (x,) = promote_arrays_inexact("logit", x)
     return ufuncs.log(x / (1 - x))
 
 
@@ -39,7 +39,7 @@ def _zero(x):
 def xlogy(x, y):
     """``x * log(y)``, 0 where ``x == 0`` (whatever ``y``). Its derivative in ``x`` is
     ``log(y)`` there too, as jax's: ``y`` is replaced only where ``x * log(y)`` is NaN."""
-    x, y = promote_args_inexact("xlogy", x, y)
+    x, y = promote_arrays_inexact("xlogy", x, y)
     undefined = ufuncs.equal(x, 0) & (ufuncs.equal(y, 0) | ufuncs.isinf(y))
     safe_y = ufuncs.where(undefined, creation.ones((), dtype_of(y)), y)
     return ufuncs.where(undefined, _zero(x), x * ufuncs.log(safe_y))
@@ -47,14 +47,14 @@ def xlogy(x, y):
 
 def xlog1py(x, y):
     """``x * log1p(y)``, 0 where ``x == 0``."""
-    x, y = promote_args_inexact("xlog1py", x, y)
+    x, y = promote_arrays_inexact("xlog1py", x, y)
     safe_y = ufuncs.where(ufuncs.equal(x, 0), _zero(y), y)
     return ufuncs.where(ufuncs.equal(x, 0), _zero(x), x * ufuncs.log1p(safe_y))
 
 
 def entr(x):
     """``-x log x`` for ``x > 0``, 0 at 0, -inf for negative ``x``."""
-    (x,) = promote_args_inexact("entr", x)
+    (x,) = promote_arrays_inexact("entr", x)
     safe = ufuncs.where(x > 0, x, creation.ones((), dtype_of(x)))
     return ufuncs.where(x > 0, -safe * ufuncs.log(safe),
                         ufuncs.where(ufuncs.equal(x, 0), _zero(x), np.asarray(-np.inf, dtype_of(x))))
@@ -62,7 +62,7 @@ def entr(x):
 
 def rel_entr(p, q):
     """``p log(p / q)`` for positive p, q; 0 for p = 0 <= q; inf otherwise."""
-    p, q = promote_args_inexact("rel_entr", p, q)
+    p, q = promote_arrays_inexact("rel_entr", p, q)
     both = (p > 0) & (q > 0)
     safe_p = ufuncs.where(both, p, creation.ones((), dtype_of(p)))
     safe_q = ufuncs.where(both, q, creation.ones((), dtype_of(q)))
@@ -73,7 +73,7 @@ def rel_entr(p, q):
 
 def kl_div(p, q):
     """``p log(p / q) - p + q`` for positive p, q; ``q`` for p = 0 <= q; inf otherwise."""
-    p, q = promote_args_inexact("kl_div", p, q)
+    p, q = promote_arrays_inexact("kl_div", p, q)
     both = (p > 0) & (q > 0)
     return ufuncs.where(both, rel_entr(p, q) - p + q,
                         ufuncs.where(ufuncs.equal(p, 0) & (q >= 0), q, np.asarray(np.inf, dtype_of(p))))
@@ -81,7 +81,7 @@ def kl_div(p, q):
 
 def gammaln(x):
     """``log |Gamma(x)|``."""
-    (x,) = promote_args_inexact("gammaln", x)
+    (x,) = promote_arrays_inexact("gammaln", x)
     return lax_special.lgamma(x)
 
 
@@ -91,7 +91,7 @@ loggamma = gammaln
 def gammasgn(x):
     """The sign of ``Gamma(x)``: 1 for x >= 0, alternating between the negative integers
     (NaN at the negative integers and at NaN)."""
-    (x,) = promote_args_inexact("gammasgn", x)
+    (x,) = promote_arrays_inexact("gammasgn", x)
     floor = ufuncs.floor(x)
     negative_sign = ufuncs.where(ufuncs.equal(ufuncs.remainder(floor, 2), 0), 1.0, -1.0).astype(dtype_of(x))
     pole = (x < 0) & ufuncs.equal(x, floor)
@@ -101,17 +101,17 @@ def gammasgn(x):
 
 def gamma(x):
     """The gamma function, ``gammasgn(x) * exp(gammaln(x))``."""
-    (x,) = promote_args_inexact("gamma", x)
+    (x,) = promote_arrays_inexact("gamma", x)
     return gammasgn(x) * ufuncs.exp(lax_special.lgamma(x))
 
 
 def digamma(x):
-    (x,) = promote_args_inexact("digamma", x)
+    (x,) = promote_arrays_inexact("digamma", x)
     return lax_special.digamma(x)
 
 
 def polygamma(n, x):
-    n, x = promote_args_inexact("polygamma", n, x)
+    n, x = promote_arrays_inexact("polygamma", n, x)
     return lax_special.polygamma(n, x)
 
 
@@ -119,13 +119,13 @@ def zeta(x, q=None):
     """The Hurwitz zeta function (``q`` is required, as in jax)."""
     if q is None:
         raise NotImplementedError("zeta(x) without q (the Riemann zeta) is not supported; pass q=1.0")
-    x, q = promote_args_inexact("zeta", x, q)
+    x, q = promote_arrays_inexact("zeta", x, q)
     return lax_special.zeta(x, q)
 
 
 def multigammaln(a, d: int):
     """The log of the multivariate gamma function of dimension ``d``."""
-    (a,) = promote_args_inexact("multigammaln", a)
+    (a,) = promote_arrays_inexact("multigammaln", a)
     d = int(d)
     total = np.asarray(d * (d - 1) / 4 * np.log(np.pi), dtype_of(a))
     for j in range(d):
@@ -137,23 +137,23 @@ def factorial(n, exact: bool = False):
     """``Gamma(n + 1)`` (0 for negative n); ``exact=True`` is not supported, as in jax."""
     if exact:
         raise NotImplementedError("factorial with exact=True is not supported")
-    (n,) = promote_args_inexact("factorial", n)
+    (n,) = promote_arrays_inexact("factorial", n)
     return ufuncs.where(n < 0, _zero(n), ufuncs.exp(lax_special.lgamma(n + 1)))
 
 
 def poch(z, m):
     """The rising factorial ``Gamma(z + m) / Gamma(z)``."""
-    z, m = promote_args_inexact("poch", z, m)
+    z, m = promote_arrays_inexact("poch", z, m)
     return gammasgn(z + m) * gammasgn(z) * ufuncs.exp(lax_special.lgamma(z + m) - lax_special.lgamma(z))
 
 
 def erf(x):
-    (x,) = promote_args_inexact("erf", x)
+    (x,) = promote_arrays_inexact("erf", x)
     return lax_special.erf(x)
 
 
 def erfinv(x):
-    (x,) = promote_args_inexact("erfinv", x)
+    (x,) = promote_arrays_inexact("erfinv", x)
     return lax_special.erf_inv(x)
 
 
@@ -173,7 +173,7 @@ def _erfcx_tail(x):
 
 def erfc(x):
     """``1 - erf(x)``, accurate where it is tiny (see the module docstring)."""
-    (x,) = promote_args_inexact("erfc", x)
+    (x,) = promote_arrays_inexact("erfc", x)
     dtype = dtype_of(x)
     tail = x >= _tail_start(dtype)
     direct = 1 - lax_special.erf(ufuncs.where(tail, _zero(x), x))
@@ -182,7 +182,7 @@ def erfc(x):
 
 def erfcx(x):
     """The scaled complementary error function ``exp(x^2) erfc(x)``."""
-    (x,) = promote_args_inexact("erfcx", x)
+    (x,) = promote_arrays_inexact("erfcx", x)
     dtype = dtype_of(x)
     tail = x >= _tail_start(dtype)
     small = ufuncs.where(tail, _zero(x), x)
@@ -191,20 +191,20 @@ def erfcx(x):
 
 def ndtr(x):
     """The standard normal CDF, ``erfc(-x / sqrt(2)) / 2``."""
-    (x,) = promote_args_inexact("ndtr", x)
+    (x,) = promote_arrays_inexact("ndtr", x)
     return 0.5 * erfc(-x * np.asarray(1 / np.sqrt(2), dtype_of(x)))
 
 
 def softmax(x, /, *, axis=None):
     """``exp(x) / sum(exp(x), axis)`` (over every axis by default, as jax.scipy's)."""
-    (x,) = promote_args_inexact("softmax", x)
+    (x,) = promote_arrays_inexact("softmax", x)
     e = ufuncs.exp(x - reductions.max(x, axis=axis, keepdims=True))
     return e / reductions.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, /, *, axis=None):
     """``x - logsumexp(x, axis)`` (over every axis by default)."""
-    (x,) = promote_args_inexact("log_softmax", x)
+    (x,) = promote_arrays_inexact("log_softmax", x)
     shifted = x - reductions.max(x, axis=axis, keepdims=True)
     return shifted - ufuncs.log(reductions.sum(ufuncs.exp(shifted), axis=axis, keepdims=True))
 
@@ -212,6 +212,6 @@ def log_softmax(x, /, *, axis=None):
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
     """``log(sum(b * exp(a)))``, stably; ``where`` drops elements from the sum."""
     if where is not None:
-        (a,) = promote_args_inexact("logsumexp", a)
+        (a,) = promote_arrays_inexact("logsumexp", a)
         a = ufuncs.where(where, a, np.asarray(-np.inf, dtype_of(a)))
     return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
