@@ -27,7 +27,7 @@ def _tol(dtype):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("shape", [(6,), (3, 4), (2, 3, 6)], ids=str)
+@pytest.mark.parametrize("shape", [(6,), (2, 3, 6)], ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16], ids=["f32", "bf16"])
 def test_activation_matches_jax(name, shape, dtype):
     x = _input(name, shape, dtype)

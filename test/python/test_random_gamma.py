@@ -41,6 +41,16 @@ def test_vmap_over_keys_matches_jax():
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=5e-5)
 
 
+def test_vmap_over_the_shape_parameter_matches_jax():
+    alphas = np.array([0.3, 1.0, 4.0], np.float32)
+    got = numlir.vmap(lambda a: random.gamma(random.PRNGKey(2), a, (4,)))(alphas)
+    want = jax.vmap(lambda a: jax.random.gamma(jax.random.PRNGKey(2), a, (4,)))(alphas)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=5e-5)
+    for i, a in enumerate(alphas):  # the same key for each lane, as unbatched calls
+        np.testing.assert_allclose(np.asarray(got)[i], np.asarray(random.gamma(random.PRNGKey(2), a, (4,))),
+                                   rtol=1e-6)
+
+
 def test_float64_gamma_under_x64(x64):
     want = np.asarray(jax.random.gamma(jax.random.PRNGKey(KEY), 2.5, (20,)))
     got = np.asarray(random.gamma(random.PRNGKey(KEY), 2.5, (20,)))

@@ -34,7 +34,7 @@ def _both(name, shape):
 
 
 @pytest.mark.parametrize("name", SAMPLERS)
-@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 7)], ids=str)
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 7)], ids=str)
 def test_sampler_gives_jax_values_for_the_same_key(name, shape):
     want, eager, jitted = _both(name, shape)
     for got in (eager, jitted):

@@ -670,8 +670,10 @@ def test_custom_lin_under_vmap_refuses_forward_mode_like_jax():
 
 
 # Primitives without a case here: conv_general_dilated has its own vmap tests; iota takes no
-# operands, so vmap never calls a rule for it (the iota cases above still run it under vmap).
-NOT_COVERED_HERE = {"conv_general_dilated", "iota"}
+# operands, so vmap never calls a rule for it (the iota cases above still run it under vmap);
+# no_derivative has no jax counterpart and is batched by random.gamma under vmap
+# (test_random_gamma.py, test_vmap_over_the_shape_parameter_matches_jax).
+NOT_COVERED_HERE = {"conv_general_dilated", "iota", "no_derivative"}
 
 
 def test_every_batching_rule_is_exercised(monkeypatch):
