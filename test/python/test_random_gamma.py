@@ -27,9 +27,12 @@ SAMPLERS = {
 @pytest.mark.parametrize("name", SAMPLERS)
 def test_sampler_gives_jax_values_for_the_same_key(name):
     want = np.asarray(SAMPLERS[name](jax.random, jax.random.PRNGKey(KEY)))
-    eager = np.asarray(SAMPLERS[name](random, random.PRNGKey(KEY)))
-    jitted = np.asarray(numlir.jit(lambda k: SAMPLERS[name](random, k))(random.PRNGKey(KEY)))
-    for got in (eager, jitted):
+    # The samplers are jitted themselves, so the eager call runs compiled code; one sampler
+    # inside a user's jit is checked below (a second compilation of each would double the cost).
+    got_all = [np.asarray(SAMPLERS[name](random, random.PRNGKey(KEY)))]
+    if name in ("gamma_small_a", "dirichlet", "t"):
+        got_all.append(np.asarray(numlir.jit(lambda k: SAMPLERS[name](random, k))(random.PRNGKey(KEY))))
+    for got in got_all:
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=5e-5, atol=1e-6)
 
