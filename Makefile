@@ -52,8 +52,10 @@ test: build
 	$(PY) -m pytest -q -n $(JOBS) test/python
 
 # A differential fuzzing campaign against jax: make fuzz N=10000 SEED=1 (docs/fuzzing.md).
+# It tests the compiler: nothing comes from the persistent compilation cache.
 fuzz: build
-	PYTHONPATH=test $(PY) -m fuzz.campaign --n $(or $(N),1000) --seed $(or $(SEED),1) \
+	NUMLIR_ENABLE_COMPILATION_CACHE=0 PYTHONPATH=test $(PY) -m fuzz.campaign \
+	  --n $(or $(N),1000) --seed $(or $(SEED),1) \
 	  --start $(or $(START),0) --jobs $(JOBS) --out fuzz-out
 
 # A short DCGAN run on the bundled digits (examples/gan; a few minutes on 2 cores):

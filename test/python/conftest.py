@@ -9,6 +9,10 @@ import pytest
 if importlib.util.find_spec("numlir") is None:  # running from a source tree without `pip install -e .`
     sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "python")))
 
+# Each test compiles what it tests: the persistent compilation cache stays off unless a
+# test turns it on (test_compilation_cache.py) or the environment asks for it.
+os.environ.setdefault("NUMLIR_ENABLE_COMPILATION_CACHE", "0")
+
 import jax  # noqa: E402
 
 from numlir._src import config  # noqa: E402

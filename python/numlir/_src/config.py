@@ -35,6 +35,19 @@ def _env_int(name: str, default: int, minimum: int | None = None) -> int:
     return parsed
 
 
+def _env_float(name: str, default: float, minimum: float) -> float:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not parsed >= minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {parsed}")
+    return parsed
+
+
 TRACEBACK_FILTERING_MODES = ("auto", "off")
 # JAX's other modes all remove frames, which numlir does one way.
 _TRACEBACK_FILTERING_ALIASES = {"on": "auto", "remove_frames": "auto",
@@ -110,6 +123,28 @@ class Flags:
     executable_cache_size: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_EXECUTABLE_CACHE_SIZE", 4096, minimum=0)
     )
+    #: Keep compiled executables on disk across processes (NUMLIR_ENABLE_COMPILATION_CACHE,
+    #: default on; docs/compilation-cache.md).
+    enable_compilation_cache: bool = dataclasses.field(
+        default_factory=lambda: _env_bool("NUMLIR_ENABLE_COMPILATION_CACHE", True)
+    )
+    #: The persistent cache's directory (NUMLIR_CACHE_DIR); unset, "numlir/compilation"
+    #: under $XDG_CACHE_HOME or ~/.cache.
+    compilation_cache_dir: str | None = dataclasses.field(
+        default_factory=lambda: os.environ.get("NUMLIR_CACHE_DIR") or None
+    )
+    #: The persistent cache's size bound in bytes, least recently used entries evicted
+    #: first (NUMLIR_CACHE_MAX_BYTES, default 1 GiB; -1 is unbounded, 0 stores nothing).
+    compilation_cache_max_size: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CACHE_MAX_BYTES", 1 << 30, minimum=-1)
+    )
+    #: Only compilations that took at least this long are written to the persistent
+    #: cache (NUMLIR_CACHE_MIN_COMPILE_TIME_SECS, default 0: all of them).
+    persistent_cache_min_compile_time_secs: float = dataclasses.field(
+        default_factory=lambda: _env_float("NUMLIR_CACHE_MIN_COMPILE_TIME_SECS", 0.0, 0.0)
+    )
+    #: Only executables at least this large are written to the persistent cache.
+    persistent_cache_min_entry_size_bytes: int = 0
     #: "auto" removes numlir's own frames from the tracebacks of errors raised through its
     #: API (jit, transformations, numlir.numpy...); "off" keeps them
     #: (NUMLIR_TRACEBACK_FILTERING, as JAX_TRACEBACK_FILTERING).
@@ -135,6 +170,11 @@ _ALIASES = {
     "jax_platform_name": "backend",
     "jax_platforms": "backend",
     "jax_traceback_filtering": "traceback_filtering",
+    "jax_enable_compilation_cache": "enable_compilation_cache",
+    "jax_compilation_cache_dir": "compilation_cache_dir",
+    "jax_compilation_cache_max_size": "compilation_cache_max_size",
+    "jax_persistent_cache_min_compile_time_secs": "persistent_cache_min_compile_time_secs",
+    "jax_persistent_cache_min_entry_size_bytes": "persistent_cache_min_entry_size_bytes",
 }
 
 
@@ -142,6 +182,14 @@ def _validate(field: str, value: Any) -> Any:
     if field == "executable_cache_size":
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"executable_cache_size must be an integer >= 0, got {value!r}")
+    if field in ("compilation_cache_max_size", "persistent_cache_min_entry_size_bytes"):
+        if not isinstance(value, int) or isinstance(value, bool) or value < -1:
+            raise ValueError(f"{field} must be an integer >= -1, got {value!r}")
+    if field == "persistent_cache_min_compile_time_secs":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ValueError(f"{field} must be a number >= 0, got {value!r}")
+    if field == "compilation_cache_dir" and value is not None:
+        value = os.fspath(value)
     if field == "numpy_rank_promotion" and value not in ("allow", "warn", "raise"):
         raise ValueError(f"numpy_rank_promotion must be 'allow', 'warn' or 'raise', got {value!r}")
     if field == "traceback_filtering":

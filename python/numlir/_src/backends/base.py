@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import compilation_cache, config, core
 from numlir._src.backends import dumps
+
+_logger = logging.getLogger("numlir")
 
 
 class CompileError(RuntimeError):
@@ -150,9 +154,54 @@ class Backend(abc.ABC):
     def device(self) -> Device:
         """The device executables run on."""
 
+    def cache_identity(self, options: Any) -> str | None:
+        """Everything besides the module text that determines this backend's executables
+        for ``options``: the compiler's build, the target machine, the options. The
+        persistent compilation cache keys on it; None (the default) keeps this backend's
+        executables out of that cache."""
+        return None
+
+    def _cache_entry(self, module_text: str, options: Any) -> str | None:
+        if not compilation_cache.enabled() or config.flags.dump_dir:
+            return None  # a dump asks to see every stage run
+        identity = self.cache_identity(options)
+        if identity is None:
+            return None
+        return compilation_cache.key([compilation_cache.numlir_version(), self.name, identity,
+                                      module_text])
+
+    def _load_cached(self, entry: str) -> Executable | None:
+        payload = compilation_cache.get(entry)
+        if payload is None:
+            return None
+        try:
+            executable = self.device.load(payload)
+        except Exception as error:  # intact, but this runtime's loader refuses it
+            _logger.warning("numlir: compilation cache entry %s does not load (%s); compiling "
+                            "again", entry, error)
+            compilation_cache.refused(entry)
+            return None
+        if config.flags.log_compiles:
+            _logger.warning("Persistent compilation cache hit for %s", entry)
+        return executable
+
     def compile(self, module_text: str, *, options: Any = None, name: str = "module") -> Executable:
-        """Runs every stage on ``module_text`` and loads the result on the device."""
+        """Runs every stage on ``module_text`` and loads the result on the device; the
+        persistent compilation cache may hold the result already."""
         options = options if options is not None else self.parse_options()
+        entry = self._cache_entry(module_text, options)
+        executable = self._load_cached(entry) if entry is not None else None
+        if executable is None:
+            start = time.perf_counter()
+            payload = self._run_stages(module_text, options, name)
+            seconds = time.perf_counter() - start
+            executable = self.device.load(payload)
+            if entry is not None and isinstance(payload, bytes):
+                compilation_cache.put(entry, payload, seconds)
+        executable.name = name
+        return executable
+
+    def _run_stages(self, module_text: str, options: Any, name: str) -> Any:
         dump = dumps.Dumper.for_compilation(self.name, name, module_text)
         value: Any = module_text
         dump.write(0, "hlo", ".mlir", module_text, "")
@@ -165,6 +214,4 @@ class Backend(abc.ABC):
             for suffix, extra in extras.items():
                 dump.write(index, stage.name, suffix, extra, "")
             value = output
-        executable = self.device.load(value)
-        executable.name = name
-        return executable
+        return value

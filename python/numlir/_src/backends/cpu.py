@@ -13,8 +13,10 @@ library (``.so``, for nm and objdump).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -60,6 +62,36 @@ class CpuOptions:
     opt_level: int = 3
     linker: str = "lld"
     llvm_unroll: bool = True
+
+
+#: Mapped files whose build determines what the cpu backend produces: numlir's
+#: compiler and runtime, and the MLIR and LLVM libraries they link.
+_TOOLCHAIN_FILES = re.compile(r"^(_compiler\.|_runtime\.|libNumlirCompiler|libnlrt|libMLIR|libLLVM)")
+
+
+def _file_identity(path: str) -> str:
+    info = os.stat(path)
+    return f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"  # stat follows links
+
+
+@functools.cache
+def _toolchain_identity() -> str:
+    """The compiler and runtime builds and the host CPU; a rebuild or an upgrade of any
+    library (a new size or mtime) makes every earlier cache entry unreachable."""
+    compiler = _native_compiler()
+    triple, cpu, features = compiler.host_target()
+    paths = {compiler.__file__, _runtime.__file__}
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip() if len(fields) == 6 else ""
+                if path.startswith("/") and _TOOLCHAIN_FILES.match(os.path.basename(path)):
+                    paths.add(path)
+    except OSError:  # no procfs: the extension modules themselves still count
+        pass
+    files = sorted({_file_identity(p) for p in paths if os.path.exists(p)})
+    return "\n".join([triple, cpu, features, f"abi {_runtime.ABI_VERSION} image {_runtime.IMAGE_FORMAT_VERSION}", *files])
 
 
 def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
@@ -244,6 +276,15 @@ class CpuBackend(Backend):
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
                           llvm_unroll=unroll)
+
+    def cache_identity(self, options: CpuOptions) -> str | None:
+        if config.flags.hlo_opt:
+            return None  # a development hlo-opt: its build is not part of the key
+        linker = options.linker
+        if linker != BUILTIN_LINKER:
+            found = shutil.which(linker)
+            linker = _file_identity(found) if found else linker
+        return f"{_toolchain_identity()}\n{options!r}\nlinker {linker}"
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [
