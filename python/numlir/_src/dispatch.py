@@ -35,12 +35,13 @@ def get_backend():
     return _backend
 
 
-def compile_module(text: str, name: str = "module"):
+def compile_module(text: str, name: str = "module", keep_image: bool = False):
     """The executable of hlo module ``text`` with the default backend: cached, or compiled now
-    (raises numlir.CompileError). ``name`` names the files NUMLIR_DUMP_DIR gets for it."""
+    (raises numlir.CompileError). ``name`` names the files NUMLIR_DUMP_DIR gets for it;
+    ``keep_image`` asks for one that holds its bytes (``.image``, for saving)."""
     exe = executables.get(text)
-    if exe is None:
-        exe = get_backend().compile(text, name=name)
+    if exe is None or (keep_image and exe.image is None):
+        exe = get_backend().compile(text, name=name, keep_image=keep_image)
         stats["compiles"] += 1
         executables.put(text, exe)
     return exe

@@ -21,8 +21,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, dispatch, dtypes, lowering, shapes, static_args,
-                         traceback_util, tree_util)
+from numlir._src import (config, core, dispatch, dtypes, lowering, saved_executable, shapes,
+                         static_args, traceback_util, tree_util)
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
 
@@ -119,6 +119,11 @@ class Compiled:
     def _run(self, leaves):
         return _run(self._exe, leaves, self.in_avals, self.out_tree, self.out_avals)
 
+    def save(self, path) -> None:
+        """Writes this executable to ``path`` for ``numlir.load_executable``, which runs it
+        without the compiler (docs/saved-executables.md)."""
+        saved_executable.save(self, path)
+
 
 def _run(exe, leaves, in_avals, out_tree, out_avals):
     outs = dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
@@ -145,7 +150,7 @@ class Lowered:
 
     @traceback_util.api_boundary
     def compile(self) -> Compiled:
-        exe = dispatch.compile_module(self._text, name=self._name)
+        exe = dispatch.compile_module(self._text, name=self._name, keep_image=True)
         return Compiled(exe, self.in_tree, self.in_avals, self.out_tree, self.graph.out_avals,
                         self._static_key, self._split_args, self._fun)
 

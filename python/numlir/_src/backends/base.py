@@ -96,8 +96,11 @@ class Executable(abc.ABC):
     """Compiled code loaded on a device.
 
     ``name`` is the module's name (``jit_f``, or the primitive in eager mode),
-    set by :meth:`Backend.compile`, for error messages.
+    set by :meth:`Backend.compile`, for error messages. ``image`` holds the bytes it
+    was loaded from when the compilation asked to keep them (to save it to a file).
     """
+
+    image: bytes | None = None
 
     input_specs: Sequence[BufferSpec]
     output_specs: Sequence[BufferSpec]
@@ -135,6 +138,11 @@ class Device(abc.ABC):
     def load(self, executable: bytes) -> Executable:
         """Loads the bytes the last stage produced."""
 
+    def target_mismatch(self, target: dict) -> str | None:
+        """Why code compiled for ``target`` (a :meth:`Backend.describe_target`) cannot run
+        here, or None if it can; checked before a saved executable is loaded."""
+        return None
+
 
 class Backend(abc.ABC):
     """A compilation target: options, stages and a device."""
@@ -154,6 +162,11 @@ class Backend(abc.ABC):
     def device(self) -> Device:
         """The device executables run on."""
 
+    def describe_target(self) -> dict:
+        """What a saved executable records about the machine its code is compiled for
+        (JSON); the device's ``target_mismatch`` reads it back."""
+        return {}
+
     def cache_identity(self, options: Any) -> str | None:
         """Everything besides the module text that determines this backend's executables
         for ``options``: the compiler's build, the target machine, the options. The
@@ -170,7 +183,7 @@ class Backend(abc.ABC):
         return compilation_cache.key([compilation_cache.numlir_version(), self.name, identity,
                                       module_text])
 
-    def _load_cached(self, entry: str) -> Executable | None:
+    def _load_cached(self, entry: str) -> tuple[Executable, bytes] | None:
         payload = compilation_cache.get(entry)
         if payload is None:
             return None
@@ -183,22 +196,28 @@ class Backend(abc.ABC):
             return None
         if config.flags.log_compiles:
             _logger.warning("Persistent compilation cache hit for %s", entry)
-        return executable
+        return executable, payload
 
-    def compile(self, module_text: str, *, options: Any = None, name: str = "module") -> Executable:
+    def compile(self, module_text: str, *, options: Any = None, name: str = "module",
+                keep_image: bool = False) -> Executable:
         """Runs every stage on ``module_text`` and loads the result on the device; the
-        persistent compilation cache may hold the result already."""
+        persistent compilation cache may hold the result already. ``keep_image`` keeps
+        the loaded bytes on the executable (``.image``)."""
         options = options if options is not None else self.parse_options()
         entry = self._cache_entry(module_text, options)
-        executable = self._load_cached(entry) if entry is not None else None
-        if executable is None:
+        loaded = self._load_cached(entry) if entry is not None else None
+        if loaded is None:
             start = time.perf_counter()
             payload = self._run_stages(module_text, options, name)
             seconds = time.perf_counter() - start
             executable = self.device.load(payload)
             if entry is not None and isinstance(payload, bytes):
                 compilation_cache.put(entry, payload, seconds)
+        else:
+            executable, payload = loaded
         executable.name = name
+        if keep_image and isinstance(payload, bytes):
+            executable.image = payload
         return executable
 
     def _run_stages(self, module_text: str, options: Any, name: str) -> Any:

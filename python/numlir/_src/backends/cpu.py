@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import math
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -27,6 +28,7 @@ import numpy as np
 
 from numlir import _runtime
 from numlir._src import config, dtypes
+from numlir._src.backends import host_cpu
 from numlir._src.backends.base import (
     Backend,
     BufferSpec,
@@ -255,6 +257,17 @@ class CpuDevice(Device):
     def load(self, executable: bytes) -> CpuExecutable:
         return CpuExecutable(self._runtime_device().load(executable, ENTRY))
 
+    def target_mismatch(self, target: dict) -> str | None:
+        triple, features = target.get("triple", ""), target.get("features", "")
+        if not host_cpu.architecture_matches(triple):
+            return (f"compiled for {triple or 'an unknown target'}; this machine is "
+                    f"{platform.machine()}")
+        missing = host_cpu.missing_features(triple, features)
+        if missing:
+            return (f"compiled for a {target.get('cpu', '?')} CPU with {', '.join(missing)}, "
+                    f"which this CPU lacks; compile it again on this machine")
+        return None
+
 
 class CpuBackend(Backend):
     """numlir's own CPU target, registered like any plugin."""
@@ -276,6 +289,10 @@ class CpuBackend(Backend):
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
                           llvm_unroll=unroll)
+
+    def describe_target(self) -> dict:
+        triple, cpu, features = _native_compiler().host_target()
+        return {"triple": triple, "cpu": cpu, "features": features}
 
     def cache_identity(self, options: CpuOptions) -> str | None:
         if config.flags.hlo_opt:
