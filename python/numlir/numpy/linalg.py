@@ -1,4 +1,8 @@
-"""numlir.numpy.linalg: norms, products and singular values of ``jax.numpy.linalg``.
+"""numlir.numpy.linalg: ``jax.numpy.linalg`` for real matrices.
+
+The factorizations (Cholesky, LU, QR, symmetric eigendecomposition, SVD) are
+numlir compositions, batched over leading axes, with JAX's derivative rules
+(numlir._src.linalg, docs/linear-algebra.md).
 
 Example::
 
@@ -22,8 +26,13 @@ from numlir._src.numpy.reshaping import swapaxes as _swapaxes
 from numlir._src.numpy.linalg_ops import tensordot as _tensordot
 from numlir._src.numpy import creation as _creation
 from numlir._src.numpy import joining as _joining
-from numlir._src.numpy import sorting as _sorting
-from numlir._src.lax.scan import fori_loop as _fori_loop
+from numlir._src.linalg.decompositions import (EighResult, QRResult, SVDResult, cholesky, eigh,
+                                               eigvalsh, qr, svd, svdvals)
+from numlir._src.linalg.solvers import (SlogdetResult, cond, det, inv, lstsq, matrix_power,
+                                        matrix_rank, multi_dot, pinv, slogdet, solve, tensorinv,
+                                        tensorsolve)
+from numlir._src.numpy import linalg_ops as _linalg_ops
+from numlir._src.numpy import products as _products
 from numlir._src.numpy.linalg_ops import moveaxis as _moveaxis
 from numlir._src.numpy.reshaping import expand_dims as _expand_dims
 from numlir._src.numpy.util import check_arraylike, promote_args, promote_dtypes_inexact
@@ -110,81 +119,6 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
     raise _core.value_error(f"norm: axis must name one or two axes, got {axis}")
 
 
-def _sweep_pairs(n):
-    """Cyclic-by-rows Jacobi ordering of the column pairs (p, q), p < q, as one-hot rows."""
-    pairs = [(p, q) for p in range(n - 1) for q in range(p + 1, n)]
-    eye = _np.eye(n)
-    return eye[[p for p, _ in pairs]], eye[[q for _, q in pairs]]
-
-
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
-    """Singular values of real matrices, as ``jax.numpy.linalg.svd(a, compute_uv=False)``.
-
-    ``a`` has shape ``(..., m, n)``; the result has shape ``(..., min(m, n))``, descending, batched
-    over the leading axes. Computed with numlir ops (one-sided cyclic Jacobi: a fixed number of
-    sweeps of column-pair rotations inside ``lax.fori_loop``), so it works eagerly and under jit.
-    Only ``compute_uv=False`` is supported; ``compute_uv=True`` raises TypeError. Complex input
-    raises TypeError.
-
-    Example::
-
-        >>> import numlir.numpy as jnp
-        >>> jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
-        Array([4., 3.], dtype=float32)
-    """
-
-    del full_matrices, hermitian  # no effect on the singular values
-    if compute_uv:
-        raise TypeError("svd: compute_uv=True (the singular vectors U and Vh) is not supported yet; "
-                        "use svd(a, compute_uv=False) for the singular values")
-    check_arraylike("svd", a)
-    (a,) = promote_dtypes_inexact(_asarray(a))
-    if a.ndim < 2:
-        raise _core.value_error(f"svd: input must have dimension >= 2, got shape {a.shape}")
-    if _np.dtype(a.dtype).kind == "c":
-        raise TypeError("svd: complex input is not supported; numlir's svd handles real matrices")
-    m, n = a.shape[-2], a.shape[-1]
-    if n > m:  # rotate the fewer columns: singular values of a and a^T agree
-        a = _swapaxes(a, -1, -2)
-        m, n = n, m
-    if n == 0:
-        return _creation.zeros(a.shape[:-2] + (0,), a.dtype)
-    if n == 1:
-        return _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))
-    onehot_p, onehot_q = _sweep_pairs(n)
-    onehot_p = _creation.asarray(onehot_p, dtype=a.dtype)
-    onehot_q = _creation.asarray(onehot_q, dtype=a.dtype)
-    npairs = onehot_p.shape[0]
-    pair_ids = _creation.arange(npairs)
-    sweeps = 15 if _np.dtype(a.dtype) == _np.float64 else 10
-    one = _creation.asarray(1.0, a.dtype)
-    zero = _creation.asarray(0.0, a.dtype)
-
-    def step(k, x):
-        sel = (pair_ids == (k % npairs)).astype(a.dtype)[:, None]  # (npairs, 1)
-        ep = _red.sum(onehot_p * sel, axis=0)  # one-hot of column p, (n,)
-        eq = _red.sum(onehot_q * sel, axis=0)
-        ap = _red.sum(x * ep, axis=-1)  # (..., m)
-        aq = _red.sum(x * eq, axis=-1)
-        alpha = _red.sum(ap * ap, axis=-1, keepdims=True)
-        beta = _red.sum(aq * aq, axis=-1, keepdims=True)
-        gamma = _red.sum(ap * aq, axis=-1, keepdims=True)
-        rotate = gamma != zero
-        zeta = (beta - alpha) / _uf.where(rotate, 2.0 * gamma, one)
-        sign = _uf.where(zeta >= zero, one, -one)
-        t = sign / (_uf.abs(zeta) + _uf.sqrt(one + zeta * zeta))
-        t = _uf.where(rotate, t, zero)
-        c = one / _uf.sqrt(one + t * t)
-        s = c * t
-        new_p = c * ap - s * aq
-        new_q = s * ap + c * aq
-        return x + (new_p - ap)[..., None] * ep + (new_q - aq)[..., None] * eq
-
-    a = _fori_loop(0, sweeps * npairs, step, a)
-    sv = _uf.sqrt(_red.sum(_uf.multiply(a, a), axis=-2))  # (..., n)
-    return _joining.flip(_sorting.sort(sv, axis=-1), axis=-1)
-
-
 def matrix_transpose(x, /):
     """Swap the last two axes of an array of dimension at least 2."""
     x = _asarray(x)
@@ -210,6 +144,50 @@ def outer(x1, x2, /):
 def tensordot(x1, x2, /, *, axes=2):
     """``numlir.numpy.tensordot`` with the array-API signature."""
     return _tensordot(x1, x2, axes)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """``numlir.numpy.matmul`` with the array-API signature (CPU contractions always run at
+    full precision; ``preferred_element_type`` casts the result)."""
+    del precision
+    out = _linalg_ops.matmul(x1, x2)
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
+
+
+def cross(x1, x2, /, *, axis: int = -1):
+    """The cross product of 3-vectors along ``axis`` (array API: both must have size 3)."""
+    x1, x2 = _asarray(x1), _asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise _core.value_error(f"linalg.cross needs size 3 along axis {axis}, got shapes "
+                                f"{x1.shape} and {x2.shape}")
+    return _products.cross(x1, x2, axis=axis)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+    """The sum of the diagonal of the last two axes."""
+    return _joining.trace(_asarray(x), offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """The diagonal of the last two axes."""
+    return _joining.diagonal(_asarray(x), offset=offset, axis1=-2, axis2=-1)
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
+    """The vector norm over ``axis`` (all axes, flattened, if None)."""
+    check_arraylike("vector_norm", x)
+    (x,) = promote_dtypes_inexact(_asarray(x))
+    if axis is None:
+        out = _vector_norm(x.ravel(), ord, (0,), False)
+        return _creation.full((1,) * x.ndim, out) if keepdims else out
+    axes = (axis,) if isinstance(axis, (int, _np.integer)) else tuple(axis)
+    axes = tuple(_tc.canonical_axis("vector_norm", a, x.ndim) for a in axes)
+    return _vector_norm(x, ord, axes, keepdims)
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
+    """The matrix norm of the last two axes."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

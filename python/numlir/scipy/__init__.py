@@ -1,3 +1,3 @@
 """numlir.scipy: SciPy's names with JAX's semantics (``jax.scipy``)."""
 
-from numlir.scipy import special, stats  # noqa: F401
+from numlir.scipy import linalg, special, stats  # noqa: F401

@@ -1,0 +1,55 @@
+"""Cholesky factorization: right-looking rank-1 updates, with JAX's JVP rule."""
+
+from __future__ import annotations
+
+from numlir._src.custom_derivatives import custom_jvp
+from numlir._src.lax.scan import fori_loop
+from numlir._src.linalg import masks, triangular
+from numlir._src.numpy import creation as cr
+from numlir._src.numpy import joining, linalg_ops
+from numlir._src.numpy import ufuncs as uf
+
+
+def _factor(a):
+    """Lower L with L L^T = a for symmetric positive definite ``a`` (..., n, n); a matrix
+    that is not positive definite gives NaN, as JAX's does."""
+    n = a.shape[-1]
+    positions = cr.arange(n)
+
+    def step(k, carry):
+        rest, lower = carry
+        e = masks.onehot(k, n, a.dtype)
+        col = masks.column(rest, e)
+        pivot = uf.sqrt(linalg_ops.matmul(col, e))[..., None]
+        c = uf.where(positions >= k, col / pivot, 0)
+        return rest - masks.outer(c, c), lower + masks.outer(c, e)
+
+    _, lower = fori_loop(0, n, step, (a, cr.zeros_like(a)))
+    return lower
+
+
+@custom_jvp
+def cholesky_lower(a):
+    return _factor(a)
+
+
+@cholesky_lower.defjvp
+def _cholesky_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    lower = cholesky_lower(a)
+    # dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with half the diagonal
+    left = triangular.solve_left(lower, da, lower=True)
+    middle = triangular.solve_left(lower, left.swapaxes(-1, -2), lower=True)
+    n = a.shape[-1]
+    phi = joining.tril(middle) - middle * cr.eye(n, dtype=a.dtype) / 2
+    return lower, linalg_ops.matmul(lower, phi)
+
+
+def cholesky(a, *, lower: bool = True, symmetrize_input: bool = True):
+    """The Cholesky factor of the symmetric positive definite (..., n, n) ``a``: lower
+    (``L L^T = a``) or upper (``U^T U = a``)."""
+    a = masks.as_square_matrix("cholesky", a)
+    if symmetrize_input:
+        a = masks.symmetrize(a)
+    factor = cholesky_lower(a)
+    return factor if lower else factor.swapaxes(-1, -2)

@@ -1,0 +1,96 @@
+"""LU factorization with partial pivoting, as LAPACK's getrf stores it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src.lax.scan import fori_loop
+from numlir._src.linalg import masks, triangular
+from numlir._src.numpy import creation as cr
+from numlir._src.numpy import linalg_ops
+from numlir._src.numpy import reductions as red
+from numlir._src.numpy import ufuncs as uf
+
+
+def _swap(x, ek, ep):
+    """x with entries (rows, for a matrix) k and p exchanged; ek, ep their one-hot masks
+    (..., m), equal when k == p."""
+    if x.ndim == ek.ndim:  # a vector per batch element
+        xk = red.sum(x * ek, axis=-1, dtype=x.dtype)
+        xp = red.sum(x * ep, axis=-1, dtype=x.dtype)
+        return x + (ep - ek) * (xk - xp)[..., None]
+    rk = red.sum(x * ek[..., :, None], axis=-2, dtype=x.dtype)
+    rp = red.sum(x * ep[..., :, None], axis=-2, dtype=x.dtype)
+    return x + masks.outer(ep - ek, rk - rp)
+
+
+def lu(a):
+    """(lu, pivots, permutation) of (..., m, n) ``a``, as ``jax.lax.linalg.lu``: ``lu``
+    holds the unit lower factor's multipliers below the diagonal and U on and above it;
+    row i was swapped with row pivots[i] at step i; ``a[permutation] = L @ U``."""
+    a = masks.as_float_matrix("lu", a)
+    m, n = a.shape[-2:]
+    steps = min(m, n)
+    rows, cols = cr.arange(m), cr.arange(n)
+    batch = a.shape[:-2]
+    perm0 = cr.zeros(batch + (m,), np.int32) + cr.arange(m, dtype=np.int32)
+    piv0 = cr.zeros(batch + (steps,), np.int32)
+
+    def step(k, carry):
+        s, pivots, perm = carry
+        ek_col = masks.onehot(k, n, a.dtype)
+        col = masks.column(s, ek_col)
+        candidates = uf.where(rows >= k, uf.abs(col), -1)
+        p = red.argmax(candidates, axis=-1).astype(np.int32)
+        ek = masks.onehot(k, m, a.dtype) + cr.zeros_like(col)
+        ep = (rows == p[..., None]).astype(a.dtype)
+        s = _swap(s, ek, ep)
+        perm = _swap(perm, ek.astype(np.int32), ep.astype(np.int32))
+        pivots = pivots + (cr.arange(steps) == k).astype(np.int32) * p[..., None]
+        pivot_row = red.sum(s * ek[..., :, None], axis=-2)
+        pivot = red.sum(pivot_row * ek_col, axis=-1)[..., None]
+        below = rows > k
+        multipliers = uf.where(below, masks.safe_divide(masks.column(s, ek_col), pivot), 0)
+        trailing = uf.where(cols > k, pivot_row, 0)
+        s = s - masks.outer(multipliers, trailing)
+        in_column_k = below[:, None] & (cols == k)[None, :]
+        s = uf.where(in_column_k, multipliers[..., :, None], s)
+        return s, pivots, perm
+
+    return fori_loop(0, steps, step, (a, piv0, perm0))
+
+
+def permutation_matrix(permutation, dtype):
+    """P with (P @ x)[i] = x[permutation[i]]."""
+    m = permutation.shape[-1]
+    return (permutation[..., :, None] == cr.arange(m, dtype=np.int32)).astype(dtype)
+
+
+def pivots_to_permutation(pivots, m: int):
+    """The row order the sequential swaps (i, pivots[i]) give, as lax.linalg's helper."""
+    batch = pivots.shape[:-1]
+    perm = cr.zeros(batch + (m,), np.int32) + cr.arange(m, dtype=np.int32)
+    rows = cr.arange(m)
+
+    def step(k, perm):
+        ek = (rows == k).astype(np.int32) + cr.zeros_like(perm)
+        p = red.sum(pivots * (cr.arange(pivots.shape[-1]) == k).astype(np.int32), axis=-1,
+                    dtype=np.int32)
+        ep = (rows == p[..., None]).astype(np.int32)
+        return _swap(perm, ek, ep)
+
+    return fori_loop(0, pivots.shape[-1], step, perm)
+
+
+def solve_with_factors(factors, permutation, b, *, transpose: bool = False):
+    """X with a X = b (or a^T X = b), from ``lu``'s factors of square a; b (..., n, k)."""
+    factors, b = triangular.broadcast_batch("lu_solve", factors, b)
+    p = permutation_matrix(permutation, factors.dtype)
+    if not transpose:  # P a = L U
+        y = triangular.solve_left(factors, linalg_ops.matmul(p, b), lower=True,
+                                  unit_diagonal=True)
+        return triangular.solve_left(factors, y, lower=False)
+    # a^T = U^T L^T P
+    z = triangular.solve_left(factors, b, lower=False, transpose_a=True)
+    w = triangular.solve_left(factors, z, lower=True, transpose_a=True, unit_diagonal=True)
+    return linalg_ops.matmul(p.swapaxes(-1, -2), w)

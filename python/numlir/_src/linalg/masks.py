@@ -1,0 +1,61 @@
+"""One-hot row and column selection: the indexing the factorizations use."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numlir._src import core
+from numlir._src.numpy import creation as cr
+from numlir._src.numpy import reductions as red
+from numlir._src.numpy import ufuncs as uf
+from numlir._src.numpy.util import promote_dtypes_inexact
+
+
+def onehot(k, n: int, dtype):
+    """(n,) with a 1 at position ``k`` (a traced loop index)."""
+    return (cr.arange(n) == k).astype(dtype)
+
+
+def column(a, e):
+    """a[..., :, k] for e = onehot(k): shape (..., rows)."""
+    return red.sum(a * e, axis=-1)
+
+
+def row(a, e):
+    """a[..., k, :] for e = onehot(k): shape (..., columns)."""
+    return red.sum(a * e[:, None], axis=-2)
+
+
+def outer(u, v):
+    """The batched outer product u v^T of (..., m) and (..., n)."""
+    return u[..., :, None] * v[..., None, :]
+
+
+def safe_divide(x, d):
+    """x / d where d != 0, else 0, with finite derivatives in both branches."""
+    nonzero = d != 0
+    return uf.where(nonzero, x / uf.where(nonzero, d, 1), 0)
+
+
+def as_float_matrix(name: str, a, min_ndim: int = 2):
+    """``a`` promoted to an inexact dtype, checked to be a real (..., m, n) array."""
+    (a,) = promote_dtypes_inexact(cr.asarray(a))
+    if a.ndim < min_ndim:
+        raise core.value_error(f"{name}: input must have dimension >= {min_ndim}, got shape "
+                               f"{a.shape}")
+    if np.dtype(a.dtype).kind == "c":
+        raise TypeError(f"{name}: complex input is not supported; numlir's linear algebra "
+                        "handles real matrices")
+    return a
+
+
+def as_square_matrix(name: str, a):
+    a = as_float_matrix(name, a)
+    if a.shape[-1] != a.shape[-2]:
+        raise core.value_error(f"{name}: the last two dimensions must be square, got shape "
+                               f"{a.shape}")
+    return a
+
+
+def symmetrize(a):
+    return (a + a.swapaxes(-1, -2)) / 2
