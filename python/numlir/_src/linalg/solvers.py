@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import masks
 from numlir._src.linalg import svd as _svd
@@ -35,10 +35,11 @@ def solve(a, b):
     a, b = _promoted_pair("solve", a, b)
     n = a.shape[-1]
     vector = b.ndim == 1
+    given = b.shape
     if vector:
         b = b[:, None]
     if b.ndim < 2 or b.shape[-2] != n:
-        raise core.shape_error(f"solve: b of shape {b.shape} does not match a of shape "
+        raise core.shape_error(f"solve: b of shape {given} does not match a of shape "
                                f"{a.shape}: its {'only' if vector else 'second-to-last'} "
                                f"dimension must be {n}")
     factors, _, permutation = _lu.lu(a)
@@ -97,13 +98,13 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - numpy's name
     """The number of singular values above ``tol`` (default ``rtol * max(s)``)."""
     M = masks.as_float_matrix("matrix_rank", M, min_ndim=1)
     if M.ndim == 1:
-        return red.any(M != 0).astype(np.int32)
+        return red.any(M != 0).astype(dtypes.default_int_dtype())
     s = _svd.svd(M, full_matrices=False, compute_uv=False)
     if tol is None:
         tol = (_default_rtol(M) if rtol is None else rtol) * red.max(s, axis=-1, keepdims=True)
     else:
         tol = cr.asarray(tol)[..., None]
-    return red.sum(s > tol, axis=-1, dtype=np.int32)
+    return red.sum(s > tol, axis=-1)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
@@ -122,7 +123,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     u, s, vt = _svd.svd(a, full_matrices=False)
     rtol = _default_rtol(a) if rcond is None else rcond
     keep = s > rtol * (red.max(s) if s.shape[0] else 0)
-    rank = red.sum(keep, dtype=np.int32)
+    rank = red.sum(keep)
     s_inv = uf.where(keep, masks.safe_divide(cr.ones_like(s), s), 0)
     x = linalg_ops.matmul(vt.T * s_inv[None, :], linalg_ops.matmul(u.T, b))
     residual = red.sum(uf.square(b - linalg_ops.matmul(a, x)), axis=0)

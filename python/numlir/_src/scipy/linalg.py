@@ -266,13 +266,14 @@ def companion(a):
     return joining.concatenate([first[None, :], below], axis=0)
 
 
-def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iterations=None):
-    """(u, p) with a = u p (side "right") or a = p u ("left"), from the SVD."""
+def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
+    """(u, p) with a = u p (side "right") or a = p u ("left"). Both methods compute it
+    from the SVD here (the decomposition is unique for a nonsingular ``a``)."""
     del eps, max_iterations
     if side not in ("right", "left"):
         raise ValueError(f"polar: side must be 'right' or 'left', got {side!r}")
-    if method != "svd":
-        raise ValueError(f"polar: method must be 'svd', got {method!r}")
+    if method not in ("qdwh", "svd"):
+        raise ValueError(f"polar: method must be 'qdwh' or 'svd', got {method!r}")
     u_svd, s, vt = _svd.svd(a, full_matrices=False)
     unitary = linalg_ops.matmul(u_svd, vt)
     if side == "right":
