@@ -24,6 +24,7 @@ __all__ = [
     "Initializer", "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
     "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
     "truncated_normal", "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
+    "orthogonal", "delta_orthogonal",
 ]
 
 
@@ -158,6 +159,50 @@ he_uniform = _preset(2.0, "fan_in", "uniform", "he_uniform", "He/Kaiming uniform
 he_normal = _preset(2.0, "fan_in", "truncated_normal", "he_normal", "He/Kaiming normal")
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
+
+
+def orthogonal(scale=1.0, column_axis: int = -1, dtype=None) -> Initializer:
+    """Uniformly distributed orthogonal matrices (``random.orthogonal``) times ``scale``: the
+    ``column_axis`` against all other axes flattened.
+
+    Example::
+
+        >>> w = orthogonal()(numlir.random.PRNGKey(0), (4, 3))   # w.T @ w == I
+    """
+
+    def init(key, shape: Sequence[int], dtype=dtype):
+        shape = tuple(shape)
+        dtype = _dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if 0 in shape:
+            return jnp.zeros(shape, dtype)
+        columns = shape[column_axis]
+        rows = math.prod(shape) // columns
+        q = random.orthogonal(key, rows, (), dtype, columns)
+        others = tuple(d for i, d in enumerate(shape) if i != column_axis % len(shape))
+        q = jnp.moveaxis(jnp.reshape(q, others + (columns,)), -1, column_axis)
+        return jnp.array(scale, dtype) * q
+
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis: int = -1, dtype=None) -> Initializer:
+    """Convolution kernels (3-D to 5-D) that are an orthogonal matrix at the spatial centre
+    and zero elsewhere (Xiao et al. 2018), as ``jax.nn.initializers.delta_orthogonal``."""
+
+    def init(key, shape: Sequence[int], dtype=dtype):
+        shape = tuple(shape)
+        dtype = _dtype(dtype)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dtype).at[centre].set(matrix)
+
+    return init
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

@@ -26,6 +26,7 @@ from numlir._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_dat
                                      split, wrap_key_data)
 from numlir._src.random.gamma import (ball, beta, chisquare, dirichlet, f, gamma, generalized_normal,
                                       loggamma, t)
+from numlir._src.random.matrix_samplers import multivariate_normal, orthogonal
 from numlir._src.random.poisson import poisson
 from numlir._src.random.transformed import (cauchy, double_sided_maxwell, geometric, lognormal, maxwell,
                                             pareto, rayleigh, triangular, wald, weibull_min)
@@ -37,6 +38,7 @@ __all__ = [
     "cauchy", "clone", "double_sided_maxwell", "geometric", "key_dtype", "lognormal", "maxwell",
     "pareto", "rayleigh", "triangular", "wald", "weibull_min", "ball", "beta", "chisquare",
     "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t", "poisson",
+    "multivariate_normal", "orthogonal",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
