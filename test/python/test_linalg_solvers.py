@@ -64,17 +64,24 @@ CASES = {  # name: (function of the library, arguments)
 }
 
 
+def run_against_jax(case, ours, jax_module, dtype, f32_tol, request):
+    """The case's function from ``ours`` eagerly and under jit against ``jax_module``'s;
+    returns the cast arguments and the tolerance."""
+    if dtype == F64:
+        request.getfixturevalue("x64")
+    make, args = case
+    args = tuple(a.astype(dtype) for a in args)
+    tol = f32_tol if dtype == F32 else 1e-10
+    want = make(jax_module)(*args)
+    assert_same(make(ours)(*args), want, tol)
+    assert_same(numlir.jit(make(ours))(*args), want, tol)
+    return args, tol
+
+
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_jax_eagerly_and_under_jit(name, dtype, request):
-    if dtype == F64:
-        request.getfixturevalue("x64")
-    make, args = CASES[name]
-    args = tuple(a.astype(dtype) for a in args)
-    want = make(jnp_ref)(*args)
-    tol = 2e-4 if dtype == F32 else 1e-10
-    assert_same(make(jnp)(*args), want, tol)
-    assert_same(numlir.jit(make(jnp))(*args), want, tol)
+    run_against_jax(CASES[name], jnp, jnp_ref, dtype, 2e-4, request)
 
 
 def test_det_and_slogdet_of_a_singular_matrix(x64):
@@ -134,14 +141,8 @@ SCIPY_CASES = {
 @pytest.mark.parametrize("dtype", [F32, F64], ids=["f32", "f64"])
 @pytest.mark.parametrize("name", sorted(SCIPY_CASES))
 def test_scipy_linalg_matches_jax_and_scipy(name, dtype, request):
-    if dtype == F64:
-        request.getfixturevalue("x64")
-    make, args = SCIPY_CASES[name]
-    args = tuple(a.astype(dtype) for a in args)
-    tol = 5e-4 if dtype == F32 else 1e-10
-    want = make(jsl)(*args)
-    assert_same(make(nsl)(*args), want, tol)
-    assert_same(numlir.jit(make(nsl))(*args), want, tol)
+    args, tol = run_against_jax(SCIPY_CASES[name], nsl, jsl, dtype, 5e-4, request)
+    make = SCIPY_CASES[name][0]
     scipy_out = make(sl)(*(a.astype(F64) for a in args))
     for got, ref in zip(jax.tree_util.tree_leaves(make(nsl)(*args)),
                         jax.tree_util.tree_leaves(scipy_out)):

@@ -22,30 +22,25 @@ def _env_bool(name: str, default: bool = False) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _env_int(name: str, default: int, minimum: int | None = None) -> int:
+def _env_number(name: str, default, parse, kind: str, minimum):
     value = os.environ.get(name)
     if not value:
         return default
     try:
-        parsed = int(value)
+        parsed = parse(value)
     except ValueError:
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
-    if minimum is not None and parsed < minimum:
+        raise ValueError(f"{name} must be {kind}, got {value!r}") from None
+    if minimum is not None and not parsed >= minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {parsed}")
     return parsed
+
+
+def _env_int(name: str, default: int, minimum: int | None = None) -> int:
+    return _env_number(name, default, int, "an integer", minimum)
 
 
 def _env_float(name: str, default: float, minimum: float) -> float:
-    value = os.environ.get(name)
-    if not value:
-        return default
-    try:
-        parsed = float(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not parsed >= minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {parsed}")
-    return parsed
+    return _env_number(name, default, float, "a number", minimum)
 
 
 TRACEBACK_FILTERING_MODES = ("auto", "off")

@@ -58,16 +58,10 @@ def _jacobi(a):
                          red.sum(ap * eq, axis=-1))
         c, s = rotation(app, aqq, apq)
         c, s = c[..., None], s[..., None]
-        # A J: columns p and q; then J^T (A J): rows p and q
-        a = a + masks.outer(c * ap - s * aq - ap, ep) \
-            + masks.outer(s * ap + c * aq - aq, eq)
-        rp, rq = masks.row(a, ep), masks.row(a, eq)
-        a = a + masks.outer(ep, c * rp - s * rq - rp) \
-            + masks.outer(eq, s * rp + c * rq - rq)
-        vp, vq = masks.column(v, ep), masks.column(v, eq)
-        v = v + masks.outer(c * vp - s * vq - vp, ep) \
-            + masks.outer(s * vp + c * vq - vq, eq)
-        return a, v
+        # A J rotates columns p and q; J^T (A J) = ((A J)^T J)^T rotates rows p and q
+        a = masks.rotate_columns(a, ep, eq, c, s)
+        a = masks.rotate_columns(a.swapaxes(-1, -2), ep, eq, c, s).swapaxes(-1, -2)
+        return a, masks.rotate_columns(v, ep, eq, c, s)
 
     def not_converged(carry):
         sweep, a, _ = carry

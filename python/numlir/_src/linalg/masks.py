@@ -31,6 +31,13 @@ def outer(u, v):
     return u[..., :, None] * v[..., None, :]
 
 
+def rotate_columns(x, ep, eq, c, s):
+    """x J for the plane rotation J with J_pp = J_qq = c, J_pq = s, J_qp = -s, the columns
+    p and q given by one-hot ``ep``, ``eq``; c, s of shape (..., 1)."""
+    xp, xq = column(x, ep), column(x, eq)
+    return x + outer(c * xp - s * xq - xp, ep) + outer(s * xp + c * xq - xq, eq)
+
+
 def safe_divide(x, d):
     """x / d where d != 0, else 0, with finite derivatives in both branches."""
     nonzero = d != 0

@@ -44,12 +44,7 @@ def _jacobi(a):
         c, s = eigh.rotation(red.sum(xp * xp, axis=-1), red.sum(xq * xq, axis=-1),
                              red.sum(xp * xq, axis=-1))
         c, s = c[..., None], s[..., None]
-        x = x + masks.outer(c * xp - s * xq - xp, ep) \
-            + masks.outer(s * xp + c * xq - xq, eq)
-        vp, vq = masks.column(v, ep), masks.column(v, eq)
-        v = v + masks.outer(c * vp - s * vq - vp, ep) \
-            + masks.outer(s * vp + c * vq - vq, eq)
-        return x, v
+        return masks.rotate_columns(x, ep, eq, c, s), masks.rotate_columns(v, ep, eq, c, s)
 
     def not_converged(carry):
         count, x, _ = carry
