@@ -114,6 +114,19 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def copy(self):
         return Array(self._value.copy(), self.aval)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """This array's memory for a DLPack consumer: shared and read-only under DLPack 1.0,
+        a copy under the legacy protocol (numlir._src.dlpack)."""
+        from numlir._src import dlpack
+
+        return dlpack.export(self._value, stream=stream, max_version=max_version,
+                             dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from numlir._src import dlpack
+
+        return dlpack.CPU_DEVICE
+
     def __repr__(self):
         prefix = "Array("
         body = np.array2string(self._value, prefix=prefix, separator=", ")

@@ -11,6 +11,7 @@ import numpy as _np
 
 from numlir._src import dtypes as _dtypes
 from numlir._src.array import Array as ndarray
+from numlir._src.dlpack import from_dlpack
 from numlir._src.numpy.creation import (arange, array, asarray, astype, eye, full, full_like,
                                         linspace, ones, ones_like, zeros, zeros_like)
 from numlir._src.numpy.reshaping import (broadcast_to, expand_dims, ndim, ravel, reshape, shape, size,
