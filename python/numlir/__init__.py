@@ -34,7 +34,8 @@ from numlir._src.linear_transpose import linear_transpose
 from numlir._src.saved_executable import LoadedExecutable, SavedExecutableError
 from numlir._src.saved_executable import load as load_executable
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
-                              TracerBoolConversionError, UnexpectedTracerError)
+                              TracerBoolConversionError, UnexpectedTracerError,
+                              ensure_compile_time_eval)
 from numlir import custom_derivatives, lax, nn, numpy, random, scipy, tree_util
 
 jacobian = jacrev  # jax's other name for it
@@ -49,7 +50,7 @@ __all__ = [
     "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
-    "linear_transpose", "load_executable", "LoadedExecutable", "SavedExecutableError",
+    "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
     "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -263,6 +263,38 @@ class EvalTrace(Trace):
         return _eager_evaluator(prim, args, params)
 
 
+class CompileTimeEvalTrace(EvalTrace):
+    """``ensure_compile_time_eval``'s trace: runs primitives on concrete values even while a
+    function is being traced, and refuses traced ones."""
+
+    def process_primitive(self, prim, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise ConcretizationTypeError(with_location(
+                    f"{prim.name} inside ensure_compile_time_eval() got a traced value "
+                    f"({a.aval.str_short()}): only values known while tracing can be computed "
+                    "there; move the computation out of the context"))
+        return super().process_primitive(prim, args, params)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Within the context, numlir operations run eagerly, also inside ``jit`` (as
+    ``jax.ensure_compile_time_eval``): their results are concrete values Python can branch
+    on. An operation on a traced value raises ConcretizationTypeError.
+
+    Example::
+
+        @numlir.jit
+        def f(x):
+            with numlir.ensure_compile_time_eval():
+                positive = jnp.sin(3.0) > 0       # a concrete bool
+            return jnp.sin(x) if positive else jnp.cos(x)
+    """
+    with set_current_trace(CompileTimeEvalTrace()):
+        yield
+
+
 def encloses(trace: Trace, other: Trace) -> bool:
     """Whether ``other`` is on ``trace``'s chain of parents (its values are constants there)."""
     t = getattr(trace, "parent", None)
