@@ -674,6 +674,8 @@ def test_custom_lin_under_vmap_refuses_forward_mode_like_jax():
 # no_derivative has no jax counterpart and is batched by random.gamma under vmap
 # (test_random_gamma.py, test_vmap_over_the_shape_parameter_matches_jax).
 NOT_COVERED_HERE = {"conv_general_dilated", "iota", "no_derivative"}
+# Collectives have named-axis rules instead (batching.named_axis_rules): test_collectives.py.
+NOT_COVERED_HERE |= {prim.name for prim in batching.named_axis_rules}
 
 
 def test_every_batching_rule_is_exercised(monkeypatch):

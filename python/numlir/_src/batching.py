@@ -17,6 +17,7 @@ batch axis passes through an elementwise primitive of one operand), ``defbroadca
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, Sequence
 
 from numlir._src import core
@@ -26,6 +27,20 @@ not_mapped = None
 
 #: Primitive -> its batching rule; register with the helpers below.
 batching_rules: dict[core.Primitive, Callable] = {}
+#: Collective primitive -> ``rule(trace, vals, dims, **params) -> outs`` (wrapped): the
+#: primitives over named axes (psum, all_gather...), which every BatchTrace sees, batched
+#: or not, to decide whether the axis is its own (lax/collectives.py).
+named_axis_rules: dict[core.Primitive, Callable] = {}
+
+
+class _RuleState(threading.local):
+    def __init__(self):
+        self.axis_name = None
+
+
+#: The axis name of the vmap whose rule is running: the traces that batch a sub-graph
+#: (a scan body, a cond branch) inherit it, so collectives inside control flow find it.
+_rule_state = _RuleState()
 
 
 class BatchTracer(core.Tracer):
@@ -63,13 +78,20 @@ class BatchTrace(core.Trace):
 
     def process_primitive(self, prim, args, params):
         vals, dims = zip(*[self.unpack(a) for a in args]) if args else ((), ())
+        named_rule = named_axis_rules.get(prim)
+        if named_rule is not None:
+            return named_rule(self, list(vals), list(dims), **params)
         with core.set_current_trace(self.parent):
             if all(d is None for d in dims):
                 return prim.bind(*vals, **params)
             rule = batching_rules.get(prim)
             if rule is None:
                 raise NotImplementedError(f"vmap: no batching rule for the primitive {prim.name}")
-            outs, out_dims = rule(self.axis_size, list(vals), list(dims), **params)
+            saved, _rule_state.axis_name = _rule_state.axis_name, self.axis_name
+            try:
+                outs, out_dims = rule(self.axis_size, list(vals), list(dims), **params)
+            finally:
+                _rule_state.axis_name = saved
         if prim.multiple_results:
             return [self.wrap(o, d) for o, d in zip(outs, out_dims)]
         return self.wrap(outs, out_dims)
@@ -164,8 +186,10 @@ def batch_graph_fn(graph: core.ClosedGraph, axis_size: int, in_dims: Sequence[in
     ``(outs, batched)`` when ``out_batched`` is None.
     """
 
+    axis_name = _rule_state.axis_name
+
     def fun(*args):
-        trace = BatchTrace(axis_size)
+        trace = BatchTrace(axis_size, axis_name)
         wrapped = [trace.wrap(a, d) for a, d in zip(args, in_dims)]
         with core.set_current_trace(trace):
             outs = core.eval_graph(graph.graph, graph.consts, *wrapped)

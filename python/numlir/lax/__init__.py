@@ -50,6 +50,8 @@ from numlir._src.lax.slicing import (concatenate_p, dynamic_slice_p, dynamic_upd
                                     scatter_min_p, scatter_mul_p, scatter_p, slice_p)
 from numlir._src.lax.shape_ops import (broadcast, broadcast_in_dim, broadcasted_iota, expand_dims,
                                        full, iota, reshape, squeeze, transpose)
+from numlir._src.lax.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax, pmean,
+                                        pmin, ppermute, pshuffle, psum, psum_scatter, pswapaxes)
 from numlir._src.lax.composites import (Precision, approx_max_k, approx_min_k, associative_scan,
                                         batch_matmul, broadcast_shapes, broadcast_to_rank, collapse,
                                         composite, cumlogsumexp, dce_sink, dtype, empty, exp2, full_like,

@@ -1,0 +1,417 @@
+"""Collectives over named axes: psum, pmax, pmin, all_gather, axis_index, ppermute,
+all_to_all and psum_scatter, for ``vmap(..., axis_name=...)``.
+
+numlir runs on one device, so a named axis is always a vmap's batch axis. Every
+collective primitive has a named-axis rule (``batching.named_axis_rules``) that each
+BatchTrace runs, batched operands or not:
+
+- the trace whose ``axis_name`` the collective names computes it over its batch axis
+  (a psum is a sum over that axis, an all_gather the batch axis moved into place, ...);
+- any other trace passes it through to its parent, with the positional parameters
+  shifted past its own batch axis, which leads first.
+
+A collective that reaches compilation or eager evaluation names an axis no enclosing
+vmap has: its lowering raises NameError, as JAX's "unbound axis name" does. JVPs are
+linear (psum of the tangent...) and transposes follow JAX (psum is its own transpose).
+
+Example::
+
+    >>> numlir.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(jnp.arange(1.0, 4.0))
+    Array([0.16666667, 0.33333334, 0.5       ], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from numlir._src import ad, batching, core, tree_util
+from numlir._src import transpose as tr
+from numlir._src.lax import elementwise as ew
+from numlir._src.lax import reduction, shape_ops, slicing
+
+# --- finding the named axes -------------------------------------------------------------------
+
+
+def _names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _batch_trace_named(name):
+    trace = core.current_trace()
+    while trace is not None:
+        if isinstance(trace, batching.BatchTrace) and trace.axis_name == name:
+            return trace
+        trace = getattr(trace, "parent", None)
+    return None
+
+
+def axis_size(axis_name) -> int:
+    """The size of the named axis (the product, for a tuple of names), as a Python int."""
+    size = 1
+    for name in _names(axis_name):
+        trace = _batch_trace_named(name)
+        if trace is None:
+            raise NameError(f"unbound axis name: {name}. Collectives need an enclosing "
+                            f"vmap(..., axis_name={name!r})")
+        size *= trace.axis_size
+    return size
+
+
+def _unbound(prim_name: str):
+    def lowering(ctx, *operands, **params):
+        names = _names(params.get("axes", params.get("axis_name")))
+        raise NameError(f"{prim_name}: unbound axis name {', '.join(map(repr, names))}. "
+                        "Collectives need an enclosing vmap(..., axis_name=...) naming it")
+    return lowering
+
+
+def _collective(name: str, multiple_results: bool = False) -> core.Primitive:
+    prim = core.Primitive(name)
+    prim.multiple_results = multiple_results
+    prim.def_lowering(_unbound(name))
+    return prim
+
+
+def _pass_through(prim, trace, vals, dims, shift_params, **params):
+    """The collective over another trace's axis: this trace's batch axis leads, and the
+    positional parameters in ``shift_params`` move past it."""
+    with core.set_current_trace(trace.parent):
+        if all(d is None for d in dims):
+            return prim.bind(*vals, **params)
+        moved = [batching.bdim_to_front(v, d, trace.axis_size) for v, d in zip(vals, dims)]
+        shifted = {k: (v + 1 if k in shift_params else v) for k, v in params.items()}
+        out = prim.bind(*moved, **shifted)
+    if prim.multiple_results:
+        return [trace.wrap(o, 0) for o in out]
+    return trace.wrap(out, 0)
+
+
+def _front(trace, val, dim):
+    return batching.bdim_to_front(val, dim, trace.axis_size)
+
+
+# --- psum, pmax, pmin -------------------------------------------------------------------------
+
+
+def _reducing_collective(name: str, reduce, unbatched):
+    prim = _collective(name)
+
+    @prim.def_abstract_eval
+    def _abstract_eval(x, *, axes):
+        return x
+
+    def rule(trace, vals, dims, *, axes):
+        (x,), (d,) = vals, dims
+        if trace.axis_name not in axes:
+            return _pass_through(prim, trace, vals, dims, (), axes=axes)
+        rest = tuple(a for a in axes if a != trace.axis_name)
+        with core.set_current_trace(trace.parent):
+            out = unbatched(x, trace.axis_size) if d is None else reduce(x, (d,))
+            return prim.bind(out, axes=rest) if rest else out
+
+    batching.named_axis_rules[prim] = rule
+    return prim
+
+
+psum_p = _reducing_collective(
+    "psum", reduction.reduce_sum,
+    lambda x, n: ew.mul(x, shape_ops.full((), n, core.get_aval(x).dtype)))
+pmax_p = _reducing_collective("pmax", reduction.reduce_max, lambda x, n: x)
+pmin_p = _reducing_collective("pmin", reduction.reduce_min, lambda x, n: x)
+
+ad.deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ad.instantiate(ct), axes=axes)])
+
+
+def _tree_collective(prim, x, axis_name):
+    leaves, tree = tree_util.tree_flatten(x)
+    names = _names(axis_name)
+    from numlir._src.numpy.creation import asarray
+
+    return tree_util.tree_unflatten(tree, [prim.bind(asarray(v), axes=names) for v in leaves])
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of ``x`` (a pytree) over the named axis or axes."""
+    _no_groups("psum", axis_index_groups)
+    return _tree_collective(psum_p, x, axis_name)
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    """The maximum of ``x`` over the named axis or axes."""
+    _no_groups("pmax", axis_index_groups)
+    return _tree_collective(pmax_p, x, axis_name)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    """The minimum of ``x`` over the named axis or axes."""
+    _no_groups("pmin", axis_index_groups)
+    return _tree_collective(pmin_p, x, axis_name)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    """The mean of ``x`` over the named axis or axes."""
+    size = axis_size(axis_name)
+    summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
+    return tree_util.tree_map(
+        lambda s: ew.div(s, shape_ops.full((), size, core.get_aval(s).dtype)), summed)
+
+
+def _no_groups(name: str, groups) -> None:
+    if groups is not None:
+        raise NotImplementedError(f"{name}: axis_index_groups is not supported (numlir runs "
+                                  "one device; vmap over the groups instead)")
+
+
+# --- axis_index -------------------------------------------------------------------------------
+
+axis_index_p = _collective("axis_index")
+
+
+@axis_index_p.def_abstract_eval
+def _axis_index_abstract_eval(*, axis_name):
+    return core.ShapedArray((), np.dtype(np.int32))
+
+
+def _axis_index_rule(trace, vals, dims, *, axis_name):
+    if trace.axis_name != axis_name:
+        return _pass_through(axis_index_p, trace, vals, dims, (), axis_name=axis_name)
+    with core.set_current_trace(trace.parent):
+        out = shape_ops.iota(np.int32, trace.axis_size)
+    return trace.wrap(out, 0)
+
+
+batching.named_axis_rules[axis_index_p] = _axis_index_rule
+
+
+def axis_index(axis_name):
+    """This example's position along the named axis (int32)."""
+    return axis_index_p.bind(axis_name=axis_name)
+
+
+# --- all_gather -------------------------------------------------------------------------------
+
+all_gather_p = _collective("all_gather")
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, size):
+    shape = list(x.shape)
+    if tiled:
+        shape[axis] *= size
+    else:
+        shape.insert(axis, size)
+    return x.update(shape=tuple(shape))
+
+
+def _all_gather_rule(trace, vals, dims, *, axis_name, axis, tiled, size):
+    if trace.axis_name != axis_name:
+        return _pass_through(all_gather_p, trace, vals, dims, ("axis",), axis_name=axis_name,
+                             axis=axis, tiled=tiled, size=size)
+    (x,), (d,) = vals, dims
+    with core.set_current_trace(trace.parent):
+        stacked = _front(trace, x, d)  # (n, ...): every example's value
+        out = batching.moveaxis(stacked, 0, axis)
+        if tiled:
+            shape = core.get_aval(out).shape
+            out = shape_ops.reshape(out, shape[:axis] + (shape[axis] * shape[axis + 1],)
+                                    + shape[axis + 2:])
+        return out
+
+
+batching.named_axis_rules[all_gather_p] = _all_gather_rule
+
+
+def _all_gather_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    out = all_gather_p.bind(x, **params)
+    if isinstance(t, ad.Zero):
+        return out, ad.Zero(core.get_aval(out).strip_weak_type())
+    return out, all_gather_p.bind(t, **params)
+
+
+ad.defjvp_rule(all_gather_p, _all_gather_jvp)
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
+    ct = ad.instantiate(ct)
+    summed = psum_p.bind(ct, axes=(axis_name,))  # every example's gather sees each value
+    index = axis_index(axis_name)
+    chunk = core.get_aval(x).shape[axis] if tiled else 1
+    piece = slicing.dynamic_slice_in_dim(summed, ew.mul(index, shape_ops.full((), chunk, np.int32)),
+                                         chunk, axis)
+    return [piece if tiled else shape_ops.squeeze(piece, (axis,))]
+
+
+tr.deftranspose(all_gather_p, _all_gather_transpose)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
+    """Every example's ``x`` along the named axis, stacked at ``axis`` (or concatenated
+    along it if ``tiled``)."""
+    _no_groups("all_gather", axis_index_groups)
+    size = axis_size(axis_name)
+    from numlir._src.numpy.creation import asarray
+
+    def one(v):
+        v = asarray(v)
+        rank = core.get_aval(v).ndim
+        if not 0 <= axis <= rank - (1 if tiled else 0):
+            raise core.value_error(f"all_gather: axis {axis} is out of range for a value of "
+                                   f"rank {rank}")
+        return all_gather_p.bind(v, axis_name=axis_name, axis=axis, tiled=tiled, size=size)
+
+    return tree_util.tree_map(one, x)
+
+
+# --- ppermute ---------------------------------------------------------------------------------
+
+ppermute_p = _collective("ppermute")
+
+
+@ppermute_p.def_abstract_eval
+def _ppermute_abstract_eval(x, *, axis_name, perm):
+    return x
+
+
+def _ppermute_rule(trace, vals, dims, *, axis_name, perm):
+    if trace.axis_name != axis_name:
+        return _pass_through(ppermute_p, trace, vals, dims, (), axis_name=axis_name, perm=perm)
+    (x,), (d,) = vals, dims
+    source = dict((dst, src) for src, dst in perm)
+    with core.set_current_trace(trace.parent):
+        stacked = _front(trace, x, d)
+        aval = core.get_aval(stacked)
+        nothing = shape_ops.full((1,) + aval.shape[1:], 0, aval.dtype)
+        pieces = [slicing.index_in_dim(stacked, source[j], 0) if j in source else nothing
+                  for j in range(trace.axis_size)]
+        out = slicing.concatenate(pieces, 0)
+    return trace.wrap(out, 0)
+
+
+batching.named_axis_rules[ppermute_p] = _ppermute_rule
+ad.deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
+    ppermute_p.bind(ad.instantiate(ct), axis_name=axis_name,
+                    perm=tuple((dst, src) for src, dst in perm))])
+
+
+def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
+    """Send each example's ``x`` from position ``src`` to ``dst`` for (src, dst) in ``perm``;
+    positions no pair sends to get zeros."""
+    perm = tuple((int(s), int(t)) for s, t in perm)
+    size = axis_size(axis_name)
+    sources, targets = [s for s, _ in perm], [t for _, t in perm]
+    if len(set(sources)) != len(sources) or len(set(targets)) != len(targets):
+        raise ValueError(f"ppermute: perm sends from or to a position twice: {perm}")
+    if any(not 0 <= i < size for i in sources + targets):
+        raise ValueError(f"ppermute: perm {perm} names positions outside the axis of size {size}")
+    from numlir._src.numpy.creation import asarray
+
+    return tree_util.tree_map(
+        lambda v: ppermute_p.bind(asarray(v), axis_name=axis_name, perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm: Sequence[int]):
+    """Example i gets example ``perm[i]``'s ``x`` (``perm`` a permutation of the axis)."""
+    perm = [int(p) for p in perm]
+    if sorted(perm) != list(range(axis_size(axis_name))):
+        raise ValueError(f"pshuffle: {perm} is not a permutation of the axis positions")
+    return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(perm)])
+
+
+# --- all_to_all, psum_scatter -----------------------------------------------------------------
+
+all_to_all_p = _collective("all_to_all")
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, size):
+    shape = list(x.shape)
+    if shape[split_axis] != size:
+        raise core.value_error(f"all_to_all: the split axis {split_axis} of shape {x.shape} "
+                               f"must have the axis size {size}")
+    del shape[split_axis]
+    shape.insert(concat_axis, size)
+    return x.update(shape=tuple(shape))
+
+
+def _all_to_all_rule(trace, vals, dims, *, axis_name, split_axis, concat_axis, size):
+    if trace.axis_name != axis_name:
+        return _pass_through(all_to_all_p, trace, vals, dims, ("split_axis", "concat_axis"),
+                             axis_name=axis_name, split_axis=split_axis,
+                             concat_axis=concat_axis, size=size)
+    (x,), (d,) = vals, dims
+    with core.set_current_trace(trace.parent):
+        v = _front(trace, x, d)              # [i, per-example axes]; axis 1 + split is j
+        v = batching.moveaxis(v, 1 + split_axis, 0)   # [j, i, the other axes]
+        v = batching.moveaxis(v, 1, 1 + concat_axis)  # i into place among them
+    return trace.wrap(v, 0)
+
+
+batching.named_axis_rules[all_to_all_p] = _all_to_all_rule
+ad.deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, size: [
+    all_to_all_p.bind(ad.instantiate(ct), axis_name=axis_name, split_axis=concat_axis,
+                      concat_axis=split_axis, size=size)])
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+    """Example j receives chunk j of every example's ``x`` along ``split_axis``; the chunks
+    arrive stacked along a new ``concat_axis`` (shape: ``split_axis`` deleted, the axis size
+    inserted at ``concat_axis``), or with ``tiled`` concatenated along the existing one."""
+    _no_groups("all_to_all", axis_index_groups)
+    size = axis_size(axis_name)
+    from numlir._src.numpy.creation import asarray
+
+    def one(v):
+        v = asarray(v)
+        shape = core.get_aval(v).shape
+        if not (0 <= split_axis < len(shape) and 0 <= concat_axis < len(shape)):
+            raise core.value_error(f"all_to_all: split_axis {split_axis} and concat_axis "
+                                   f"{concat_axis} must name axes of shape {shape}")
+        if not tiled:
+            if shape[split_axis] != size:
+                raise core.value_error(f"all_to_all: the split axis {split_axis} of shape "
+                                       f"{shape} must have the axis size {size}")
+            return all_to_all_p.bind(v, axis_name=axis_name, split_axis=split_axis,
+                                     concat_axis=concat_axis, size=size)
+        if shape[split_axis] % size:
+            raise core.value_error(f"all_to_all: the split axis {split_axis} of shape {shape} "
+                                   f"must divide by the axis size {size}")
+        chunk = shape[split_axis] // size
+        split = shape_ops.reshape(v, shape[:split_axis] + (size, chunk) + shape[split_axis + 1:])
+        out = all_to_all_p.bind(split, axis_name=axis_name, split_axis=split_axis,
+                                concat_axis=concat_axis, size=size)
+        out_shape = core.get_aval(out).shape
+        return shape_ops.reshape(out, out_shape[:concat_axis]
+                                 + (size * out_shape[concat_axis + 1],) + out_shape[concat_axis + 2:])
+
+    return tree_util.tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+    """Swap the named axis with positional ``axis`` (of the axis size): an all_to_all that
+    splits and stacks along ``axis``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
+                 tiled: bool = False):
+    """The psum of ``x``, of which example j keeps piece j along ``scatter_dimension``."""
+    _no_groups("psum_scatter", axis_index_groups)
+    size = axis_size(axis_name)
+
+    def one(v):
+        summed = psum(v, axis_name)
+        length = core.get_aval(summed).shape[scatter_dimension]
+        if length % size or (not tiled and length != size):
+            raise core.value_error(f"psum_scatter: dimension {scatter_dimension} of shape "
+                                   f"{core.get_aval(summed).shape} must "
+                                   f"{'divide by' if tiled else 'equal'} the axis size {size}")
+        chunk = length // size
+        start = ew.mul(axis_index(axis_name), shape_ops.full((), chunk, np.int32))
+        piece = slicing.dynamic_slice_in_dim(summed, start, chunk, scatter_dimension)
+        return piece if tiled else shape_ops.squeeze(piece, (scatter_dimension,))
+
+    return tree_util.tree_map(one, x)
