@@ -278,6 +278,27 @@ def test_batch_norm_state_and_outputs_match_haiku():
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
 
 
+def test_batch_norm_across_a_named_axis_matches_haiku_under_vmap():
+    """cross_replica_axis: the statistics of every example of the vmap (pmean), as haiku's."""
+    def model(hk, axis="i"):
+        return lambda x: hk.BatchNorm(False, False, decay_rate=0.9, cross_replica_axis=axis)(x, True)
+
+    ours = nl.transform_with_state(model(nl))
+    theirs = haiku.transform_with_state(model(haiku))
+    shards = IMAGES.reshape(2, 1, 8, 8, 4) * np.arange(1, 3, dtype=np.float32)[:, None, None, None, None]
+    # the state's shapes, from a model without the axis (outside vmap it is unbound)
+    _, state = haiku.transform_with_state(model(haiku, None)).init(jax.random.PRNGKey(0), shards[0])
+    params = {}
+    want, want_state = jax.vmap(lambda x: theirs.apply(params, state, None, x), axis_name="i")(shards)
+    got, got_state = numlir.vmap(lambda x: ours.apply(params, _host(state), None, x),
+                                 axis_name="i")(shards)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-5)
+    for m in want_state:
+        for n in want_state[m]:
+            np.testing.assert_allclose(np.asarray(got_state[m][n]), np.asarray(want_state[m][n]),
+                                       rtol=2e-5, atol=1e-6, err_msg=f"{m}/{n}")
+
+
 def _recurrent_models(hk):
     def lstm_dynamic(xs):  # xs: (T, B, F)
         core = hk.LSTM(6)

@@ -57,14 +57,19 @@ class BatchNorm(Module):
     def __init__(self, create_scale: bool, create_offset: bool, decay_rate: float,
                  eps: float = 1e-5, scale_init: Callable | None = None,
                  offset_init: Callable | None = None, axis=None, cross_replica_axis=None,
-                 data_format: str = "channels_last", name: str | None = None):
+                 cross_replica_axis_index_groups=None, data_format: str = "channels_last",
+                 name: str | None = None):
         super().__init__(name=name)
         if not create_scale and scale_init is not None:
             raise ValueError("Cannot set `scale_init` if `create_scale=False`")
         if not create_offset and offset_init is not None:
             raise ValueError("Cannot set `offset_init` if `create_offset=False`")
-        if cross_replica_axis is not None:
-            raise NotImplementedError("BatchNorm(cross_replica_axis=...) needs pmap")
+        if cross_replica_axis is None and cross_replica_axis_index_groups is not None:
+            raise ValueError("`cross_replica_axis` name must be specified if "
+                             "`cross_replica_axis_index_groups` are used.")
+        # statistics are averaged over the named axis (a vmap's, lax/collectives.py)
+        self.cross_replica_axis = cross_replica_axis
+        self.cross_replica_axis_index_groups = cross_replica_axis_index_groups
         self.create_scale, self.create_offset = create_scale, create_offset
         self.eps = eps
         self.scale_init = scale_init or jnp.ones
@@ -85,7 +90,13 @@ class BatchNorm(Module):
                 else tuple(i for i in range(inputs.ndim) if i != channel))
         if is_training or test_local_stats:
             mean = jnp.mean(inputs, axis, keepdims=True)
-            var = jnp.mean(inputs * inputs, axis, keepdims=True) - mean * mean
+            mean_of_squares = jnp.mean(inputs * inputs, axis, keepdims=True)
+            if self.cross_replica_axis is not None:
+                groups = self.cross_replica_axis_index_groups
+                mean = lax.pmean(mean, self.cross_replica_axis, axis_index_groups=groups)
+                mean_of_squares = lax.pmean(mean_of_squares, self.cross_replica_axis,
+                                            axis_index_groups=groups)
+            var = mean_of_squares - mean * mean
         else:
             mean = self.mean_ema.average.astype(inputs.dtype)
             var = self.var_ema.average.astype(inputs.dtype)
