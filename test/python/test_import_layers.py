@@ -57,6 +57,13 @@ LAYER_OF = {
     "numlir._src.custom_derivatives": "api",
     "numlir._src.introspection": "api",
     "numlir._src.linear_transpose": "api",
+    # the factorizations carry custom_jvp rules, so they and their users sit with the api
+    "numlir._src.linalg": "api",
+    "numlir._src.scipy.linalg": "api",
+    "numlir._src.random.matrix_samplers": "api",
+    "numlir._src.dlpack": "runtime",
+    "numlir._src.compilation_cache": "core",
+    "numlir._src.saved_executable": "runtime",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",

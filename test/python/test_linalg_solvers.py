@@ -50,6 +50,8 @@ CASES = {  # name: (function of the library, arguments)
     "cond_2": (lambda m: m.linalg.cond, (A,)),
     "cond_fro": (lambda m: lambda x: m.linalg.cond(x, "fro"), (A,)),
     "cond_1": (lambda m: lambda x: m.linalg.cond(x, 1), (A,)),
+    "cond_nuc": (lambda m: lambda x: m.linalg.cond(x, "nuc"), (A,)),
+    "cond_-inf": (lambda m: lambda x: m.linalg.cond(x, -np.inf), (A,)),
     "tensorinv": (lambda m: lambda x: m.linalg.tensorinv(x, ind=1), (rand((6, 2, 3), 11),)),
     "tensorsolve": (lambda m: m.linalg.tensorsolve, (rand((2, 3, 6), 12), rand((2, 3), 13))),
     "trace": (lambda m: m.linalg.trace, (A_BATCH,)),

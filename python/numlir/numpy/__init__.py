@@ -64,8 +64,8 @@ from numlir._src.numpy.products import cross, kron, matvec, vecdot, vecmat
 from numlir._src.numpy.selection import (argwhere, compress, extract, flatnonzero, intersect1d, nonzero,
                                         setdiff1d, setxor1d, trim_zeros, union1d, unique_all, unique_counts,
                                         unique_inverse, unique_values)
-from numlir._src.numpy.polynomials import (poly, polyadd, polyder, polyfit, polyint, polymul, polysub,
-                                         polyval)
+from numlir._src.numpy.polynomials import poly, polyadd, polyder, polyint, polymul, polysub, polyval
+from numlir._src.linalg.polyfit import polyfit
 from numlir._src.numpy.indices_and_shapes import (block, choose, gradient, histogram, histogram_bin_edges,
                                                  ix_, piecewise, ravel_multi_index, resize, unravel_index,
                                                  unwrap)

@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from numlir._src import ad, batching, core, tree_util
+from numlir._src.array import as_array
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops, slicing
@@ -127,9 +128,7 @@ ad.deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ad.instantiate(ct), axe
 def _tree_collective(prim, x, axis_name):
     leaves, tree = tree_util.tree_flatten(x)
     names = _names(axis_name)
-    from numlir._src.numpy.creation import asarray
-
-    return tree_util.tree_unflatten(tree, [prim.bind(asarray(v), axes=names) for v in leaves])
+    return tree_util.tree_unflatten(tree, [prim.bind(as_array(v), axes=names) for v in leaves])
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
@@ -252,10 +251,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
     along it if ``tiled``)."""
     _no_groups("all_gather", axis_index_groups)
     size = axis_size(axis_name)
-    from numlir._src.numpy.creation import asarray
-
     def one(v):
-        v = asarray(v)
+        v = as_array(v)
         rank = core.get_aval(v).ndim
         if not 0 <= axis <= rank - (1 if tiled else 0):
             raise core.value_error(f"all_gather: axis {axis} is out of range for a value of "
@@ -306,10 +303,8 @@ def ppermute(x, axis_name, perm: Sequence[tuple[int, int]]):
         raise ValueError(f"ppermute: perm sends from or to a position twice: {perm}")
     if any(not 0 <= i < size for i in sources + targets):
         raise ValueError(f"ppermute: perm {perm} names positions outside the axis of size {size}")
-    from numlir._src.numpy.creation import asarray
-
     return tree_util.tree_map(
-        lambda v: ppermute_p.bind(asarray(v), axis_name=axis_name, perm=perm), x)
+        lambda v: ppermute_p.bind(as_array(v), axis_name=axis_name, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm: Sequence[int]):
@@ -362,10 +357,8 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     inserted at ``concat_axis``), or with ``tiled`` concatenated along the existing one."""
     _no_groups("all_to_all", axis_index_groups)
     size = axis_size(axis_name)
-    from numlir._src.numpy.creation import asarray
-
     def one(v):
-        v = asarray(v)
+        v = as_array(v)
         shape = core.get_aval(v).shape
         if not (0 <= split_axis < len(shape) and 0 <= concat_axis < len(shape)):
             raise core.value_error(f"all_to_all: split_axis {split_axis} and concat_axis "
