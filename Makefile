@@ -45,11 +45,11 @@ test-lit: build
 	$(LLVM_BIN)/lit -sv build/test
 
 test-python: build
-	$(PY) -m pytest -q -n $(JOBS) test/python
+	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 
 test: build
 	$(LLVM_BIN)/lit -s build/test
-	$(PY) -m pytest -q -n $(JOBS) test/python
+	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 
 # A differential fuzzing campaign against jax: make fuzz N=10000 SEED=1 (docs/fuzzing.md).
 # It tests the compiler: nothing comes from the persistent compilation cache.

@@ -25,7 +25,7 @@ from hlo_opt_fuzz import harness  # noqa: E402
 from hlo_opt_fuzz.corpus import load_seeds  # noqa: E402
 
 SEED = 20260101
-MUTANTS = 1600
+MUTANTS = 1000  # issue 8 asks for at least 1,000 in make test
 SHARDS = 8  # pytest-xdist spreads the shards over its workers
 
 

