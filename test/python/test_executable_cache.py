@@ -12,6 +12,7 @@ import pytest
 import numlir
 import numlir.numpy as jnp
 from numlir._src import config, dispatch
+from asan_environment import skip_under_asan
 
 # The directory this process imports numlir from, for subprocesses.
 REPO_PYTHON = os.path.dirname(os.path.dirname(os.path.abspath(numlir.__file__)))
@@ -171,6 +172,7 @@ _MEMORY_SCRIPT = textwrap.dedent("""
 EAGER, JITTED, PER_FUNCTION = 150, 50, 40
 
 
+@skip_under_asan("ASan keeps freed memory and its mappings in quarantine")
 def test_clear_caches_unloads_executables_and_returns_their_memory():
     import json
 

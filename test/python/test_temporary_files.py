@@ -20,6 +20,7 @@ import pytest
 
 import numlir
 from numlir._src.backends import CompileError, get_backend
+from asan_environment import skip_under_asan
 
 # Compiles, loads and runs `count` distinct executables, keeping them all
 # alive (as the compilation caches do), then drops them; prints the
@@ -55,6 +56,7 @@ MANY_EXECUTABLES = textwrap.dedent(r"""
 """)
 
 
+@skip_under_asan("ASan keeps the mappings of freed memory in quarantine")
 @pytest.mark.parametrize("tmpdir,count", [("missing", 300), ("regular_file", 150)])
 def test_hundreds_of_live_executables_with_unusable_tmpdir(tmp_path, tmpdir, count):
     if tmpdir == "missing":
@@ -101,6 +103,7 @@ WITHOUT_MEMFD = textwrap.dedent(r"""
 """)
 
 
+@skip_under_asan("the test replaces LD_PRELOAD, and the ASan runtime must come first in it")
 def test_without_memfd_an_unusable_tmpdir_is_named(tmp_path):
     cc = os.environ.get("CC") or "cc"
     shim_source = tmp_path / "no_memfd.c"
