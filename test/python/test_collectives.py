@@ -20,6 +20,8 @@ CASES = {  # name: (function of (lax, numpy module, value), input)
     "psum": (lambda L, m, v: v / L.psum(v, "i"), X),
     "psum_of_a_constant": (lambda L, m, v: L.psum(1.0, "i") + 0 * v, X),
     "pmean": (lambda L, m, v: L.pmean(v, "i") - v, X),
+    "pmean_of_ints_is_float": (lambda L, m, v: L.pmean(v.astype(m.int32), "i"), X),
+    "psum_of_bools_counts": (lambda L, m, v: L.psum(v > 6, "i"), X),
     "pmax_pmin": (lambda L, m, v: (L.pmax(v, "i"), L.pmin(v, "i")), X),
     "psum_pytree": (lambda L, m, v: L.psum({"a": v, "b": (v[0], 2 * v)}, "i"), X),
     "axis_index": (lambda L, m, v: v * L.axis_index("i"), X),

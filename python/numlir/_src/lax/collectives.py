@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import ad, batching, core, tree_util
+from numlir._src import ad, batching, core, dtypes, tree_util
 from numlir._src.array import as_array
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
@@ -125,16 +125,23 @@ pmin_p = _reducing_collective("pmin", reduction.reduce_min, lambda x, n: x)
 ad.deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ad.instantiate(ct), axes=axes)])
 
 
-def _tree_collective(prim, x, axis_name):
+def _tree_collective(prim, x, axis_name, *, bools_as_ints: bool = False):
     leaves, tree = tree_util.tree_flatten(x)
     names = _names(axis_name)
-    return tree_util.tree_unflatten(tree, [prim.bind(as_array(v), axes=names) for v in leaves])
+
+    def one(v):
+        v = as_array(v)
+        if bools_as_ints and dtypes.is_bool(core.get_aval(v).dtype):  # a count, as jax's psum
+            v = ew.convert_element_type(v, dtypes.default_int_dtype())
+        return prim.bind(v, axes=names)
+
+    return tree_util.tree_unflatten(tree, [one(v) for v in leaves])
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of ``x`` (a pytree) over the named axis or axes."""
     _no_groups("psum", axis_index_groups)
-    return _tree_collective(psum_p, x, axis_name)
+    return _tree_collective(psum_p, x, axis_name, bools_as_ints=True)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
@@ -150,9 +157,17 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of ``x`` over the named axis or axes."""
+    """The mean of ``x`` over the named axis or axes (integers average to floats)."""
     size = axis_size(axis_name)
-    summed = psum(x, axis_name, axis_index_groups=axis_index_groups)
+
+    def inexact(v):
+        v = as_array(v)
+        dtype = core.get_aval(v).dtype
+        return v if dtypes.is_float(dtype) else ew.convert_element_type(
+            v, dtypes.default_float_dtype())
+
+    summed = psum(tree_util.tree_map(inexact, x), axis_name,
+                  axis_index_groups=axis_index_groups)
     return tree_util.tree_map(
         lambda s: ew.div(s, shape_ops.full((), size, core.get_aval(s).dtype)), summed)
 
