@@ -60,9 +60,9 @@ def _jacobi(a):
     return x, v
 
 
-def _orthonormal_completion(u, s):
-    """An orthogonal (..., m, m) matrix whose first n columns are u's where s > 0: the
-    columns of zero singular values (and those past n) span the rest."""
+def _orthonormal_completion(u):
+    """An orthogonal (..., m, m) matrix whose first n columns are u's nonzero columns: its
+    zero columns (zero singular values) and the columns past n span the rest."""
     q, r = qr.householder_qr(u)
     n = u.shape[-1]
     signs = uf.where(joining.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(u.dtype)
@@ -80,7 +80,7 @@ def _tall_svd(a):
     x = joining.take_along_axis(x, order[..., None, :], axis=-1)
     v = joining.take_along_axis(v, order[..., None, :], axis=-1)
     u = masks.safe_divide(x, s[..., None, :])
-    u = _orthonormal_completion(u, s)[..., :, :a.shape[-1]]
+    u = _orthonormal_completion(u)[..., :, :a.shape[-1]]
     return u, s, v.swapaxes(-1, -2)
 
 
@@ -139,7 +139,7 @@ def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
         return s
     if full_matrices:
         if m > n:
-            u = _orthonormal_completion(u, s)
+            u = _orthonormal_completion(u)
         elif n > m:
-            vt = _orthonormal_completion(vt.swapaxes(-1, -2), s).swapaxes(-1, -2)
+            vt = _orthonormal_completion(vt.swapaxes(-1, -2)).swapaxes(-1, -2)
     return u, s, vt
