@@ -38,7 +38,18 @@ from numlir._src.lax.cumulative import (cummax, cummax_p, cummin, cummin_p, cump
                                         cumsum, cumsum_p)
 from numlir._src.lax.special import (digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, lgamma,
                                      lgamma_p)
-from numlir._src.lax.special import polygamma, polygamma_p, zeta, zeta_p
+from numlir._src.lax.special import erfc, erfc_p, polygamma, polygamma_p, zeta, zeta_p
+from numlir._src.lax.mulhi import mulhi
+from numlir._src.lax.array_helpers import broadcast_like, shape_as_value, stack, stage
+from numlir._src.lax.ragged_dot import ragged_dot
+from numlir._src.lax.dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike
+from numlir._src.lax.convolution import ConvGeneralDilatedDimensionNumbers
+from numlir._src.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches
+from numlir._src.lax.shape_tuples import (conv_general_shape_tuple, conv_shape_tuple,
+                                          conv_transpose_shape_tuple, reduce_window_shape_tuple)
+from numlir._src.lax.generic_reduce import reduce
+from numlir._src.lax.reduce_precision import reduce_precision, reduce_precision_p
+from numlir._src.lax.bessel import bessel_i0e, bessel_i0e_p, bessel_i1e, bessel_i1e_p
 from numlir._src.lax.slicing import (GatherDimensionNumbers, GatherScatterMode,
                                     ScatterDimensionNumbers, concatenate, dynamic_index_in_dim,
                                     dynamic_slice, dynamic_slice_in_dim, dynamic_update_index_in_dim,

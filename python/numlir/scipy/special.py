@@ -1,12 +1,12 @@
 """numlir.scipy.special: special functions, as jax.scipy.special."""
 
 from numlir._src.scipy.special import (digamma, entr, erf, erfc, erfcx, erfinv, expit, factorial, gamma,
-                                       gammaln, gammasgn, kl_div, log_softmax, loggamma, logit, logsumexp,
+                                       gammaln, gammasgn, i0, i0e, i1, i1e, kl_div, log_softmax, loggamma, logit, logsumexp,
                                        multigammaln, ndtr, poch, polygamma, rel_entr, softmax, xlog1py,
                                        xlogy, zeta)
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammaln",
-           "gammasgn", "kl_div", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
+           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
            "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402

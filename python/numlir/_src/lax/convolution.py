@@ -12,7 +12,7 @@ feature dimensions) live next to it.
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, Union
 
 from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src import transpose as tr
@@ -33,6 +33,10 @@ class ConvDimensionNumbers(NamedTuple):
     lhs_spec: Sequence[int]
     rhs_spec: Sequence[int]
     out_spec: Sequence[int]
+
+
+#: What ``dimension_numbers=`` accepts: three layout strings, a ConvDimensionNumbers, or None.
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
 
 
 def conv_general_permutations(dimension_numbers) -> tuple[tuple[int, ...], ...]:

@@ -151,7 +151,7 @@ def _reduce_window_chooser_jvp(prim, kind: str):
                         window_dilation=window_dilation)
         out_shape = core.get_aval(out).shape
         config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
-        xp = slicing.pad(x, ew.const(x, _identity(kind, core.get_aval(x).dtype)), config)
+        xp = slicing.pad(x, ew.const(x, monoid_identity(kind, core.get_aval(x).dtype)), config)
         tp = slicing.pad(t, ew.const(t, 0), config)
         better = ew.gt if kind == "max" else ew.lt
         best_x = best_t = None
@@ -277,7 +277,7 @@ def register_monoid(fn: Callable, kind: str) -> None:
     _MONOIDS[fn] = kind
 
 
-def _monoid_kind(computation) -> str | None:
+def monoid_kind(computation) -> str | None:
     """The reduction kind of a recognized computation, else None."""
     try:
         return _MONOIDS.get(traceback_util.unwrap(computation))
@@ -285,12 +285,14 @@ def _monoid_kind(computation) -> str | None:
         return None
 
 
-def _combine(kind: str, x, y):
+def monoid_combine(kind: str, x, y):
+    """``x`` and ``y`` combined by the ``kind`` reduction's operation."""
     return {"sum": ew.add, "prod": ew.mul, "max": ew.max, "min": ew.min,
             "and": ew.bitwise_and, "or": ew.bitwise_or}[kind](x, y)
 
 
-def _identity(kind: str, dtype: np.dtype):
+def monoid_identity(kind: str, dtype: np.dtype):
+    """The identity element of the ``kind`` reduction in ``dtype``."""
     if dtypes.is_bool(dtype):
         return kind in ("and", "min")
     if dtypes.is_float(dtype):
@@ -314,7 +316,7 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
         lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
     """
 
-    kind = _monoid_kind(computation)
+    kind = monoid_kind(computation)
     if kind is None:
         raise core.value_error(
             "reduce_window: unsupported computation "
@@ -341,6 +343,6 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
                           window_dilation)
     if not isinstance(init_value, core.Tracer):
         concrete = core.concrete_to_numpy(init_value)
-        if concrete.item() == _identity(kind, aval.dtype):
+        if concrete.item() == monoid_identity(kind, aval.dtype):
             return out
-    return _combine(kind, out, init_value)
+    return monoid_combine(kind, out, init_value)
