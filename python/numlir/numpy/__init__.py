@@ -9,6 +9,8 @@ Example::
 
 import numpy as _np
 
+ComplexWarning = _np.exceptions.ComplexWarning
+
 from numlir._src import dtypes as _dtypes
 from numlir._src.array import Array as ndarray
 from numlir._src.dlpack import from_dlpack
@@ -48,13 +50,16 @@ from numlir._src.numpy.ufuncs import (abs, absolute, add, bitwise_and, bitwise_n
 from numlir._src.numpy.logic import (allclose, array_equal, array_equiv, iscomplex, iscomplexobj, isclose,
                                     isin, isneginf, isposinf, isreal, isrealobj, isscalar, iterable, signbit)
 from numlir._src.numpy.float_ops import (angle, conj, conjugate, copysign, divmod, fabs, float_power, frexp,
-                                        gcd, imag, lcm, ldexp, modf, real, sinc, spacing)
+                                        gcd, i0, imag, lcm, ldexp, modf, real, sinc, spacing)
 from numlir._src.numpy.grids import (bartlett, blackman, copy, diag_indices, diag_indices_from, diagflat,
-                                    empty, empty_like, geomspace, hamming, hanning, indices, logspace,
-                                    meshgrid, tril_indices, tril_indices_from, triu_indices,
+                                    empty, empty_like, fromfunction, geomspace, hamming, hanning,
+                                    indices, kaiser, logspace, mask_indices, meshgrid, tril_indices, tril_indices_from, triu_indices,
                                     triu_indices_from, vander)
+from numlir._src.numpy.histograms_nd import histogram2d, histogramdd
+from numlir._src.numpy.placement import place, put, put_along_axis
+from numlir._src.numpy.bit_packing import packbits, unpackbits
 from numlir._src.numpy.editing import (append, broadcast_arrays, broadcast_shapes, concat, delete,
-                                      fill_diagonal, matrix_transpose, permute_dims, rollaxis, select,
+                                      fill_diagonal, insert, matrix_transpose, permute_dims, rollaxis, select,
                                       unstack)
 from numlir._src.numpy.statistics import (bincount, convolve, corrcoef, correlate, cov, cumulative_prod,
                                          cumulative_sum, diff, digitize, ediff1d, interp, nanargmax,
@@ -64,15 +69,16 @@ from numlir._src.numpy.products import cross, kron, matvec, vecdot, vecmat
 from numlir._src.numpy.selection import (argwhere, compress, extract, flatnonzero, intersect1d, nonzero,
                                         setdiff1d, setxor1d, trim_zeros, union1d, unique_all, unique_counts,
                                         unique_inverse, unique_values)
-from numlir._src.numpy.polynomials import poly, polyadd, polyder, polyint, polymul, polysub, polyval
+from numlir._src.numpy.polynomials import poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval
 from numlir._src.linalg.polyfit import polyfit
 from numlir._src.numpy.indices_and_shapes import (block, choose, gradient, histogram, histogram_bin_edges,
                                                  ix_, piecewise, ravel_multi_index, resize, unravel_index,
                                                  unwrap)
-from numlir._src.numpy.host_io import (array_repr, array_str, can_cast, einsum_path, frombuffer, fromiter,
+from numlir._src.numpy.host_io import (array_repr, array_str, can_cast, einsum_path, frombuffer, fromfile, fromiter,
                                       fromstring, get_printoptions, isdtype, load, printoptions, save, savez,
                                       set_printoptions)
 from numlir.numpy.vectorization import apply_along_axis, apply_over_axes, vectorize
+from numlir.numpy.ufunc_class import frompyfunc, ufunc
 
 bool_ = _np.bool_
 bool = bool_  # noqa: A001 - jax.numpy.bool, as in NumPy 2

@@ -1,5 +1,6 @@
-"""Rearranging and editing arrays: append, delete, rollaxis, permute_dims, matrix_transpose,
-unstack, concat, broadcast_arrays, broadcast_shapes, select and fill_diagonal."""
+"""Rearranging and editing arrays: append, insert, delete, rollaxis, permute_dims,
+matrix_transpose, unstack, concat, broadcast_arrays, broadcast_shapes, select and
+fill_diagonal."""
 
 from __future__ import annotations
 
@@ -18,6 +19,56 @@ def append(arr, values, axis: int | None = None):
     if axis is None:
         return joining.concatenate([reshaping.ravel(arr), reshaping.ravel(values)])
     return joining.concatenate([arr, values], axis=axis)
+
+
+def _insertion_order(obj, n: int, values, axis: int, ndim: int):
+    """For NumPy's insert: the values block (values moved to line up with ``axis``) and,
+    per result position along ``axis``, the index into ``concatenate([arr, block])``."""
+    if isinstance(obj, slice):
+        index = np.arange(*obj.indices(n))
+    else:
+        index = np.asarray(obj)
+        if index.dtype == bool:
+            raise ValueError("insert: boolean indices are not supported; pass integer indices")
+        index = index.astype(np.int64)
+    if np.any((index < -n) | (index > n)):
+        raise IndexError(f"insert: index {obj!r} is out of bounds for axis {axis} with size {n}")
+    index = np.where(index < 0, index + n, index)
+    values = reshaping.reshape(values, (1,) * (ndim - values.ndim) + values.shape) if values.ndim < ndim else values
+    if index.ndim == 0:  # a block of values.shape[axis] entries before one position
+        block = linalg_ops.moveaxis(values, 0, axis)
+        count = block.shape[axis]
+        new_positions = int(index) + np.arange(count)
+    else:
+        count = index.size
+        order = np.argsort(index.ravel(), kind="stable")
+        new_positions = np.empty(count, np.int64)
+        new_positions[order] = index.ravel()[order] + np.arange(count)
+        block = values
+    source = np.empty(n + count, np.int64)
+    is_new = np.zeros(n + count, bool)
+    is_new[new_positions] = True
+    source[~is_new] = np.arange(n)
+    source[new_positions] = n + np.arange(count)
+    return block, count, source
+
+
+def insert(arr, obj, values, axis: int | None = None):
+    """``arr`` with ``values`` inserted before the positions ``obj`` (an int, a slice or
+    concrete indices) along ``axis`` (of the flattened array when ``axis`` is None)."""
+    check_arraylike("insert", arr, values)
+    if isinstance(obj, core.Tracer):
+        raise TypeError("insert: the positions must be concrete (not traced)")
+    arr = creation.asarray(arr)
+    if axis is None:
+        arr, axis = reshaping.ravel(arr), 0
+    axis = operator.index(axis) % max(arr.ndim, 1)
+    values = creation.asarray(values).astype(dtype_of(arr))
+    block, count, source = _insertion_order(obj, arr.shape[axis], values, axis, arr.ndim)
+    shape = arr.shape[:axis] + (count,) + arr.shape[axis + 1:]
+    block = reshaping.broadcast_to(block, shape)
+    joined = joining.concatenate([arr, block], axis=axis)
+    return joining.take(joined, creation.asarray(source.astype(np.int32)), axis=axis)
 
 
 def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):

@@ -1,5 +1,5 @@
 """More elementwise functions on floats and integers: copysign, fabs, float_power, frexp,
-ldexp, modf, spacing, sinc, divmod, gcd, lcm, and real/imag/conj/angle (of real arrays,
+ldexp, modf, spacing, sinc, i0, divmod, gcd, lcm, and real/imag/conj/angle (of real arrays,
 until numlir has complex dtypes)."""
 
 from __future__ import annotations
@@ -7,10 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import dtypes
-from numlir._src.lax import bits, control_flow
+from numlir._src.lax import bessel, bits, control_flow
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.logic import signbit
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_arrays_inexact
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0, ``I0(x)``."""
+    (x,) = promote_arrays_inexact("i0", x)
+    return ufuncs.exp(ufuncs.abs(x)) * bessel.bessel_i0e(x)
 
 
 def copysign(x1, x2, /):

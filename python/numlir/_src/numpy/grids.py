@@ -10,6 +10,8 @@ import numpy as np
 
 from numlir._src import dtypes
 from numlir._src.numpy import creation, joining, linalg_ops, reshaping, ufuncs
+from numlir._src.numpy.float_ops import i0
+from numlir._src.numpy.selection import nonzero
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args_inexact
 
 
@@ -66,8 +68,20 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
     return out
 
 
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function(*grids, **kwargs)`` on the index grids of ``shape`` (of ``dtype``)."""
+    shape = tuple(int(d) for d in shape)
+    return function(*indices(shape, dtype=dtype), **kwargs) if shape else function(**kwargs)
+
+
+def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
+    """The indices where ``mask_func(ones((n, n)), k)`` is nonzero (``triu``, ``tril``...)."""
+    return nonzero(mask_func(creation.ones((int(n), int(n)), dtypes.default_int_dtype()), k), size=size)
+
+
 def _index_pair(rows, cols):
-    return creation.asarray(rows.astype(np.int32)), creation.asarray(cols.astype(np.int32))
+    idt = dtypes.default_int_dtype()  # jax's indices have the default integer dtype
+    return creation.asarray(rows.astype(idt)), creation.asarray(cols.astype(idt))
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None):
@@ -101,7 +115,7 @@ def diag_indices(n: int, ndim: int = 2):
     """The indices of the main diagonal of an ``(n,) * ndim`` array: ``ndim`` copies of ``arange(n)``."""
     if n < 0 or ndim < 0:
         raise ValueError(f"n and ndim must be non-negative, got n={n}, ndim={ndim}")
-    return (creation.arange(int(n), dtype=np.int32),) * int(ndim)
+    return (creation.arange(int(n), dtype=dtypes.default_int_dtype()),) * int(ndim)
 
 
 def diag_indices_from(arr):
@@ -184,3 +198,13 @@ def hamming(M: int):
 def hanning(M: int):
     """The Hann window of ``M`` points."""
     return _window("hanning", M, lambda n, M: 0.5 - 0.5 * ufuncs.cos(2 * np.pi * n / (M - 1)))
+
+
+def kaiser(M: int, beta):
+    """The Kaiser window of ``M`` points with shape parameter ``beta``."""
+    def formula(n, M):
+        alpha = (M - 1) / 2.0
+        b = creation.asarray(beta).astype(n.dtype)
+        return i0(b * ufuncs.sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(b)
+
+    return _window("kaiser", M, formula)

@@ -52,6 +52,12 @@ def fromstring(string: str, dtype=float, count: int = -1, *, sep: str):
     return creation.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
+def fromfile(file, dtype=float, count: int = -1, sep: str = "", offset: int = 0):
+    """An array from a binary or text file, read on the host when called (jax.numpy refuses
+    this; like frombuffer, under jit the contents become a constant of the trace)."""
+    return creation.asarray(np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset))
+
+
 def fromiter(iterable, dtype, count: int = -1):
     """An array from the values of an iterable (read on the host)."""
     return creation.asarray(np.fromiter(iterable, dtype=dtype, count=count))

@@ -255,7 +255,8 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     index = sorting.searchsorted(edges, flat, side="right")
     index = ufuncs.where(flat == edges[-1], reshaping.size(edges) - 1, index)
     nbins = reshaping.size(edges) - 1
-    w = creation.ones(flat.shape, dtypes.default_float_dtype()) if weights is None else reshaping.ravel(
+    # Unweighted counts take the bin edges' dtype (a's, made inexact), as jax's do.
+    w = creation.ones(flat.shape, dtype_of(edges)) if weights is None else reshaping.ravel(
         creation.asarray(weights))
     inside = (index >= 1) & (index <= nbins)
     counts = creation.zeros((nbins,), dtype_of(w)).at[ufuncs.where(inside, index - 1, nbins)].add(w, mode="drop")

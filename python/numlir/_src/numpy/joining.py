@@ -735,9 +735,10 @@ def _tri_mask(n, m, k, upper_diag=False):
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
-    """An ``N x M`` array with ones at and below the ``k``-th diagonal."""
+    """An ``N x M`` array with ones at and below the ``k``-th diagonal (float32 unless
+    ``dtype`` says otherwise, with or without x64, as jax's)."""
     M = N if M is None else M
-    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    dtype = dtypes.canonicalize_dtype(dtype or np.float32)
     return ew.convert_element_type(_tri_mask(int(N), int(M), k), dtype)
 
 

@@ -1,5 +1,5 @@
 """Polynomials as coefficient arrays, highest power first (NumPy's poly1d convention):
-polyval, polyadd, polysub, polymul, polyder, polyint, poly."""
+polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, poly."""
 
 from __future__ import annotations
 
@@ -57,6 +57,27 @@ def polymul(a1, a2, *, trim_leading_zeros: bool = False):
         return creation.zeros((1,), np.result_type(dtype_of(a1), dtype_of(a2)))
     a1, a2 = promote_dtypes_inexact(a1, a2)
     return convolve(a1, a2, mode="full")
+
+
+def polydiv(u, v, *, trim_leading_zeros: bool = False):
+    """The quotient and remainder of dividing polynomial ``u`` by ``v`` (long division). The
+    remainder keeps ``u``'s length, its leading entries zero, unless ``trim_leading_zeros``
+    (which needs concrete values) drops those within sqrt(eps) of zero, as jax's does."""
+    u, v = promote_dtypes_inexact(_vector("polydiv", u), _vector("polydiv", v))
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1 / v[0]
+    q = creation.zeros((max(m - n + 1, 1),), dtype_of(u))
+    r = u
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q = q.at[k].set(d)
+        r = r.at[k:k + n + 1].add(-d * v)
+    if trim_leading_zeros:
+        values = np.asarray(r)
+        tol = np.sqrt(np.finfo(values.dtype).eps)
+        first = next((i for i, c in enumerate(values) if abs(c) > tol), len(values))
+        r = r[first:]
+    return q, r
 
 
 def polyder(p, m: int = 1):

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.numpy import creation, cumulative, joining, reductions, reshaping, sorting, ufuncs
 from numlir._src.numpy.logic import isin
 from numlir._src.numpy.util import check_arraylike, dtype_of
@@ -40,17 +40,19 @@ def _static_size(name: str, mask, size):
 
 
 def _true_positions(mask_flat, size: int):
-    """The flat positions of the first ``size`` True entries (int32), and which slots hold one."""
+    """The flat positions of the first ``size`` True entries (of the default integer dtype,
+    as jax's indices are), and which slots hold one."""
     n = reshaping.size(mask_flat)
-    ranks = cumulative.cumsum(mask_flat.astype(np.int32)) - 1
-    target = ufuncs.where(mask_flat, ranks, np.int32(size))
-    positions = creation.zeros((size,), np.int32).at[target].set(creation.arange(n, dtype=np.int32), mode="drop")
-    filled = creation.arange(size, dtype=np.int32) < reductions.sum(mask_flat.astype(np.int32))
+    idt = dtypes.default_int_dtype()
+    ranks = cumulative.cumsum(mask_flat.astype(idt)) - 1
+    target = ufuncs.where(mask_flat, ranks, idt.type(size))
+    positions = creation.zeros((size,), idt).at[target].set(creation.arange(n, dtype=idt), mode="drop")
+    filled = creation.arange(size, dtype=idt) < reductions.sum(mask_flat.astype(idt))
     return positions, filled
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None):
-    """The indices of the nonzero elements, one int32 array per dimension."""
+    """The indices of the nonzero elements, one integer array per dimension."""
     check_arraylike("nonzero", a)
     a = creation.asarray(a)
     if a.ndim == 0:
@@ -63,10 +65,11 @@ def nonzero(a, *, size: int | None = None, fill_value=None):
     if len(fills) != a.ndim:
         raise ValueError(f"fill_value must be a scalar or a tuple of length {a.ndim}; got {fill_value}")
     coords, rest = [], positions
+    idt = dtype_of(positions)
     for dim, fill in zip(reversed(a.shape), reversed(fills)):
-        coord = rest % np.int32(max(dim, 1))
-        rest = rest // np.int32(max(dim, 1))
-        coords.append(coord if fill is None else ufuncs.where(filled, coord, creation.asarray(fill).astype(np.int32)))
+        coord = rest % idt.type(max(dim, 1))
+        rest = rest // idt.type(max(dim, 1))
+        coords.append(coord if fill is None else ufuncs.where(filled, coord, creation.asarray(fill).astype(idt)))
     return tuple(reversed(coords))
 
 

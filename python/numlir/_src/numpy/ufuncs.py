@@ -239,11 +239,17 @@ def isfinite(x, /):
     return ew.lt(ew.abs(x), ew.convert_element_type(np.inf, dtype_of(x), True))
 
 
-def where(condition, x=None, y=None, /):
-    """``x`` where ``condition`` else ``y``, broadcasting all three (the 1-argument form is not supported)."""
+def where(condition, x=None, y=None, /, *, size: int | None = None, fill_value=None):
+    """``x`` where ``condition`` else ``y``, broadcasting all three; with ``condition`` alone,
+    ``nonzero(condition, size=size, fill_value=fill_value)``."""
+    if x is None and y is None:
+        from numlir._src.numpy.selection import nonzero  # noqa: PLC0415 - selection builds on ufuncs
+
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
-        raise NotImplementedError("numlir.numpy.where(condition) with one argument needs dynamic "
-                                  "shapes; pass x and y")
+        raise TypeError("where: pass both x and y, or neither (then it is nonzero(condition))")
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where function.")
     check_arraylike("where", condition, x, y)
     x, y = promote_dtypes(x, y)
     condition, x, y = promote_shapes("where", _to_bool(condition), x, y, check_rank=False)
