@@ -40,6 +40,8 @@ from numlir._src.lax.special import (digamma, digamma_p, erf, erf_inv, erf_inv_p
                                      lgamma_p)
 from numlir._src.lax.special import erfc, erfc_p, polygamma, polygamma_p, zeta, zeta_p
 from numlir._src.lax.mulhi import mulhi
+from numlir._src.lax.incomplete_beta import betainc
+from numlir._src.lax.incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
 from numlir._src.lax.array_helpers import broadcast_like, shape_as_value, stack, stage
 from numlir._src.lax.ragged_dot import ragged_dot
 from numlir._src.lax.dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike

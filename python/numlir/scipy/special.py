@@ -1,13 +1,14 @@
 """numlir.scipy.special: special functions, as jax.scipy.special."""
 
-from numlir._src.scipy.special import (digamma, entr, erf, erfc, erfcx, erfinv, expit, factorial, gamma,
-                                       gammaln, gammasgn, i0, i0e, i1, i1e, kl_div, log_softmax, loggamma, logit, logsumexp,
-                                       multigammaln, ndtr, poch, polygamma, rel_entr, softmax, xlog1py,
-                                       xlogy, zeta)
+from numlir._src.scipy.special import (beta, betainc, betaln, digamma, entr, erf, erfc, erfcx, erfinv, expit,
+                                       factorial, gamma, gammainc, gammaincc, gammaln, gammasgn, i0, i0e, i1,
+                                       i1e, kl_div, log_softmax, loggamma, logit, logsumexp, multigammaln, ndtr,
+                                       poch, polygamma, rel_entr, softmax, xlog1py, xlogy, zeta)
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammaln",
-           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
-           "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "expit", "factorial",
+           "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
+           "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "poch", "polygamma",
+           "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

@@ -34,17 +34,28 @@ def unary(name: str, impl: Callable, accepted=(tc.FLOAT,)) -> core.Primitive:
     return prim
 
 
-def binary(name: str, impl: Callable, accepted=(tc.FLOAT,)) -> core.Primitive:
+def elementwise(name: str, impl: Callable, arity: int, accepted=(tc.FLOAT,)) -> core.Primitive:
     """Operands of one dtype, with lax's broadcasting of rank-0 operands."""
     prim = core.Primitive(name)
-    prim.def_abstract_eval(ew._binary_abstract_eval(name, accepted))
+
+    @prim.def_abstract_eval
+    def _abstract_eval(*avals: core.ShapedArray) -> core.ShapedArray:
+        dtype = tc.check_same_dtypes(name, list(avals))
+        tc.check_dtype(name, avals[0], accepted)
+        shape = tc.broadcasting_shape(name, list(avals))
+        return core.ShapedArray(shape, dtype, all(a.weak_type for a in avals))
 
     @prim.def_lowering
-    def _lowering(ctx, a, b):
-        a, b = ew._broadcast_operands(ctx, a, b)
+    def _lowering(ctx, *operands):
+        operands = ew._broadcast_operands(ctx, *operands)
         out = ctx.avals_out[0].strip_weak_type()
-        closed = core.trace_to_graph(lambda u, v: [impl(u, v)], [out, out])
-        return ctx.inline(closed, [a, b])[0]
+        closed = core.trace_to_graph(lambda *vs: [impl(*vs)], [out] * arity)
+        return ctx.inline(closed, list(operands))[0]
 
     batching.defbroadcasting(prim)
     return prim
+
+
+def binary(name: str, impl: Callable, accepted=(tc.FLOAT,)) -> core.Primitive:
+    """Two operands of one dtype, with lax's broadcasting of rank-0 operands."""
+    return elementwise(name, impl, 2, accepted)

@@ -6,9 +6,11 @@ and runs the rejection loop alone; ``a < 1`` samples ``a + 1`` and scales by
 ``u ** (1 / a)``. The loop of one element is traced once and batched over all
 of them, so the same key gives jax's values.
 
-Differentiating a sample with respect to ``a`` needs the derivative of the
-gamma CDF's inverse (jax's ``random_gamma_grad``), which numlir does not have
-yet; it raises rather than returning a zero or a biased pathwise derivative.
+A sample is differentiable in ``a`` as jax's is: at a fixed CDF value
+``P(a, x) = u`` the sample moves by ``dx/da = -(dP/da)/(dP/dx)``
+(lax.random_gamma_grad), however the rejection loop found it. The loop runs on
+``stop_gradient(a)``, and the primitive ``gamma_implicit_derivative`` attaches
+that derivative to its result.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes
+from numlir._src import ad, batching, core, dtypes
 from numlir._src.array import Array
 from numlir._src.jit import jit
-from numlir._src.lax import control_flow
+from numlir._src.lax import control_flow, incomplete_gamma
 from numlir._src.lax import elementwise as ew
 from numlir._src.numpy import reductions, reshaping, ufuncs
 from numlir._src.random import prng
@@ -29,7 +31,38 @@ from numlir._src.random.distributions import (_exponential_impl, _float_dtype, _
 from numlir._src.random.keys import canonical_shape
 from numlir._src.random.transformed import _as, _sample_shape
 
-_NO_GRAD = "differentiating gamma samples with respect to the shape parameter `a`"
+implicit_derivative_p = core.Primitive("gamma_implicit_derivative")
+
+
+@implicit_derivative_p.def_abstract_eval
+def _implicit_abstract_eval(a, sample, *, log_space):
+    return sample
+
+
+@implicit_derivative_p.def_lowering
+def _implicit_lowering(ctx, a, sample, *, log_space):
+    return sample
+
+
+def _implicit_jvp(primals, tangents, *, log_space):
+    a, sample = primals
+    out = implicit_derivative_p.bind(a, sample, log_space=log_space)
+    ta, ts = tangents
+    t_out = ts
+    if not isinstance(ta, ad.Zero):
+        if log_space:
+            # d log x = dx / x; exp(log x) may underflow to 0, so it is kept at the smallest normal
+            x = ufuncs.maximum(ufuncs.exp(sample), np.asarray(np.finfo(core.get_aval(sample).dtype).tiny,
+                                                              core.get_aval(sample).dtype))
+            slope = incomplete_gamma.random_gamma_grad(a, x) / x
+        else:
+            slope = incomplete_gamma.random_gamma_grad(a, sample)
+        t_out = ad.add_any(t_out, ew.mul(ta, slope))
+    return out, t_out
+
+
+ad.defjvp_rule(implicit_derivative_p, _implicit_jvp)
+batching.defbroadcasting(implicit_derivative_p)
 
 
 def _gamma_one(key, alpha, log_space: bool):
@@ -72,15 +105,16 @@ def _gamma_one(key, alpha, log_space: bool):
 
 
 def _gamma_impl(key, a, shape, dtype, log_space):
-    a = reshaping.broadcast_to(_as(dtype, ew.no_derivative(a, _NO_GRAD)), shape)
+    a = reshaping.broadcast_to(_as(dtype, a), shape)
     n = int(np.prod(shape, dtype=np.int64))
     if n == 0:
         return a
     keys = prng.split(key, (n,))
     one = core.trace_to_graph(lambda k, x: [_gamma_one(k, x, log_space)],
                               [core.ShapedArray((2,), np.dtype(np.uint32)), core.ShapedArray((), dtype)])
-    (samples,) = batching.batch_graph_fn(one, n, [0, 0], [True])(keys, reshaping.reshape(a, (n,)))
-    return reshaping.reshape(samples, shape)
+    fixed = reshaping.reshape(ew.stop_gradient(a), (n,))
+    (samples,) = batching.batch_graph_fn(one, n, [0, 0], [True])(keys, fixed)
+    return implicit_derivative_p.bind(a, reshaping.reshape(samples, shape), log_space=log_space)
 
 
 _gamma = jit(_gamma_impl, static_argnums=(2, 3, 4))

@@ -1,5 +1,5 @@
 """jax.scipy.special on numlir: the logistic pair, x*log(y) forms, entropies, gamma-family
-functions, erf/erfc/erfcx and ndtr, the modified Bessel functions i0/i1 (and their
+functions (with the incomplete gamma and beta functions), erf/erfc/erfcx and ndtr, the modified Bessel functions i0/i1 (and their
 scaled forms), softmax and logsumexp.
 
 erfc and erfcx are accurate in the tail, where ``1 - erf(x)`` cancels: both use
@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src.lax import bessel as lax_bessel
+from numlir._src.lax import incomplete_beta, incomplete_gamma
 from numlir._src.lax import special as lax_special
 from numlir._src.lax.elementwise import logistic
 from numlir._src.nn.functions import logsumexp as _logsumexp
-from numlir._src.numpy import creation, reductions, ufuncs
+from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import dtype_of, promote_arrays_inexact
 
 
@@ -101,6 +102,40 @@ def gamma(x):
     """The gamma function, ``gammasgn(x) * exp(gammaln(x))``."""
     (x,) = promote_arrays_inexact("gamma", x)
     return gammasgn(x) * ufuncs.exp(lax_special.lgamma(x))
+
+
+def betaln(a, b):
+    """``log |B(a, b)|``, the log of the absolute beta function."""
+    a, b = promote_arrays_inexact("betaln", a, b)
+    return lax_special.lgamma(a) + lax_special.lgamma(b) - lax_special.lgamma(a + b)
+
+
+def beta(a, b):
+    """The beta function ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``."""
+    a, b = promote_arrays_inexact("beta", a, b)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * ufuncs.exp(betaln(a, b))
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)``."""
+    a, x = promote_arrays_inexact("gammainc", a, x)
+    a, x = (reshaping.broadcast_to(v, np.broadcast_shapes(a.shape, x.shape)) for v in (a, x))
+    return incomplete_gamma.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    a, x = promote_arrays_inexact("gammaincc", a, x)
+    a, x = (reshaping.broadcast_to(v, np.broadcast_shapes(a.shape, x.shape)) for v in (a, x))
+    return incomplete_gamma.igammac(a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)``."""
+    a, b, x = promote_arrays_inexact("betainc", a, b, x)
+    shape = np.broadcast_shapes(a.shape, b.shape, x.shape)
+    return incomplete_beta.betainc(*(reshaping.broadcast_to(v, shape) for v in (a, b, x)))
 
 
 def digamma(x):
