@@ -60,6 +60,7 @@ LAYER_OF = {
     # the factorizations carry custom_jvp rules, so they and their users sit with the api
     "numlir._src.linalg": "api",
     "numlir._src.scipy.linalg": "api",
+    "numlir._src.scipy.multivariate_normal": "api",
     "numlir._src.random.matrix_samplers": "api",
     "numlir._src.dlpack": "runtime",
     "numlir._src.compilation_cache": "core",

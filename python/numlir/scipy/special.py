@@ -2,12 +2,12 @@
 
 from numlir._src.scipy.special import (beta, betainc, betaln, digamma, entr, erf, erfc, erfcx, erfinv, expit,
                                        factorial, gamma, gammainc, gammaincc, gammaln, gammasgn, i0, i0e, i1,
-                                       i1e, kl_div, log_softmax, loggamma, logit, logsumexp, multigammaln, ndtr,
-                                       poch, polygamma, rel_entr, softmax, xlog1py, xlogy, zeta)
+                                       i1e, kl_div, log_ndtr, log_softmax, loggamma, logit, logsumexp, multigammaln,
+                                       ndtr, ndtri, poch, polygamma, rel_entr, softmax, xlog1py, xlogy, zeta)
 
 __all__ = ["beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "expit", "factorial",
            "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
-           "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "poch", "polygamma",
+           "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
            "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402

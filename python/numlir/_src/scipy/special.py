@@ -236,6 +236,45 @@ def ndtr(x):
     return 0.5 * erfc(-x * np.asarray(1 / np.sqrt(2), dtype_of(x)))
 
 
+def log_ndtr(x, series_order: int = 3):
+    """``log Phi(x)``, accurate in both tails: through erfcx below -1, log1p(-Phi(-x)) above
+    0 (``series_order`` is accepted for jax's signature; the tails need no series here)."""
+    (x,) = promote_arrays_inexact("log_ndtr", x)
+    dtype = dtype_of(x)
+    r = -x * np.asarray(1 / np.sqrt(2), dtype)
+    lower = np.asarray(np.log(0.5), dtype) + ufuncs.log(erfcx(ufuncs.maximum(r, np.asarray(0.5, dtype)))) - r * r
+    upper = ufuncs.log1p(-ndtr(-x))
+    middle = ufuncs.log(ndtr(x))
+    return ufuncs.where(x < -1, lower, ufuncs.where(x > 0, upper, middle))
+
+
+_NDTRI_NEWTON_STEPS = 4
+
+
+def ndtri(p):
+    """The inverse of the standard normal CDF. A first guess (the inverse error function in
+    the middle, the tail's asymptotic form below p = sqrt(eps)) is polished by Newton steps on
+    ``log_ndtr(z) = log p``, which keep full relative precision down to the smallest p."""
+    (p,) = promote_arrays_inexact("ndtri", p)
+    dtype = dtype_of(p)
+    c = lambda v: np.asarray(v, dtype)  # noqa: E731
+    upper = p > 0.5
+    q = ufuncs.where(upper, 1 - p, p)  # exact for p >= 0.5; the lower half's z, negated later
+    safe_q = ufuncs.clip(q, c(np.finfo(dtype).tiny), c(0.5))
+    central = c(np.sqrt(2)) * lax_special.erf_inv(2 * safe_q - 1)
+    log_q = ufuncs.log(safe_q)
+    s = -2 * log_q
+    tail = -ufuncs.sqrt(ufuncs.maximum(s - ufuncs.log(s) - c(np.log(2 * np.pi)), c(0.0)))
+    z = ufuncs.where(safe_q < c(np.sqrt(np.finfo(dtype).eps)), tail, central)
+    for _ in range(_NDTRI_NEWTON_STEPS):
+        log_cdf = log_ndtr(z)
+        slope = ufuncs.exp(-0.5 * z * z - c(0.5 * np.log(2 * np.pi)) - log_cdf)  # d log Phi / dz
+        z = z - (log_cdf - log_q) / slope
+    z = ufuncs.where(upper, -z, z)
+    z = ufuncs.where(p == 0, c(-np.inf), ufuncs.where(p == 1, c(np.inf), z))
+    return ufuncs.where((p < 0) | (p > 1) | ufuncs.isnan(p), c(np.nan), z)
+
+
 def softmax(x, /, *, axis=None):
     """``exp(x) / sum(exp(x), axis)`` (over every axis by default, as jax.scipy's)."""
     (x,) = promote_arrays_inexact("softmax", x)

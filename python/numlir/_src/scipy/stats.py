@@ -42,18 +42,9 @@ def norm_cdf(x, loc=0, scale=1):
     return special.ndtr(z)
 
 
-def _log_ndtr(z):
-    """log Phi(z), accurate in both tails: through erfcx below -1, log1p(-Phi(-z)) above 0."""
-    r = -z * _const(z, 1 / np.sqrt(2))
-    lower = _const(z, np.log(0.5)) + ufuncs.log(special.erfcx(ufuncs.maximum(r, _const(z, 0.5)))) - r * r
-    upper = ufuncs.log1p(-special.ndtr(-z))
-    middle = ufuncs.log(special.ndtr(z))
-    return ufuncs.where(z < -1, lower, ufuncs.where(z > 0, upper, middle))
-
-
 def norm_logcdf(x, loc=0, scale=1):
     z, _ = _standardize("norm.logcdf", x, loc, scale)
-    return _log_ndtr(z)
+    return special.log_ndtr(z)
 
 
 def norm_sf(x, loc=0, scale=1):
@@ -63,7 +54,7 @@ def norm_sf(x, loc=0, scale=1):
 
 def norm_logsf(x, loc=0, scale=1):
     z, _ = _standardize("norm.logsf", x, loc, scale)
-    return _log_ndtr(-z)
+    return special.log_ndtr(-z)
 
 
 # --- expon -----------------------------------------------------------------------------------

@@ -8,3 +8,4 @@ from numlir._src.scipy.stats import (  # noqa: F401
     norm_pdf as pdf,
     norm_sf as sf,
 )
+from numlir._src.scipy.continuous_distributions import norm_isf as isf, norm_ppf as ppf  # noqa: F401
