@@ -29,6 +29,7 @@ from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
+from numlir._src.custom_gradient import closure_convert, custom_gradient
 from numlir._src.reverse_mode import grad, hessian, jacrev, value_and_grad, vjp
 from numlir._src.linear_transpose import linear_transpose
 from numlir._src.saved_executable import LoadedExecutable, SavedExecutableError
@@ -51,7 +52,7 @@ __all__ = [
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
-    "custom_derivatives", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
+    "closure_convert", "custom_derivatives", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]
 

@@ -55,6 +55,7 @@ LAYER_OF = {
     "numlir._src.vmap": "api",
     "numlir._src.checkpoint": "api",
     "numlir._src.custom_derivatives": "api",
+    "numlir._src.custom_gradient": "api",
     "numlir._src.introspection": "api",
     "numlir._src.linear_transpose": "api",
     # the factorizations carry custom_jvp rules, so they and their users sit with the api
