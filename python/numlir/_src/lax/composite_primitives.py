@@ -18,11 +18,7 @@ from numlir._src.lax import type_checks as tc
 
 def unary(name: str, impl: Callable, accepted=(tc.FLOAT,)) -> core.Primitive:
     prim = core.Primitive(name)
-
-    @prim.def_abstract_eval
-    def _abstract_eval(x: core.ShapedArray) -> core.ShapedArray:
-        tc.check_dtype(name, x, accepted)
-        return x
+    prim.def_abstract_eval(ew._unary_abstract_eval(name, accepted))
 
     @prim.def_lowering
     def _lowering(ctx, x):

@@ -16,13 +16,17 @@ from numlir._src.lowering import tensor_type
 # --- Unary ------------------------------------------------------------------------
 
 
-def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
-    prim = core.Primitive(name)
-
-    @prim.def_abstract_eval
-    def _abstract_eval(x: core.ShapedArray) -> core.ShapedArray:
+def _unary_abstract_eval(name, accepted):
+    def rule(x: core.ShapedArray) -> core.ShapedArray:
         tc.check_dtype(name, x, accepted)
         return x
+
+    return rule
+
+
+def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
+    prim = core.Primitive(name)
+    prim.def_abstract_eval(_unary_abstract_eval(name, accepted))
 
     @prim.def_lowering
     def _lowering(ctx, x):

@@ -38,7 +38,7 @@ def _monoid_reduce(kind: str, operand, init, dims):
     if dtypes.is_bool(aval.dtype):  # on bool, + is `or` and * is `and`
         kind = {"sum": "or", "prod": "and"}.get(kind, kind)
     elif kind in ("and", "or"):
-        return None  # bitwise reductions of integers: the generic tree
+        return None  # bitwise reductions of integers: the generic fold
     out = _PRIMITIVES[kind](operand, dims)
     if not isinstance(init, core.Tracer) and core.concrete_to_numpy(
         init
@@ -99,7 +99,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: S
         raise core.shape_error(
             f"reduce: operands must have one shape, got {[a.str_short() for a in avals]}"
         )
-    dims = tc.canonical_axes("reduce", dimensions, avals[0].ndim)
+    dims = tuple(sorted(tc.canonical_axes("reduce", dimensions, avals[0].ndim)))  # XLA's loop order
     cast = []
     for init, aval in zip(inits, avals):
         init_aval = core.get_aval(init)

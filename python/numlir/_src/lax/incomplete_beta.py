@@ -19,6 +19,7 @@ from numlir._src.lax import (
     composite_primitives,
     control_flow,
     float_math,
+    lentz,
     reduction,
     shape_ops,
     special,
@@ -32,12 +33,7 @@ _MAX_STEPS = 2000
 def _fraction(a, b, x):
     """The continued fraction's value, where it converges (x < (a+1)/(a+b+2))."""
     dtype = core.get_aval(a).dtype
-    eps = const(a, np.finfo(dtype).eps)
-    tiny = const(a, np.finfo(dtype).tiny * 16)
-    one = const(a, 1.0)
-
-    def guard(v):
-        return ew.select(ew.lt(ew.abs(v), tiny), tiny, v)
+    eps, tiny, one, guard = lentz.constants(a)
 
     def step(c, d, coefficient):
         d = ew.div(one, guard(ew.add(one, ew.mul(coefficient, d))))

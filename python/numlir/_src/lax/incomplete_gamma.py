@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import ad, core
-from numlir._src.lax import composite_primitives, control_flow, special
+from numlir._src.lax import composite_primitives, control_flow, lentz, special
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
 from numlir._src.lax.elementwise import const
@@ -77,12 +77,7 @@ def _series(a, x):
 def _continued_fraction(a, x):
     """``(h, dh/da)`` of the continued fraction for Q, by the modified Lentz method."""
     dtype = core.get_aval(a).dtype
-    eps = const(a, np.finfo(dtype).eps)
-    tiny = const(a, np.finfo(dtype).tiny * 16)
-    one = const(a, 1.0)
-
-    def guard(v):
-        return ew.select(ew.lt(ew.abs(v), tiny), tiny, v)
+    eps, tiny, one, guard = lentz.constants(a)
 
     def cond(state):
         i = state[0]
@@ -135,7 +130,6 @@ def _evaluate(a, x, want: str):
     """P, Q, dP/da or -(dP/da)/(dP/dx) at (a, x), in the compute dtype, with JAX's special
     values (except that dP/da is 0, not NaN, at x = inf, where P is 1 for every a, and
     that P(0, x) is 1 for every x > 0, where jax gives NaN below x = 1)."""
-    dtype = core.get_aval(a).dtype
     one, zero = const(a, 1.0), const(a, 0.0)
     use_series = ew.bitwise_or(ew.lt(x, ew.add(a, one)), ew.lt(x, one))
     valid = ew.bitwise_and(ew.gt(a, zero), ew.gt(x, zero))

@@ -97,33 +97,23 @@ def gamma_logsf(x, a, loc=0, scale=1):
     return ufuncs.log(gamma_sf(x, a, loc, scale))
 
 
-def _chi2_args(name, x, df, loc, scale):
-    x, df, loc, scale = promote_arrays_inexact(name, x, df, loc, scale)
-    return x, df / 2, loc, scale * 2
+def _chi2(gamma_function, name: str):
+    """chi2(df) is gamma(df / 2) with twice the scale."""
+
+    def fn(x, df, loc=0, scale=1):
+        x, df, loc, scale = promote_arrays_inexact(f"chi2.{name}", x, df, loc, scale)
+        return gamma_function(x, df / 2, loc, scale * 2)
+
+    fn.__name__ = f"chi2_{name}"
+    return fn
 
 
-def chi2_logpdf(x, df, loc=0, scale=1):
-    return gamma_logpdf(*_chi2_args("chi2.logpdf", x, df, loc, scale))
-
-
-def chi2_pdf(x, df, loc=0, scale=1):
-    return gamma_pdf(*_chi2_args("chi2.pdf", x, df, loc, scale))
-
-
-def chi2_cdf(x, df, loc=0, scale=1):
-    return gamma_cdf(*_chi2_args("chi2.cdf", x, df, loc, scale))
-
-
-def chi2_sf(x, df, loc=0, scale=1):
-    return gamma_sf(*_chi2_args("chi2.sf", x, df, loc, scale))
-
-
-def chi2_logcdf(x, df, loc=0, scale=1):
-    return gamma_logcdf(*_chi2_args("chi2.logcdf", x, df, loc, scale))
-
-
-def chi2_logsf(x, df, loc=0, scale=1):
-    return gamma_logsf(*_chi2_args("chi2.logsf", x, df, loc, scale))
+chi2_logpdf = _chi2(gamma_logpdf, "logpdf")
+chi2_pdf = _chi2(gamma_pdf, "pdf")
+chi2_cdf = _chi2(gamma_cdf, "cdf")
+chi2_sf = _chi2(gamma_sf, "sf")
+chi2_logcdf = _chi2(gamma_logcdf, "logcdf")
+chi2_logsf = _chi2(gamma_logsf, "logsf")
 
 
 # --- gennorm, pareto, t ----------------------------------------------------------------------------
