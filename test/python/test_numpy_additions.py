@@ -292,3 +292,11 @@ def test_three_argument_where_takes_no_size():
         jnp.where(A > 0, 1, 2, size=3)
     with pytest.raises(TypeError, match="both x and y"):
         jnp.where(A > 0, 1)
+
+
+def test_shift_operators_on_arrays_match_jax():
+    a = np.array([5, -8, 3, 40], np.int32)
+    for expression in ("x >> 1", "x << 2", "3 << x % 4", "16 >> (x % 3 + 3)", "x >> np.int32(2)"):
+        got = eval(expression, {"x": jnp.asarray(a), "np": np})
+        want = eval(expression, {"x": jjnp.asarray(a), "np": np})
+        assert_same(got, want)

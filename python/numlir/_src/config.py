@@ -75,6 +75,21 @@ class Flags:
     cpu_opt_level: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_OPT_LEVEL", 3)
     )
+    #: LLVM optimization level for small eager ops on the CPU
+    #: (NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL, 0-3; -1, the default, means cpu_opt_level):
+    #: a single primitive without sub-graphs, other than a contraction or convolution,
+    #: whose operands and results are each at most ``cpu_small_eager_bytes``. LLVM's
+    #: work is most of an eager op's ~35 ms compile, and such an op runs in microseconds
+    #: at any level; without fast-math flags no level changes a result's bits
+    #: (test_eager_opt_level.py). Being measured before it becomes the default.
+    cpu_small_eager_opt_level: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL", -1, minimum=-1)
+    )
+    #: The largest operand or result, in bytes, of a small eager op (above;
+    #: NUMLIR_CPU_SMALL_EAGER_BYTES, default 64 KiB).
+    cpu_small_eager_bytes: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_BYTES", 64 << 10, minimum=0)
+    )
     #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL, default on). Off, the
     #: W7 DCGAN step's LLVM time drops about 4x; the runtime cost is being measured
     #: (docs/design-decisions.md) before it becomes the default.

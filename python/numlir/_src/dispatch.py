@@ -133,7 +133,9 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
         stats["eager_cache_misses"] += 1
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
         log_compile(prim.name, in_avals)
-        entry = (get_backend().compile(text, name=prim.name), out_avals)
+        backend = get_backend()
+        options = backend.eager_options(prim.name, in_avals, out_avals)
+        entry = (backend.compile(text, name=prim.name, options=options), out_avals)
         stats["compiles"] += 1
         executables.put(key, entry)
     exe, out_avals = entry

@@ -162,6 +162,11 @@ class Backend(abc.ABC):
     def device(self) -> Device:
         """The device executables run on."""
 
+    def eager_options(self, prim_name: str, in_avals, out_avals) -> Any:
+        """Options for the single-primitive module of an eager op, or None (the default)
+        for the backend's usual ones."""
+        return None
+
     def describe_target(self) -> dict:
         """What a saved executable records about the machine its code is compiled for
         (JSON); the device's ``target_mismatch`` reads it back."""

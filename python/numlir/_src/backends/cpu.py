@@ -269,6 +269,10 @@ class CpuDevice(Device):
         return None
 
 
+#: Eager ops whose work grows faster than their buffers: they keep the usual opt level.
+_WORK_HEAVY_PRIMITIVES = frozenset({"dot_general", "conv_general_dilated"})
+
+
 class CpuBackend(Backend):
     """numlir's own CPU target, registered like any plugin."""
 
@@ -289,6 +293,15 @@ class CpuBackend(Backend):
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
                           llvm_unroll=unroll)
+
+    def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
+        level = config.flags.cpu_small_eager_opt_level
+        if level < 0 or level == config.flags.cpu_opt_level or prim_name in _WORK_HEAVY_PRIMITIVES:
+            return None
+        limit = config.flags.cpu_small_eager_bytes
+        if any(math.prod(a.shape) * a.dtype.itemsize > limit for a in (*in_avals, *out_avals)):
+            return None
+        return self.parse_options(opt_level=level)
 
     def describe_target(self) -> dict:
         triple, cpu, features = _native_compiler().host_target()

@@ -47,7 +47,8 @@ _BINARY = {  # operator name -> numlir.numpy function
     "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply,
     "truediv": ufuncs.true_divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
     "pow": ufuncs.power, "matmul": linalg_ops.matmul, "and": ufuncs.bitwise_and,
-    "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
+    "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor, "lshift": ufuncs.left_shift,
+    "rshift": ufuncs.right_shift,
 }
 _COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
             "ge": ufuncs.greater_equal, "eq": ufuncs.equal, "ne": ufuncs.not_equal}
