@@ -51,6 +51,7 @@ class Campaign:
         self.done: set[int] = set()
         self.started = time.time()
         self.written: list[str] = []
+        self.generator_failures: dict[int, str] = {}
 
     def take(self) -> int | None:
         with self.lock:
@@ -75,11 +76,22 @@ class Campaign:
                         fresh.append(finding)
         return fresh
 
+    def record_generator_failure(self, index: int, error: Exception) -> None:
+        """The generator raised for ``index``: a bug of the fuzzer, not of numlir. The program
+        counts as done (so the summary's contiguous range moves on) and the summary lists it."""
+        with self.lock:
+            self.done.add(index)
+            self.generator_failures[index] = str(error).strip().splitlines()[-1][:200]
+
     def work(self, bar) -> None:
         worker = Worker(timeout=self.args.timeout)
         try:
             while (index := self.take()) is not None:
-                program = worker.generate(self.args.seed, index)
+                try:
+                    program = worker.generate(self.args.seed, index)
+                except RuntimeError as error:  # the generator's bug: counted, and the worker goes on
+                    self.record_generator_failure(index, error)
+                    continue
                 outcomes = worker.check(program, self.args.modes)
                 for finding in self.record(index, program, outcomes):
                     self.report(worker, finding)
@@ -131,6 +143,8 @@ class Campaign:
             f"wrong values: {c['wrong']}",
             f"numlir exceptions where jax succeeds: {c['error']}",
             f"crashes: {c['crash']} (timeouts: {c['timeout']})",
+            f"programs the generator failed to make (fuzzer bugs): {len(self.generator_failures)}"
+            + "".join(f"\n  program {i}: {e}" for i, e in sorted(self.generator_failures.items())),
             "",
             "per mode: " + "; ".join(
                 f"{m}: " + ", ".join(f"{k} {v}" for k, v in sorted(cnt.items()))
@@ -157,7 +171,8 @@ class Campaign:
                        "final": final, "finished_through": self.finished_through(),
                        "programs": self.programs, "counts": dict(self.counts),
                        "per_mode": {m: dict(c) for m, c in self.per_mode.items()},
-                       "signatures": {s: [f.index for f in fs] for s, fs in self.signatures.items()}},
+                       "signatures": {s: [f.index for f in fs] for s, fs in self.signatures.items()},
+                       "generator_failures": self.generator_failures},
                       f, indent=1)
         return text
 
@@ -197,7 +212,7 @@ def main(argv=None) -> int:
         for t in threads:
             t.join()
     print(campaign.write_summary(final=True))
-    failures = sum(campaign.counts[k] for k in FAILURES)
+    failures = sum(campaign.counts[k] for k in FAILURES) + len(campaign.generator_failures)
     return 1 if failures else 0
 
 

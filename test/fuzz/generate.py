@@ -479,6 +479,14 @@ def op_where(b: Builder) -> Val:
     return b.emit("where", f"jnp.where({cond}, {{1}}, {{2}})", [c, x, y], max(x.bound, y.bound))
 
 
+def _power_bound(bound: float, n: int) -> float:
+    """``bound ** n``, inf where it overflows (emit rejects it; a float ** int raises)."""
+    try:
+        return bound ** n
+    except OverflowError:
+        return math.inf
+
+
 def op_reduce(b: Builder) -> Val:
     x = b.pick(allow_empty=True)
     options = [("sum", "jnp.sum"), ("mean", "jnp.mean"), ("max", "jnp.max"), ("min", "jnp.min"),
@@ -494,7 +502,7 @@ def op_reduce(b: Builder) -> Val:
         raise Rejected("kink")
     if kind == "std" and n < 2:
         raise Rejected("std of one element")
-    bound = {"sum": x.bound * n, "sum_method": x.bound * n, "prod": x.bound ** n,
+    bound = {"sum": x.bound * n, "sum_method": x.bound * n, "prod": _power_bound(x.bound, n),
              "var": x.bound * x.bound * 2}.get(kind, x.bound)
     args = f"axis={axes}, keepdims={keep})"
     template = fn + "(" + args if "{0}" in fn else fn + "({0}, " + args

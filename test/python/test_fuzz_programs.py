@@ -82,6 +82,47 @@ def test_generator_is_deterministic_and_covers_the_op_families():
     assert set(range(5)) <= ranks
 
 
+def test_generator_makes_the_program_whose_product_bound_overflowed():
+    # seed 1, program 4739: a reduction's bound x.bound ** n raised OverflowError (for every
+    # reduction kind, as the bounds were all computed), which killed a campaign thread
+    program = generate.generate(1, 4739)
+    assert program.ops and render.function_source(program)
+
+
+def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monkeypatch):
+    import argparse
+    import json
+
+    from fuzz import campaign, sandbox
+
+    real_generate = sandbox.Worker.generate
+
+    def failing_on_11(self, seed, index):
+        if index == 11:
+            raise RuntimeError(f"generator failed for seed {seed}, index {index}:\nOverflowError: boom")
+        return real_generate(self, seed, index)
+
+    monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
+    monkeypatch.setattr(campaign, "Worker", sandbox.Worker)
+    args = argparse.Namespace(seed=3, start=10, n=3, out=str(tmp_path), modes=["jit"], timeout=300.0,
+                              no_minimize=True, budget=0, minimize_per_signature=0)
+    c = campaign.Campaign(args)
+
+    class Bar:
+        def update(self, n):
+            pass
+
+        def set_postfix(self, **kwargs):
+            pass
+
+    c.work(Bar())
+    c.write_summary(final=True)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["programs"], summary["finished_through"]) == (2, 12)
+    assert summary["generator_failures"] == {"11": "OverflowError: boom"}
+    assert "the generator failed to make (fuzzer bugs): 1" in (tmp_path / "summary.txt").read_text()
+
+
 def test_comparison_tolerances_follow_the_dtype():
     w = np.array([1.0, -2.0, 3.0], np.float32)
     assert compare.compare([w * (1 + 5e-5)], [w], compare.RTOL["float32"]).ok
