@@ -176,6 +176,10 @@ UNARY = {  # name: (fn, dtypes, input kind)
     "to_bool": (lambda M, x: M.lax.convert_element_type(x, np.bool_), (F32, I32), "any"),
     "bitcast_to_i32": (lambda M, x: M.lax.bitcast_convert_type(x, np.int32), (F32, U32), "any"),
     "bitcast_to_f32": (lambda M, x: M.lax.bitcast_convert_type(x, np.float32), (I32,), "bits"),
+    "erfc": (lambda M, x: M.lax.erfc(x), (F32,), "any"),
+    "bessel_i0e": (lambda M, x: M.lax.bessel_i0e(x), (F32,), "any"),
+    "bessel_i1e": (lambda M, x: M.lax.bessel_i1e(x), (F32,), "any"),
+    "reduce_precision": (lambda M, x: M.lax.reduce_precision(x, 5, 10), (F32,), "any"),
 }
 LOOSE = {"lgamma", "digamma", "erf_inv", "tan", "acosh", "atanh", "polygamma", "zeta", "pow"}
 
@@ -213,6 +217,10 @@ BINARY = {  # name: (fn, dtypes, kind of x, kind of y)
     "ge": (lambda M, x, y: M.lax.ge(x, y), (I32,), "any", "any"),
     "polygamma": (lambda M, n, x: M.lax.polygamma(M.lax.round(n), x), (F32,), "ties", "pos"),
     "zeta": (lambda M, x, q: M.lax.zeta(x, q), (F32,), "gt1", "pos"),
+    "igamma": (lambda M, a, x: M.lax.igamma(a, x), (F32,), "pos", "pos"),
+    "igammac": (lambda M, a, x: M.lax.igammac(a, x), (F32,), "pos", "pos"),
+    "igamma_grad_a": (lambda M, a, x: M.lax.igamma_grad_a(a, x), (F32,), "pos", "pos"),
+    "random_gamma_grad": (lambda M, a, x: M.lax.random_gamma_grad(a, x), (F32,), "pos", "pos"),
 }
 for name, (fn, dts, kx, ky) in BINARY.items():
     tol = 1e-4 if name in LOOSE else 1e-5
@@ -227,6 +235,13 @@ for name, (fn, dts, kx, ky) in BINARY.items():
     case(f"{name}-UB", fn, arg((2, 3), dt, kx, axis=None), arg((2, 3), dt, ky), tol=tol)
     case(f"{name}-BB_axes_0_last", fn, arg((2, 3), dt, kx), arg((2, 3), dt, ky, axis=-1),
          out_axes=2, tol=tol)
+
+# three operands, each batched or not; and a gamma sample's implicit derivative (its batching
+# rule runs when the shape parameter is batched)
+case("betainc-BUB", lambda M, a, b, x: M.lax.betainc(a, b, M.lax.abs(x)), arg((2, 3), kind="pos"),
+     arg((2, 3), kind="pos", axis=None), arg((2, 3), kind="unit", axis=1))
+case("gamma_implicit_derivative", lambda M, a: M.random.gamma(M.random.PRNGKey(0), a, (3,)),
+     arg((3,), kind="pos"))
 
 # lax broadcasting of a rank-0 operand against a batched array
 case("add-rank0_batched", lambda M, x, s: M.lax.add(x, s), arg((2, 3), axis=1), arg(()))
