@@ -27,7 +27,8 @@ from .sandbox import Worker
 
 #: Programs between two rewrites of the summary files while the campaign runs.
 SUMMARY_EVERY = 50
-COUNTED = ("ok", "wrong", "error", "crash", "timeout", "jax_error", "unstable", "jax_disagrees")
+COUNTED = ("ok", "wrong", "error", "crash", "timeout", "jax_error", "jax_crash", "unstable",
+           "jax_disagrees")
 
 
 @dataclasses.dataclass
@@ -139,7 +140,7 @@ class Campaign:
             f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}: "
             f"{self.programs} programs in {elapsed:.0f}s{progress}",
             f"modes run: {modes_run} (ok {c['ok']}); skipped: jax rejects {c['jax_error']}, "
-            f"ill-conditioned {c['unstable']}, jax.jit differs from jax op by op {c['jax_disagrees']}",
+            f"jax itself crashed {c['jax_crash']}, ill-conditioned {c['unstable']}, jax.jit differs from jax op by op {c['jax_disagrees']}",
             f"wrong values: {c['wrong']}",
             f"numlir exceptions where jax succeeds: {c['error']}",
             f"crashes: {c['crash']} (timeouts: {c['timeout']})",

@@ -13,7 +13,11 @@ jax's reference is always run under ``jax.jit``. Outcomes:
 
 - ``ok``; ``wrong`` (a value, shape or dtype disagrees);
 - ``error``: numlir raises where jax succeeds;
-- ``crash`` / ``timeout``: decided by the sandbox, which sees the worker die;
+- ``crash`` / ``timeout``: decided by the sandbox, which sees the worker die
+  while numlir runs;
+- ``jax_crash``: the worker died (or hung) while jax ran: its reference, or
+  one of the checks that judge a mismatch. XLA aborts the process on some
+  programs it accepts (skipped: a bug of jax's, not evidence about numlir);
 - ``jax_error``: jax rejects the program in this mode (skipped);
 - ``unstable``: a mismatch, but jax's own result moves by more than the
   tolerance when the float inputs are perturbed slightly: the program is
@@ -40,7 +44,10 @@ from .program import Program
 
 MODES = ("eager", "jit", "grad", "vmap", "jit_vmap_grad")
 BATCHED_MODES = ("vmap", "jit_vmap_grad")
-SKIPS = ("jax_error", "unstable", "jax_disagrees")
+SKIPS = ("jax_error", "jax_crash", "unstable", "jax_disagrees")
+#: What ``check`` announces before each stretch of work, so that the sandbox,
+#: seeing the worker die, knows which library killed it.
+PHASES = ("jax", "numlir")
 FAILURES = ("wrong", "error", "crash", "timeout")
 
 
@@ -183,8 +190,16 @@ def _jax_reference(jax_lib: Library, program: Program, mode: str, arrays):
     return jax_fn, want
 
 
-def check(program: Program, mode: str) -> Outcome:
-    """Runs ``program`` in ``mode`` on jax, then numlir, and classifies the result."""
+def _no_announcement(phase: str) -> None:
+    pass
+
+
+def check(program: Program, mode: str, announce=_no_announcement) -> Outcome:
+    """Runs ``program`` in ``mode`` on jax, then numlir, and classifies the result.
+
+    ``announce(phase)`` is called with a name from ``PHASES`` before each stretch
+    of work in which only that library runs."""
+    announce("jax")
     set_x64(program.x64)
     arrays = mode_inputs(program, mode)
     jax_lib = library("jax")
@@ -192,12 +207,14 @@ def check(program: Program, mode: str) -> Outcome:
         jax_fn, want = _jax_reference(jax_lib, program, mode, arrays)
     except Exception as exc:  # noqa: BLE001 - jax's verdict on the program
         return Outcome(mode, "jax_error", _describe(exc))
+    announce("numlir")
     try:
         got = evaluate(library("numlir"), program, mode, arrays)
     except Exception as exc:  # noqa: BLE001 - anything numlir raises is a finding
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" [at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}]" if tb else ""
         return Outcome(mode, "error", _describe(exc) + where)
+    announce("jax")  # from here on, only jax runs: the references that judge a mismatch
     rtol = compare.program_rtol(program.dtypes())
     verdict = compare.compare(got, want, rtol)
     if verdict.ok:

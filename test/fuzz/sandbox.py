@@ -1,10 +1,13 @@
 """A worker process that generates and runs programs, so a crash is counted, not fatal.
 
 The parent talks to ``python -m fuzz.sandbox`` over a pipe with length-prefixed
-pickles. The worker announces each mode before running it, so when it dies
-(a signal, an abort, a hang past the timeout) the parent knows which mode
-killed it, records a ``crash`` or ``timeout`` for that mode, starts a fresh
-worker and carries on with the remaining modes. The worker's stdout and
+pickles. The worker announces each mode before running it, and within a mode
+each phase (jax's reference and judges, or numlir), so when it dies (a
+signal, an abort, a hang past the timeout) the parent knows which mode and
+which library killed it. A death while numlir runs is a ``crash`` or
+``timeout`` of numlir's; one while jax runs is a skipped ``jax_crash`` (XLA
+aborts the process on a few programs it accepts). Either way the parent
+starts a fresh worker and carries on with the remaining modes. The worker's stdout and
 stderr go to a log file whose tail is quoted in crash reports.
 """
 
@@ -152,12 +155,14 @@ class Worker:
         outcomes: list[Outcome] = []
         while pending:
             self._request(("check", program, pending))
-            current = None
+            current = phase = None
             try:
                 while True:
                     kind, payload = self._receive()
                     if kind == "mode":
-                        current = payload
+                        current, phase = payload, None
+                    elif kind == "phase":
+                        phase = payload
                     elif kind == "outcome":
                         outcomes.append(payload)
                         pending.remove(payload.mode)
@@ -167,7 +172,10 @@ class Worker:
                         raise RuntimeError(f"fuzzer bug in the worker:\n{payload}")
             except WorkerDied as death:
                 mode = current if current is not None else pending[0]
-                outcomes.append(Outcome(mode, death.status, death.detail))
+                if phase == "jax":
+                    outcomes.append(Outcome(mode, "jax_crash", f"jax {death.status}: {death.detail}"))
+                else:
+                    outcomes.append(Outcome(mode, death.status, death.detail))
                 pending.remove(mode)
         return outcomes
 
@@ -200,10 +208,14 @@ def serve(reply_fd: int) -> None:
                 _send(replies, ("program", generate.generate(message[1], message[2])))
             elif message[0] == "check":
                 program, modes = message[1], message[2]
+
+                def announce(phase):
+                    sys.stdout.flush()
+                    _send(replies, ("phase", phase))
+
                 for mode in modes:
                     _send(replies, ("mode", mode))
-                    sys.stdout.flush()
-                    _send(replies, ("outcome", run_modes.check(program, mode)))
+                    _send(replies, ("outcome", run_modes.check(program, mode, announce)))
                 _send(replies, ("done", None))
             elif message[0] == "intermediates":
                 _send(replies, ("values", run_modes.intermediates(message[1])))

@@ -164,14 +164,54 @@ def test_minimizer_keeps_the_failing_op_and_drops_the_rest():
     np.testing.assert_allclose(np.asarray(f(*[i.value for i in smallest.inputs])[0]), expected, rtol=1e-6)
 
 
+def _aborting_in(library_name: str) -> Program:
+    """The chain program plus an op that aborts the process when traced by ``library_name``
+    only (the op sees which library's ``jnp`` it was built against)."""
+    template = (f"(__import__('os').abort() if jnp.__name__.startswith({library_name!r}) "
+                f"else jnp.zeros((), jnp.float32))")
+    return _chain_program().copy(ops=_chain_program().ops + [
+        Op("v4", "abort", template, (), Aval((), "float32"))], outputs=("v4", "v3"))
+
+
 def test_worker_reports_a_crash_and_carries_on(worker):
-    crashing = _chain_program().copy(ops=_chain_program().ops + [
-        Op("v4", "abort", "__import__('os').abort()", (), Aval((), "float32"))], outputs=("v4", "v3"))
-    outcomes = worker.check(crashing, ["eager", "jit"])
+    outcomes = worker.check(_aborting_in("numlir"), ["eager", "jit"])
     assert [(o.mode, o.status) for o in outcomes] == [("eager", "crash"), ("jit", "crash")]
     assert "SIGABRT" in outcomes[0].detail
     (fine,) = worker.check(_chain_program(), ["jit"])
     assert fine.status == "ok", fine
+
+
+def test_a_worker_killed_by_jax_is_a_skipped_jax_crash_not_a_numlir_crash(worker):
+    # Campaign finding (seed 1, program 8812): XLA aborted the process while
+    # jax.jit compiled the reference, and the sandbox blamed numlir.
+    outcomes = worker.check(_aborting_in("jax"), ["eager", "jit"])
+    assert [(o.mode, o.status) for o in outcomes] == [("eager", "jax_crash"), ("jit", "jax_crash")]
+    assert "SIGABRT" in outcomes[0].detail and not outcomes[0].failed
+    (fine,) = worker.check(_chain_program(), ["jit"])
+    assert fine.status == "ok", fine
+
+
+def test_check_announces_jax_before_numlir_and_jax_again_to_judge_a_mismatch(monkeypatch):
+    program = _chain_program()
+    real = run_modes.evaluate
+    phases = []
+
+    def off_by_a_lot(lib, *args, **kwargs):
+        phases.append(f"evaluate {lib.name}")
+        out = real(lib, *args, **kwargs)
+        return [o * 1.5 for o in out] if lib.name == "numlir" else out
+
+    monkeypatch.setattr(run_modes, "evaluate", off_by_a_lot)
+    run_modes._UNBATCHED_REFERENCE[:] = [None, None, None]
+    assert run_modes.check(program, "jit", announce=phases.append).status == "wrong"
+    # Every evaluation runs under the announcement of its own library.
+    current = None
+    for entry in phases:
+        if entry in run_modes.PHASES:
+            current = entry
+        else:
+            assert entry == f"evaluate {current}", phases
+    assert phases[:3] == ["jax", "evaluate jax", "numlir"], phases
 
 
 def test_reproducer_is_a_standalone_script(tmp_path):
