@@ -7,7 +7,7 @@ LLVM_BIN := /usr/lib/llvm-22/bin
 STAMPS := .stamps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev \
-	zlib1g-dev libzstd-dev gcc g++ ninja-build python3-venv python3-dev
+	zlib1g-dev libzstd-dev gcc g++ ninja-build python3-venv python3-dev libomp5-19
 JOBS ?= $(shell nproc)
 
 .PHONY: setup build test test-lit test-python demo bench fuzz clean
@@ -15,6 +15,8 @@ JOBS ?= $(shell nproc)
 setup: $(STAMPS)/debian $(STAMPS)/venv
 
 # System packages: LLVM/MLIR 22 from Debian (bookworm-security / trixie-security).
+# libomp5-19: Debian has no libomp for LLVM 22; LLVM 19's runs the __kmpc_*
+# calls that MLIR 22's OpenMP lowering emits (numlir's parallel loops).
 $(STAMPS)/debian: Makefile
 	@mkdir -p $(STAMPS)
 	@if ! dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1; then \

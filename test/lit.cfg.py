@@ -35,3 +35,8 @@ config.substitutions.append(
     ("%hlo_include_dir", os.path.join(config.test_source_root, "..", "dialects", "hlo", "include")))
 config.substitutions.append(
     ("%mlir_include_dir", os.path.join(os.path.dirname(llvm_tools), "include")))
+
+# Tests of the parallel loops need a host that cpu-parallelize-loops splits
+# for (it makes one chunk per core of the compiling host).
+if (os.cpu_count() or 1) >= 2:
+    config.available_features.add("multicore")

@@ -26,9 +26,16 @@ PROGRAMS = 400
 CHUNK = 25
 
 
+#: The worker splits every op with a parallel loop into 3 chunks on OpenMP threads
+#: (cpu-parallelize-loops), where by default only ops of 131072 iterations or more
+#: are split: the generator's small programs then run through the chunked loops,
+#: ragged last chunks included, as well as through everything else.
+SPLIT_EVERY_OP = {"NUMLIR_CPU_PARALLEL_MIN_ITERATIONS": "1", "NUMLIR_NUM_THREADS": "3"}
+
+
 @pytest.fixture(scope="module")
 def worker():
-    w = Worker(timeout=300)
+    w = Worker(timeout=300, env={**os.environ, **SPLIT_EVERY_OP})
     yield w
     w.close()
 

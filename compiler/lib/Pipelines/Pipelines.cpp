@@ -56,19 +56,19 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "buffer-deallocation-pipeline,canonicalize,"
     "cpu-emit-c-entry-point,"
     "func.func(cpu-strided-copies-to-loops,"
-    "cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "cpu-parallelize-loops,cpu-vectorize-contractions,convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
     "cpu-expand-float-conversions,cpu-expand-arith,"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
-    "expand-strided-metadata,lower-affine,convert-math-to-funcs,"
-    "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
+    "expand-strided-metadata,lower-affine,convert-scf-to-openmp,canonicalize,"
+    "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
     "convert-math-to-llvm,"
     "convert-math-to-libm,finalize-memref-to-llvm{use-aligned-alloc "
     "use-generic-functions},convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-    "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
+    "convert-openmp-to-llvm,reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
 
 /// The one table of named pipelines: hlo-opt registers these names and the
 /// Python extension looks them up.

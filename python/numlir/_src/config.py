@@ -76,19 +76,26 @@ class Flags:
         default_factory=lambda: _env_int("NUMLIR_CPU_OPT_LEVEL", 3)
     )
     #: LLVM optimization level for small eager ops on the CPU
-    #: (NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL, 0-3; -1, the default, means cpu_opt_level):
+    #: (NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL, 0-3, default 0; -1 means cpu_opt_level):
     #: a single primitive without sub-graphs, other than a contraction or convolution,
     #: whose operands and results are each at most ``cpu_small_eager_bytes``. LLVM's
     #: work is most of an eager op's ~35 ms compile, and such an op runs in microseconds
     #: at any level; without fast-math flags no level changes a result's bits
-    #: (test_eager_opt_level.py). Being measured before it becomes the default.
+    #: (test_eager_opt_level.py; docs/design-decisions.md has the measurements).
     cpu_small_eager_opt_level: int = dataclasses.field(
-        default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL", -1, minimum=-1)
+        default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_OPT_LEVEL", 0, minimum=-1)
     )
     #: The largest operand or result, in bytes, of a small eager op (above;
     #: NUMLIR_CPU_SMALL_EAGER_BYTES, default 64 KiB).
     cpu_small_eager_bytes: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_BYTES", 64 << 10, minimum=0)
+    )
+    #: The smallest op, in iterations of its loop nest, that CPU code splits across
+    #: threads (NUMLIR_CPU_PARALLEL_MIN_ITERATIONS, default 131072). The thread count
+    #: is NUMLIR_NUM_THREADS (default: every core), read once at start-up. The fuzzer
+    #: sets 1 so that its small programs run through the parallel chunks too.
+    cpu_parallel_min_iterations: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_PARALLEL_MIN_ITERATIONS", 131072, minimum=1)
     )
     #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL, default on). Off, the
     #: W7 DCGAN step's LLVM time drops about 4x; the runtime cost is being measured

@@ -3,6 +3,7 @@
 #include "numlir/Backends/CPU/SharedObjectLinker.h"
 
 #include "lld/Common/Driver.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -44,6 +45,25 @@ static std::string getLoadedCLibraryPath() {
   return getLibraryDefining(reinterpret_cast<void *>(function));
 }
 
+/// The OpenMP runtime that parallel loops call (`__kmpc_fork_call` and
+/// friends, from convert-openmp-to-llvm's translation), loaded into this
+/// process and kept there, so the executables bind to the same copy the
+/// runtime configures (see nlrt's cpu driver). "" if it is not installed.
+static std::string getOpenMPLibraryPath() {
+  void *handle = dlopen("libomp.so.5", RTLD_NOW | RTLD_GLOBAL);
+  if (handle == nullptr)
+    return "";
+  void *symbol = dlsym(handle, "__kmpc_fork_call");
+  return symbol == nullptr ? "" : getLibraryDefining(symbol);
+}
+
+/// Whether `objectPath`'s object calls into the OpenMP runtime.
+static bool callsOpenMP(const std::string &objectPath) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(objectPath);
+  return buffer && (*buffer)->getBuffer().contains("__kmpc_fork_call");
+}
+
 llvm::Error numlir::cpu::linkSharedObject(const std::string &objectPath,
                                           const std::string &outputPath) {
   static std::mutex mutex;
@@ -53,6 +73,15 @@ llvm::Error numlir::cpu::linkSharedObject(const std::string &objectPath,
     return makeError("lld reported that it cannot link again in this process");
   static const std::string libraries[] = {getLoadedMathLibraryPath(),
                                           getLoadedCLibraryPath()};
+  std::string openMP;
+  if (callsOpenMP(objectPath)) {
+    static const std::string loaded = getOpenMPLibraryPath();
+    if (loaded.empty())
+      return makeError("the executable runs parallel loops, which need the "
+                       "OpenMP runtime libomp.so.5 (Debian package "
+                       "libomp5-19), and dlopen could not load it");
+    openMP = loaded;
+  }
   std::vector<const char *> args = {
       "ld.lld", "-shared", "--eh-frame-hdr", "-z", "noexecstack",
       "-z", "relro", "--hash-style=gnu", "--build-id=none",
@@ -61,6 +90,8 @@ llvm::Error numlir::cpu::linkSharedObject(const std::string &objectPath,
   for (const std::string &library : libraries)
     if (!library.empty())
       args.push_back(library.c_str());
+  if (!openMP.empty())
+    args.push_back(openMP.c_str());
   std::string diagnostics;
   llvm::raw_string_ostream errors(diagnostics);
   std::string output;

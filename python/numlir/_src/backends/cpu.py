@@ -64,6 +64,26 @@ class CpuOptions:
     opt_level: int = 3
     linker: str = "lld"
     llvm_unroll: bool = True
+    #: Chunks a large op is split into for the OpenMP threads (cpu-parallelize-loops):
+    #: NUMLIR_NUM_THREADS, or 0 for the compiling host's cores; 1 splits nothing.
+    threads: int = 0
+    #: The smallest op split, in loop iterations (config.cpu_parallel_min_iterations).
+    parallel_min_iterations: int = 131072
+
+
+@functools.cache
+def _num_threads() -> int:
+    """NUMLIR_NUM_THREADS, read once, as the runtime reads it once (0 when unset)."""
+    text = os.environ.get("NUMLIR_NUM_THREADS", "").strip()
+    if not text:
+        return 0
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"NUMLIR_NUM_THREADS must be a positive thread count, got {text!r}")
+    return count
 
 
 #: Mapped files whose build determines what the cpu backend produces: numlir's
@@ -106,13 +126,27 @@ def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
     return result.stdout
 
 
+def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
+    """The named pipeline, or its text with the options' pass settings where they differ
+    from the defaults (the chunk count of cpu-parallelize-loops)."""
+    defaults = CpuOptions()
+    if pipeline != "hlo-cpu-to-llvm" or (
+            (options.threads, options.parallel_min_iterations)
+            == (defaults.threads, defaults.parallel_min_iterations)):
+        return pipeline
+    text = _native_compiler().pipeline_text(pipeline)
+    settings = f"threads={options.threads} min-iterations={options.parallel_min_iterations}"
+    text = text.replace("cpu-parallelize-loops,", f"cpu-parallelize-loops{{{settings}}},", 1)
+    return f"builtin.module({text})"
+
+
 def _pipeline_stage(name: str, pipeline: str) -> Stage:
     def run(text: str, options: CpuOptions) -> str:
         if config.flags.hlo_opt:
             return _run_external_hlo_opt(config.flags.hlo_opt, text, pipeline)
         compiler = _native_compiler()
         try:
-            return compiler.run_pipeline(text, pipeline, name)
+            return compiler.run_pipeline(text, _pipeline_with_options(pipeline, options), name)
         except compiler.CompileError as error:
             raise CompileError(str(error)) from None
 
@@ -154,8 +188,12 @@ def _link_with_driver(linker_name: str, obj_path: str, so_path: str, tmp: str) -
             f"NUMLIR_CC names {linker_name!r} as the linker driver, and it is not on PATH; "
             "install it or unset NUMLIR_CC to link with the built-in lld"
         )
+    # Parallel loops call the OpenMP runtime, which the built-in lld links by the file
+    # this process loaded; a driver finds it by its soname.
+    with open(obj_path, "rb") as f:
+        openmp = ["-l:libomp.so.5"] if b"__kmpc_fork_call" in f.read() else []
     result = subprocess.run(
-        [linker, "-shared", "-o", so_path, obj_path, "-lm"],
+        [linker, "-shared", "-o", so_path, obj_path, "-lm", *openmp],
         capture_output=True,
         text=True,
         env={**os.environ, "TMPDIR": tmp},
@@ -292,7 +330,8 @@ class CpuBackend(Backend):
             raise ValueError(f"cpu opt_level must be 0, 1, 2 or 3, got {level!r}")
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
-                          llvm_unroll=unroll)
+                          llvm_unroll=unroll, threads=_num_threads(),
+                          parallel_min_iterations=config.flags.cpu_parallel_min_iterations)
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

@@ -2,13 +2,15 @@
  *
  * A CPU executable is an ELF shared object exporting the entry function and
  * its "<entry>_signature" string (see runtime.h). Buffers are host pointers
- * handed straight to the entry, which runs on the calling thread.
+ * handed straight to the entry, which runs on the calling thread and forks
+ * its parallel loops onto the OpenMP runtime's threads.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "host_allocator.h"
 #include "shared_object.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,9 +28,30 @@ typedef struct cpu_executable {
   const char *allocation_sites;
 } cpu_executable;
 
+/* Parallel loops in executables run on the OpenMP runtime (libomp), which
+ * reads its settings from the environment once, at its first parallel
+ * region: that is always after a device is opened, since executables load
+ * onto one. NUMLIR_NUM_THREADS (a positive count) sets the threads; by
+ * default libomp uses every core this process may run on. Idle threads
+ * sleep after 1 ms instead of libomp's 200 ms of spinning, so that they do
+ * not take cores from the rest of the process (XLA's or BLAS's threads, or
+ * Python) between numlir's calls; an explicit KMP_BLOCKTIME wins. */
+static void configure_threads(void) {
+  const char *threads = getenv("NUMLIR_NUM_THREADS");
+  if (threads && *threads) {
+    char *end = NULL;
+    long count = strtol(threads, &end, 10);
+    if (*end == '\0' && count > 0)
+      setenv("OMP_NUM_THREADS", threads, 1);
+  }
+  setenv("KMP_BLOCKTIME", "1", 0);
+}
+
 static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
                                    nlrt_device **out_device) {
-  /* The host is one device; threading is the compiled code's business. */
+  /* The host is one device; its cores run the parallel loops. */
+  static pthread_once_t threads_configured = PTHREAD_ONCE_INIT;
+  pthread_once(&threads_configured, configure_threads);
   if (ordinal != 0)
     return nlrt_error(NLRT_NOT_FOUND,
                       "the cpu driver has one device (ordinal 0), got %d",

@@ -177,6 +177,37 @@ def CPUStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def CPUParallelizeLoops : Pass<"cpu-parallelize-loops"> {
+  let summary = "Split large linalg ops on buffers into one chunk per thread";
+  let description = [{
+    Every linalg op on buffers with static loops of at least
+    `min-iterations` iterations in all is tiled along its outermost loop
+    that is parallel and indexes every output (so chunks write disjoint
+    elements), into `threads` chunks, as an `scf.parallel` over the chunks;
+    `convert-scf-to-openmp` later runs those iterations on the OpenMP
+    runtime's threads. A loop shorter than `threads` is not split.
+    Contractions are split only into equal chunks (the loop's extent a
+    multiple of `threads`), since their register tiling needs static
+    shapes. Ops already inside an `scf.parallel` are left alone.
+
+    Before: `linalg.generic` over 1024x1024 (parallel, parallel)
+    After:  `scf.parallel (%i) = (0) to (1024) step (512)` holding the same
+            `linalg.generic` on a 512x1024 `memref.subview` of each operand.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Chunks per op (0: the cores of the compiling host); below 2, "
+           "nothing is split">,
+    Option<"minIterations", "min-iterations", "int64_t",
+           /*default=*/"131072",
+           "Smallest op, in iterations of its loop nest, worth a fork">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def CPUVectorizeContractions : Pass<"cpu-vectorize-contractions"> {
   let summary = "Register-tile and vectorize floating-point linalg contractions";
   let description = [{

@@ -1,0 +1,21 @@
+// REQUIRES: multicore
+// RUN: hlo-opt %s --hlo-to-cpu | FileCheck %s
+// RUN: hlo-opt %s --hlo-to-cpu | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
+
+// On a host with several cores a large op runs on OpenMP threads: the
+// pipeline leaves omp.parallel around a worksharing loop over its chunks,
+// and the translation forks it through libomp's __kmpc_fork_call.
+// The chunks' loop body allocates nothing: an allocation failure in a
+// worker thread could not unwind to the runtime's call (see nlrt's host
+// allocator).
+// CHECK-LABEL: llvm.func internal @main
+// CHECK: omp.parallel
+// CHECK-NOT: llvm.call @_mlir_memref_to_llvm
+// CHECK: omp.wsloop
+// CHECK: omp.loop_nest
+// CHECK: omp.terminator
+// IR: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
+func.func @main(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %0 = hlo.tanh %x : tensor<512x512xf32>
+  return %0 : tensor<512x512xf32>
+}

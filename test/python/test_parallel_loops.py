@@ -1,0 +1,137 @@
+"""Large ops split into chunks that run on OpenMP threads (cpu-parallelize-loops) give the
+same bits as the whole op: a chunk is the op on a slice of its parallel loop, so every
+element is computed by the same arithmetic in the same order. Splitting is forced here
+(min-iterations 1) with 2 and 3 chunks, so that the small shapes below split, with
+ragged last chunks where 3 does not divide a loop."""
+
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import numlir
+import numlir.numpy as jnp
+from numlir import lax
+from numlir._src import config
+from numlir._src.backends import cpu
+
+R = np.random.default_rng(5)
+F = R.standard_normal((6, 35, 12)).astype(np.float32)
+M = R.standard_normal((64, 96)).astype(np.float32)
+N = R.standard_normal((96, 64)).astype(np.float32)
+I = R.integers(-40, 40, (30, 16)).astype(np.int32)
+B = R.standard_normal((24, 10)).astype(ml_dtypes.bfloat16)
+D = R.standard_normal((18, 14))
+IMAGES = R.standard_normal((4, 9, 9, 3)).astype(np.float32)
+KERNEL = R.standard_normal((3, 3, 3, 8)).astype(np.float32)
+
+PROGRAMS = {
+    "elementwise": (lambda x: jnp.tanh(x * 1.5 + 0.1) * 0.5 + x, (F,)),
+    "row_and_column_sums": (lambda x: (x.sum(axis=2), x.sum(axis=0), x.max(axis=1)), (F,)),
+    "softmax": (lambda x: numlir.nn.softmax(x, axis=-1), (F,)),
+    "matmul": (lambda a, b: (a @ b, b @ a), (M, N)),
+    "batched_dot": (lambda x: jnp.einsum("bij,bkj->bik", x, x), (F,)),
+    "matmul_with_bias_relu": (lambda a, b: jnp.maximum(a @ b + 0.25, 0.0), (M, N)),
+    "convolution": (lambda x, k: lax.conv_general_dilated(
+        x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), (IMAGES, KERNEL)),
+    "iota_and_index_arithmetic": (lambda x: x + jnp.arange(12, dtype=np.float32) * jnp.arange(35)[:, None], (F,)),
+    "transpose_broadcast_concatenate": (lambda x: jnp.concatenate(
+        [jnp.transpose(x, (2, 1, 0)), jnp.broadcast_to(x[:1].T, (12, 35, 6))], axis=2), (F,)),
+    "pad_slice_reverse": (lambda x: (jnp.pad(x, ((1, 2), (0, 3), (2, 0)))[::-1, 2:30], x[:, ::2]), (F,)),
+    "cumulative_and_sort": (lambda x: (jnp.cumsum(x, axis=1), jnp.sort(x, axis=2), jnp.argmax(x, axis=1)), (F,)),
+    "gather_scatter": (lambda x: (x[:, np.array([3, 0, 7, 7])], jnp.zeros((6, 12)).at[:, np.array([1, 1, 5])].add(x[:, 0, :3])), (F,)),
+    "reduce_window": (lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 3, 2), (1, 2, 1), "SAME"), (F,)),
+    "integers": (lambda i: (i // 3, i % 7, i >> 2, i * i - 5, i.sum(axis=0)), (I,)),
+    "bfloat16": (lambda b: (b * b + 1.0, b.astype(np.float32) @ b.astype(np.float32).T), (B,)),
+    "float64": (lambda d: (jnp.sqrt(jnp.abs(d)), d @ d.T, d.sum(axis=0)), (D,)),
+    "while_loop": (lambda x: lax.fori_loop(0, 3, lambda i, v: jnp.sin(v) * 1.1 + i, x), (F,)),
+}
+
+
+def _compute(name, monkeypatch, chunks, min_iterations):
+    """The program's outputs, and whether its executable forks onto OpenMP threads."""
+    numlir.clear_caches()
+    monkeypatch.setattr(cpu, "_num_threads", lambda: chunks)
+    monkeypatch.setattr(config.flags, "cpu_parallel_min_iterations", min_iterations)
+    real_link, forks = cpu._link, []
+
+    def recording_link(obj, options):
+        forks.append(b"__kmpc_fork_call" in obj)
+        return real_link(obj, options)
+
+    monkeypatch.setattr(cpu, "_link", recording_link)
+    fn, args = PROGRAMS[name]
+    out = numlir.jit(fn)(*args)
+    monkeypatch.setattr(cpu, "_link", real_link)
+    numlir.clear_caches()
+    return [np.asarray(o) for o in (out if isinstance(out, tuple) else (out,))], any(forks)
+
+
+@pytest.mark.parametrize("chunks", [2, 3])
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_split_ops_give_the_same_bits_as_whole_ops(name, chunks, monkeypatch, x64):
+    want, whole_forks = _compute(name, monkeypatch, 1, 1)
+    got, split_forks = _compute(name, monkeypatch, chunks, 1)
+    assert split_forks and not whole_forks  # the comparison is of split against whole
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
+def _linked_shared_object(tmp_path, chunks, monkeypatch, shape=(512, 512)):
+    numlir.clear_caches()
+    monkeypatch.setattr(cpu, "_num_threads", lambda: chunks)
+    monkeypatch.setattr(config.flags, "dump_dir", str(tmp_path))
+    x = np.ones(shape, np.float32)
+    np.testing.assert_allclose(np.asarray(numlir.jit(jnp.tanh)(x)), np.tanh(x), rtol=1e-6)
+    numlir.clear_caches()
+    objects = sorted(tmp_path.rglob("*.so"))
+    assert objects, list(tmp_path.rglob("*"))
+    return objects[-1].read_bytes()
+
+
+def test_a_large_op_forks_onto_openmp_threads_and_a_small_one_does_not(tmp_path, monkeypatch):
+    assert b"__kmpc_fork_call" in _linked_shared_object(tmp_path / "large", 2, monkeypatch)
+    assert b"__kmpc_fork_call" not in _linked_shared_object(tmp_path / "small", 2, monkeypatch, (16, 16))
+
+
+def test_one_thread_splits_nothing(tmp_path, monkeypatch):
+    assert b"__kmpc_fork_call" not in _linked_shared_object(tmp_path, 1, monkeypatch)
+
+
+def _run_python(code, **env):
+    environment = {**os.environ, "NUMLIR_ENABLE_COMPILATION_CACHE": "0", **env}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=environment)
+
+
+_OPENMP_SETTINGS = """
+import ctypes, numpy as np, numlir, numlir.numpy as jnp
+x = np.ones((1024, 1024), np.float32)
+np.testing.assert_allclose(np.asarray(numlir.jit(lambda x: jnp.tanh(x) * 2.0)(x)), np.tanh(x) * 2.0, rtol=1e-6)
+omp = ctypes.CDLL("libomp.so.5")  # the copy the executable runs on
+print(omp.omp_get_max_threads(), omp.kmp_get_blocktime())
+"""
+
+
+def test_numlir_num_threads_sets_the_openmp_threads_and_idle_threads_sleep_soon():
+    three = _run_python(_OPENMP_SETTINGS, NUMLIR_NUM_THREADS="3")
+    assert three.returncode == 0, three.stderr
+    assert three.stdout.split() == ["3", "1"], three.stdout
+    default = _run_python(_OPENMP_SETTINGS, NUMLIR_NUM_THREADS="")
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.split() == [str(len(os.sched_getaffinity(0))), "1"], default.stdout
+    # A user's own KMP_BLOCKTIME wins over the runtime's default.
+    spinning = _run_python(_OPENMP_SETTINGS, KMP_BLOCKTIME="50")
+    assert spinning.stdout.split()[1:] == ["50"], spinning.stdout + spinning.stderr
+
+
+def test_a_bad_numlir_num_threads_is_a_clear_error():
+    result = _run_python("import numlir, numlir.numpy as jnp; print(numlir.jit(jnp.sin)(1.0))",
+                         NUMLIR_NUM_THREADS="many")
+    assert result.returncode != 0
+    assert "NUMLIR_NUM_THREADS must be a positive thread count, got 'many'" in result.stderr
