@@ -22,10 +22,12 @@ from numlir.optim._schedules import (constant_schedule, cosine_decay_schedule, e
                                      join_schedules, linear_schedule, warmup_cosine_decay_schedule,
                                      warmup_exponential_decay_schedule)
 from numlir.optim._transforms import (ScaleByAdamState, ScaleByRmsState, ScaleByRmsWithCountState,
-                                      ScaleByRssState, ScaleByScheduleState, TraceState,
-                                      add_decayed_weights, clip, clip_by_global_norm, scale,
-                                      scale_by_adam, scale_by_learning_rate, scale_by_rms,
-                                      scale_by_rss, scale_by_schedule, scale_by_trust_ratio, trace)
+                                      ScaleByRssState, ScaleByRStdDevState,
+                                      ScaleByRStdDevWithCountState, ScaleByScheduleState,
+                                      TraceState, add_decayed_weights, clip, clip_by_global_norm,
+                                      scale, scale_by_adam, scale_by_learning_rate, scale_by_rms,
+                                      scale_by_rss, scale_by_schedule, scale_by_stddev,
+                                      scale_by_trust_ratio, trace)
 from numlir.optim._tree import global_norm
 
 __all__ = [name for name in dir() if not name.startswith("_")]

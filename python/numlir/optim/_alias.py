@@ -33,10 +33,10 @@ def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, weight_decay=
 def rmsprop(learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, eps_in_sqrt: bool = True,
             centered: bool = False, momentum=None, nesterov: bool = False,
             bias_correction: bool = False) -> GradientTransformation:
-    """RMSProp (Tieleman & Hinton, 2012); ``centered`` is not supported yet."""
-    if centered:
-        raise NotImplementedError("numlir.optim.rmsprop(centered=True) is not implemented")
-    return chain(tx.scale_by_rms(decay, eps, initial_scale, eps_in_sqrt, bias_correction),
+    """RMSProp (Tieleman & Hinton, 2012); ``centered`` divides by the root of the
+    gradients' moving variance instead of their moving mean square (Graves, 2013)."""
+    rescale = tx.scale_by_stddev if centered else tx.scale_by_rms
+    return chain(rescale(decay, eps, initial_scale, eps_in_sqrt, bias_correction),
                  tx.scale_by_learning_rate(learning_rate),
                  tx.trace(decay=momentum, nesterov=nesterov) if momentum is not None else identity())
 

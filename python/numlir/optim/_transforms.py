@@ -38,6 +38,17 @@ class ScaleByRmsWithCountState(NamedTuple):
     nu: Any
 
 
+class ScaleByRStdDevState(NamedTuple):
+    mu: Any
+    nu: Any
+
+
+class ScaleByRStdDevWithCountState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+
+
 class ScaleByRssState(NamedTuple):
     sum_of_squares: Any
 
@@ -138,6 +149,38 @@ def scale_by_rms(decay=0.9, eps=1e-8, initial_scale=0.0, eps_in_sqrt: bool = Tru
         if bias_correction:
             return updates, ScaleByRmsWithCountState(count=count, nu=nu)
         return updates, ScaleByRmsState(nu=nu)
+
+    return GradientTransformation(init, update)
+
+
+def scale_by_stddev(decay=0.9, eps=1e-8, initial_scale=0.0, eps_in_sqrt: bool = True,
+                    bias_correction: bool = False) -> GradientTransformation:
+    """Centered RMSProp's rescaling: by the root of a moving estimate of the updates'
+    variance, the moving average of their squares less the square of their moving mean."""
+
+    def init(params):
+        mu = _tree.full_like(params, 0.0)
+        nu = _tree.full_like(params, initial_scale)
+        if bias_correction:
+            return ScaleByRStdDevWithCountState(count=jnp.zeros([], jnp.int32), mu=mu, nu=nu)
+        return ScaleByRStdDevState(mu=mu, nu=nu)
+
+    def update(updates, state, params=None):
+        mu = _tree.update_moment(updates, state.mu, decay, 1)
+        nu = _tree.update_moment(updates, state.nu, decay, 2)
+        mu_hat, nu_hat = mu, nu
+        if bias_correction:
+            count = _tree.safe_increment(state.count)
+            mu_hat = _tree.bias_correction(mu, decay, count)
+            nu_hat = _tree.bias_correction(nu, decay, count)
+        if eps_in_sqrt:
+            scaling = _map(lambda m, n: lax.rsqrt(n - m * m + eps), mu_hat, nu_hat)
+        else:
+            scaling = _map(lambda m, n: 1 / (jnp.sqrt(n - m * m) + eps), mu_hat, nu_hat)
+        updates = _map(lambda s, g: s * g, scaling, updates)
+        if bias_correction:
+            return updates, ScaleByRStdDevWithCountState(count=count, mu=mu, nu=nu)
+        return updates, ScaleByRStdDevState(mu=mu, nu=nu)
 
     return GradientTransformation(init, update)
 
