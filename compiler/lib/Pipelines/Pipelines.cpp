@@ -21,10 +21,13 @@ constexpr llvm::StringLiteral kOptimize =
 
 // Elementwise ops fuse into their consumers except where fusion would
 // recompute them (into contractions), which CPU vectorization then tiles.
-// Short float sums and products are then combined pairwise, as a tree.
+// Long reductions to a few outputs are split into partial reductions (which
+// the threads share; see cpu-parallelize-loops below), and short float sums
+// and products are then combined pairwise, as a tree.
 constexpr llvm::StringLiteral kCPUToLinalg =
     "cpu-record-abi-signature,convert-hlo-to-linalg,"
-    "func.func(cpu-fuse-elementwise-ops,cpu-tree-short-reductions),"
+    "func.func(cpu-fuse-elementwise-ops,cpu-split-reductions,"
+    "cpu-tree-short-reductions),"
     "canonicalize,cse";
 
 // Optimization barriers have kept tensor-level CSE and fusion from merging

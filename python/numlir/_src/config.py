@@ -91,9 +91,10 @@ class Flags:
         default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_BYTES", 64 << 10, minimum=0)
     )
     #: The smallest op, in iterations of its loop nest, that CPU code splits across
-    #: threads (NUMLIR_CPU_PARALLEL_MIN_ITERATIONS, default 131072). The thread count
-    #: is NUMLIR_NUM_THREADS (default: every core), read once at start-up. The fuzzer
-    #: sets 1 so that its small programs run through the parallel chunks too.
+    #: threads, and the shortest reduction to a few outputs that it splits into partial
+    #: reductions for them (NUMLIR_CPU_PARALLEL_MIN_ITERATIONS, default 131072). The
+    #: thread count is NUMLIR_NUM_THREADS (default: every core), read once at start-up.
+    #: The fuzzer sets 1 so that its small programs run through both splits too.
     cpu_parallel_min_iterations: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_PARALLEL_MIN_ITERATIONS", 131072, minimum=1)
     )

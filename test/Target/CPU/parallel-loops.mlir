@@ -1,6 +1,6 @@
 // REQUIRES: multicore
-// RUN: hlo-opt %s --hlo-to-cpu | FileCheck %s
-// RUN: hlo-opt %s --hlo-to-cpu | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=IR
+// RUN: hlo-opt %s --hlo-to-cpu --split-input-file | FileCheck %s
+// RUN: hlo-opt %s --hlo-to-cpu --split-input-file | mlir-translate --mlir-to-llvmir --split-input-file | FileCheck %s --check-prefix=IR
 
 // On a host with several cores a large op runs on OpenMP threads: the
 // pipeline leaves omp.parallel around a worksharing loop over its chunks,
@@ -18,4 +18,17 @@
 func.func @main(%x: tensor<512x512xf32>) -> tensor<512x512xf32> {
   %0 = hlo.tanh %x : tensor<512x512xf32>
   return %0 : tensor<512x512xf32>
+}
+
+// -----
+
+// A full sum has no parallel loop of its own: cpu-split-reductions makes 16
+// partial sums, which the threads share.
+// CHECK-LABEL: llvm.func internal @main
+// CHECK: omp.parallel
+// CHECK: omp.wsloop
+func.func @main(%x: tensor<1048576xf32>) -> tensor<f32> {
+  %0 = hlo.multiply %x, %x : tensor<1048576xf32>
+  %1 = hlo.reduce sum %0, dims = [0] : tensor<1048576xf32> -> tensor<f32>
+  return %1 : tensor<f32>
 }

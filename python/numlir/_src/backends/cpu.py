@@ -67,7 +67,8 @@ class CpuOptions:
     #: Chunks a large op is split into for the OpenMP threads (cpu-parallelize-loops):
     #: NUMLIR_NUM_THREADS, or 0 for the compiling host's cores; 1 splits nothing.
     threads: int = 0
-    #: The smallest op split, in loop iterations (config.cpu_parallel_min_iterations).
+    #: The smallest op split across threads, and the shortest reduction split into
+    #: partials, in loop iterations (config.cpu_parallel_min_iterations).
     parallel_min_iterations: int = 131072
 
 
@@ -126,31 +127,43 @@ def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
     return result.stdout
 
 
+def _pass_settings(options: CpuOptions) -> dict[str, str]:
+    """The options' settings of the passes that take them, by pass name: the chunks of
+    cpu-parallelize-loops and the smallest op it and cpu-split-reductions split."""
+    return {
+        "cpu-split-reductions": f"min-reduction={options.parallel_min_iterations}",
+        "cpu-parallelize-loops": (f"threads={options.threads} "
+                                  f"min-iterations={options.parallel_min_iterations}"),
+    }
+
+
 def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
     """The named pipeline, or its text with the options' pass settings where they differ
-    from the defaults (the chunk count of cpu-parallelize-loops)."""
-    defaults = CpuOptions()
-    if pipeline != "hlo-cpu-to-llvm" or (
-            (options.threads, options.parallel_min_iterations)
-            == (defaults.threads, defaults.parallel_min_iterations)):
+    from the defaults."""
+    settings = _pass_settings(options)
+    if settings == _pass_settings(CpuOptions()):
         return pipeline
     text = _native_compiler().pipeline_text(pipeline)
-    settings = f"threads={options.threads} min-iterations={options.parallel_min_iterations}"
-    text = text.replace("cpu-parallelize-loops,", f"cpu-parallelize-loops{{{settings}}},", 1)
-    return f"builtin.module({text})"
+    changed = text
+    for name, setting in settings.items():
+        changed = re.sub(rf"\b{name}(?=[,)])", f"{name}{{{setting}}}", changed, count=1)
+    return pipeline if changed == text else f"builtin.module({changed})"
 
 
-def _pipeline_stage(name: str, pipeline: str) -> Stage:
+def _pipeline_stage(name: str, pipeline: str, options: CpuOptions) -> Stage:
+    configured = _pipeline_with_options(pipeline, options)
+
     def run(text: str, options: CpuOptions) -> str:
         if config.flags.hlo_opt:
             return _run_external_hlo_opt(config.flags.hlo_opt, text, pipeline)
         compiler = _native_compiler()
         try:
-            return compiler.run_pipeline(text, _pipeline_with_options(pipeline, options), name)
+            return compiler.run_pipeline(text, configured, name)
         except compiler.CompileError as error:
             raise CompileError(str(error)) from None
 
-    return Stage(name, ".mlir", run, replay=f"hlo-opt --{pipeline}")
+    replay = f"hlo-opt --{pipeline}" if configured == pipeline else f"hlo-opt --pass-pipeline='{configured}'"
+    return Stage(name, ".mlir", run, replay=replay)
 
 
 def _translate(text: str, options: CpuOptions) -> str:
@@ -357,9 +370,9 @@ class CpuBackend(Backend):
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [
-            _pipeline_stage("hlo-opt", "hlo-optimize"),
-            _pipeline_stage("linalg", "hlo-cpu-to-linalg"),
-            _pipeline_stage("llvm", "hlo-cpu-to-llvm"),
+            _pipeline_stage("hlo-opt", "hlo-optimize", options),
+            _pipeline_stage("linalg", "hlo-cpu-to-linalg", options),
+            _pipeline_stage("llvm", "hlo-cpu-to-llvm", options),
             Stage("llvm-ir", ".ll", _translate),
             Stage("object", ".o", _emit_object),
             Stage("executable", ".nlx", _link),

@@ -50,6 +50,44 @@ def CPUFuseElementwiseOps : Pass<"cpu-fuse-elementwise-ops"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def CPUSplitReductions : Pass<"cpu-split-reductions"> {
+  let summary = "Split long reductions with few outputs into partial reductions";
+  let description = [{
+    A full reduction (`sum(x * x)`) or a reduction to a few outputs has no
+    parallel loop that `cpu-parallelize-loops` could split across threads.
+    This pass rewrites each `linalg.generic` on tensors with one reduction
+    loop of static extent at least `min-reduction`, at most `max-outputs`
+    output elements and one output whose combiner may be reordered
+    (integer and max/min combiners, or a float sum or product marked
+    `reassoc`, as `hlo.reduce` marks them) into partial reductions
+    (upstream `linalg::splitReduction`): the loop becomes (partial, rest),
+    partial outermost and parallel, so partial k reduces the k-th
+    contiguous block into a `ratio`-element tensor filled with the
+    combiner's identity, and a second generic reduces the partials into
+    the original output. The number of partials is the largest power of
+    two up to `ratio` that divides the loop (none: unchanged). It does not
+    depend on the thread count, so results are the same for any number of
+    threads. `cpu-tree-short-reductions` then sums the partials as a tree.
+
+    Before: `linalg.generic` over (d0), a reduction of 16777216 iterations
+            into `tensor<f32>`.
+    After:  `tensor.expand_shape` to 16x1048576, a `linalg.generic` over
+            (d0 parallel, d1 reduction) into `tensor<16xf32>`, then a
+            `linalg.generic` reducing the 16 partials into `tensor<f32>`.
+  }];
+  let options = [
+    Option<"ratio", "ratio", "int64_t", /*default=*/"16",
+           "Most partial reductions made of one reduction">,
+    Option<"minReduction", "min-reduction", "int64_t", /*default=*/"131072",
+           "Shortest reduction loop split">,
+    Option<"maxOutputs", "max-outputs", "int64_t", /*default=*/"16",
+           "Most output elements of a reduction split">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def CPUTreeShortReductions : Pass<"cpu-tree-short-reductions"> {
   let summary = "Sum short float reductions as a balanced tree";
   let description = [{
