@@ -12,6 +12,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "ReassociableCombiner.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,12 +39,7 @@ bool mayReorder(Operation *combiner) {
           arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
           arith::MinUIOp, arith::MaximumFOp, arith::MinimumFOp>(combiner))
     return true;
-  if (isa<arith::AddFOp, arith::MulFOp>(combiner)) {
-    auto fastmath = cast<arith::ArithFastMathInterface>(combiner);
-    return bitEnumContainsAll(fastmath.getFastMathFlagsAttr().getValue(),
-                              arith::FastMathFlags::reassoc);
-  }
-  return false;
+  return numlir::cpu::isReassociableFloatCombiner(combiner);
 }
 
 /// The number of partials to split `op`'s reduction into, or 0 to leave it:

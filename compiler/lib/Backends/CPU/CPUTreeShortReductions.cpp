@@ -9,6 +9,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "ReassociableCombiner.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
@@ -32,12 +34,8 @@ constexpr int64_t kMaxLeaves = 16;
 Operation *getTreeCombiner(linalg::GenericOp op, BlockArgument acc) {
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   Operation *combiner = yield.getValues()[0].getDefiningOp();
-  if (!combiner || !isa<arith::AddFOp, arith::MulFOp>(combiner) ||
+  if (!combiner || !numlir::cpu::isReassociableFloatCombiner(combiner) ||
       !combiner->hasOneUse() || !acc.hasOneUse())
-    return nullptr;
-  auto flags = cast<arith::ArithFastMathInterface>(combiner).getFastMathFlagsAttr();
-  if (!flags || !arith::bitEnumContainsAll(flags.getValue(),
-                                           arith::FastMathFlags::reassoc))
     return nullptr;
   if (combiner->getOperand(0) != acc && combiner->getOperand(1) != acc)
     return nullptr;

@@ -137,9 +137,11 @@ def _pass_settings(options: CpuOptions) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=64)
 def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
     """The named pipeline, or its text with the options' pass settings where they differ
-    from the defaults."""
+    from the defaults (CpuOptions' defaults are the passes' own). Cached: every
+    compilation's stages ask, and few option sets ever occur."""
     settings = _pass_settings(options)
     if settings == _pass_settings(CpuOptions()):
         return pipeline
