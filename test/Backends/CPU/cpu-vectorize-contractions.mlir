@@ -122,3 +122,52 @@ func.func @operand_behind_unit_dim_expand_shape(%a: memref<1x3x4xf32>, %b: memre
   }
   return
 }
+
+// -----
+
+// The accumulator stays in registers even when another op takes a view of
+// the output (here the chunks of cpu-parallelize-loops: a fill of one half
+// and a matmul into each half): upstream's hoisting gives up on any view
+// user of the buffer, and every FMA step then stored and reloaded the tile.
+// CHECK-LABEL: func.func @accumulator_hoisted_despite_views_of_the_output
+// CHECK: scf.parallel
+// CHECK: %[[ACC:.*]] = vector.transfer_read %[[C:[a-z0-9_]+]][
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK-NOT: vector.transfer_write
+// CHECK: vector.fma
+// CHECK-NOT: vector.transfer_write
+// CHECK: scf.yield
+// CHECK: vector.transfer_write %[[SUM]], %[[C]][
+func.func @accumulator_hoisted_despite_views_of_the_output(%a: memref<16x4xf32>, %b: memref<4x64xf32>, %c: memref<16x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c8) {
+    %rows = memref.subview %c[%i, 0] [8, 64] [1, 1] : memref<16x64xf32> to memref<8x64xf32, strided<[64, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%rows : memref<8x64xf32, strided<[64, 1], offset: ?>>)
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c8) {
+    %lhs = memref.subview %a[%i, 0] [8, 4] [1, 1] : memref<16x4xf32> to memref<8x4xf32, strided<[4, 1], offset: ?>>
+    %out = memref.subview %c[%i, 0] [8, 64] [1, 1] : memref<16x64xf32> to memref<8x64xf32, strided<[64, 1], offset: ?>>
+    linalg.matmul ins(%lhs, %b : memref<8x4xf32, strided<[4, 1], offset: ?>>, memref<4x64xf32>) outs(%out : memref<8x64xf32, strided<[64, 1], offset: ?>>)
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// An operand that is a view of the output's own allocation may overlap the
+// accumulator tile: the tile is then stored and reloaded at every step.
+// CHECK-LABEL: func.func @accumulator_kept_in_memory_when_an_operand_views_the_output
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: vector.transfer_write
+func.func @accumulator_kept_in_memory_when_an_operand_views_the_output(%buffer: memref<16x68xf32>, %b: memref<4x64xf32>) {
+  %lhs = memref.subview %buffer[0, 64] [16, 4] [1, 1] : memref<16x68xf32> to memref<16x4xf32, strided<[68, 1], offset: 64>>
+  %out = memref.subview %buffer[0, 0] [16, 64] [1, 1] : memref<16x68xf32> to memref<16x64xf32, strided<[68, 1]>>
+  linalg.matmul ins(%lhs, %b : memref<16x4xf32, strided<[68, 1], offset: 64>>, memref<4x64xf32>) outs(%out : memref<16x64xf32, strided<[68, 1]>>)
+  return
+}

@@ -28,6 +28,8 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/TargetParser/Host.h"
@@ -226,6 +228,131 @@ struct FoldTransferOfSubview : OpRewritePattern<TransferOp> {
   }
 };
 
+/// The allocation `memref` is a view of: a block argument of the function
+/// (one of the runtime's distinct argument and result buffers) or a
+/// `memref.alloc`/`alloca`; null where it cannot be told (a buffer carried
+/// by a loop, a cast the walk does not see through).
+Value rootAllocation(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(def))
+      return memref;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return {};
+    memref = view.getViewSource();
+  }
+  auto argument = cast<BlockArgument>(memref);
+  Block *owner = argument.getOwner();
+  if (!owner->isEntryBlock() || !isa<func::FuncOp>(owner->getParentOp()))
+    return {};
+  return memref;
+}
+
+/// Keeps a register tile's accumulator in registers across its reduction
+/// loop: the `vector.transfer_read` of the accumulator before the loop and
+/// its `vector.transfer_write` after it, the value carried as an iter_arg.
+///
+/// `linalg::hoistRedundantVectorTransfers` does this only when the output
+/// buffer has no view users anywhere in the function, so it gave up as soon
+/// as another op took a subview of the same output (the chunks of
+/// `cpu-parallelize-loops`, a later slice), and every FMA step then stored
+/// and reloaded the whole tile. Here a pair is hoisted when the loop runs at
+/// least once, the pair's operands are loop-invariant, nothing else in the
+/// loop writes memory, and every other read in the loop reads an allocation
+/// other than the accumulator's (the contraction's inputs, which a
+/// contraction on buffers never aliases with its output).
+bool hoistAccumulatorOf(scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  if (!trips || trips->isZero())
+    return false;
+  Block *body = loop.getBody();
+  for (auto read : body->getOps<vector::TransferReadOp>()) {
+    if (!isa<MemRefType>(read.getShapedType()) ||
+        llvm::any_of(read->getOperands(), [&](Value operand) {
+          return !loop.isDefinedOutsideOfLoop(operand);
+        }))
+      continue;
+    Value accumulatorRoot = rootAllocation(read.getBase());
+    if (!accumulatorRoot)
+      continue;
+    vector::TransferWriteOp write;
+    bool safe = true;
+    loop.getBody()->walk([&](Operation *op) {
+      if (op == read.getOperation() || !safe)
+        return;
+      if (auto candidate = dyn_cast<vector::TransferWriteOp>(op)) {
+        if (!write && candidate->getBlock() == body &&
+            candidate.getBase() == read.getBase() &&
+            candidate.getIndices() == read.getIndices() &&
+            candidate.getVectorType() == read.getVectorType() &&
+            candidate.getPermutationMap() == read.getPermutationMap() &&
+            candidate.getInBounds() == read.getInBounds() &&
+            !candidate.getMask() && !read.getMask()) {
+          write = candidate;
+          return;
+        }
+        safe = false;
+        return;
+      }
+      if (isMemoryEffectFree(op) || isa<memref::SubViewOp>(op))
+        return;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects) {
+        safe = false;
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances) {
+        Value accessed = effect.getValue();
+        if (!isa<MemoryEffects::Read>(effect.getEffect()) || !accessed ||
+            !isa<BaseMemRefType>(accessed.getType())) {
+          safe = false;
+          return;
+        }
+        Value root = rootAllocation(accessed);
+        if (!root || root == accumulatorRoot) {
+          safe = false;
+          return;
+        }
+      }
+    });
+    if (!safe || !write || !read->isBeforeInBlock(write))
+      continue;
+    IRRewriter rewriter(loop.getContext());
+    loop.moveOutOfLoop(read);
+    write->moveAfter(loop);
+    NewYieldValuesFn yield = [&](OpBuilder &, Location,
+                                 ArrayRef<BlockArgument>) {
+      return SmallVector<Value>{write.getVector()};
+    };
+    FailureOr<LoopLikeOpInterface> hoisted = loop.replaceWithAdditionalYields(
+        rewriter, read.getVector(), /*replaceInitOperandUsesInLoop=*/true,
+        yield);
+    if (failed(hoisted))
+      return false;
+    write.getValueToStoreMutable().assign(
+        hoisted->getOperation()->getResults().back());
+    return true;
+  }
+  return false;
+}
+
+/// `hoistAccumulatorOf` on every loop until none changes (each hoist
+/// replaces its loop, which ends the walk).
+void hoistAccumulators(Operation *root) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    root->walk([&](scf::ForOp loop) {
+      if (!hoistAccumulatorOf(loop))
+        return WalkResult::advance();
+      changed = true;
+      return WalkResult::interrupt();
+    });
+  }
+}
+
 struct CPUVectorizeContractionsPass
     : numlir::impl::CPUVectorizeContractionsBase<CPUVectorizeContractionsPass> {
   using CPUVectorizeContractionsBase::CPUVectorizeContractionsBase;
@@ -344,6 +471,7 @@ struct CPUVectorizeContractionsPass
       eliminateCommonSubExpressions(rewriter, dominance, root);
     }
     linalg::hoistRedundantVectorTransfers(root);
+    hoistAccumulators(root);
     if (!lowerVectors)
       return;
 
