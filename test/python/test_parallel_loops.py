@@ -37,6 +37,11 @@ PROGRAMS = {
     "matmul": (lambda a, b: (a @ b, b @ a), (M, N)),
     "batched_dot": (lambda x: jnp.einsum("bij,bkj->bik", x, x), (F,)),
     "matmul_with_bias_relu": (lambda a, b: jnp.maximum(a @ b + 0.25, 0.0), (M, N)),
+    # The product's buffer has view users besides the chunks (slices, a reshape), which
+    # must not stop its register tiles from keeping their accumulators in registers.
+    "matmul_whose_output_is_sliced": (lambda a, b: (lambda c: (
+        c[:, 5:40], c.reshape(-1)[::3], jnp.concatenate([c, a[:, :7]], axis=1)))(a @ b),
+        (M, N)),
     "convolution": (lambda x, k: lax.conv_general_dilated(
         x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")), (IMAGES, KERNEL)),
     "iota_and_index_arithmetic": (lambda x: x + jnp.arange(12, dtype=np.float32) * jnp.arange(35)[:, None], (F,)),
@@ -127,6 +132,26 @@ def test_long_reductions_split_into_partials_give_the_same_bits_for_any_thread_c
             np.testing.assert_array_equal(g, np.asarray(w).astype(g.dtype))
         else:
             np.testing.assert_allclose(g, np.asarray(w), rtol=2e-5, atol=1e-6)
+
+
+SPLIT_LHS = R.standard_normal((96, 200)).astype(np.float32)
+SPLIT_RHS = R.standard_normal((200, 320)).astype(np.float32)
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+def test_split_contractions_with_viewed_outputs_agree_with_float64_numpy(chunks, monkeypatch):
+    """At the default threshold, so the chunks and register tiles are the real ones; the
+    accumulators are hoisted out of the reduction loops whatever views the output has."""
+    def program(a, b):
+        c = a @ b
+        return c, c[3:50, 17:300], (a @ b.T[:64].T)[:, ::2]
+
+    got, forks = _compute(program, (SPLIT_LHS, SPLIT_RHS), monkeypatch, chunks, 131072)
+    assert forks == (chunks > 1)
+    a, b = SPLIT_LHS.astype(np.float64), SPLIT_RHS.astype(np.float64)
+    want = (a @ b, (a @ b)[3:50, 17:300], (a @ b[:, :64])[:, ::2])
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
 
 
 def _linked_shared_object(tmp_path, chunks, monkeypatch, shape=(512, 512)):
