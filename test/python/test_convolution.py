@@ -189,3 +189,38 @@ def test_conv_errors(call, match):
     with pytest.raises((TypeError, ValueError), match=match) as info:
         call(jnp.asarray(x), w)
     assert "test_convolution.py:" in str(info.value)
+
+
+# The DCGAN's convolutions (examples/gan, bench W7) at a small batch: the discriminator's
+# strided and unstrided 5x5 convolutions and the generator's transposed ones, with the
+# input and kernel gradients that the training step runs (kernel gradients are
+# convolutions whose taps are the output gradient's positions). cpu-convolution-taps turns
+# each into contractions per tap; the big case's output is tiled for the cache first.
+DCGAN_CONVS = [
+    ((4, 28, 28, 1), (5, 5, 1, 8), (2, 2)),
+    ((4, 14, 14, 8), (5, 5, 8, 16), (1, 1)),
+    ((4, 14, 14, 16), (5, 5, 16, 32), (2, 2)),
+    ((4, 8, 8, 64), (5, 5, 64, 128), (2, 2)),
+    ((12, 28, 28, 8), (3, 3, 8, 48), (1, 1)),  # output 1.2 MB: tiled along the batch
+]
+
+
+@pytest.mark.parametrize("lhs_shape,rhs_shape,strides", DCGAN_CONVS)
+def test_convolutions_as_contractions_per_tap_match_jax_with_gradients(lhs_shape, rhs_shape,
+                                                                      strides):
+    x, k = _rand(lhs_shape, seed=1), _rand(rhs_shape, seed=2) * 0.1
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def loss(lib):
+        def f(x, k):
+            y = lib.lax.conv_general_dilated(x, k, strides, "SAME", dimension_numbers=dn)
+            t = lib.lax.conv_transpose(y, k, strides, "SAME", dimension_numbers=dn,
+                                       transpose_kernel=True)
+            return (y * y).sum() + (t * x).sum()
+        return f
+
+    got = numlir.jit(numlir.value_and_grad(loss(numlir), argnums=(0, 1)))(x, k)
+    want = jax.jit(jax.value_and_grad(loss(jax), argnums=(0, 1)))(x, k)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        scale = float(np.abs(np.asarray(w)).max())
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)

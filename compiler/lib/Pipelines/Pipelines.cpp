@@ -43,8 +43,9 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // out-params (writing into them directly where the result was a fresh
 // allocation), add the runtime's C entry point, then lower to LLVM. Loops
 // lowered from hlo.while may carry fresh buffers from one iteration to the
-// next (allow-return-allocs-from-loops). Float contractions become
-// register-tiled FMA loops on vectors; every other linalg op becomes scalar
+// next (allow-return-allocs-from-loops). Float convolutions become loops
+// over their kernel taps around contractions (cpu-convolution-taps), and
+// float contractions become register-tiled FMA loops on vectors; every other linalg op becomes scalar
 // loops that LLVM vectorizes. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
@@ -59,7 +60,7 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "buffer-deallocation-pipeline,canonicalize,"
     "cpu-emit-c-entry-point,"
     "func.func(cpu-strided-copies-to-loops,"
-    "cpu-parallelize-loops,cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"

@@ -246,6 +246,42 @@ def CPUParallelizeLoops : Pass<"cpu-parallelize-loops"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def CPUConvolutionTaps : Pass<"cpu-convolution-taps"> {
+  let summary = "Rewrite float convolutions as contractions per kernel tap";
+  let description = [{
+    A convolution reads its input at `stride * out + dilation * tap` along
+    each spatial dimension, which is not a contraction, so it ran as scalar
+    loops. For one tap the input read is a strided window of the input, so
+    the convolution is a sum over taps of contractions. This pass rewrites
+    every f32/f64 `linalg.generic` convolution on static buffers (body
+    `out + in0 * in1`; input 0 read through `s * d_out + r * d_tap` windows
+    and plain loops; the kernel and output through plain loops) into
+    `scf.for` loops over the tap loops around a `linalg.generic`
+    contraction of the tap's input window (a `memref.subview` at offset
+    `r * tap` with stride `s`) and the tap's kernel slice (a rank-reduced
+    subview), which `cpu-vectorize-contractions` register-tiles. A
+    convolution whose output is larger than `tile-bytes` is first tiled
+    along the outermost output dimension it can divide evenly, so one
+    tile's output stays in cache across the taps. The products of each
+    output element are summed tap by tap instead of in the original loop
+    order.
+
+    Before: `linalg.generic` over (n, oh, ow, co, ci, kh, kw) reading
+            `in[n, oh + kh, ow + kw, ci] * k[kh, kw, ci, co]`
+    After:  `scf.for %kh`, `scf.for %kw` around a `linalg.generic` over
+            (n, oh, ow, co, ci) reading a subview of `in` at (0, %kh, %kw, 0)
+            and `k[%kh, %kw]`.
+  }];
+  let options = [
+    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"262144",
+           "Largest output tile, in bytes, kept across the taps (0: the "
+           "output is not tiled)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def CPUVectorizeContractions : Pass<"cpu-vectorize-contractions"> {
   let summary = "Register-tile and vectorize floating-point linalg contractions";
   let description = [{
