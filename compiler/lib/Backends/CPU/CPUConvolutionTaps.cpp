@@ -96,6 +96,10 @@ std::optional<ConvolutionPlan> planConvolution(linalg::GenericOp op) {
       op.getNumDpsInits() != 1 || op.hasDynamicShape() ||
       !isMultiplyAccumulate(op))
     return std::nullopt;
+  // An empty loop (no taps, or no input features) leaves nothing to
+  // split, and an empty tap would make windows of the wrong extent.
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return std::nullopt;
   Type element = getElementTypeOrSelf(op->getOperand(0).getType());
   if (!(element.isF32() || element.isF64()) ||
       llvm::any_of(op->getOperandTypes(), [&](Type type) {
