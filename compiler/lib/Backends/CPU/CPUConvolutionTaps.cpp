@@ -67,24 +67,13 @@ struct ConvolutionPlan {
   SmallVector<unsigned> taps;                    // loops, ascending
 };
 
-/// Whether the body is `out + in0 * in1` in floats (either operand order).
+/// Whether the body is `out + in0 * in1` in floats (linalg's own test of a
+/// contraction body, with float multiply and add).
 bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != add.getResult())
-    return false;
-  Value in0 = body.getArgument(0), in1 = body.getArgument(1),
-        out = body.getArgument(2);
-  bool mulReadsInputs = (mul.getLhs() == in0 && mul.getRhs() == in1) ||
-                        (mul.getLhs() == in1 && mul.getRhs() == in0);
-  bool addReadsOut = (add.getLhs() == out && add.getRhs() == mul) ||
-                     (add.getLhs() == mul && add.getRhs() == out);
-  return mulReadsInputs && addReadsOut;
+  return linalg::detail::isContractionBody(
+      op.getRegion().front(), [](Operation *multiply, Operation *add) {
+        return isa<arith::MulFOp>(multiply) && isa<arith::AddFOp>(add);
+      });
 }
 
 /// The plan for `op`, or nothing if it is not a float convolution on

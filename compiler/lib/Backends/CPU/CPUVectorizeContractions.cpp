@@ -294,7 +294,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
         safe = false;
         return;
       }
-      if (isMemoryEffectFree(op) || isa<memref::SubViewOp>(op))
+      if (isMemoryEffectFree(op))
         return;
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       if (!effects) {
