@@ -104,3 +104,55 @@ func.func @not_rewritten(%x: memref<6xi32>, %k: memref<3x2xi32>, %o: memref<4x2x
   }
   return
 }
+
+// -----
+
+// A parallel chunk's input window has a dynamic size (the pass before cut
+// it with affine.min), but the loop ranges are static: they come from the
+// output and the kernel. The tap windows take their sizes from the loops.
+// CHECK-LABEL: func.func @dynamic_size_input_chunk
+// CHECK: scf.for %[[KW:.*]] =
+// CHECK: memref.subview %{{.*}}[0, %{{.*}}, 0] [2, 4, 3] [1, 1, 1] : memref<2x?x3xf32, strided<[?, 3, 1], offset: ?>> to memref<2x4x3xf32, strided<[?, 3, 1], offset: ?>>
+// CHECK: memref.subview %{{.*}}[%[[KW]], 0, 0] [1, 3, 5] [1, 1, 1]
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+#nwc_in = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2 + d4, d3)>
+#wio = affine_map<(d0, d1, d2, d3, d4) -> (d4, d3, d1)>
+#nwc_out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1)>
+func.func @dynamic_size_input_chunk(%in: memref<2x?x3xf32, strided<[?, 3, 1], offset: ?>>, %k: memref<3x3x5xf32>, %o: memref<2x4x5xf32>) {
+  linalg.generic {indexing_maps = [#nwc_in, #wio, #nwc_out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%in, %k : memref<2x?x3xf32, strided<[?, 3, 1], offset: ?>>, memref<3x3x5xf32>) outs(%o : memref<2x4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: a dynamic loop range (the batch, read off the input first)
+// and a dynamic output.
+// CHECK-LABEL: func.func @dynamic_loops
+// CHECK-NOT: scf.for
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT: scf.for
+#nwc_in = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2 + d4, d3)>
+#wio = affine_map<(d0, d1, d2, d3, d4) -> (d4, d3, d1)>
+#nwc_out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1)>
+func.func @dynamic_loops(%in: memref<?x6x3xf32>, %k: memref<3x3x5xf32>, %o: memref<2x4x5xf32>,
+                         %in2: memref<2x6x3xf32>, %o2: memref<?x4x5xf32>) {
+  linalg.generic {indexing_maps = [#nwc_in, #wio, #nwc_out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%in, %k : memref<?x6x3xf32>, memref<3x3x5xf32>) outs(%o : memref<2x4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#nwc_in, #wio, #nwc_out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%in2, %k : memref<2x6x3xf32>, memref<3x3x5xf32>) outs(%o2 : memref<?x4x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -128,6 +128,46 @@ func.func @elementwise_odd(%x: memref<33x128xf32>, %y: memref<33x128xf32>) {
   return
 }
 
+// A convolution (its input read through a window, o + k) only splits into
+// equal chunks, as a contraction does: cpu-convolution-taps needs static
+// loop ranges, and a ragged chunk left as scalar loops would also sum in
+// another order than the whole op. 33 rows do not split in two, so the 8
+// output channels are split instead.
+// CHECK-LABEL: func.func @convolution_equal_chunks
+// CHECK-NOT: affine.min
+// CHECK: scf.parallel
+// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [9, 4] [1, 1]
+// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [33, 4] [1, 1]
+// CHECK: linalg.generic
+#conv_in = affine_map<(d0, d1, d2) -> (d0 + d2)>
+#conv_kernel = affine_map<(d0, d1, d2) -> (d2, d1)>
+#conv_out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @convolution_equal_chunks(%x: memref<41xf32>, %k: memref<9x8xf32>, %y: memref<33x8xf32>) {
+  linalg.generic {indexing_maps = [#conv_in, #conv_kernel, #conv_out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %k : memref<41xf32>, memref<9x8xf32>) outs(%y : memref<33x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// With 33 rows and 5 channels no loop splits evenly: left whole.
+// CHECK-LABEL: func.func @convolution_odd
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.generic
+func.func @convolution_odd(%x: memref<41xf32>, %k: memref<9x5xf32>, %y: memref<33x5xf32>) {
+  linalg.generic {indexing_maps = [#conv_in, #conv_kernel, #conv_out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %k : memref<41xf32>, memref<9x5xf32>) outs(%y : memref<33x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // A body that stores to memory could collide across chunks: left alone.
 // CHECK-LABEL: func.func @body_writes
 // CHECK-NOT: scf.parallel

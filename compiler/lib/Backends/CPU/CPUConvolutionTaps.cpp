@@ -76,14 +76,19 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
       });
 }
 
-/// The plan for `op`, or nothing if it is not a float convolution on
-/// static buffers as convert-hlo-to-linalg emits them: input 0 read through
+/// The plan for `op`, or nothing if it is not a float convolution with
+/// static loop ranges and output as convert-hlo-to-linalg emits them (the
+/// inputs may be subviews of dynamic size, as a parallel chunk's input
+/// window is): input 0 read through
 /// windows, input 1 (the kernel) and the output through plain loops, each
 /// tap loop a reduction that only input 0's window and the kernel read.
 std::optional<ConvolutionPlan> planConvolution(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || op.hasDynamicShape() ||
-      !isMultiplyAccumulate(op))
+      op.getNumDpsInits() != 1 || !isMultiplyAccumulate(op))
+    return std::nullopt;
+  auto outType = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  if (!outType.hasStaticShape() ||
+      ShapedType::isDynamicShape(op.getStaticLoopRanges()))
     return std::nullopt;
   // An empty loop (no taps, or no input features) leaves nothing to
   // split, and an empty tap would make windows of the wrong extent.
@@ -188,11 +193,13 @@ void splitTaps(RewriterBase &rewriter, linalg::GenericOp op,
   Value input = op.getDpsInputOperand(0)->get();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<OpFoldResult> offsets, sizes, strides;
+  // Sizes come from the loop ranges, which are static, where the input's
+  // own sizes may not be.
   for (auto [index, window] : llvm::enumerate(plan.windows)) {
     if (!window) {
+      unsigned loop = cast<AffineDimExpr>(maps[0].getResult(index)).getPosition();
       offsets.push_back(rewriter.getIndexAttr(0));
-      sizes.push_back(rewriter.getIndexAttr(
-          cast<MemRefType>(input.getType()).getDimSize(index)));
+      sizes.push_back(rewriter.getIndexAttr(bounds[loop]));
       strides.push_back(rewriter.getIndexAttr(1));
       continue;
     }
@@ -221,8 +228,8 @@ void splitTaps(RewriterBase &rewriter, linalg::GenericOp op,
       continue;
     }
     kOffsets.push_back(rewriter.getIndexAttr(0));
-    kSizes.push_back(rewriter.getIndexAttr(kernelType.getDimSize(index)));
-    sliceShape.push_back(kernelType.getDimSize(index));
+    kSizes.push_back(rewriter.getIndexAttr(bounds[loop]));
+    sliceShape.push_back(bounds[loop]);
   }
   MemRefType sliceType = memref::SubViewOp::inferRankReducedResultType(
       sliceShape, kernelType, kOffsets, kSizes, kStrides);

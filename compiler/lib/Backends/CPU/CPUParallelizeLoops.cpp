@@ -96,11 +96,23 @@ std::optional<unsigned> contiguousOutputLoop(linalg::LinalgOp op) {
 /// cpu-vectorize-contractions makes, so that no chunk has a ragged tile.
 constexpr int64_t kContiguousChunkQuantum = 32;
 
+/// Whether `op` reduces over an input it reads through a window (an index
+/// like `stride * out + tap`): a convolution, which cpu-convolution-taps
+/// only turns into contractions when its loop ranges are static.
+bool readsThroughWindow(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return !op.getMatchingIndexingMap(input).isProjectedPermutation();
+  });
+}
+
 /// The loop to split `op` along and the chunk size, or nothing when the
 /// op is too small to be worth a fork, has dynamic loops, or has no loop
-/// that splits its outputs into `chunks` pieces. Contractions are only
-/// split into equal static chunks: their register tiling needs static
-/// shapes, and a dynamic last chunk would fall back to scalar loops. They
+/// that splits its outputs into `chunks` pieces. Contractions and
+/// convolutions are only split into equal static chunks: their register
+/// tiling needs static shapes, and a dynamic last chunk would fall back to
+/// scalar loops, which also sum in another order than the whole op. They
 /// are split along the output's contiguous dimension where it divides
 /// evenly into whole register tiles: each thread then streams its own part
 /// of the operand read along the lanes, where splitting the rows has both
@@ -118,6 +130,7 @@ planSplit(linalg::LinalgOp op, int64_t chunks, int64_t minIterations) {
     return std::nullopt;
   bool contraction = linalg::isaContractionOpInterface(op) ||
                      isa<linalg::ContractionOpInterface>(op.getOperation());
+  bool equalChunks = contraction || readsThroughWindow(op);
   std::optional<unsigned> lanes;
   if (contraction) {
     lanes = contiguousOutputLoop(op);
@@ -128,7 +141,9 @@ planSplit(linalg::LinalgOp op, int64_t chunks, int64_t minIterations) {
   for (unsigned loop = 0, e = ranges.size(); loop < e; ++loop) {
     if (ranges[loop] < chunks || !splitsOutputs(op, loop))
       continue;
-    if (contraction && (ranges[loop] % chunks != 0 || loop == lanes))
+    if (equalChunks && ranges[loop] % chunks != 0)
+      continue;
+    if (contraction && loop == lanes)
       continue;
     return std::make_pair(loop, (ranges[loop] + chunks - 1) / chunks);
   }
