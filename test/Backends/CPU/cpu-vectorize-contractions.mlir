@@ -73,6 +73,34 @@ func.func @batched_dot_general(%a: memref<2x8x5xf32>, %b: memref<2x16x5xf32>, %c
 
 // -----
 
+// The output's contiguous dimension (n) is a free dimension of input 0, as
+// in a kernel gradient written as HWOI: the inputs are swapped, so the FMAs
+// run along the 32 contiguous lanes with one broadcast of input 1 per row,
+// not along the 8 rows with the accumulator gathered column by column.
+// CHECK-LABEL: func.func @lanes_in_input_zero
+// CHECK-NOT: linalg.
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x32xf32>)
+// CHECK: vector.load %{{.*}} : memref<4x16xf32>, vector<8xf32>
+// CHECK: vector.load %{{.*}} : memref<4x64xf32>, vector<32xf32>
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<32xf32>
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK-NOT: vector.fma {{.*}} : vector<8xf32>
+#lhs_t = affine_map<(n, m, k) -> (k, n)>
+#rhs_t = affine_map<(n, m, k) -> (k, m)>
+#out_t = affine_map<(n, m, k) -> (m, n)>
+func.func @lanes_in_input_zero(%a: memref<4x64xf32>, %b: memref<4x16xf32>, %c: memref<16x64xf32>) {
+  linalg.generic {indexing_maps = [#lhs_t, #rhs_t, #out_t], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x64xf32>, memref<4x16xf32>) outs(%c : memref<16x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Integer contractions and mat-vec products keep the scalar path.
 // CHECK-LABEL: func.func @integer_matmul
 // CHECK: linalg.matmul

@@ -55,6 +55,9 @@ struct RegisterTile {
   SmallVector<int64_t> sizes;
   SmallVector<int64_t> order;
   unsigned rowLoop, laneLoop;
+  /// Whether the lanes walk a free dimension of input 1 (the rhs of the
+  /// outer products); where they walk input 0's, the inputs are swapped.
+  bool laneIsN;
 };
 
 /// Whether the host CPU has AVX-512 (32 registers of 512 bits).
@@ -123,6 +126,7 @@ std::optional<RegisterTile> planRegisterTile(linalg::LinalgOp op,
   RegisterTile tile;
   tile.rowLoop = *rowLoop;
   tile.laneLoop = laneLoop;
+  tile.laneIsN = laneIsN;
   tile.sizes.assign(bounds.size(), 1);
   tile.sizes[*rowLoop] = std::min(rows, bounds[*rowLoop]);
   tile.sizes[laneLoop] = std::min(2 * lanes, bounds[laneLoop]);
@@ -378,17 +382,27 @@ struct CPUVectorizeContractionsPass
 
     // Restate generic contractions as linalg.contract (same loops and
     // maps): the vectorizer turns named contractions, not generics, into
-    // vector.contract.
+    // vector.contract. The outer-product lowering vectorizes along the rhs
+    // (input 1) and broadcasts the lhs; where the output's contiguous
+    // dimension belongs to input 0 (a kernel gradient written as HWOI), it
+    // would make vectors of the rows and gather the accumulator's columns
+    // element by element (12x slower), so the inputs are swapped first.
+    // Multiplication commutes exactly, so the results keep their bits.
     for (auto &[op, tile] : plans) {
-      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-      if (!generic)
+      if (!isa<linalg::GenericOp>(op.getOperation()) && tile.laneIsN)
         continue;
-      rewriter.setInsertionPoint(generic);
-      op = linalg::ContractOp::create(
-          rewriter, generic.getLoc(), TypeRange{}, generic.getDpsInputs(),
-          generic.getDpsInits(),
-          rewriter.getAffineMapArrayAttr(generic.getIndexingMapsArray()));
-      rewriter.eraseOp(generic);
+      SmallVector<Value> inputs = op.getDpsInputs();
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      if (!tile.laneIsN) {
+        std::swap(inputs[0], inputs[1]);
+        std::swap(maps[0], maps[1]);
+      }
+      rewriter.setInsertionPoint(op);
+      linalg::LinalgOp contract = linalg::ContractOp::create(
+          rewriter, op.getLoc(), TypeRange{}, inputs, op.getDpsInits(),
+          rewriter.getAffineMapArrayAttr(maps));
+      rewriter.eraseOp(op);
+      op = contract;
     }
 
     // Cache tiles: a block of the reduction and of the lane dimension, so
