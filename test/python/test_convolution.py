@@ -224,3 +224,28 @@ def test_convolutions_as_contractions_per_tap_match_jax_with_gradients(lhs_shape
     for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         scale = float(np.abs(np.asarray(w)).max())
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)
+
+
+# numlir.layers' Conv2DTranspose keeps its kernel as HWOI (Haiku's layout): the kernel
+# gradient then writes an output whose contiguous dimension is the input feature, which
+# cpu-vectorize-contractions vectorizes with its two inputs swapped.
+@pytest.mark.parametrize("kernel_layout", ["HWIO", "HWOI", "OIHW"])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
+def test_transposed_convolution_gradients_match_jax_in_every_kernel_layout(kernel_layout,
+                                                                         strides):
+    x = _rand((2, 7, 7, 64), seed=3)
+    hwio = _rand((5, 5, 64, 32), seed=4) * 0.05
+    k = np.ascontiguousarray(np.transpose(hwio, ["HWIO".index(c) for c in kernel_layout]))
+    dn = ("NHWC", kernel_layout, "NHWC")
+
+    def loss(lib):
+        def f(x, k):
+            y = lib.lax.conv_transpose(x, k, strides, "SAME", dimension_numbers=dn)
+            return (y * y).sum()
+        return f
+
+    got = numlir.jit(numlir.value_and_grad(loss(numlir), argnums=(0, 1)))(x, k)
+    want = jax.jit(jax.value_and_grad(loss(jax), argnums=(0, 1)))(x, k)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        scale = float(np.abs(np.asarray(w)).max())
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)
