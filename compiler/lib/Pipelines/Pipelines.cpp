@@ -19,13 +19,16 @@ namespace {
 constexpr llvm::StringLiteral kOptimize =
     "func.func(hlo-simplify,hlo-widen-accumulation),canonicalize,cse";
 
-// Elementwise ops fuse into their consumers except where fusion would
-// recompute them (into contractions), which CPU vectorization then tiles.
+// Convolutions read their kernels as HWIO (hlo-assign-layouts), the order
+// the CPU's convolution kernels vectorize along. Elementwise ops fuse into
+// their consumers except where fusion would recompute them (into
+// contractions), which CPU vectorization then tiles.
 // Long reductions to a few outputs are split into partial reductions (which
 // the threads share; see cpu-parallelize-loops below), and short float sums
 // and products are then combined pairwise, as a tree.
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "cpu-record-abi-signature,convert-hlo-to-linalg,"
+    "cpu-record-abi-signature,func.func(hlo-assign-layouts),cse,"
+    "convert-hlo-to-linalg,"
     "func.func(cpu-fuse-elementwise-ops,cpu-split-reductions,"
     "cpu-tree-short-reductions),"
     "canonicalize,cse";

@@ -79,6 +79,39 @@ def HLOWidenAccumulation : Pass<"hlo-widen-accumulation"> {
   }];
 }
 
+def HLOAssignLayouts : Pass<"hlo-assign-layouts"> {
+  let summary = "Give image-layout convolutions an HWIO kernel";
+  let description = [{
+    Each `hlo.convolution` whose input and output are batch-major and
+    feature-minor (`[b, 0, 1, ..., f]`, NHWC) and whose kernel is not ordered
+    as spatial dimensions, input features, output features (`[0, 1, ..., i,
+    o]`, HWIO) reads an `hlo.transpose` of its kernel into that order, with
+    its dimension numbers updated to match; the result is unchanged. The
+    CPU vectorizes convolutions along the output features, which then are
+    the kernel's contiguous dimension: an HWOI kernel (Haiku's transposed
+    convolutions; the input gradient of every HWIO convolution) was read
+    one element per lane, at twice the time of the transposed copy plus an
+    HWIO convolution. The kernel is small next to the images, so the copy
+    costs little. Convolutions in other layouts keep theirs (a kernel
+    gradient reads its input with batch and features exchanged, which the
+    CPU's convolution kernels already handle). CSE merges the transposes of
+    a kernel that several convolutions read.
+
+    Before:
+    ```mlir
+    %0 = hlo.convolution %x, %k, dims = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f]
+         : tensor<8x7x7x64xf32>, tensor<5x5x32x64xf32> -> tensor<8x3x3x32xf32>
+    ```
+    After:
+    ```mlir
+    %t = hlo.transpose %k, dims = [0, 1, 3, 2]
+         : tensor<5x5x32x64xf32> -> tensor<5x5x64x32xf32>
+    %0 = hlo.convolution %x, %t, dims = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]
+         : tensor<8x7x7x64xf32>, tensor<5x5x64x32xf32> -> tensor<8x3x3x32xf32>
+    ```
+  }];
+}
+
 def HLOEraseOptimizationBarriers : Pass<"hlo-erase-optimization-barriers"> {
   let summary = "Replace each hlo.optimization_barrier by its operands";
   let description = [{
