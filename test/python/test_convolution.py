@@ -205,6 +205,15 @@ DCGAN_CONVS = [
 ]
 
 
+def _assert_value_and_grad_match_jax(loss, x, k):
+    """`loss(lib)` is a function of (x, k) written with `lib`'s lax."""
+    got = numlir.jit(numlir.value_and_grad(loss(numlir), argnums=(0, 1)))(x, k)
+    want = jax.jit(jax.value_and_grad(loss(jax), argnums=(0, 1)))(x, k)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        scale = float(np.abs(np.asarray(w)).max())
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)
+
+
 @pytest.mark.parametrize("lhs_shape,rhs_shape,strides", DCGAN_CONVS)
 def test_convolutions_as_contractions_per_tap_match_jax_with_gradients(lhs_shape, rhs_shape,
                                                                       strides):
@@ -219,16 +228,13 @@ def test_convolutions_as_contractions_per_tap_match_jax_with_gradients(lhs_shape
             return (y * y).sum() + (t * x).sum()
         return f
 
-    got = numlir.jit(numlir.value_and_grad(loss(numlir), argnums=(0, 1)))(x, k)
-    want = jax.jit(jax.value_and_grad(loss(jax), argnums=(0, 1)))(x, k)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        scale = float(np.abs(np.asarray(w)).max())
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)
+    _assert_value_and_grad_match_jax(loss, x, k)
 
 
-# numlir.layers' Conv2DTranspose keeps its kernel as HWOI (Haiku's layout): the kernel
-# gradient then writes an output whose contiguous dimension is the input feature, which
-# cpu-vectorize-contractions vectorizes with its two inputs swapped.
+# numlir.layers' Conv2DTranspose keeps its kernel as HWOI (Haiku's layout): the forward
+# convolution and the input gradient read an HWIO copy (hlo-assign-layouts), and the
+# kernel gradient writes an output whose contiguous dimension is the input feature,
+# which cpu-vectorize-contractions vectorizes with its two inputs swapped.
 @pytest.mark.parametrize("kernel_layout", ["HWIO", "HWOI", "OIHW"])
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
 def test_transposed_convolution_gradients_match_jax_in_every_kernel_layout(kernel_layout,
@@ -244,8 +250,4 @@ def test_transposed_convolution_gradients_match_jax_in_every_kernel_layout(kerne
             return (y * y).sum()
         return f
 
-    got = numlir.jit(numlir.value_and_grad(loss(numlir), argnums=(0, 1)))(x, k)
-    want = jax.jit(jax.value_and_grad(loss(jax), argnums=(0, 1)))(x, k)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        scale = float(np.abs(np.asarray(w)).max())
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4 * scale)
+    _assert_value_and_grad_match_jax(loss, x, k)
