@@ -251,3 +251,58 @@ def test_transposed_convolution_gradients_match_jax_in_every_kernel_layout(kerne
         return f
 
     _assert_value_and_grad_match_jax(loss, x, k)
+
+
+# hlo-split-transposed-convolutions runs an lhs-dilated convolution as one convolution per
+# output phase: paddings that pad or crop, strides up to 4, kernels shorter than the stride
+# (phases without taps) and output sizes that are not a multiple of the stride, in values
+# and both gradients (the kernel gradient of a transposed convolution is lhs-dilated too).
+PHASE_CASES = [
+    ("SAME", (2, 2), (5, 5)),
+    ("VALID", (3, 2), (5, 5)),
+    ([(2, 1), (0, 3)], (1, 2), (4, 3)),
+    ([(-1, 2), (1, -1)], (4, 1), (5, 5)),
+    ("SAME", (2, 3), (1, 3)),
+    ("VALID", (4, 4), (1, 2)),
+    ([(0, 0), (3, 3)], (2, 2), (2, 5)),
+]
+
+
+@pytest.mark.parametrize("padding,strides,window", PHASE_CASES)
+def test_transposed_convolutions_split_into_phases_match_jax(padding, strides, window):
+    x = _rand((2, 5, 6, 3), seed=15)
+    k = _rand(window + (3, 4), seed=16) * 0.3
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def loss(lib):
+        def f(x, k):
+            y = lib.lax.conv_transpose(x, k, strides, padding, dimension_numbers=dn)
+            return (y * y).sum() + y.sum()
+        return f
+
+    _assert_value_and_grad_match_jax(loss, x, k)
+
+
+def test_transposed_convolution_phases_match_jax_in_f64_and_int32(x64):
+    dn = ("NCHW", "OIHW", "NCHW")
+    for dtype, tol in [(np.float64, 1e-12), (np.int32, 0)]:
+        x, k = _rand((2, 4, 5, 3), dtype, 17), _rand((3, 4, 3, 2), dtype, 18)
+        _check(lambda x, k: lax.conv_transpose(x, k, (3, 2), "SAME", dimension_numbers=dn),
+               lambda x, k: jax.lax.conv_transpose(x, k, (3, 2), "SAME", dimension_numbers=dn,
+                                                   precision=HIGHEST), [x, k], rtol=tol, atol=tol)
+
+
+def test_transposed_convolution_never_multiplies_a_kernel_tap_by_an_inserted_zero():
+    # XLA skips the zeros lhs_dilation inserts, so an infinite tap makes infinities only
+    # where it meets a real input; multiplying the zeros would make NaNs between them.
+    x = np.ones((1, 3, 1), np.float32)
+    k = np.array([1.0, np.inf, 2.0], np.float32).reshape(3, 1, 1)
+
+    def f(lib):
+        return lambda x, k: lib.lax.conv_general_dilated(
+            x, k, (1,), [(2, 2)], lhs_dilation=(2,), dimension_numbers=("NWC", "WIO", "NWC"))
+
+    got = np.asarray(numlir.jit(f(numlir))(x, k)).ravel()
+    want = np.asarray(f(jax)(x, k)).ravel()
+    np.testing.assert_array_equal(got, want)
+    assert not np.isnan(got).any()

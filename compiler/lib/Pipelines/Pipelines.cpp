@@ -19,15 +19,18 @@ namespace {
 constexpr llvm::StringLiteral kOptimize =
     "func.func(hlo-simplify,hlo-widen-accumulation),canonicalize,cse";
 
-// Convolutions read their kernels as HWIO (hlo-assign-layouts), the order
-// the CPU's convolution kernels vectorize along. Elementwise ops fuse into
+// Transposed convolutions run as one convolution per output phase, which
+// skips the products with their inserted zeros, and convolutions read
+// their kernels as HWIO (hlo-assign-layouts), the order the CPU's
+// convolution kernels vectorize along. Elementwise ops fuse into
 // their consumers except where fusion would recompute them (into
 // contractions), which CPU vectorization then tiles.
 // Long reductions to a few outputs are split into partial reductions (which
 // the threads share; see cpu-parallelize-loops below), and short float sums
 // and products are then combined pairwise, as a tree.
 constexpr llvm::StringLiteral kCPUToLinalg =
-    "cpu-record-abi-signature,func.func(hlo-assign-layouts),cse,"
+    "cpu-record-abi-signature,"
+    "func.func(hlo-split-transposed-convolutions,hlo-assign-layouts),cse,"
     "convert-hlo-to-linalg,"
     "func.func(cpu-fuse-elementwise-ops,cpu-split-reductions,"
     "cpu-tree-short-reductions),"

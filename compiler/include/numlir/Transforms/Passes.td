@@ -79,6 +79,40 @@ def HLOWidenAccumulation : Pass<"hlo-widen-accumulation"> {
   }];
 }
 
+def HLOSplitTransposedConvolutions
+    : Pass<"hlo-split-transposed-convolutions"> {
+  let summary = "Split lhs-dilated convolutions into one per output phase";
+  let description = [{
+    An `hlo.convolution` with `lhs_dilation` s > 1 (a transposed
+    convolution, or the input gradient of a convolution with stride s)
+    reads s - 1 inserted zeros between neighbouring input elements, so
+    along that dimension only one kernel tap in s meets a real element:
+    which ones depends on the output position modulo s (its phase). The
+    convolution becomes one undilated convolution per phase, with that
+    phase's taps (a strided `hlo.slice` of the kernel) and its own padding,
+    and the phases' outputs interleave into the result through
+    `hlo.reshape` and `hlo.concatenate` (then `hlo.slice` where the output
+    size is not a multiple of s). A 2-D stride-2 transposed convolution
+    does a quarter of the multiply-adds.
+
+    Exact: each output sums the same nonzero products in the same tap
+    order, and no tap is multiplied by an inserted zero (an infinite tap
+    does not make NaNs there, as in XLA). Applies where every dilated
+    dimension has window stride and rhs dilation 1 (what `conv_transpose`
+    and convolution gradients produce), shapes are static, and there are
+    at most 16 phases; other convolutions are left as they are.
+
+    Before (1-D, stride-2 transposed convolution of a 3-tap kernel):
+    ```mlir
+    %0 = hlo.convolution %x, %k, dims = [b, 0, f]x[0, i, o]->[b, 0, f],
+           padding = [[1, 2]], lhs_dilation = [2]
+         : tensor<1x4x1xf32>, tensor<3x1x1xf32> -> tensor<1x8x1xf32>
+    ```
+    After: phase 0 (even outputs) reads taps 1 and phase 1 reads taps 0
+    and 2; each phase's 4 outputs are interleaved.
+  }];
+}
+
 def HLOAssignLayouts : Pass<"hlo-assign-layouts"> {
   let summary = "Give image-layout convolutions an HWIO kernel";
   let description = [{
