@@ -75,7 +75,8 @@ func.func @ragged_phases(%x: tensor<1x4x1xf32>, %k: tensor<3x1x1xf32>) -> tensor
 // CHECK-LABEL: func.func @phase_without_taps
 func.func @phase_without_taps(%x: tensor<1x4x1xi32>, %k: tensor<1x1x1xi32>) -> tensor<1x8x1xi32> {
   // CHECK: %[[Y0:.*]] = hlo.convolution {{.*}} : tensor<1x4x1xi32>, tensor<1x1x1xi32> -> tensor<1x4x1xi32>
-  // CHECK: %[[Y1:.*]] = hlo.constant dense<0> : tensor<1x4x1xi32>
+  // CHECK: %[[Z:.*]] = hlo.constant dense<0> : tensor<i32>
+  // CHECK: %[[Y1:.*]] = hlo.broadcast_in_dim %[[Z]], dims = [] : tensor<i32> -> tensor<1x4x1xi32>
   // CHECK: hlo.reshape %[[Y0]]
   // CHECK: hlo.reshape %[[Y1]]
   // CHECK: hlo.concatenate dim = 2

@@ -113,10 +113,15 @@ bool shouldSplit(ConvolutionOp op) {
   return phases > 1;
 }
 
-/// A zero of `type`, splat.
+/// A zero of `type`: a scalar constant, broadcast (a splat constant of a
+/// large type makes some upstream folds enumerate its elements).
 Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
-  return ConstantOp::create(b, loc, type,
-                            cast<ElementsAttr>(b.getZeroAttr(type)));
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Value zero = ConstantOp::create(
+      b, loc, scalarType, cast<ElementsAttr>(b.getZeroAttr(scalarType)));
+  if (type.getRank() == 0)
+    return zero;
+  return BroadcastInDimOp::create(b, loc, type, zero, ArrayRef<int64_t>{});
 }
 
 /// The convolution of one phase (`phase[s]` along each spatial dimension),
@@ -174,8 +179,8 @@ Value convolvePhase(OpBuilder &b, ConvolutionOp op,
   }
   SmallVector<int64_t> none(resultType.getRank(), 0);
   return PadOp::create(b, loc, paddedType, convolution,
-                       zeros(b, loc, RankedTensorType::get({}, element)),
-                       none, high, none);
+                       zeros(b, loc, RankedTensorType::get({}, element)), none,
+                       high, none);
 }
 
 /// Replaces `op` by one convolution per phase, interleaved.
