@@ -4,7 +4,7 @@ A float leaf passes when, elementwise,
 ``|got - want| <= rtol * |want| + rtol * max(scale, floor)`` with ``scale``
 the largest finite ``|want|`` of the leaf: cancellation in a sum leaves some
 elements tiny next to their neighbours, and those are judged on the leaf's
-magnitude. NaN and inf must agree in place (and sign). Integers and bools must
+magnitude (and a leaf that is tiny throughout, on the dtype's floor). NaN and inf must agree in place (and sign). Integers and bools must
 agree exactly. Shapes and dtypes must agree exactly.
 
 ``rtol`` is the one of the least precise float dtype the program touches: a
@@ -21,9 +21,21 @@ import numpy as np
 RTOL = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2}
 #: Relative size of the input perturbation used to tell bugs from ill-conditioning.
 PERTURBATION = {"float64": 3e-12, "float32": 3e-6, "float16": 1e-3, "bfloat16": 8e-3}
-#: An absolute floor for the scale, so an all-zero reference does not demand exact zeros.
-SCALE_FLOOR = 1e-3
+#: A floor for the scale per dtype, so a reference that is zero (or tiny) by cancellation
+#: does not demand exact zeros: ``rtol * floor`` is about one unit in the last place of
+#: 1.0, the noise a cancellation among terms of the inputs' size leaves. (16-bit floats
+#: round each op; XLA keeps fused intermediates in f32, so where jax's cancellation is
+#: exact numlir's can leave a few ulps.)
+SCALE_FLOOR = {"float64": 1e-3, "float32": 1e-3, "float16": 0.1, "bfloat16": 0.15}
 _PRECISION_ORDER = ("bfloat16", "float16", "float32", "float64")
+
+
+def scale_floor(rtol: float) -> float:
+    """The scale floor of the dtype whose tolerance ``rtol`` is (float32's for any other)."""
+    for name, value in RTOL.items():
+        if value == rtol:
+            return SCALE_FLOOR[name]
+    return SCALE_FLOOR["float32"]
 
 
 def program_rtol(dtypes) -> float:
@@ -79,7 +91,7 @@ def compare(got: list[np.ndarray], want: list[np.ndarray], rtol: float) -> Verdi
         finite = np.isfinite(wf)
         scale = float(np.max(np.abs(wf[finite]))) if finite.any() else 0.0
         err = np.where(finite, np.abs(gf - wf), 0.0)
-        allowed = rtol * np.abs(wf) + rtol * max(scale, SCALE_FLOOR)
+        allowed = rtol * np.abs(wf) + rtol * max(scale, scale_floor(rtol))
         bad = err > np.where(finite, allowed, np.inf)
         if bad.any():
             k = np.unravel_index(int(np.argmax(np.where(bad, err / allowed, 0.0))), w.shape)
@@ -114,7 +126,7 @@ def within_reference_error(got: list[np.ndarray], want: list[np.ndarray], truth:
         finite = np.isfinite(tf)
         scale = float(np.max(np.abs(tf[finite]))) if finite.any() else 0.0
         ref_err = np.where(finite, np.abs(wf - tf), 0.0)
-        allowed = 2.0 * np.nan_to_num(ref_err, nan=np.inf) + rtol * (np.abs(tf) + max(scale, SCALE_FLOOR))
+        allowed = 2.0 * np.nan_to_num(ref_err, nan=np.inf) + rtol * (np.abs(tf) + max(scale, scale_floor(rtol)))
         if (np.where(finite, np.abs(gf - tf), 0.0) > allowed).any():
             return False
     return True

@@ -86,6 +86,7 @@ INPUTS = [
 IN_AXES = {program.in_axes()!r}
 ARGNUMS = {program.grad_argnums()!r}
 RTOL = {rtol!r}
+SCALE_FLOOR = {compare.scale_floor(rtol)!r}
 {loss}
 
 JAX = types.SimpleNamespace(jit=jax.jit, grad=jax.grad, vmap=jax.vmap,
@@ -111,7 +112,7 @@ def check(got, want):
         if w.dtype.kind == "f" or w.dtype.name == "bfloat16":
             g64, w64 = g.astype(np.float64), w.astype(np.float64)
             scale = np.max(np.abs(w64[np.isfinite(w64)]), initial=0.0)
-            np.testing.assert_allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, 1e-3),
+            np.testing.assert_allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, SCALE_FLOOR),
                                        err_msg=f"result {{i}}")
         else:
             np.testing.assert_array_equal(g, w, err_msg=f"result {{i}}")
