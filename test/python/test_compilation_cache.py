@@ -229,7 +229,7 @@ def test_the_key_covers_the_backend_options(cache_dir):
     backend = dispatch.get_backend()
     text = scaled_sine(1.0).lower(X).as_text()
     keys = {backend._cache_entry(text, backend.parse_options(opt_level=level)) for level in (1, 3)}
-    keys.add(backend._cache_entry(text, backend.parse_options(llvm_unroll=False)))
+    keys.add(backend._cache_entry(text, backend.parse_options(llvm_unroll=True)))
     keys.add(backend._cache_entry(text + "\n", backend.parse_options()))
     assert len(keys) == 4 and None not in keys
 

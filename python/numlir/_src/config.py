@@ -98,11 +98,11 @@ class Flags:
     cpu_parallel_min_iterations: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_PARALLEL_MIN_ITERATIONS", 131072, minimum=1)
     )
-    #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL, default on). Off, the
-    #: W7 DCGAN step's LLVM time drops about 4x; the runtime cost is being measured
-    #: (docs/design-decisions.md) before it becomes the default.
+    #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL=1; default off: MLIR
+    #: unrolls the register tiles, and LLVM's unroller tripled W7's LLVM time for
+    #: runtimes within noise; docs/design-decisions.md).
     cpu_llvm_unroll: bool = dataclasses.field(
-        default_factory=lambda: _env_bool("NUMLIR_CPU_LLVM_UNROLL", True)
+        default_factory=lambda: _env_bool("NUMLIR_CPU_LLVM_UNROLL", False)
     )
     #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
     #: also the ``numlir.disable_jit()`` context).

@@ -45,11 +45,19 @@ nb::object compileErrorType;
 /// off, so compiler bugs show as segfaults) raises CompileError instead of
 /// killing the Python process. `work` must not throw.
 template <typename Work>
-void runGuarded(const std::string &what, Work &&work) {
+void runGuarded(const std::string &what, Work &&work,
+                bool releaseGIL = false) {
   static std::once_flag enabled;
   std::call_once(enabled, [] { llvm::CrashRecoveryContext::Enable(); });
   llvm::CrashRecoveryContext recovery;
-  if (!recovery.RunSafely(work))
+  bool finished;
+  if (releaseGIL) {
+    nb::gil_scoped_release released;
+    finished = recovery.RunSafely(work);
+  } else {
+    finished = recovery.RunSafely(work);
+  }
+  if (!finished)
     raiseCompileError("internal compiler error: numlir crashed while " + what +
                       "; please report it with this compilation's "
                       "NUMLIR_DUMP_DIR files");
@@ -198,19 +206,24 @@ std::string translateToLLVMIR(const std::string &text) {
   return ir;
 }
 
-std::tuple<std::string, nb::bytes> compileLLVMIR(const std::string &ir,
-                                                 unsigned optLevel,
-                                                 bool unrollLoops) {
+std::tuple<std::string, nb::bytes>
+compileLLVMIR(const std::string &ir, unsigned optLevel, bool unrollLoops,
+              unsigned threads, bool printOptimizedIR) {
   numlir::cpu::CompiledObject compiled;
   std::string error;
-  runGuarded("emitting the object file", [&] {
-    llvm::Expected<numlir::cpu::CompiledObject> result =
-        numlir::cpu::compileLLVMIRForHost(ir, optLevel, unrollLoops);
-    if (result)
-      compiled = std::move(*result);
-    else
-      error = llvm::toString(result.takeError());
-  });
+  // LLVM touches no Python object, so other Python threads run meanwhile.
+  runGuarded(
+      "emitting the object file",
+      [&] {
+        llvm::Expected<numlir::cpu::CompiledObject> result =
+            numlir::cpu::compileLLVMIRForHost(ir, optLevel, unrollLoops,
+                                              threads, printOptimizedIR);
+        if (result)
+          compiled = std::move(*result);
+        else
+          error = llvm::toString(result.takeError());
+      },
+      /*releaseGIL=*/true);
   if (!error.empty())
     raiseCompileError(error);
   return {compiled.optimizedIR,
@@ -263,8 +276,12 @@ NB_MODULE(_compiler, m) {
         "Translates an LLVM-dialect module to LLVM IR text.");
   m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
         nb::arg("opt_level") = 3, nb::arg("unroll_loops") = true,
+        nb::arg("threads") = 0, nb::arg("print_optimized_ir") = true,
         "Optimizes LLVM IR for this CPU; returns (optimized_ir, object). "
-        "unroll_loops=False leaves loops rolled unless metadata asks.");
+        "unroll_loops=False leaves loops rolled unless metadata asks; a large "
+        "module compiles on up to `threads` threads (0: every core) into an "
+        "ar archive of one object per partition; optimized_ir is empty "
+        "unless print_optimized_ir.");
   m.def("link_shared_object", &linkSharedObject, nb::arg("object_path"),
         nb::arg("output_path"),
         "Links an object file into a shared object with lld, in-process.");

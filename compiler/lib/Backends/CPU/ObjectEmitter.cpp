@@ -6,24 +6,41 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "numlir/Backends/CPU/LoopNestOutlining.h"
+#include "numlir/Backends/CPU/ModulePartitioning.h"
+
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include <memory>
 #include <mutex>
+#include <thread>
 
 using namespace numlir::cpu;
 
 namespace {
+
+// Functions this large have their loop nests outlined: smaller ones cost
+// LLVM little, and their loops keep what the whole function tells about
+// their pointers (malloc results do not alias).
+constexpr unsigned kOutlineMinInstructions = 2000;
+
+// Each compile thread gets at least this much work; below it, splitting the
+// module costs more than the second thread saves.
+constexpr unsigned kPartitionMinInstructions = 4000;
 
 void initializeNativeTarget() {
   static std::once_flag once;
@@ -107,21 +124,10 @@ numlir::cpu::translateToLLVMIR(mlir::ModuleOp module) {
   return text;
 }
 
-llvm::Expected<CompiledObject>
-numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
-                                   bool unrollLoops) {
-  initializeNativeTarget();
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
-      llvmIR, parseError, context);
-  if (!module) {
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    parseError.print("llvm-ir", os);
-    return makeError(message);
-  }
-
+/// The target machine of the host; one per thread, since passes keep state
+/// in it.
+static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostMachine(unsigned optLevel) {
   HostTarget host = getHostTarget();
   llvm::Triple triple(host.triple);
   std::string lookupError;
@@ -137,27 +143,141 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
                     : llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return makeError("could not create a target machine for " + host.cpu);
-  module->setTargetTriple(triple);
-  module->setDataLayout(machine->createDataLayout());
+  return machine;
+}
 
+/// Optimizes `module` (already verified) and emits its object.
+static llvm::Expected<CompiledObject>
+compileModule(llvm::Module &module, unsigned optLevel, bool unrollLoops,
+              bool printOptimizedIR) {
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createHostMachine(optLevel);
+  if (!machine)
+    return machine.takeError();
+  module.setTargetTriple((*machine)->getTargetTriple());
+  module.setDataLayout((*machine)->createDataLayout());
+  optimizeModule(module, **machine, optLevel, unrollLoops);
+
+  CompiledObject result;
+  if (printOptimizedIR) {
+    llvm::raw_string_ostream irStream(result.optimizedIR);
+    module.print(irStream, nullptr);
+  }
+  llvm::SmallVector<char, 0> objectBuffer;
+  llvm::raw_svector_ostream objectStream(objectBuffer);
+  llvm::legacy::PassManager codegen;
+  if ((*machine)->addPassesToEmitFile(codegen, objectStream, nullptr,
+                                      llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit object files");
+  codegen.run(module);
+  result.object.assign(objectBuffer.begin(), objectBuffer.end());
+  return result;
+}
+
+/// Compiles each bitcode partition on a thread of its own, in a context of
+/// its own, and archives the objects in partition order.
+static llvm::Expected<CompiledObject>
+compilePartitions(llvm::ArrayRef<llvm::SmallVector<char, 0>> partitions,
+                  unsigned optLevel, bool unrollLoops, bool printOptimizedIR) {
+  std::vector<CompiledObject> compiled(partitions.size());
+  std::vector<std::string> errors(partitions.size());
+  auto compileOne = [&](size_t index) {
+    llvm::LLVMContext context;
+    llvm::Expected<std::unique_ptr<llvm::Module>> module =
+        llvm::parseBitcodeFile(
+            llvm::MemoryBufferRef(
+                llvm::StringRef(partitions[index].data(),
+                                partitions[index].size()),
+                "partition"),
+            context);
+    if (!module) {
+      errors[index] = llvm::toString(module.takeError());
+      return;
+    }
+    llvm::Expected<CompiledObject> object =
+        compileModule(**module, optLevel, unrollLoops, printOptimizedIR);
+    if (object)
+      compiled[index] = std::move(*object);
+    else
+      errors[index] = llvm::toString(object.takeError());
+  };
+  std::vector<std::thread> threads;
+  for (size_t index = 0; index < partitions.size(); ++index)
+    threads.emplace_back([&, index] {
+      // A crash on this thread is reported like one on the caller's (whose
+      // recovery context does not reach other threads).
+      llvm::CrashRecoveryContext recovery;
+      if (!recovery.RunSafely([&] { compileOne(index); }))
+        errors[index] = "LLVM crashed while compiling partition " +
+                        std::to_string(index);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &error : errors)
+    if (!error.empty())
+      return makeError(error);
+
+  CompiledObject result;
+  std::vector<std::string> names;
+  for (size_t index = 0; index < compiled.size(); ++index) {
+    names.push_back("partition" + std::to_string(index) + ".o");
+    if (printOptimizedIR)
+      result.optimizedIR += "; ---- partition " + std::to_string(index) +
+                            " of " + std::to_string(compiled.size()) +
+                            " ----\n" + compiled[index].optimizedIR;
+  }
+  std::vector<llvm::NewArchiveMember> members;
+  for (size_t index = 0; index < compiled.size(); ++index) {
+    llvm::NewArchiveMember member;
+    member.Buf = llvm::MemoryBuffer::getMemBuffer(compiled[index].object,
+                                                  names[index], false);
+    member.MemberName = names[index];
+    members.push_back(std::move(member));
+  }
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> archive =
+      llvm::writeArchiveToBuffer(members, llvm::SymtabWritingMode::NormalSymtab,
+                                 llvm::object::Archive::K_GNU,
+                                 /*Deterministic=*/true, /*Thin=*/false);
+  if (!archive)
+    return archive.takeError();
+  result.object = (*archive)->getBuffer().str();
+  return result;
+}
+
+unsigned numlir::cpu::getCompileThreads(unsigned requested) {
+  return llvm::hardware_concurrency(requested).compute_thread_count();
+}
+
+llvm::Expected<CompiledObject>
+numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
+                                   bool unrollLoops, unsigned threads,
+                                   bool printOptimizedIR) {
+  initializeNativeTarget();
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic parseError;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
+      llvmIR, parseError, context);
+  if (!module) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    parseError.print("llvm-ir", os);
+    return makeError(message);
+  }
   std::string verifyMessage;
   llvm::raw_string_ostream verifyStream(verifyMessage);
   if (llvm::verifyModule(*module, &verifyStream))
     return makeError("invalid LLVM IR: " + verifyMessage);
+  if (optLevel == 0)
+    return compileModule(*module, optLevel, unrollLoops, printOptimizedIR);
 
-  optimizeModule(*module, *machine, optLevel, unrollLoops);
-
-  CompiledObject result;
-  llvm::raw_string_ostream irStream(result.optimizedIR);
-  module->print(irStream, nullptr);
-
-  llvm::SmallVector<char, 0> objectBuffer;
-  llvm::raw_svector_ostream objectStream(objectBuffer);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, objectStream, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile))
-    return makeError("the target cannot emit object files");
-  codegen.run(*module);
-  result.object.assign(objectBuffer.begin(), objectBuffer.end());
-  return result;
+  outlineLoopNests(*module, kOutlineMinInstructions);
+  unsigned partitions =
+      std::min(getCompileThreads(threads),
+               countModuleInstructions(*module) / kPartitionMinInstructions);
+  std::vector<llvm::SmallVector<char, 0>> bitcode =
+      partitionModule(*module, partitions);
+  if (bitcode.empty())
+    return compileModule(*module, optLevel, unrollLoops, printOptimizedIR);
+  module.reset();
+  return compilePartitions(bitcode, optLevel, unrollLoops, printOptimizedIR);
 }

@@ -85,7 +85,9 @@ llvm::Error numlir::cpu::linkSharedObject(const std::string &objectPath,
   std::vector<const char *> args = {
       "ld.lld", "-shared", "--eh-frame-hdr", "-z", "noexecstack",
       "-z", "relro", "--hash-style=gnu", "--build-id=none",
-      "-o", outputPath.c_str(), objectPath.c_str()};
+      "-o", outputPath.c_str(),
+      // The object of a large module is an archive of one per partition.
+      "--whole-archive", objectPath.c_str(), "--no-whole-archive"};
   args.push_back("--as-needed");
   for (const std::string &library : libraries)
     if (!library.empty())

@@ -63,7 +63,7 @@ class CpuOptions:
 
     opt_level: int = 3
     linker: str = "lld"
-    llvm_unroll: bool = True
+    llvm_unroll: bool = False
     #: Chunks a large op is split into for the OpenMP threads (cpu-parallelize-loops):
     #: NUMLIR_NUM_THREADS, or 0 for the compiling host's cores; 1 splits nothing.
     threads: int = 0
@@ -179,11 +179,12 @@ def _translate(text: str, options: CpuOptions) -> str:
 def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
     compiler = _native_compiler()
     try:
-        optimized, obj = compiler.compile_llvm_ir_for_host(ir, options.opt_level,
-                                                           options.llvm_unroll)
+        optimized, obj = compiler.compile_llvm_ir_for_host(
+            ir, options.opt_level, options.llvm_unroll, threads=options.threads,
+            print_optimized_ir=bool(config.flags.dump_dir))
     except compiler.CompileError as error:
         raise CompileError(str(error)) from None
-    return WithExtras(obj, {".opt.ll": optimized})
+    return WithExtras(obj, {".opt.ll": optimized} if optimized else {})
 
 
 def _no_temporary_directory(error: OSError) -> CompileError:
@@ -208,7 +209,9 @@ def _link_with_driver(linker_name: str, obj_path: str, so_path: str, tmp: str) -
     with open(obj_path, "rb") as f:
         openmp = ["-l:libomp.so.5"] if b"__kmpc_fork_call" in f.read() else []
     result = subprocess.run(
-        [linker, "-shared", "-o", so_path, obj_path, "-lm", *openmp],
+        # A large module arrives as an archive of one object per compile thread.
+        [linker, "-shared", "-o", so_path, "-Wl,--whole-archive", obj_path,
+         "-Wl,--no-whole-archive", "-lm", *openmp],
         capture_output=True,
         text=True,
         env={**os.environ, "TMPDIR": tmp},

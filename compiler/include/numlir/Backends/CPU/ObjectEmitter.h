@@ -2,7 +2,7 @@
 //
 // The CPU backend's last native stages: translate an LLVM-dialect module to
 // LLVM IR, optimize it for the host CPU (its vector features included) and
-// emit a relocatable object. Linking the object into a shared library is
+// emit relocatable objects. Linking the object into a shared library is
 // left to the system linker, driven from the Python backend.
 //
 //===----------------------------------------------------------------------===//
@@ -29,17 +29,28 @@ llvm::Expected<std::string> translateToLLVMIR(mlir::ModuleOp module);
 
 /// The result of compiling LLVM IR for the host.
 struct CompiledObject {
-  std::string optimizedIR; ///< The IR after LLVM's optimization pipeline.
-  std::string object;      ///< ELF relocatable object bytes.
+  /// The IR after LLVM's optimization pipeline (empty unless asked for);
+  /// the partitions' modules one after another when compiled in parallel.
+  std::string optimizedIR;
+  /// An ELF relocatable object, or an ar archive of one object per
+  /// partition when compiled in parallel (linked with --whole-archive).
+  std::string object;
 };
 
+/// The threads a compilation uses when asked for `requested` (0: every core
+/// this process may run on).
+unsigned getCompileThreads(unsigned requested);
+
 /// Parses LLVM IR text, optimizes it at `optLevel` (0-3) for the host CPU
-/// and emits a position-independent object file. Without `unrollLoops`,
-/// LLVM unrolls only loops whose metadata asks for it: most of the compile
-/// time of large programs goes to unrolling loops that MLIR already tiled.
-llvm::Expected<CompiledObject> compileLLVMIRForHost(llvm::StringRef llvmIR,
-                                                    unsigned optLevel,
-                                                    bool unrollLoops = true);
+/// and emits position-independent code. Without `unrollLoops`, LLVM unrolls
+/// only loops whose metadata asks for it: most of the compile time of large
+/// programs goes to unrolling loops that MLIR already tiled. Above -O0 the
+/// loop nests of large functions are outlined, and a large module is split
+/// into partitions compiled on up to `threads` threads.
+llvm::Expected<CompiledObject>
+compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
+                     bool unrollLoops = true, unsigned threads = 0,
+                     bool printOptimizedIR = true);
 
 } // namespace numlir::cpu
 

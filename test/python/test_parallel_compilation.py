@@ -1,0 +1,94 @@
+"""Large modules: loop nests outlined and partitions compiled on several threads.
+
+The object emitter outlines the loop nests of large functions and splits a
+large module into partitions that compile in parallel (an ar archive of one
+object per partition). These tests check that the pieces link back into the
+program they came from, whatever the thread count.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from numlir import _compiler
+
+LOOPS = 900  # about 10 instructions each: several partitions' worth
+
+
+def _many_loops_ir(loops: int) -> str:
+    """`work(a, n)`: `loops` loops in sequence, the k-th a[i] = a[i]*c_k + d_k,
+    with the constants in a private table (copied into every partition)."""
+    scales = ", ".join(f"double {1.0 + (k % 7) / 8.0:.6f}" for k in range(loops))
+    body = []
+    for k in range(loops):
+        body.append(f"""
+  %c{k}p = getelementptr [{loops} x double], ptr @scales, i64 0, i64 {k}
+  %c{k} = load double, ptr %c{k}p
+  br label %h{k}
+h{k}:
+  %i{k} = phi i64 [ 0, %{'entry' if k == 0 else f'after{k - 1}'} ], [ %n{k}, %h{k} ]
+  %p{k} = getelementptr double, ptr %a, i64 %i{k}
+  %x{k} = load double, ptr %p{k}
+  %y{k} = fmul double %x{k}, %c{k}
+  %z{k} = fadd double %y{k}, {float(k % 5):.1f}
+  store double %z{k}, ptr %p{k}
+  %n{k} = add i64 %i{k}, 1
+  %d{k} = icmp slt i64 %n{k}, %n
+  br i1 %d{k}, label %h{k}, label %after{k}
+after{k}:""")
+    return (f"@scales = private unnamed_addr constant [{loops} x double] [{scales}]\n"
+            "define void @work(ptr %a, i64 %n) {\nentry:" + "".join(body) + "\n  ret void\n}\n")
+
+
+def _reference(a: np.ndarray, loops: int) -> np.ndarray:
+    a = a.copy()
+    for k in range(loops):
+        a = a * (1.0 + (k % 7) / 8.0) + float(k % 5)
+    return a
+
+
+def _run(obj: bytes, tmp_path, name: str, a: np.ndarray) -> np.ndarray:
+    obj_path, so_path = tmp_path / f"{name}.o", tmp_path / f"{name}.so"
+    obj_path.write_bytes(obj)
+    _compiler.link_shared_object(str(obj_path), str(so_path))
+    work = ctypes.CDLL(str(so_path)).work
+    work.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    out = a.copy()
+    work(out.ctypes.data, out.size)
+    return out
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_large_module_compiled_on_several_threads_links_into_the_same_program(tmp_path, threads):
+    ir = _many_loops_ir(LOOPS)
+    _, obj = _compiler.compile_llvm_ir_for_host(ir, 3, threads=threads)
+    assert obj.startswith(b"!<arch>\n"), "expected one object per partition in an archive"
+    assert b"partition0.o" in obj and b"partition1.o" in obj
+    a = np.linspace(-1.0, 1.0, 37)  # grows to about 1e125 through the 900 loops: finite
+    np.testing.assert_array_equal(_run(obj, tmp_path, f"t{threads}", a), _reference(a, LOOPS))
+
+
+def test_one_compile_thread_emits_one_object_with_the_same_results(tmp_path):
+    ir = _many_loops_ir(LOOPS)
+    _, serial = _compiler.compile_llvm_ir_for_host(ir, 3, threads=1)
+    assert serial.startswith(b"\x7fELF")
+    a = np.linspace(-1.0, 1.0, 37)
+    np.testing.assert_array_equal(_run(serial, tmp_path, "serial", a), _reference(a, LOOPS))
+
+
+def test_a_small_module_stays_one_object_on_many_threads():
+    _, obj = _compiler.compile_llvm_ir_for_host(_many_loops_ir(3), 3, threads=8)
+    assert obj.startswith(b"\x7fELF")
+
+
+def test_the_optimized_ir_of_partitions_is_returned_only_when_asked():
+    ir = _many_loops_ir(LOOPS)
+    quiet, _ = _compiler.compile_llvm_ir_for_host(ir, 3, threads=2, print_optimized_ir=False)
+    assert quiet == ""
+    text, _ = _compiler.compile_llvm_ir_for_host(ir, 3, threads=2)
+    assert "; ---- partition 0 of 2 ----" in text and "; ---- partition 1 of 2 ----" in text
+    # The outlined loop nests are functions of their own that stay calls.
+    assert "noinline" in text
