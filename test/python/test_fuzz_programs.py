@@ -29,8 +29,11 @@ CHUNK = 25
 #: The worker splits every op with a parallel loop into 3 chunks on OpenMP threads
 #: (cpu-parallelize-loops), where by default only ops of 131072 iterations or more
 #: are split: the generator's small programs then run through the chunked loops,
-#: ragged last chunks included, as well as through everything else.
-SPLIT_EVERY_OP = {"NUMLIR_CPU_PARALLEL_MIN_ITERATIONS": "1", "NUMLIR_NUM_THREADS": "3"}
+#: ragged last chunks included, as well as through everything else. It also outlines
+#: every loop nest and compiles every module in up to 3 partitions, where by default
+#: only functions of 2000 LLVM instructions or more are.
+SPLIT_EVERY_OP = {"NUMLIR_CPU_PARALLEL_MIN_ITERATIONS": "1", "NUMLIR_NUM_THREADS": "3",
+                  "NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS": "1"}
 
 
 @pytest.fixture(scope="module")

@@ -92,3 +92,32 @@ def test_the_optimized_ir_of_partitions_is_returned_only_when_asked():
     assert "; ---- partition 0 of 2 ----" in text and "; ---- partition 1 of 2 ----" in text
     # The outlined loop nests are functions of their own that stay calls.
     assert "noinline" in text
+
+
+def test_a_jitted_function_outlined_and_split_computes_what_numpy_does(tmp_path, monkeypatch):
+    """The backend's option reaches the emitter: with a threshold of one instruction
+    every loop nest is outlined and the module compiles in two partitions."""
+    import dataclasses
+
+    import numlir
+    from numlir._src import backends, config
+
+    monkeypatch.setattr(config.flags, "dump_dir", str(tmp_path))
+    backend = backends.get_backend("cpu")
+    options = dataclasses.replace(backend.parse_options(), threads=2, outline_min_instructions=1)
+
+    def f(x, w):
+        h = numlir.numpy.tanh(x @ w)
+        return (h * h).sum(axis=0), numlir.numpy.exp(-h).max()
+
+    x = np.linspace(-1, 1, 6 * 5, dtype=np.float32).reshape(6, 5)
+    w = np.linspace(0.5, -0.5, 5 * 4, dtype=np.float32).reshape(5, 4)
+    text = numlir.jit(f).lower(x, w).as_text()
+    total, peak = backend.compile(text, options=options, name="split").execute([x, w])
+    h = np.tanh(x.astype(np.float64) @ w)
+    np.testing.assert_allclose(total, (h * h).sum(axis=0), rtol=1e-5)
+    np.testing.assert_allclose(peak, np.exp(-h).max(), rtol=1e-5)
+    (obj,) = tmp_path.glob("split.*.05.object.o")
+    assert obj.read_bytes().startswith(b"!<arch>\n")
+    (optimized,) = tmp_path.glob("split.*.05.object.opt.ll")
+    assert "; ---- partition 1 of 2 ----" in optimized.read_text()

@@ -104,6 +104,13 @@ class Flags:
     cpu_llvm_unroll: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_CPU_LLVM_UNROLL", False)
     )
+    #: Functions of this many LLVM instructions or more have their loop nests outlined
+    #: before LLVM optimizes them, and modules of twice that compile on NUMLIR_NUM_THREADS
+    #: threads (NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS, default 2000). The fuzzer sets 1 so
+    #: that its small programs are outlined and split too.
+    cpu_outline_min_instructions: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS", 2000, minimum=1)
+    )
     #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
     #: also the ``numlir.disable_jit()`` context).
     disable_jit: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DISABLE_JIT"))

@@ -208,7 +208,8 @@ std::string translateToLLVMIR(const std::string &text) {
 
 std::tuple<std::string, nb::bytes>
 compileLLVMIR(const std::string &ir, unsigned optLevel, bool unrollLoops,
-              unsigned threads, bool printOptimizedIR) {
+              unsigned threads, bool printOptimizedIR,
+              unsigned outlineMinInstructions) {
   numlir::cpu::CompiledObject compiled;
   std::string error;
   // LLVM touches no Python object, so other Python threads run meanwhile.
@@ -217,7 +218,8 @@ compileLLVMIR(const std::string &ir, unsigned optLevel, bool unrollLoops,
       [&] {
         llvm::Expected<numlir::cpu::CompiledObject> result =
             numlir::cpu::compileLLVMIRForHost(ir, optLevel, unrollLoops,
-                                              threads, printOptimizedIR);
+                                              threads, printOptimizedIR,
+                                              outlineMinInstructions);
         if (result)
           compiled = std::move(*result);
         else
@@ -277,9 +279,11 @@ NB_MODULE(_compiler, m) {
   m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
         nb::arg("opt_level") = 3, nb::arg("unroll_loops") = true,
         nb::arg("threads") = 0, nb::arg("print_optimized_ir") = true,
+        nb::arg("outline_min_instructions") = 2000,
         "Optimizes LLVM IR for this CPU; returns (optimized_ir, object). "
         "unroll_loops=False leaves loops rolled unless metadata asks; a large "
-        "module compiles on up to `threads` threads (0: every core) into an "
+        "module (its functions' loop nests outlined from outline_min_instructions "
+        "up) compiles on up to `threads` threads (0: every core) into an "
         "ar archive of one object per partition; optimized_ir is empty "
         "unless print_optimized_ir.");
   m.def("link_shared_object", &linkSharedObject, nb::arg("object_path"),

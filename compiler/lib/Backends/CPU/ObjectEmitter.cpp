@@ -33,15 +33,6 @@ using namespace numlir::cpu;
 
 namespace {
 
-// Functions this large have their loop nests outlined: smaller ones cost
-// LLVM little, and their loops keep what the whole function tells about
-// their pointers (malloc results do not alias).
-constexpr unsigned kOutlineMinInstructions = 2000;
-
-// Each compile thread gets at least this much work; below it, splitting the
-// module costs more than the second thread saves.
-constexpr unsigned kPartitionMinInstructions = 4000;
-
 void initializeNativeTarget() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -251,7 +242,8 @@ unsigned numlir::cpu::getCompileThreads(unsigned requested) {
 llvm::Expected<CompiledObject>
 numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
                                    bool unrollLoops, unsigned threads,
-                                   bool printOptimizedIR) {
+                                   bool printOptimizedIR,
+                                   unsigned outlineMinInstructions) {
   initializeNativeTarget();
   llvm::LLVMContext context;
   llvm::SMDiagnostic parseError;
@@ -270,10 +262,13 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
   if (optLevel == 0)
     return compileModule(*module, optLevel, unrollLoops, printOptimizedIR);
 
-  outlineLoopNests(*module, kOutlineMinInstructions);
+  outlineLoopNests(*module, outlineMinInstructions);
+  // Each compile thread gets at least twice the outlining threshold: below
+  // that, splitting the module costs more than another thread saves.
+  unsigned partitionMinInstructions = 2 * std::max(outlineMinInstructions, 1u);
   unsigned partitions =
       std::min(getCompileThreads(threads),
-               countModuleInstructions(*module) / kPartitionMinInstructions);
+               countModuleInstructions(*module) / partitionMinInstructions);
   std::vector<llvm::SmallVector<char, 0>> bitcode =
       partitionModule(*module, partitions);
   if (bitcode.empty())

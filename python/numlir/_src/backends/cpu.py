@@ -70,6 +70,11 @@ class CpuOptions:
     #: The smallest op split across threads, and the shortest reduction split into
     #: partials, in loop iterations (config.cpu_parallel_min_iterations).
     parallel_min_iterations: int = 131072
+    #: Functions of this many LLVM instructions or more have their loop nests outlined,
+    #: and modules of twice that compile on `threads` threads
+    #: (config.cpu_outline_min_instructions). Smaller functions cost LLVM little, and
+    #: their loops keep seeing that the buffers they allocate are distinct.
+    outline_min_instructions: int = 2000
 
 
 @functools.cache
@@ -181,7 +186,8 @@ def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
     try:
         optimized, obj = compiler.compile_llvm_ir_for_host(
             ir, options.opt_level, options.llvm_unroll, threads=options.threads,
-            print_optimized_ir=bool(config.flags.dump_dir))
+            print_optimized_ir=bool(config.flags.dump_dir),
+            outline_min_instructions=options.outline_min_instructions)
     except compiler.CompileError as error:
         raise CompileError(str(error)) from None
     return WithExtras(obj, {".opt.ll": optimized} if optimized else {})
@@ -349,7 +355,8 @@ class CpuBackend(Backend):
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
                           llvm_unroll=unroll, threads=_num_threads(),
-                          parallel_min_iterations=config.flags.cpu_parallel_min_iterations)
+                          parallel_min_iterations=config.flags.cpu_parallel_min_iterations,
+                          outline_min_instructions=config.flags.cpu_outline_min_instructions)
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

@@ -45,12 +45,15 @@ unsigned getCompileThreads(unsigned requested);
 /// and emits position-independent code. Without `unrollLoops`, LLVM unrolls
 /// only loops whose metadata asks for it: most of the compile time of large
 /// programs goes to unrolling loops that MLIR already tiled. Above -O0 the
-/// loop nests of large functions are outlined, and a large module is split
-/// into partitions compiled on up to `threads` threads.
+/// top-level loop nests of functions of `outlineMinInstructions` or more are
+/// outlined (LLVM's cost grows faster than a function's size), and a module
+/// of twice that size or more is split into partitions compiled on up to
+/// `threads` threads.
 llvm::Expected<CompiledObject>
 compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
                      bool unrollLoops = true, unsigned threads = 0,
-                     bool printOptimizedIR = true);
+                     bool printOptimizedIR = true,
+                     unsigned outlineMinInstructions = 2000);
 
 } // namespace numlir::cpu
 
