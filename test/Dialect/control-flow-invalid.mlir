@@ -220,6 +220,6 @@ func.func @case_branch_result_count(%i: tensor<i32>, %x: tensor<f32>) {
 // -----
 
 func.func @return_outside_control_flow(%x: tensor<f32>) {
-  // expected-error@+1 {{'hlo.return' op expects parent op to be one of 'hlo.while, hlo.if, hlo.case'}}
+  // expected-error@+1 {{'hlo.return' op expects parent op to be one of 'hlo.while, hlo.if, hlo.case, hlo.fusion'}}
   hlo.return %x : tensor<f32>
 }

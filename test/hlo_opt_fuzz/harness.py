@@ -31,6 +31,8 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "hlo-cpu-to-linalg": ("--hlo-cpu-to-linalg",),
     "hlo-cpu-to-llvm": ("--hlo-cpu-to-llvm",),
     "hlo-to-cpu": ("--hlo-to-cpu",),
+    # Fusion, then the CPU lowering of the fused module (which inlines it).
+    "hlo-fusion-to-cpu": ("--hlo-fusion", "--hlo-to-cpu"),
 }
 OWN_PASSES = "own-passes"  # the passes of the seed file's RUN line
 

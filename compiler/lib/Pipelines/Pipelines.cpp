@@ -28,9 +28,12 @@ constexpr llvm::StringLiteral kOptimize =
 // Long reductions to a few outputs are split into partial reductions (which
 // the threads share; see cpu-parallelize-loops below), and short float sums
 // and products are then combined pairwise, as a tree.
+// The CPU backend does not compile hlo-fusion's groups as kernels yet: a
+// module that has them (from hlo-opt --hlo-fusion) is inlined back into ops.
 constexpr llvm::StringLiteral kCPUToLinalg =
     "cpu-record-abi-signature,"
-    "func.func(hlo-split-transposed-convolutions,hlo-assign-layouts),cse,"
+    "func.func(hlo-inline-fusions,hlo-split-transposed-convolutions,"
+    "hlo-assign-layouts),cse,"
     "convert-hlo-to-linalg,"
     "func.func(cpu-fuse-elementwise-ops,cpu-split-reductions,"
     "cpu-tree-short-reductions),"

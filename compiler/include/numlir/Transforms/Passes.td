@@ -146,6 +146,59 @@ def HLOAssignLayouts : Pass<"hlo-assign-layouts"> {
   }];
 }
 
+def HLOFusion : Pass<"hlo-fusion"> {
+  let summary = "Group hlo ops into hlo.fusion kernels, as XLA fuses";
+  let description = [{
+    Walks each block from its last op up. An op that no group holds roots a
+    new group, which takes in its producers while these rules allow:
+
+    - Only loop ops (elementwise, `broadcast_in_dim`, `reshape`,
+      `transpose`, `slice`, `pad`, `concatenate`, `reverse`, `iota`, splat
+      constants), `reduce`, `dot_general` and `convolution` with static
+      shapes are grouped.
+    - A producer whose users are all in the group moves in. One that is
+      also read outside moves in as an extra result when those readers come
+      after the group (multi-output fusion); a cheap one (`broadcast_in_dim`,
+      `reshape`, `convert`, `iota`, splat constant) is copied instead.
+    - A `dot_general` or `convolution` takes in its consumers (output
+      fusion: a bias and an activation); nothing is fused into its operands,
+      which would recompute each fused element once per use.
+    - Reductions over the same rows share a group (input fusion), with the
+      ops between them: softmax and layer norm are one group each.
+    - An expensive op (`exp`, `log`, `tanh`, `power`, `rsqrt`, ...) is never
+      copied, nor taken in where a broadcast would recompute it per element,
+      except on the reduced values of a group with reductions (computed once
+      per row).
+
+    Groups that read a common input, iterate over the same shape and do not
+    depend on each other then merge (multi-output fusion of siblings). A
+    group of one op is left as it is. `hlo-inline-fusions` undoes the pass.
+    docs/fusion.md walks through the decisions on softmax, layer norm, an
+    MLP and a convolution with bias and relu.
+
+    ```mlir
+    %e = hlo.exp %x : tensor<4x8xf32>
+    %s = hlo.reduce sum %e, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // becomes
+    %s = hlo.fusion input (%a = %x) : (tensor<4x8xf32>) -> tensor<4xf32> {
+      %e = hlo.exp %a : tensor<4x8xf32>
+      %r = hlo.reduce sum %e, dims = [1] : tensor<4x8xf32> -> tensor<4xf32>
+      hlo.return %r : tensor<4xf32>
+    }
+    ```
+  }];
+}
+
+def HLOInlineFusions : Pass<"hlo-inline-fusions"> {
+  let summary = "Replace each hlo.fusion by the ops of its body";
+  let description = [{
+    The inverse of `hlo-fusion`: each fusion's body is inlined in its place,
+    its arguments replaced by the fusion's operands and its results by what
+    the body returns. Backends that compile ops one at a time run it before
+    lowering.
+  }];
+}
+
 def HLOEraseOptimizationBarriers : Pass<"hlo-erase-optimization-barriers"> {
   let summary = "Replace each hlo.optimization_barrier by its operands";
   let description = [{

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
+#include "HLOVerification.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -23,12 +24,9 @@ static FailureOr<ReturnOp> getReturn(Operation *op, Region &region,
   return ret;
 }
 
-/// Checks that `region` takes no arguments and returns `types`.
-static LogicalResult verifyBranch(Operation *op, Region &region,
-                                  const Twine &name, TypeRange types) {
-  if (region.getNumArguments() != 0)
-    return op->emitOpError() << name << " must take no arguments, got "
-                             << region.getNumArguments();
+LogicalResult numlir::hlo::verifyRegionReturns(Operation *op, Region &region,
+                                               const Twine &name,
+                                               TypeRange types) {
   FailureOr<ReturnOp> ret = getReturn(op, region, name);
   if (failed(ret))
     return failure();
@@ -45,6 +43,15 @@ static LogicalResult verifyBranch(Operation *op, Region &region,
              << ", but the op's result #" << i << " has type " << expected;
   }
   return success();
+}
+
+/// Checks that `region` takes no arguments and returns `types`.
+static LogicalResult verifyBranch(Operation *op, Region &region,
+                                  const Twine &name, TypeRange types) {
+  if (region.getNumArguments() != 0)
+    return op->emitOpError() << name << " must take no arguments, got "
+                             << region.getNumArguments();
+  return verifyRegionReturns(op, region, name, types);
 }
 
 //===----------------------------------------------------------------------===//

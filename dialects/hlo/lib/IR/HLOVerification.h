@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Region.h"
+#include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/STLExtras.h"
 #include <utility>
 
@@ -45,6 +47,13 @@ inline mlir::LogicalResult verifyEqualElementTypes(
   writeList(diag, [&](const auto &role) { diag << elementOf(role.second); });
   return diag;
 }
+
+/// Succeeds when `region` ends in hlo.return of values of `types`;
+/// otherwise reports the first mismatch, naming the region `name`.
+mlir::LogicalResult verifyRegionReturns(mlir::Operation *op,
+                                        mlir::Region &region,
+                                        const llvm::Twine &name,
+                                        mlir::TypeRange types);
 
 } // namespace numlir::hlo
 

@@ -23,10 +23,10 @@ def HLO_ScalarI32Tensor : Type<
     BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getI32Type())">;
 
 def HLO_ReturnOp : HLO_Op<"return", [Pure, Terminator,
-    ParentOneOf<["WhileOp", "IfOp", "CaseOp"]>]> {
+    ParentOneOf<["WhileOp", "IfOp", "CaseOp", "FusionOp"]>]> {
   let summary = "terminator of the regions of hlo control flow";
   let description = [{
-    Ends a region of `hlo.while`, `hlo.if` or `hlo.case` and yields its
+    Ends a region of `hlo.while`, `hlo.if`, `hlo.case` or `hlo.fusion` and yields its
     values; the parent op verifies their types. See
     docs/hlo-dialect.md#control-flow.
 

@@ -489,5 +489,6 @@ include "numlir/Dialect/HLO/IR/HLOWindowOps.td"
 include "numlir/Dialect/HLO/IR/HLOControlFlowOps.td"
 include "numlir/Dialect/HLO/IR/HLOSortOps.td"
 include "numlir/Dialect/HLO/IR/HLOBarrierOps.td"
+include "numlir/Dialect/HLO/IR/HLOFusionOps.td"
 
 #endif // NUMLIR_DIALECT_HLO_IR_HLOOPS_TD
