@@ -111,3 +111,38 @@ func.func @no_fusion_of_shared_producer_into_reduce(%x: tensor<4x8xf32>, %acc: t
     }
   return %r, %ex : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Constant folding enumerates every element of the result: a transpose of a
+// splat with 2^33 elements stays a loop (filling the splat's value) instead
+// of aborting in the folder (found by make fuzz-hlo-opt, seed 3).
+// CHECK-LABEL: func.func @transpose_of_a_huge_splat_is_not_enumerated
+// CHECK: %[[C:.*]] = arith.constant 7.000000e+00 : f32
+// CHECK: linalg.generic
+// CHECK: linalg.yield %[[C]] : f32
+func.func @transpose_of_a_huge_splat_is_not_enumerated() -> tensor<2x4294967297xf32> {
+  %c = arith.constant dense<7.0> : tensor<4294967297x2xf32>
+  %e = tensor.empty() : tensor<2x4294967297xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4294967297x2xf32>) outs(%e : tensor<2x4294967297xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x4294967297xf32>
+  return %t : tensor<2x4294967297xf32>
+}
+
+// -----
+
+// A small constant still folds through its consumer.
+// CHECK-LABEL: func.func @transpose_of_a_small_constant_folds
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<{{\[}}[1, 3, 5], [2, 4, 6]]> : tensor<2x3xi32>
+// CHECK-NEXT: return %[[C]]
+func.func @transpose_of_a_small_constant_folds() -> tensor<2x3xi32> {
+  %c = arith.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi32>
+  %e = tensor.empty() : tensor<2x3xi32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<3x2xi32>) outs(%e : tensor<2x3xi32>) {
+  ^bb0(%in: i32, %out: i32):
+    linalg.yield %in : i32
+  } -> tensor<2x3xi32>
+  return %t : tensor<2x3xi32>
+}

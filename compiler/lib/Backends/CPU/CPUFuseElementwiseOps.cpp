@@ -42,6 +42,21 @@ bool fusesWithoutRecomputation(OpOperand *operand) {
   return consumer.getMatchingIndexingMap(operand).isPermutation();
 }
 
+/// Whether the single-use constant of `operand` may be folded through its
+/// consumer: the folder enumerates every element of the result, so a
+/// transpose of a splat with 2^33 elements would abort, not fold.
+bool foldsIntoSmallConstant(OpOperand *operand) {
+  constexpr int64_t kMaxFoldedElements = 1 << 16;
+  Operation *producer = operand->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return false;
+  return llvm::all_of(operand->getOwner()->getResultTypes(), [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() &&
+           shaped.getNumElements() <= kMaxFoldedElements;
+  });
+}
+
 struct CPUFuseElementwiseOpsPass
     : numlir::impl::CPUFuseElementwiseOpsBase<CPUFuseElementwiseOpsPass> {
   void runOnOperation() override {
@@ -68,7 +83,8 @@ struct CPUFuseElementwiseOpsPass
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
     ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
         patterns);
-    linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
+    linalg::populateConstantFoldLinalgOperations(patterns,
+                                                 foldsIntoSmallConstant);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns),
                                 GreedyRewriteConfig().setUseTopDownTraversal());
   }
