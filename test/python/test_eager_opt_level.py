@@ -1,7 +1,10 @@
 """Small eager ops at another LLVM optimization level (cpu_small_eager_opt_level) give the
-same bits as at -O3: numlir emits no fast-math flags, so LLVM may not reorder or contract
-float arithmetic at any level. The option applies only to small ops without sub-graphs
-and never to contractions or convolutions."""
+same bits as at -O3: numlir emits no fast-math flags but one, so LLVM may not reorder or
+contract float arithmetic at any level. The one is `reassoc` on the combiners of float
+sums and products of hlo.reduce, whose order jax leaves open: those may round a few ulps
+apart between levels (LLVM's unroller, off by default since session 15, was what kept
+-O3's order equal to -O0's). The option applies only to small ops without sub-graphs and
+never to contractions or convolutions."""
 
 import ml_dtypes
 import numpy as np
@@ -38,6 +41,17 @@ OPS = {
     "float64": lambda: (lambda d: (jnp.sqrt(jnp.abs(d)), jnp.exp2(d), d @ d.T, d.sum(axis=0)))(jnp.asarray(D64)),
 }
 
+#: Families with float sums or products of hlo.reduce: compared to a few ulps, not bits.
+REASSOCIABLE = {"reductions", "float64"}
+
+
+def _assert_same(got, want, name, level):
+    if name in REASSOCIABLE and np.issubdtype(want.dtype, np.floating):
+        np.testing.assert_allclose(got, want, rtol=8 * np.finfo(want.dtype).eps, atol=0,
+                                   err_msg=f"-O{level}")
+    else:
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), err_msg=f"-O{level}")
+
 
 def _run(name, level, monkeypatch, seen):
     numlir.clear_caches()
@@ -62,7 +76,7 @@ def test_small_eager_ops_give_the_same_bits_at_every_level(name, monkeypatch, x6
         got = _run(name, level, monkeypatch, seen)
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape
-            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=f"-O{level}")
+            _assert_same(g, w, name, level)
         assert any(opt == level for _, opt in seen), seen  # the option was used
         assert all(opt is None for op, opt in seen if op in ("dot_general", "conv_general_dilated"))
     assert all(opt is None for _, opt in seen_default)

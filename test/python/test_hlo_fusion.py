@@ -64,34 +64,29 @@ def mlp_training_step():
     return step, (((w1, b1), (w2, b2)), x, labels), {"output": 1, "input": 1}
 
 
-def conv_bias_relu_with_gradients():
-    r = _rng(3)
+def _conv_layer_inputs(seed):
+    r = _rng(seed)
     x = r.normal(size=(2, 9, 9, 3)).astype(np.float32)
     k = (r.normal(size=(3, 3, 3, 4)) * 0.3).astype(np.float32)
-    b = r.normal(size=4).astype(np.float32)
+    return x, k, r.normal(size=4).astype(np.float32)
 
-    def loss(x, k, b):
-        y = lax.conv_general_dilated(x, k, (1, 1), "SAME",
-                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
-        return (nn.relu(y + b) ** 2).sum()
 
-    # The loss's reduction roots the forward's group, so the convolution stays
-    # apart and its bias, relu and square go into the sum (input fusion).
-    return numlir.value_and_grad(loss, argnums=(0, 1, 2)), (x, k, b), {"input": 2}
+def _conv_bias_relu(x, k, b):
+    y = lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    return nn.relu(y + b)
 
 
 def conv_bias_relu():
-    r = _rng(7)
-    x = r.normal(size=(2, 9, 9, 3)).astype(np.float32)
-    k = (r.normal(size=(3, 3, 3, 4)) * 0.3).astype(np.float32)
-    b = r.normal(size=4).astype(np.float32)
+    return _conv_bias_relu, _conv_layer_inputs(7), {"output": 1}
 
-    def layer(x, k, b):
-        y = lax.conv_general_dilated(x, k, (1, 1), "SAME",
-                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
-        return nn.relu(y + b)
 
-    return layer, (x, k, b), {"output": 1}
+def conv_bias_relu_with_gradients():
+    def loss(x, k, b):
+        return (_conv_bias_relu(x, k, b) ** 2).sum()
+
+    # The loss's reduction roots the forward's group, so the convolution stays
+    # apart and its bias, relu and square go into the sum (input fusion).
+    return numlir.value_and_grad(loss, argnums=(0, 1, 2)), _conv_layer_inputs(3), {"input": 2}
 
 
 def attention_with_gradients():
