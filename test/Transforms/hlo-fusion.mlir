@@ -314,3 +314,20 @@ func.func @nothing_to_fuse(%x: tensor<16xf32>) -> tensor<16xf32> {
   %n = hlo.negate %k : tensor<16xf32>
   return %n : tensor<16xf32>
 }
+
+// -----
+
+// Row sums of a square matrix broadcast along its columns reach every row:
+// the reduction stays out of the group that reads them, which a kernel
+// over rows could not compute row by row.
+// CHECK-LABEL: func.func @row_sums_broadcast_across_rows_stay_out
+// CHECK-NEXT: %[[S:.*]] = hlo.reduce sum
+// CHECK-NEXT: hlo.fusion loop (%{{.*}} = %[[S]], %{{.*}} = %{{.*}})
+// CHECK-NEXT:   hlo.broadcast_in_dim %{{.*}}, dims = [1]
+// CHECK-NEXT:   hlo.subtract
+func.func @row_sums_broadcast_across_rows_stay_out(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %s = hlo.reduce sum %x, dims = [1] : tensor<4x4xf32> -> tensor<4xf32>
+  %b = hlo.broadcast_in_dim %s, dims = [1] : tensor<4xf32> -> tensor<4x4xf32>
+  %d = hlo.subtract %x, %b : tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}

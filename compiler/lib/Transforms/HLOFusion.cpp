@@ -123,6 +123,19 @@ Rows rowsOf(ReduceOp reduce) {
   return {reduce.getOperand().getType(), reduce.getDimensions()};
 }
 
+/// Whether `broadcast` expands values reduced along `rows` back over the
+/// rows they came from (each row reads its own reduced value).
+bool reexpandsAlongRows(BroadcastInDimOp broadcast, const Rows &rows) {
+  auto type = cast<RankedTensorType>(rows.operandType);
+  if (broadcast.getType().getShape() != type.getShape())
+    return false;
+  SmallVector<int64_t> keptDims;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (!llvm::is_contained(rows.dims, dim))
+      keptDims.push_back(dim);
+  return broadcast.getBroadcastDimensions() == ArrayRef<int64_t>(keptDims);
+}
+
 struct Group {
   Operation *root;
   /// The ops that move into the fusion (copies of cheap ops included).
@@ -262,9 +275,18 @@ private:
         return Decision::Refuse;
     if (isContraction(producer) && (group.hasContraction || group.rows))
       return Decision::Refuse;
-    if (auto reduce = dyn_cast<ReduceOp>(producer))
-      if (group.hasContraction || (group.rows && !(*group.rows == rowsOf(reduce))))
+    if (auto reduce = dyn_cast<ReduceOp>(producer)) {
+      if (group.hasContraction ||
+          (group.rows && !(*group.rows == rowsOf(reduce))))
         return Decision::Refuse;
+      // Reduced values broadcast back go to their own rows: row sums of a
+      // square matrix broadcast along its columns would mix rows.
+      for (Operation *user : producer->getUsers())
+        if (auto broadcast = dyn_cast<BroadcastInDimOp>(user);
+            broadcast && group.holds(user) &&
+            !reexpandsAlongRows(broadcast, rowsOf(reduce)))
+          return Decision::Refuse;
+    }
     if (!operandsPrecede(group, producer))
       return Decision::Refuse;
     if (isExpensive(producer) && isReplicatedIn(group, producer)) {
@@ -381,10 +403,21 @@ private:
     return cast<RankedTensorType>(type).getShape();
   }
 
-  /// Whether `op` computes each row of a group's rows from that row alone.
-  static bool isRowLocal(Operation *op) {
-    return op->hasTrait<OpTrait::Elementwise>() || isSplatConstant(op) ||
-           isa<ClampOp, BroadcastInDimOp, ReduceOp>(op);
+  /// Whether `op`, an op of `a` or `b`, computes each of `rows`'s rows from
+  /// that row alone. A broadcast is when it reads data from outside both
+  /// groups, or re-expands reduced values along the rows they reduce (a
+  /// square matrix's row sums broadcast along its columns mix rows).
+  static bool isRowLocal(Operation *op, const Rows &rows, const Group &a,
+                         const Group &b) {
+    if (op->hasTrait<OpTrait::Elementwise>() || isSplatConstant(op) ||
+        isa<ClampOp, ReduceOp>(op))
+      return true;
+    auto broadcast = dyn_cast<BroadcastInDimOp>(op);
+    if (!broadcast)
+      return false;
+    Operation *def = broadcast.getOperand().getDefiningOp();
+    return (!a.holds(def) && !b.holds(def)) ||
+           reexpandsAlongRows(broadcast, rows);
   }
 
   /// Moves `from`'s ops into `into` (whose root is the later one).
@@ -427,7 +460,9 @@ private:
             (b.rows && !(*b.rows == *a.rows)) ||
             iterationShapeOf(b) !=
                 cast<RankedTensorType>(a.rows->operandType).getShape() ||
-            !llvm::all_of(b.members, isRowLocal))
+            !llvm::all_of(b.members, [&](Operation *op) {
+              return isRowLocal(op, *a.rows, a, b);
+            }))
           continue;
         llvm::SetVector<Value> inputs = inputsOf(b);
         bool readsA = llvm::any_of(inputs, [&](Value value) {
