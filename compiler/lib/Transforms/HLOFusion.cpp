@@ -123,6 +123,17 @@ Rows rowsOf(ReduceOp reduce) {
   return {reduce.getOperand().getType(), reduce.getDimensions()};
 }
 
+/// Whether values of `type` are no more than one per row of `rows` (what a
+/// row kernel computes once per row).
+bool isOnReducedRows(Type type, const Rows &rows) {
+  auto rowsType = cast<RankedTensorType>(rows.operandType);
+  int64_t rowLength = 1;
+  for (int64_t dim : rows.dims)
+    rowLength *= rowsType.getDimSize(dim);
+  return cast<RankedTensorType>(type).getNumElements() * rowLength <=
+         rowsType.getNumElements();
+}
+
 /// Whether `broadcast` expands values reduced along `rows` back over the
 /// rows they came from (each row reads its own reduced value).
 bool reexpandsAlongRows(BroadcastInDimOp broadcast, const Rows &rows) {
@@ -145,8 +156,6 @@ struct Group {
   llvm::DenseSet<Operation *> replicated;
   std::optional<Rows> rows;
   bool hasContraction = false;
-
-  bool holds(Operation *op) const { return members.contains(op); }
 };
 
 class BlockFusion {
@@ -243,7 +252,7 @@ private:
     unsigned root = position.lookup(group.root);
     return llvm::all_of(op->getOperands(), [&](Value value) {
       Operation *def = value.getDefiningOp();
-      return !inBlock(def) || group.holds(def) ||
+      return !inBlock(def) || group.members.contains(def) ||
              effectivePosition(def) < root;
     });
   }
@@ -253,7 +262,7 @@ private:
   /// elementwise ops (a reduction or contraction consumes them once).
   bool isReplicatedIn(const Group &group, Operation *op) const {
     for (Operation *user : op->getUsers()) {
-      if (!group.holds(user))
+      if (!group.members.contains(user))
         continue;
       if (expandsElements(user) ||
           (group.replicated.contains(user) && !isa<ReduceOp>(user) &&
@@ -267,11 +276,11 @@ private:
 
   Decision decide(unsigned id, Operation *producer) {
     Group &group = groups[id];
-    if (!inBlock(producer) || group.holds(producer) || !isFusible(producer))
+    if (!inBlock(producer) || group.members.contains(producer) || !isFusible(producer))
       return Decision::Refuse;
     // Nothing is computed inside a contraction's operands.
     for (Operation *user : producer->getUsers())
-      if (group.holds(user) && isContraction(user))
+      if (group.members.contains(user) && isContraction(user))
         return Decision::Refuse;
     if (isContraction(producer) && (group.hasContraction || group.rows))
       return Decision::Refuse;
@@ -283,7 +292,7 @@ private:
       // square matrix broadcast along its columns would mix rows.
       for (Operation *user : producer->getUsers())
         if (auto broadcast = dyn_cast<BroadcastInDimOp>(user);
-            broadcast && group.holds(user) &&
+            broadcast && group.members.contains(user) &&
             !reexpandsAlongRows(broadcast, rowsOf(reduce)))
           return Decision::Refuse;
     }
@@ -294,12 +303,7 @@ private:
       // once per row; anywhere else this recomputes per element.
       if (!group.rows)
         return Decision::Defer;
-      auto type = cast<RankedTensorType>(producer->getResultTypes()[0]);
-      auto rowsType = cast<RankedTensorType>(group.rows->operandType);
-      int64_t rowLength = 1;
-      for (int64_t dim : group.rows->dims)
-        rowLength *= rowsType.getDimSize(dim);
-      if (type.getNumElements() * rowLength > rowsType.getNumElements())
+      if (!isOnReducedRows(producer->getResultTypes()[0], *group.rows))
         return Decision::Refuse;
     }
 
@@ -351,7 +355,7 @@ private:
             break;
           }
           Group &group = groups[id];
-          if (group.holds(producer) && isReplicatedIn(group, producer))
+          if (group.members.contains(producer) && isReplicatedIn(group, producer))
             group.replicated.insert(producer);
         }
       }
@@ -390,7 +394,7 @@ private:
     llvm::SetVector<Value> inputs;
     for (Operation *op : opsOf(group))
       for (Value operand : op->getOperands())
-        if (!group.holds(operand.getDefiningOp()))
+        if (!group.members.contains(operand.getDefiningOp()))
           inputs.insert(operand);
     return inputs;
   }
@@ -416,7 +420,7 @@ private:
     if (!broadcast)
       return false;
     Operation *def = broadcast.getOperand().getDefiningOp();
-    return (!a.holds(def) && !b.holds(def)) ||
+    return (!a.members.contains(def) && !b.members.contains(def)) ||
            reexpandsAlongRows(broadcast, rows);
   }
 
@@ -481,21 +485,13 @@ private:
   /// Whether each value of `a` that `b` broadcasts is on `a`'s reduced
   /// rows, so that merging recomputes nothing per element.
   bool rowValuesStayOnRows(const Group &a, const Group &b) const {
-    auto rowsType = cast<RankedTensorType>(a.rows->operandType);
-    int64_t rowLength = 1;
-    for (int64_t dim : a.rows->dims)
-      rowLength *= rowsType.getDimSize(dim);
-    for (Operation *member : b.members) {
+    return llvm::all_of(b.members, [&](Operation *member) {
       if (!expandsElements(member))
-        continue;
+        return true;
       Operation *def = member->getOperand(0).getDefiningOp();
-      if (!a.members.contains(def) || !isExpensive(def))
-        continue;
-      auto type = cast<RankedTensorType>(def->getResultTypes()[0]);
-      if (type.getNumElements() * rowLength > rowsType.getNumElements())
-        return false;
-    }
-    return true;
+      return !a.members.contains(def) || !isExpensive(def) ||
+             isOnReducedRows(def->getResultTypes()[0], *a.rows);
+    });
   }
 
   /// Whether a value `later` reads depends on an op of `earlier`; with

@@ -9,13 +9,6 @@
 
 using namespace numlir::cpu;
 
-static unsigned countInstructions(const llvm::Function &function) {
-  unsigned count = 0;
-  for (const llvm::BasicBlock &block : function)
-    count += block.size();
-  return count;
-}
-
 /// Outlines the top-level loops of `function`; returns how many moved.
 static unsigned outlineTopLevelLoops(llvm::Function &function) {
   llvm::DominatorTree dominators(function);
@@ -49,7 +42,7 @@ unsigned numlir::cpu::outlineLoopNests(llvm::Module &module,
   llvm::SmallVector<llvm::Function *> large;
   for (llvm::Function &function : module)
     if (!function.isDeclaration() &&
-        countInstructions(function) >= minInstructions)
+        function.getInstructionCount() >= minInstructions)
       large.push_back(&function);
   unsigned outlined = 0;
   for (llvm::Function *function : large)

@@ -13,14 +13,6 @@
 
 using namespace numlir::cpu;
 
-unsigned numlir::cpu::countModuleInstructions(const llvm::Module &module) {
-  unsigned count = 0;
-  for (const llvm::Function &function : module)
-    for (const llvm::BasicBlock &block : function)
-      count += block.size();
-  return count;
-}
-
 /// Whether every global of `module` can be given to one partition or copied
 /// into all of them without changing what the linked program means.
 static bool isPartitionable(const llvm::Module &module) {
@@ -76,10 +68,7 @@ numlir::cpu::partitionModule(llvm::Module &module, unsigned maxPartitions) {
   for (const llvm::Function &function : module) {
     if (function.isDeclaration())
       continue;
-    unsigned size = 0;
-    for (const llvm::BasicBlock &block : function)
-      size += block.size();
-    sizes.push_back({size, &function});
+    sizes.push_back({function.getInstructionCount(), &function});
   }
   unsigned count = std::min<unsigned>(maxPartitions, sizes.size());
   if (count < 2)

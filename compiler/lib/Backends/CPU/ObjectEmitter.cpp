@@ -209,16 +209,14 @@ compilePartitions(llvm::ArrayRef<llvm::SmallVector<char, 0>> partitions,
       return makeError(error);
 
   CompiledObject result;
-  std::vector<std::string> names;
+  std::vector<std::string> names(compiled.size());
+  std::vector<llvm::NewArchiveMember> members;
   for (size_t index = 0; index < compiled.size(); ++index) {
-    names.push_back("partition" + std::to_string(index) + ".o");
+    names[index] = "partition" + std::to_string(index) + ".o";
     if (printOptimizedIR)
       result.optimizedIR += "; ---- partition " + std::to_string(index) +
                             " of " + std::to_string(compiled.size()) +
                             " ----\n" + compiled[index].optimizedIR;
-  }
-  std::vector<llvm::NewArchiveMember> members;
-  for (size_t index = 0; index < compiled.size(); ++index) {
     llvm::NewArchiveMember member;
     member.Buf = llvm::MemoryBuffer::getMemBuffer(compiled[index].object,
                                                   names[index], false);
@@ -268,7 +266,7 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
   unsigned partitionMinInstructions = 2 * std::max(outlineMinInstructions, 1u);
   unsigned partitions =
       std::min(getCompileThreads(threads),
-               countModuleInstructions(*module) / partitionMinInstructions);
+               module->getInstructionCount() / partitionMinInstructions);
   std::vector<llvm::SmallVector<char, 0>> bitcode =
       partitionModule(*module, partitions);
   if (bitcode.empty())

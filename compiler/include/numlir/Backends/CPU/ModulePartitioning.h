@@ -20,9 +20,6 @@ class Module;
 
 namespace numlir::cpu {
 
-/// Counts the instructions of every function defined in `module`.
-unsigned countModuleInstructions(const llvm::Module &module);
-
 /// Splits `module` into at most `maxPartitions` bitcode modules that link
 /// back into it, balanced by instruction count: each function is defined in
 /// exactly one partition and declared where others call it. Local functions
