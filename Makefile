@@ -60,10 +60,10 @@ fuzz: build
 	  --n $(or $(N),1000) --seed $(or $(SEED),1) \
 	  --start $(or $(START),0) --jobs $(JOBS) --out fuzz-out
 
-# A short DCGAN run on the bundled digits (examples/gan; a few minutes on 2 cores):
-# losses.png and samples.png land in gan-out/. Longer: GAN_STEPS=2000.
+# The DCGAN on the bundled digits (examples/gan; about 5 minutes on 2 cores):
+# losses.png and samples.png land in gan-out/. Shorter: GAN_STEPS=500.
 demo: build
-	$(PY) examples/gan/train.py --steps $(or $(GAN_STEPS),60) --batch 32 --out gan-out
+	$(PY) examples/gan/train.py --steps $(or $(GAN_STEPS),5000) --batch 64 --out gan-out
 
 # The peers and the chart library are bench-only dependencies, not test ones.
 # Options for bench/run.py: make bench BENCH_ARGS="--quick --only W1,W3".

@@ -31,9 +31,12 @@ CHUNK = 25
 #: are split: the generator's small programs then run through the chunked loops,
 #: ragged last chunks included, as well as through everything else. It also outlines
 #: every loop nest and compiles every module in up to 3 partitions, where by default
-#: only functions of 2000 LLVM instructions or more are.
+#: only functions of 2000 LLVM instructions or more are, and runs every run of row-local
+#: ops row tile by row tile (cpu-fuse-row-loops), where by default only runs over 1 MiB
+#: of buffers are.
 SPLIT_EVERY_OP = {"NUMLIR_CPU_PARALLEL_MIN_ITERATIONS": "1", "NUMLIR_NUM_THREADS": "3",
-                  "NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS": "1"}
+                  "NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS": "1",
+                  "NUMLIR_CPU_ROW_FUSION_MIN_BYTES": "0"}
 
 
 @pytest.fixture(scope="module")

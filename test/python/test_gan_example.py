@@ -114,3 +114,23 @@ def test_the_script_trains_writes_pictures_and_restores_its_checkpoint(tmp_path,
     assert step == 2 and int(state.gen_opt[0].count) == 2
     assert train.main(["--steps", "1", "--batch", str(BATCH), "--out", str(out),
                        "--restore", str(ckpt)]) == 0
+
+
+def test_loss_curve_trend_is_the_mean_of_the_last_window_of_steps():
+    import images
+    values = np.array([4.0, 2.0, 6.0, 0.0, 8.0])
+    np.testing.assert_allclose(images.moving_average(values, 2), [4.0, 3.0, 4.0, 3.0, 4.0])
+    np.testing.assert_allclose(images.moving_average(values, 1), values)
+    np.testing.assert_allclose(images.moving_average(values, 9), np.cumsum(values) / np.arange(1, 6))
+
+
+def test_sample_grid_scales_each_digit_and_keeps_its_pixels(tmp_path):
+    import matplotlib.image
+    import images
+    digits = np.linspace(-1, 1, 3 * 28 * 28, dtype=np.float32).reshape(3, 28, 28, 1)
+    images.save_sample_grid(str(tmp_path / "grid.png"), digits, columns=2, scale=2)
+    grid = matplotlib.image.imread(str(tmp_path / "grid.png"))[..., 0]
+    assert grid.shape == (2 * 30 * 2, 2 * 30 * 2)
+    # Digit 1 sits in row 0, column 1, one border pixel in; each pixel is a 2x2 block.
+    np.testing.assert_allclose(grid[2:58:2, 62:118:2], (digits[1, ..., 0] + 1) / 2, atol=2 / 255)  # 8-bit colormap
+    np.testing.assert_allclose(grid[3:58:2, 63:118:2], (digits[1, ..., 0] + 1) / 2, atol=2 / 255)  # 8-bit colormap

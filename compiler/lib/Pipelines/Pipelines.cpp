@@ -55,7 +55,9 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // next (allow-return-allocs-from-loops). Float convolutions become loops
 // over their kernel taps around contractions (cpu-convolution-taps), and
 // float contractions become register-tiled FMA loops on vectors; every other linalg op becomes scalar
-// loops that LLVM vectorizes. Heap buffers are allocated through the
+// loops that LLVM vectorizes; before that, runs of row-local ops (softmax,
+// layer norm) run row tile by row tile (cpu-fuse-row-loops), so their data
+// crosses DRAM once, not once per op. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
 // buffer's exact size, which the runtime's message reports.
@@ -69,7 +71,7 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "buffer-deallocation-pipeline,canonicalize,"
     "cpu-emit-c-entry-point,"
     "func.func(cpu-strided-copies-to-loops,"
-    "cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "cpu-fuse-row-loops,cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"

@@ -111,6 +111,14 @@ class Flags:
     cpu_outline_min_instructions: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_OUTLINE_MIN_INSTRUCTIONS", 2000, minimum=1)
     )
+    #: The smallest run of row-local ops (the reductions and elementwise ops of softmax or
+    #: layer norm) that CPU code runs a few rows at a time, so that its data crosses DRAM
+    #: once rather than once per op, in bytes of the buffers the run reads and writes by
+    #: rows (NUMLIR_CPU_ROW_FUSION_MIN_BYTES, default 1 MiB; -1 turns it off). Results are
+    #: the same bits either way. The fuzzer sets 0 so that its small programs are fused.
+    cpu_row_fusion_min_bytes: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_ROW_FUSION_MIN_BYTES", 1 << 20, minimum=-1)
+    )
     #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
     #: also the ``numlir.disable_jit()`` context).
     disable_jit: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DISABLE_JIT"))

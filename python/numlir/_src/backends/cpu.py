@@ -75,6 +75,10 @@ class CpuOptions:
     #: (config.cpu_outline_min_instructions). Smaller functions cost LLVM little, and
     #: their loops keep seeing that the buffers they allocate are distinct.
     outline_min_instructions: int = 2000
+    #: The smallest run of row-local ops (softmax, layer norm) run row tile by row tile,
+    #: in bytes of the buffers it reads and writes by rows; -1 turns that off
+    #: (config.cpu_row_fusion_min_bytes).
+    row_fusion_min_bytes: int = 1 << 20
 
 
 @functools.cache
@@ -134,8 +138,11 @@ def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
 
 def _pass_settings(options: CpuOptions) -> dict[str, str]:
     """The options' settings of the passes that take them, by pass name: the chunks of
-    cpu-parallelize-loops and the smallest op it and cpu-split-reductions split."""
+    cpu-parallelize-loops and cpu-fuse-row-loops, the smallest op cpu-parallelize-loops
+    and cpu-split-reductions split, and the smallest run cpu-fuse-row-loops fuses."""
     return {
+        "cpu-fuse-row-loops": (f"threads={options.threads} "
+                               f"min-bytes={options.row_fusion_min_bytes}"),
         "cpu-split-reductions": f"min-reduction={options.parallel_min_iterations}",
         "cpu-parallelize-loops": (f"threads={options.threads} "
                                   f"min-iterations={options.parallel_min_iterations}"),
@@ -356,7 +363,8 @@ class CpuBackend(Backend):
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
                           llvm_unroll=unroll, threads=_num_threads(),
                           parallel_min_iterations=config.flags.cpu_parallel_min_iterations,
-                          outline_min_instructions=config.flags.cpu_outline_min_instructions)
+                          outline_min_instructions=config.flags.cpu_outline_min_instructions,
+                          row_fusion_min_bytes=config.flags.cpu_row_fusion_min_bytes)
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

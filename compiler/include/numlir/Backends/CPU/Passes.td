@@ -215,6 +215,55 @@ def CPUStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def CPUFuseRowLoops : Pass<"cpu-fuse-row-loops"> {
+  let summary = "Run runs of row-local linalg ops on buffers row tile by row tile";
+  let description = [{
+    Softmax, layer norm and other chains of row reductions and elementwise
+    ops are, on buffers, consecutive linalg ops that each compute row i of
+    their outputs from row i of their inputs. This pass finds each run of
+    at least two such ops in a block (pure ops, allocations and
+    deallocations between them may move out of the way) whose buffers hold
+    at least `min-bytes` bytes, and runs the whole run on a few rows at a
+    time: an `scf.parallel` over one chunk of rows per thread, around an
+    `scf.for` over tiles of rows whose buffers take about `tile-bytes`
+    bytes, each member applied to the tile's `memref.subview`s in program
+    order. Each element is computed by the same operations in the same
+    order as before (LLVM may still vectorize a float sum marked `reassoc`
+    in another order, as in any loop), and the data goes through DRAM once
+    instead of once per op. A temporary allocation used
+    only by the run's members becomes one tile-sized buffer per thread.
+
+    An op is row-local when its outermost output dimension is a parallel
+    loop that indexes dimension 0 of every operand it reaches (through
+    reshapes that keep the memory's rows) and no other dimension; other
+    inputs (a bias, a scalar) are read whole, and no member may write a
+    buffer that a member reads whole. Contractions, convolutions, ops
+    using `linalg.index` and ops with dynamic shapes are not members. A run
+    with fewer rows than threads is left alone: cpu-parallelize-loops can
+    still split its ops along other loops.
+    `min-bytes=-1` turns the pass off.
+
+    Before: the four linalg ops of a 4096x1024 softmax, one after another.
+    After:  `scf.parallel (%c) = (0) to (4096) step (2048)` around
+            `scf.for %r = %c to %c + 2048 step 32` holding the four ops on
+            32x1024 (and 32x1) subviews.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Chunks of rows, one per thread (0: the cores of the compiling "
+           "host); 1 makes one sequential loop">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"1048576",
+           "Smallest run fused, in bytes of the buffers it reaches by rows "
+           "(-1: none)">,
+    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"131072",
+           "Bytes a tile's rows take in all the run's row-indexed buffers">,
+  ];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def CPUParallelizeLoops : Pass<"cpu-parallelize-loops"> {
   let summary = "Split large linalg ops on buffers into one chunk per thread";
   let description = [{
