@@ -89,3 +89,49 @@ func.func @shared_kernel_is_transposed_once(%x: tensor<1x8x8x4xf32>, %y: tensor<
   %1 = hlo.convolution %y, %k, dims = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f] : tensor<2x5x5x4xf32>, tensor<3x3x6x4xf32> -> tensor<2x3x3x6xf32>
   return %0, %1 : tensor<1x6x6x6xf32>, tensor<2x3x3x6xf32>
 }
+
+// -----
+
+// An "NT" product (a layer's input gradient g @ w^T): the rhs is read along
+// its last dimension, which is a contracting one, so it is transposed to
+// [K, N] first and contracted on its dimension 0; the result is unchanged.
+// CHECK-LABEL: func.func @nt_dot_reads_a_transposed_rhs
+// CHECK-SAME: (%[[G:.*]]: tensor<256x512xf32>, %[[W:.*]]: tensor<784x512xf32>)
+func.func @nt_dot_reads_a_transposed_rhs(%g: tensor<256x512xf32>, %w: tensor<784x512xf32>) -> tensor<256x784xf32> {
+  // CHECK: %[[T:.*]] = hlo.transpose %[[W]], dims = [1, 0] : tensor<784x512xf32> -> tensor<512x784xf32>
+  // CHECK: %[[D:.*]] = hlo.dot_general %[[G]], %[[T]], batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<256x512xf32>, tensor<512x784xf32> -> tensor<256x784xf32>
+  // CHECK: return %[[D]]
+  %0 = hlo.dot_general %g, %w, batch_dims = [] x [], contracting_dims = [1] x [1] : tensor<256x512xf32>, tensor<784x512xf32> -> tensor<256x784xf32>
+  return %0 : tensor<256x784xf32>
+}
+
+// -----
+
+// Batched, with two contracting dimensions in the rhs's minor positions
+// (paired with the lhs's in the order given): batch stays first, then the
+// contracting dimensions in that order, then the free one.
+// CHECK-LABEL: func.func @batched_nt_dot
+func.func @batched_nt_dot(%a: tensor<4x32x3x5xf64>, %b: tensor<4x20x5x3xf64>) -> tensor<4x32x20xf64> {
+  // CHECK: %[[T:.*]] = hlo.transpose %{{.*}}, dims = [0, 3, 2, 1] : tensor<4x20x5x3xf64> -> tensor<4x3x5x20xf64>
+  // CHECK: hlo.dot_general %{{.*}}, %[[T]], batch_dims = [0] x [0], contracting_dims = [2, 3] x [1, 2] : tensor<4x32x3x5xf64>, tensor<4x3x5x20xf64> -> tensor<4x32x20xf64>
+  %0 = hlo.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [2, 3] x [3, 2] : tensor<4x32x3x5xf64>, tensor<4x20x5x3xf64> -> tensor<4x32x20xf64>
+  return %0 : tensor<4x32x20xf64>
+}
+
+// -----
+
+// Left alone: a rhs already [K, N]; a matrix-vector product (one lhs row:
+// dot products of contiguous rows); a narrow result (10 columns, fewer than
+// the 16 that make the transpose pay); integers (no vector kernel).
+// CHECK-LABEL: func.func @dots_kept
+// CHECK-NOT: hlo.transpose
+// CHECK: return
+func.func @dots_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %v: tensor<1x32xf32>,
+                     %w: tensor<64x32xf32>, %n: tensor<10x32xf32>, %i: tensor<64x32xi32>)
+    -> (tensor<64x64xf32>, tensor<1x64xf32>, tensor<64x10xf32>, tensor<64x64xi32>) {
+  %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  %1 = hlo.dot_general %v, %w, batch_dims = [] x [], contracting_dims = [1] x [1] : tensor<1x32xf32>, tensor<64x32xf32> -> tensor<1x64xf32>
+  %2 = hlo.dot_general %a, %n, batch_dims = [] x [], contracting_dims = [1] x [1] : tensor<64x32xf32>, tensor<10x32xf32> -> tensor<64x10xf32>
+  %3 = hlo.dot_general %i, %i, batch_dims = [] x [], contracting_dims = [1] x [1] : tensor<64x32xi32>, tensor<64x32xi32> -> tensor<64x64xi32>
+  return %0, %1, %2, %3 : tensor<64x64xf32>, tensor<1x64xf32>, tensor<64x10xf32>, tensor<64x64xi32>
+}

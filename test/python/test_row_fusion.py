@@ -134,10 +134,10 @@ def _compile(text, threads, min_bytes, name):
 def _fused_prefix(linalg_text: str, threads: int) -> str:
     """The module after bufferization and cpu-fuse-row-loops (fusing every run)."""
     pipeline = _compiler.pipeline_text("hlo-cpu-to-llvm")
-    prefix = pipeline[:pipeline.index(",cpu-parallelize-loops")]
-    prefix = re.sub(r"cpu-fuse-row-loops(\{[^}]*\})?",
-                    f"cpu-fuse-row-loops{{threads={threads} min-bytes=0}}", prefix)
-    return _compiler.run_pipeline(linalg_text, f"builtin.module({prefix}))")
+    end = re.search(r"cpu-fuse-row-loops(\{[^}]*\})?", pipeline)
+    prefix = pipeline[:end.start()] + f"cpu-fuse-row-loops{{threads={threads} min-bytes=0}}"
+    prefix += ")" * (prefix.count("(") - prefix.count(")"))  # close the open func.func(
+    return _compiler.run_pipeline(linalg_text, f"builtin.module({prefix})")
 
 
 def _flat(args):

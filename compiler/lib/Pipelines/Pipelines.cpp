@@ -57,7 +57,9 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // float contractions become register-tiled FMA loops on vectors; every other linalg op becomes scalar
 // loops that LLVM vectorizes; before that, runs of row-local ops (softmax,
 // layer norm) run row tile by row tile (cpu-fuse-row-loops), so their data
-// crosses DRAM once, not once per op. Heap buffers are allocated through the
+// crosses DRAM once, not once per op, and a contraction that occurs several
+// times becomes one function called from each place (cpu-share-kernels), so
+// the kernel passes and LLVM build it once. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
 // buffer's exact size, which the runtime's message reports.
@@ -70,8 +72,9 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "modify-public-functions add-result-attr},"
     "buffer-deallocation-pipeline,canonicalize,"
     "cpu-emit-c-entry-point,"
-    "func.func(cpu-strided-copies-to-loops,"
-    "cpu-fuse-row-loops,cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "func.func(cpu-strided-copies-to-loops,cpu-fuse-row-loops),"
+    "cpu-share-kernels,"
+    "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"

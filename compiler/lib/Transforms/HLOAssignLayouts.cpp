@@ -1,4 +1,4 @@
-//===- HLOAssignLayouts.cpp - canonical kernel layouts for convolutions ---===//
+//===- HLOAssignLayouts.cpp - canonical operand layouts for the CPU -------===//
 //
 // A convolution's loops read its kernel in whatever order the dimension
 // numbers give. The CPU's convolution kernels (cpu-convolution-taps, then
@@ -8,7 +8,8 @@
 // convolutions keep and every input gradient of an HWIO convolution reads).
 // Transposing the small kernel once costs far less than striding through it
 // on every output tile, so this pass gives each image-layout convolution an
-// HWIO-ordered kernel.
+// HWIO-ordered kernel, and for the same reason each "NT" dot_general an rhs
+// whose free dimensions are contiguous.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,11 +76,67 @@ static void assignKernelLayout(ConvolutionOp op) {
   op.setKernelOutputFeatureDimension(spatial + 1);
 }
 
+/// The smallest free extent (rows of the lhs, columns of the result) for
+/// which reordering a dot's rhs pays: below it the product is a few dot
+/// products of contiguous rows, and the transpose would cost as much.
+constexpr int64_t kMinFreeElementsForRhsTranspose = 16;
+
+static int64_t freeElements(RankedTensorType type, ArrayRef<int64_t> batch,
+                            ArrayRef<int64_t> contracting) {
+  int64_t elements = 1;
+  for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim)
+    if (!llvm::is_contained(batch, dim) && !llvm::is_contained(contracting, dim))
+      elements *= type.getDimSize(dim);
+  return elements;
+}
+
+/// Gives a float dot_general's rhs its contracting dimensions before its
+/// free ones ([batch..., K..., N...]) where its last dimension is a
+/// contracting one: an "NT" product such as a layer's input gradient
+/// `g @ w^T`. The CPU's register tiles load the rhs along N as vectors,
+/// which in [N, K] order gathers one element per K-long row; a transpose
+/// of the rhs, O(K N) against the product's O(M K N), makes them
+/// contiguous. The rhs free dimensions keep their order, so the result does
+/// not change. Batch dimensions must lead the rhs, as they do for every
+/// dot that numlir's frontend emits.
+static void assignDotLayout(DotGeneralOp op) {
+  auto lhsType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = dyn_cast<RankedTensorType>(op.getRhs().getType());
+  if (!lhsType || !rhsType || !lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+      !isa<FloatType>(rhsType.getElementType()))
+    return;
+  ArrayRef<int64_t> batch = op.getRhsBatchingDimensions();
+  ArrayRef<int64_t> contracting = op.getRhsContractingDimensions();
+  int64_t rank = rhsType.getRank(), batches = batch.size();
+  if (contracting.empty() || !llvm::is_contained(contracting, rank - 1) ||
+      !llvm::equal(batch, llvm::seq<int64_t>(0, batches)))
+    return;
+  if (freeElements(lhsType, op.getLhsBatchingDimensions(), op.getLhsContractingDimensions()) <
+          kMinFreeElementsForRhsTranspose ||
+      freeElements(rhsType, batch, contracting) < kMinFreeElementsForRhsTranspose)
+    return;
+  SmallVector<int64_t> permutation(batch);
+  llvm::append_range(permutation, contracting);
+  for (int64_t dim = batches; dim < rank; ++dim)
+    if (!llvm::is_contained(contracting, dim))
+      permutation.push_back(dim);
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(rhsType.getDimSize(dim));
+  OpBuilder builder(op);
+  Value reordered = TransposeOp::create(builder, op.getLoc(), rhsType.clone(shape),
+                                        op.getRhs(), permutation);
+  op.getRhsMutable().assign(reordered);
+  op.setRhsContractingDimensions(llvm::to_vector(
+      llvm::seq<int64_t>(batches, batches + static_cast<int64_t>(contracting.size()))));
+}
+
 namespace {
 struct HLOAssignLayoutsPass
     : numlir::impl::HLOAssignLayoutsBase<HLOAssignLayoutsPass> {
   void runOnOperation() override {
     getOperation()->walk(assignKernelLayout);
+    getOperation()->walk(assignDotLayout);
   }
 };
 } // namespace

@@ -114,7 +114,7 @@ def HLOSplitTransposedConvolutions
 }
 
 def HLOAssignLayouts : Pass<"hlo-assign-layouts"> {
-  let summary = "Give image-layout convolutions an HWIO kernel";
+  let summary = "Give image-layout convolutions an HWIO kernel and NT dots a [K, N] rhs";
   let description = [{
     Each `hlo.convolution` whose input and output are batch-major and
     feature-minor (`[b, 0, 1, ..., f]`, NHWC) and whose kernel is not ordered
@@ -143,6 +143,16 @@ def HLOAssignLayouts : Pass<"hlo-assign-layouts"> {
     %0 = hlo.convolution %x, %t, dims = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]
          : tensor<8x7x7x64xf32>, tensor<5x5x64x32xf32> -> tensor<8x3x3x32xf32>
     ```
+
+    A float `hlo.dot_general` whose rhs has its batch dimensions first and a
+    contracting dimension last (an "NT" product, such as a dense layer's
+    input gradient `g @ w^T`), with at least 16 elements of free dimensions
+    on each side, reads an `hlo.transpose` of its rhs ordered as batch,
+    contracting (in the order given), free dimensions. The CPU's register
+    tiles load the rhs along its free dimensions as vectors: in [N, K] order
+    that is one element per row, and a 256x512x512 product ran at half the
+    speed of the [K, N] one (0.93 against 0.49 ms on 2 cores; with the
+    transpose, 0.68 ms).
   }];
 }
 

@@ -264,6 +264,36 @@ def CPUFuseRowLoops : Pass<"cpu-fuse-row-loops"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
+  let summary = "Give repeated contractions and convolutions one function";
+  let description = [{
+    A training step repeats contractions: a GAN's discriminator runs on real
+    and on generated images, and again in the generator's step, so the same
+    convolution (same shapes, maps, body) occurs several times on different
+    buffers. The kernel passes that follow (`cpu-convolution-taps`,
+    `cpu-vectorize-contractions`) and LLVM would build and optimize each copy
+    separately. This pass moves every float contraction or convolution on
+    buffers with static shapes that occurs at least twice in the top-level
+    blocks of the module's functions, identical up to its operands (the same
+    op, attributes, body and operand types; constants the body uses are
+    compared by value), into one private function of its operands
+    (`numlir_kernel`, internal and `noinline`), and replaces each occurrence
+    with a call. An occurrence whose written buffer could be one it also
+    reads (the same function argument or allocation behind two operands, or
+    a buffer whose origin the pass cannot see) stays where it is: in the
+    function each operand is an argument, which the contraction kernel takes
+    to be a buffer of its own.
+
+    Before: two `linalg.matmul` on 64x64 buffers `(%a, %b) -> %c` and
+            `(%d, %e) -> %f`.
+    After:  `func.call @numlir_kernel(%a, %b, %c)` and
+            `func.call @numlir_kernel(%d, %e, %f)`, the matmul inside
+            `@numlir_kernel`.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def CPUParallelizeLoops : Pass<"cpu-parallelize-loops"> {
   let summary = "Split large linalg ops on buffers into one chunk per thread";
   let description = [{
