@@ -832,6 +832,23 @@ def op_matmul(b: Builder) -> Val:
     return b.emit("matmul", template, [x, y], x.bound * y.bound * k)
 
 
+def op_matrix_polynomial(b: Builder) -> Val:
+    """A square matrix times a polynomial in itself, ``a @ (a @ a + c)`` (the terms of
+    expm's Pade approximant): one product reads one buffer twice, the next reads two
+    buffers of the same shapes, and the CPU backend shares one kernel between them."""
+    squares = [v for v in b.vals if v.ndim >= 2 and v.cat != "b" and v.aval.size > 0
+               and v.shape[-1] == v.shape[-2]]
+    if squares and b.chance(0.7):
+        a = b.choice(squares)
+    else:
+        n = b.dim()
+        a = b.input(tuple(b.shape(int(b.rng.integers(0, 2)))) + (n, n), b.dtype_of("f"))
+    c = b.partner(a.shape, a.cat, lambda v: v.shape == a.shape and v.aval.dtype == a.aval.dtype)
+    k = a.shape[-1]
+    return b.emit("matrix_polynomial", "{0} @ ({0} @ {0} + {1})", [a, c],
+                  a.bound * (a.bound * a.bound * k + c.bound) * k)
+
+
 def op_dot_general(b: Builder) -> Val:
     a = b.pick(lambda v: v.ndim >= 1 and v.cat != "b")
     dims = [int(d) for d in b.rng.permutation(a.ndim)]
@@ -1073,7 +1090,7 @@ FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_reshape, 5), (op_squeeze, 3), (op_expand_dims, 3), (op_transpose, 3), (op_broadcast, 2),
     (op_flip_roll, 2), (op_index, 5), (op_advanced_index, 3), (op_take_along_axis, 1),
     (op_dynamic_slice, 2), (op_scatter, 3), (op_concatenate, 3), (op_pad, 2),
-    (op_matmul, 5), (op_dot_general, 3), (op_einsum, 3), (op_tensordot, 1),
+    (op_matmul, 5), (op_matrix_polynomial, 1), (op_dot_general, 3), (op_einsum, 3), (op_tensordot, 1),
     (op_conv, 2), (op_reduce_window, 2), (op_cond, 2), (op_loop, 2), (op_scan, 2),
     (op_sort, 1), (op_triangle, 1), (op_one_hot, 1),
 )

@@ -9,8 +9,6 @@ same numbers as the module it came from.
 
 from __future__ import annotations
 
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -20,8 +18,7 @@ import numlir.numpy as jnp
 from numlir import _compiler, lax, nn
 from numlir._src import backends
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from fuzz import generate, run_modes  # noqa: E402
+import fuzzer_modules
 
 FUSION = "builtin.module(func.func(hlo-fusion))"
 
@@ -179,31 +176,18 @@ def test_fuzzer_programs_compute_the_same_fused(chunk):
     """The differential fuzzer's random programs, jitted and jitted through vmap of grad,
     compiled fused and unfused: every output the same."""
     backend = backends.get_backend("cpu")
-    numlir_lib = run_modes.library("numlir")
     compared = 0
-    for index in range(chunk * FUZZ_CHUNK, (chunk + 1) * FUZZ_CHUNK):
-        program = generate.generate(FUZZ_SEED, index)
-        run_modes.set_x64(program.x64)
-        try:
-            for mode in ("jit", "jit_vmap_grad"):
-                if mode not in run_modes.applicable_modes(program):
-                    continue
-                fn = run_modes.mode_function(numlir_lib, program, mode)
-                arrays = run_modes.mode_inputs(program, mode)
-                text = fn.lower(*arrays).as_text()
-                fused = _compiler.run_pipeline(text, FUSION)
-                want = backend.compile(text, name="unfused").execute(arrays)
-                got = backend.compile(fused, name="fused").execute(arrays)
-                where = f"seed {FUZZ_SEED}, program {index}, {mode}"
-                assert len(got) == len(want), where
-                for g, w in zip(got, want):
-                    g, w = np.asarray(g), np.asarray(w)
-                    if np.issubdtype(w.dtype, np.inexact):
-                        np.testing.assert_allclose(g, w, rtol=1e-6, atol=0, equal_nan=True,
-                                                   err_msg=where)
-                    else:
-                        np.testing.assert_array_equal(g, w, err_msg=where)
-                compared += 1
-        finally:
-            run_modes.set_x64(False)
+    indices = range(chunk * FUZZ_CHUNK, (chunk + 1) * FUZZ_CHUNK)
+    for where, text, arrays in fuzzer_modules.lowered_programs(FUZZ_SEED, indices):
+        fused = _compiler.run_pipeline(text, FUSION)
+        want = backend.compile(text, name="unfused").execute(arrays)
+        got = backend.compile(fused, name="fused").execute(arrays)
+        assert len(got) == len(want), where
+        for g, w in zip(got, want):
+            g, w = np.asarray(g), np.asarray(w)
+            if np.issubdtype(w.dtype, np.inexact):
+                np.testing.assert_allclose(g, w, rtol=1e-6, atol=0, equal_nan=True, err_msg=where)
+            else:
+                np.testing.assert_array_equal(g, w, err_msg=where)
+        compared += 1
     assert compared >= FUZZ_CHUNK  # about two modes per program

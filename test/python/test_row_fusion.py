@@ -14,9 +14,7 @@ program 39 differs in the last bit). The lit tests
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import sys
 
 import jax
 import jax.numpy as jjnp
@@ -25,11 +23,10 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
-from numlir import _compiler, lax, nn
+from numlir import _compiler, nn
 from numlir._src import backends
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from fuzz import generate, run_modes  # noqa: E402
+import fuzzer_modules
 
 ON, OFF = 0, -1  # min-bytes: fuse every run, fuse none
 
@@ -227,22 +224,11 @@ FUZZ_SEED, FUZZ_PROGRAMS, FUZZ_CHUNK = 22, 90, 30
 def test_fuzzer_programs_compute_the_same_fused(chunk):
     """The differential fuzzer's random programs, jitted and jitted through vmap of grad,
     compiled with every run fused on 3 threads and unfused on 1: the same values."""
-    numlir_lib = run_modes.library("numlir")
     compared = 0
-    for index in range(chunk * FUZZ_CHUNK, (chunk + 1) * FUZZ_CHUNK):
-        program = generate.generate(FUZZ_SEED, index)
-        run_modes.set_x64(program.x64)
-        try:
-            for mode in ("jit", "jit_vmap_grad"):
-                if mode not in run_modes.applicable_modes(program):
-                    continue
-                fn = run_modes.mode_function(numlir_lib, program, mode)
-                arrays = run_modes.mode_inputs(program, mode)
-                text = fn.lower(*arrays).as_text()
-                want = _compile(text, 1, OFF, "unfused").execute(arrays)
-                got = _compile(text, 3, ON, "fused").execute(arrays)
-                _same_values(got, want, f"seed {FUZZ_SEED}, program {index}, {mode}")
-                compared += 1
-        finally:
-            run_modes.set_x64(False)
+    indices = range(chunk * FUZZ_CHUNK, (chunk + 1) * FUZZ_CHUNK)
+    for where, text, arrays in fuzzer_modules.lowered_programs(FUZZ_SEED, indices):
+        want = _compile(text, 1, OFF, "unfused").execute(arrays)
+        got = _compile(text, 3, ON, "fused").execute(arrays)
+        _same_values(got, want, where)
+        compared += 1
     assert compared >= FUZZ_CHUNK

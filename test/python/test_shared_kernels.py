@@ -87,3 +87,34 @@ def test_matmuls_repeated_inside_a_loop_body_stay_in_it():
     for _ in range(3):
         h = h @ h * 0.5 + x.astype(np.float64) @ x
     np.testing.assert_allclose(np.asarray(got), h, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", [4, 33])
+def test_a_kernel_first_seen_with_one_buffer_twice_reads_each_calls_own_operands(
+        tmp_path, monkeypatch, n):
+    """``s @ (s @ s + 3 I)``: the first matmul passes ``s`` twice and the second ``s`` and
+    another buffer. The shared kernel once took its body from the first with both
+    inputs bound to one argument, so the second computed ``w @ w`` (expm under jit
+    returned the identity)."""
+    monkeypatch.setattr(config.flags, "dump_dir", str(tmp_path))
+    s = (np.random.default_rng(2).normal(size=(n, n)) * 0.3).astype(np.float32)
+
+    def f(np_):
+        return lambda s: s @ (s @ s + 3.0 * np_.eye(n, dtype=s.dtype))
+
+    got = numlir.jit(f(jnp))(s)
+    s64 = s.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(got), s64 @ (s64 @ s64 + 3 * np.eye(n)),
+                               rtol=1e-4, atol=1e-4)
+    assert _kernels_in_llvm_ir(tmp_path) == 1
+
+
+def test_expm_under_jit_matches_jax():
+    """The program that showed the shared-kernel bug: scaling and squaring's Pade
+    approximant squares ``A`` and then multiplies ``A`` by a sum of its powers."""
+    import jax.scipy.linalg as jsl
+
+    from numlir.scipy import linalg as nsl
+    a = (np.random.default_rng(0).normal(size=(4, 4)) * 1.5).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(numlir.jit(nsl.expm)(a)), np.asarray(jsl.expm(a)),
+                               rtol=2e-4, atol=2e-4)

@@ -31,6 +31,25 @@ func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf
 
 // -----
 
+// Operands are matched and passed by position: the first matmul reads %a
+// twice, the second %a and %t, and the kernel still has two inputs of its
+// own (built from the first, it once read its first argument twice, and the
+// second call computed t @ t).
+// CHECK-LABEL: func.func @one_buffer_twice_first
+// CHECK: call @[[K:numlir_kernel.*]](%arg0, %arg0, %[[T:.*]]) :
+// CHECK: call @[[K]](%arg0, %[[T]], %arg1) :
+// CHECK: func.func private @[[K]](%[[X:.*]]: memref<8x8xf32>, %[[Y:.*]]: memref<8x8xf32>, %[[Z:.*]]: memref<8x8xf32>)
+// CHECK-NEXT: linalg.matmul ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[Z]] : memref<8x8xf32>)
+func.func @one_buffer_twice_first(%a: memref<8x8xf32>, %out: memref<8x8xf32>) {
+  %t = memref.alloc() : memref<8x8xf32>
+  linalg.matmul ins(%a, %a : memref<8x8xf32>, memref<8x8xf32>) outs(%t : memref<8x8xf32>)
+  linalg.matmul ins(%a, %t : memref<8x8xf32>, memref<8x8xf32>) outs(%out : memref<8x8xf32>)
+  memref.dealloc %t : memref<8x8xf32>
+  return
+}
+
+// -----
+
 // Convolutions (an input read through a window) are kernels too. Their
 // bodies use a constant from outside: equal constants share a kernel, which
 // gets its own copy of the constant; a different constant is another kernel.

@@ -19,6 +19,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "BufferQueries.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -118,15 +120,7 @@ std::optional<RowAccess> rowAccessOf(linalg::LinalgOp op, int64_t &rows) {
       if (!isa<AffineDimExpr>(e) &&
           !(isa<AffineConstantExpr>(e) && cast<AffineConstantExpr>(e).getValue() == 0))
         return std::nullopt;
-  bool writes = false;
-  op.getBlock()->walk([&](Operation *nested) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (effects ? effects.hasEffect<MemoryEffects::Write>()
-                : !nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-                      !isa<linalg::YieldOp>(nested))
-      writes = true;
-  });
-  if (writes)
+  if (!numlir::cpu::piecesAreIndependent(op))
     return std::nullopt;
 
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -165,12 +159,6 @@ std::optional<RowAccess> rowAccessOf(linalg::LinalgOp op, int64_t &rows) {
     if (!inserted && it->second != first)
       return std::nullopt;
   }
-  // An input that is also an output must be read at the elements written.
-  for (OpOperand *input : op.getDpsInputOperands())
-    for (OpOperand &init : op.getDpsInitsMutable())
-      if (input->get() == init.get() &&
-          op.getMatchingIndexingMap(input) != op.getMatchingIndexingMap(&init))
-        return std::nullopt;
   return access;
 }
 

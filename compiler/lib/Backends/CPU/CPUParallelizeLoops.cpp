@@ -11,6 +11,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "BufferQueries.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -54,29 +56,6 @@ bool splitsOutputs(linalg::LinalgOp op, unsigned loop) {
     if (!indexed)
       return false;
   }
-  return true;
-}
-
-/// Whether chunks of `op` may run at once: its body writes no memory (a
-/// store to a captured buffer could collide across chunks) and no input is
-/// an output read at other elements than the ones written (one chunk would
-/// read what another has already overwritten).
-bool chunksAreIndependent(linalg::LinalgOp op) {
-  bool writes = false;
-  op.getBlock()->walk([&](Operation *nested) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (effects ? effects.hasEffect<MemoryEffects::Write>()
-                : !nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-                      !isa<linalg::YieldOp>(nested))
-      writes = true;
-  });
-  if (writes)
-    return false;
-  for (OpOperand *input : op.getDpsInputOperands())
-    for (OpOperand &init : op.getDpsInitsMutable())
-      if (input->get() == init.get() &&
-          op.getMatchingIndexingMap(input) != op.getMatchingIndexingMap(&init))
-        return false;
   return true;
 }
 
@@ -126,7 +105,7 @@ planSplit(linalg::LinalgOp op, int64_t chunks, int64_t minIterations) {
   int64_t iterations = 1;
   for (int64_t r : ranges)
     iterations *= r;
-  if (iterations < minIterations || !chunksAreIndependent(op))
+  if (iterations < minIterations || !numlir::cpu::piecesAreIndependent(op))
     return std::nullopt;
   bool contraction = linalg::isaContractionOpInterface(op) ||
                      isa<linalg::ContractionOpInterface>(op.getOperation());

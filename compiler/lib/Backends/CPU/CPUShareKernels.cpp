@@ -13,6 +13,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "BufferQueries.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -59,25 +61,6 @@ bool isSharable(linalg::LinalgOp op) {
   return !captures;
 }
 
-/// The buffer `memref` views: a function argument (the runtime's distinct
-/// argument and result buffers) or an allocation; null where it cannot be
-/// told.
-Value rootBuffer(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(def))
-      return memref;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return {};
-    memref = view.getViewSource();
-  }
-  auto argument = cast<BlockArgument>(memref);
-  if (!argument.getOwner()->isEntryBlock() ||
-      !isa<func::FuncOp>(argument.getOwner()->getParentOp()))
-    return {};
-  return memref;
-}
-
 /// Whether the buffers `op` writes are distinct from every other buffer it
 /// reaches. In the shared function each operand is an argument, which the
 /// contraction kernel takes to be a buffer of its own (it keeps an
@@ -88,13 +71,13 @@ bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
   for (Value operand : op->getOperands()) {
     if (!isa<MemRefType>(operand.getType()))
       continue;
-    Value root = rootBuffer(operand);
+    Value root = numlir::cpu::rootAllocation(operand);
     if (!root)
       return false;
     roots.push_back(root);
   }
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    Value root = rootBuffer(init.get());
+    Value root = numlir::cpu::rootAllocation(init.get());
     if (llvm::count(roots, root) != 1)
       return false;
   }
@@ -102,23 +85,33 @@ bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
 }
 
 /// Whether `a` and `b` compute the same thing on their own operands: the
-/// same op, attributes and body, operands of the same types, and the same
-/// constants used from outside.
+/// same op, attributes and body, operands of the same types position by
+/// position, and the same constants used from outside. Operands are matched
+/// by position, never by value: one op may pass a buffer twice (`x @ x`)
+/// where the other passes two, and the kernel takes one argument per
+/// position.
 bool sameKernel(Operation *a, Operation *b) {
   if (a->getNumOperands() != b->getNumOperands())
     return false;
   for (auto [x, y] : llvm::zip(a->getOperands(), b->getOperands()))
     if (x.getType() != y.getType())
       return false;
+  auto isOperandPair = [&](Value x, Value y) {
+    for (auto [ax, by] : llvm::zip(a->getOperands(), b->getOperands()))
+      if (ax == x && by == y)
+        return true;
+    return false;
+  };
+  // Values defined inside the two ops, paired as the comparison walks them.
   llvm::DenseMap<Value, Value> matched;
-  for (auto [x, y] : llvm::zip(a->getOperands(), b->getOperands()))
-    matched[x] = y;
   auto check = [&](Value x, Value y) -> LogicalResult {
+    auto cx = x.getDefiningOp<arith::ConstantOp>(), cy = y.getDefiningOp<arith::ConstantOp>();
+    if (cx || cy) // the kernel gets its own copy of a constant: equal values only
+      return success(cx && cy && cx.getValue() == cy.getValue());
     auto it = matched.find(x);
     if (it != matched.end())
       return success(it->second == y);
-    auto cx = x.getDefiningOp<arith::ConstantOp>(), cy = y.getDefiningOp<arith::ConstantOp>();
-    return success(x == y || (cx && cy && cx.getValue() == cy.getValue()));
+    return success(isOperandPair(x, y));
   };
   auto mark = [&](Value x, Value y) { matched[x] = y; };
   return OperationEquivalence::isEquivalentTo(a, b, check, mark,
@@ -186,15 +179,17 @@ struct CPUShareKernelsPass : numlir::impl::CPUShareKernelsBase<CPUShareKernelsPa
     Block *body = kernel.addEntryBlock();
     builder.setInsertionPointToStart(body);
     IRMapping mapping;
-    for (auto [operand, argument] : llvm::zip(op->getOperands(), body->getArguments()))
-      mapping.map(operand, argument);
     op->walk([&](Operation *nested) {
+      if (nested == op.getOperation())
+        return;
       for (Value operand : nested->getOperands())
         if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
           if (!op->isAncestor(constant) && !mapping.contains(operand))
             mapping.map(operand, builder.clone(*constant)->getResult(0));
     });
-    builder.clone(*op, mapping);
+    // Argument i stands for operand i, even where `op` passes one buffer at
+    // several positions.
+    builder.clone(*op, mapping)->setOperands(body->getArguments());
     func::ReturnOp::create(builder, op.getLoc());
     return kernel;
   }

@@ -11,6 +11,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "BufferQueries.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -232,26 +234,6 @@ struct FoldTransferOfSubview : OpRewritePattern<TransferOp> {
   }
 };
 
-/// The allocation `memref` is a view of: a block argument of the function
-/// (one of the runtime's distinct argument and result buffers) or a
-/// `memref.alloc`/`alloca`; null where it cannot be told (a buffer carried
-/// by a loop, a cast the walk does not see through).
-Value rootAllocation(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(def))
-      return memref;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return {};
-    memref = view.getViewSource();
-  }
-  auto argument = cast<BlockArgument>(memref);
-  Block *owner = argument.getOwner();
-  if (!owner->isEntryBlock() || !isa<func::FuncOp>(owner->getParentOp()))
-    return {};
-  return memref;
-}
-
 /// Keeps a register tile's accumulator in registers across its reduction
 /// loop: the `vector.transfer_read` of the accumulator before the loop and
 /// its `vector.transfer_write` after it, the value carried as an iter_arg.
@@ -276,7 +258,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
           return !loop.isDefinedOutsideOfLoop(operand);
         }))
       continue;
-    Value accumulatorRoot = rootAllocation(read.getBase());
+    Value accumulatorRoot = numlir::cpu::rootAllocation(read.getBase());
     if (!accumulatorRoot)
       continue;
     vector::TransferWriteOp write;
@@ -314,7 +296,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
           safe = false;
           return;
         }
-        Value root = rootAllocation(accessed);
+        Value root = numlir::cpu::rootAllocation(accessed);
         if (!root || root == accumulatorRoot) {
           safe = false;
           return;
