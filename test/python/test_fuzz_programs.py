@@ -162,6 +162,23 @@ def test_a_zero_reference_allows_about_an_ulp_of_one_in_its_dtype():
     assert compare.compare([np.array([5e-8], np.float32)], [zero], compare.RTOL["float32"]).ok
 
 
+def test_an_exact_zero_by_cancellation_allows_a_few_times_jaxs_noise():
+    # Program 31399 of seed 1 (log_softmax of a value broadcast over 160 elements): the
+    # gradient with respect to it is exactly 0; jax's float32 sum leaves 2.1e-7 and
+    # numlir's, in another order, 6.9e-7, outside the plain tolerance (1e-7).
+    truth, jax_noise = [np.zeros((1, 1))], [np.array([[-2.086163e-07]], np.float32)]
+    ours = [np.array([[-6.854534e-07]], np.float32)]
+    rtol = compare.RTOL["float32"]
+    assert not compare.compare(ours, jax_noise, rtol).ok
+    assert compare.within_reference_error(ours, jax_noise, truth, rtol)
+    # Ten times jax's noise is not noise; nor is the same error where the truth is not 0.
+    assert not compare.within_reference_error([np.array([[-2.1e-6]], np.float32)], jax_noise,
+                                              truth, rtol)
+    near = np.full((1, 1), 1e-5)
+    assert not compare.within_reference_error([(near - 6.854534e-07).astype(np.float32)],
+                                              [(near - 2.086163e-07).astype(np.float32)], [near], rtol)
+
+
 def _chain_program() -> Program:
     x = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
     aval = Aval((2, 3), "float32")

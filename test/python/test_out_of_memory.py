@@ -21,6 +21,7 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
+from executable_images import image_of
 from numlir import _runtime
 
 HUGE = (10**9, 10**9)  # f32: 4e18 bytes, 3.47 EiB
@@ -36,7 +37,7 @@ def _jit_materializing(fun, *args):
     """jit(fun), after checking that its executable does allocate the HUGE
     temporary: were a better fusion to compute it on the fly, these tests
     would run 10^18 additions instead of failing to allocate."""
-    if b"f32[1000000000,1000000000]" not in _runtime.unwrap_image(_compile_bytes(fun, *args))[1]:
+    if b"f32[1000000000,1000000000]" not in _runtime.unwrap_image(image_of(fun, *args))[1]:
         pytest.fail("the compiler no longer materializes the huge temporary; choose another "
                     "computation that does")
     return numlir.jit(fun)
@@ -156,7 +157,7 @@ def test_compiled_executables_allocate_only_through_the_runtime_table(tmp_path):
     """The generic allocation functions are defined inside the executable (as
     calls through `numlir_entry_allocator`), so it needs nothing new from the
     host: no `_mlir_*` symbol is left undefined."""
-    exe_bytes = _compile_bytes(lambda x: jnp.tanh(x @ x.T).sum(), np.ones((8, 8), np.float32))
+    exe_bytes = image_of(lambda x: jnp.tanh(x @ x.T).sum(), np.ones((8, 8), np.float32))
     driver, shared_object = _runtime.unwrap_image(exe_bytes)
     path = tmp_path / "module.so"
     path.write_bytes(shared_object)
@@ -168,18 +169,3 @@ def test_compiled_executables_allocate_only_through_the_runtime_table(tmp_path):
     assert "_mlir_" not in undefined
     assert " D numlir_entry_allocator" in defined
     assert " R numlir_entry_allocation_sites" in defined
-
-
-def _compile_bytes(fun, *args) -> bytes:
-    """The executable image the cpu backend's stages make for jit(fun)(*args)."""
-    from numlir._src.backends import get_backend
-    from numlir._src.backends.base import WithExtras
-
-    backend = get_backend("cpu")
-    options = backend.parse_options()
-    value = numlir.jit(fun).lower(*args).as_text()
-    for stage in backend.stages(options):
-        value = stage.run(value, options)
-        if isinstance(value, WithExtras):
-            value = value.value
-    return value

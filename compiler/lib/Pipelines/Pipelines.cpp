@@ -59,10 +59,15 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // layer norm) run row tile by row tile (cpu-fuse-row-loops), so their data
 // crosses DRAM once, not once per op, and a contraction that occurs several
 // times becomes one function called from each place (cpu-share-kernels), so
-// the kernel passes and LLVM build it once. Heap buffers are allocated through the
+// the kernel passes and LLVM build it once. Once nothing asks any more
+// whether two buffers are distinct allocations, the temporaries get offsets
+// in one arena from their live ranges (cpu-assign-buffers), so buffers that
+// are never live together share memory. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
-// buffer's exact size, which the runtime's message reports.
+// buffer's exact size, which the runtime's message reports. The last
+// conversions (memref, arith, func, cf, index, ub, omp) run as one
+// (cpu-convert-to-llvm): one walk of the module instead of seven.
 constexpr llvm::StringLiteral kCPUToLLVM =
     "hlo-erase-optimization-barriers,"
     "func.func(cpu-copy-repeated-results,cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
@@ -74,19 +79,18 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "cpu-emit-c-entry-point,"
     "func.func(cpu-strided-copies-to-loops,cpu-fuse-row-loops),"
     "cpu-share-kernels,"
-    "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions,convert-linalg-to-loops,"
+    "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions),"
+    "cpu-assign-buffers,"
+    "func.func(convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
     "cpu-expand-float-conversions,cpu-expand-arith,"
     "convert-vector-to-scf{full-unroll target-rank=1}),"
     "expand-strided-metadata,lower-affine,convert-scf-to-openmp,canonicalize,"
-    "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
-    "convert-math-to-llvm,"
-    "convert-math-to-libm,finalize-memref-to-llvm{use-aligned-alloc "
-    "use-generic-functions},convert-arith-to-llvm,"
-    "convert-func-to-llvm,convert-cf-to-llvm,convert-index-to-llvm,"
-    "convert-openmp-to-llvm,reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
+    "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,"
+    "convert-math-to-llvm,convert-math-to-libm,cpu-convert-to-llvm,"
+    "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
 
 /// The one table of named pipelines: hlo-opt registers these names and the
 /// Python extension looks them up.

@@ -119,6 +119,14 @@ class Flags:
     cpu_row_fusion_min_bytes: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_ROW_FUSION_MIN_BYTES", 1 << 20, minimum=-1)
     )
+    #: The largest temporary that CPU code places in its function's arena, where
+    #: temporaries that are never live together share memory (cpu-assign-buffers;
+    #: NUMLIR_CPU_ARENA_MAX_BUFFER_BYTES, default 64 MiB; 0 gives every temporary an
+    #: allocation of its own). Larger ones keep their own, so that running out of memory
+    #: names their op. Results are the same bits either way.
+    cpu_arena_max_buffer_bytes: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_CPU_ARENA_MAX_BUFFER_BYTES", 64 << 20, minimum=0)
+    )
     #: Run jitted functions op by op, without compiling them (NUMLIR_DISABLE_JIT;
     #: also the ``numlir.disable_jit()`` context).
     disable_jit: bool = dataclasses.field(default_factory=lambda: _env_bool("NUMLIR_DISABLE_JIT"))

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ABISignature.h"
+#include "AllocationSites.h"
 
 #include "numlir/Backends/CPU/Passes.h"
 
@@ -39,6 +40,8 @@ namespace numlir {
 using namespace mlir;
 using numlir::cpu::abiBufferName;
 using numlir::cpu::abiElementTypeName;
+using numlir::cpu::kAllocationSitesSuffix;
+using numlir::cpu::userLocation;
 
 namespace {
 
@@ -78,28 +81,9 @@ Value wrapPointerInMemRef(OpBuilder &b, Location loc, Value pointer,
       .getResult(0);
 }
 
-/// "file:line:col" of the first location inside `loc` that points at user
-/// code, i.e. not at `textBuffer`, the module text itself; "" if none.
-std::string userLocation(Location loc, StringRef textBuffer) {
-  std::string found;
-  loc->walk([&](Location inner) {
-    auto file = dyn_cast<FileLineColLoc>(inner);
-    if (!file || file.getFilename() == textBuffer)
-      return WalkResult::advance();
-    found = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-             ":" + Twine(file.getColumn()))
-                .str();
-    return WalkResult::interrupt();
-  });
-  return found;
-}
-
 /// One line "<bytes> <type> <location>" per distinct static heap allocation
 /// that comes from a user line, for the runtime's out-of-memory message.
 std::string allocationSites(ModuleOp module) {
-  StringRef textBuffer;
-  if (auto file = dyn_cast<FileLineColLoc>(module.getLoc()))
-    textBuffer = file.getFilename();
   SmallVector<std::string> sites;
   llvm::StringSet<> seen;
   module.walk([&](memref::AllocOp alloc) {
@@ -111,7 +95,7 @@ std::string allocationSites(ModuleOp module) {
     for (int64_t extent : type.getShape())
       if (bytes)
         bytes = llvm::checkedMul(*bytes, extent);
-    std::string where = userLocation(alloc.getLoc(), textBuffer);
+    std::string where = userLocation(alloc.getLoc(), module);
     if (!bytes || where.empty())
       return;
     std::string name = abiElementTypeName(type.getElementType()).empty()
@@ -319,7 +303,7 @@ struct CPUEmitCEntryPointPass
       LLVM::GlobalOp::create(
           b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), sites.size()),
           /*isConstant=*/true, LLVM::Linkage::External,
-          entry + "_allocation_sites", b.getStringAttr(sites));
+          entry + kAllocationSitesSuffix.str(), b.getStringAttr(sites));
     }
     if (failed(emitAllocatorTable(module, entry, loc)))
       return signalPassFailure();

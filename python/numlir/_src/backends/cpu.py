@@ -79,6 +79,9 @@ class CpuOptions:
     #: in bytes of the buffers it reads and writes by rows; -1 turns that off
     #: (config.cpu_row_fusion_min_bytes).
     row_fusion_min_bytes: int = 1 << 20
+    #: The largest temporary given an offset in the function's arena (cpu-assign-buffers);
+    #: 0 places none (config.cpu_arena_max_buffer_bytes).
+    arena_max_buffer_bytes: int = 64 << 20
 
 
 @functools.cache
@@ -139,13 +142,15 @@ def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
 def _pass_settings(options: CpuOptions) -> dict[str, str]:
     """The options' settings of the passes that take them, by pass name: the chunks of
     cpu-parallelize-loops and cpu-fuse-row-loops, the smallest op cpu-parallelize-loops
-    and cpu-split-reductions split, and the smallest run cpu-fuse-row-loops fuses."""
+    and cpu-split-reductions split, the smallest run cpu-fuse-row-loops fuses, and the
+    largest buffer cpu-assign-buffers places in an arena."""
     return {
         "cpu-fuse-row-loops": (f"threads={options.threads} "
                                f"min-bytes={options.row_fusion_min_bytes}"),
         "cpu-split-reductions": f"min-reduction={options.parallel_min_iterations}",
         "cpu-parallelize-loops": (f"threads={options.threads} "
                                   f"min-iterations={options.parallel_min_iterations}"),
+        "cpu-assign-buffers": f"max-buffer-bytes={options.arena_max_buffer_bytes}",
     }
 
 
@@ -364,7 +369,8 @@ class CpuBackend(Backend):
                           llvm_unroll=unroll, threads=_num_threads(),
                           parallel_min_iterations=config.flags.cpu_parallel_min_iterations,
                           outline_min_instructions=config.flags.cpu_outline_min_instructions,
-                          row_fusion_min_bytes=config.flags.cpu_row_fusion_min_bytes)
+                          row_fusion_min_bytes=config.flags.cpu_row_fusion_min_bytes,
+                          arena_max_buffer_bytes=config.flags.cpu_arena_max_buffer_bytes)
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

@@ -411,6 +411,67 @@ def CPUVectorizeContractions : Pass<"cpu-vectorize-contractions"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def CPUAssignBuffers : Pass<"cpu-assign-buffers", "mlir::ModuleOp"> {
+  let summary = "Give the temporaries of each function offsets in one arena, by liveness";
+  let description = [{
+    Buffer assignment as XLA does it. Bufferization allocates every
+    temporary on its own and frees them all at the end of the function, so
+    a call holds all of them at once and takes one allocation per buffer.
+    This pass collects the static heap buffers of each function's top-level
+    block (`memref.alloc` with a static identity-layout shape of at most
+    `max-buffer-bytes`, freed by one `memref.dealloc` in that block), finds
+    each one's live range (from its allocation to the last top-level op
+    that uses it or a view of it, nested uses counted at their top-level
+    op), and packs them into one 64-byte-aligned `memref<Nxi8>` arena,
+    largest first at the lowest offset free for the whole range, so
+    buffers whose ranges are disjoint share memory. Each buffer becomes a
+    `memref.view` of the arena; the arena is allocated at the start of the
+    block and freed at its end, through the runtime's allocator, which
+    keeps the block for the next call.
+
+    A buffer stays on its own when anything but element accesses, linalg
+    ops, copies, views and calls of the module's own functions uses it (a
+    loop that carries it, a yield, a pointer extraction): its lifetime is
+    then not what the block shows. Larger buffers stay on their own too, so
+    that running out of memory names their own op. The pass runs after the
+    passes that interleave ops (row fusion) or ask whether two buffers are
+    distinct allocations (kernel sharing, thread chunks, contraction
+    tiling); the runtime's allocation sites gain the arena's size with its
+    buffers' lines.
+
+    Before: `%a = memref.alloc() : memref<64xf32>` used by ops 1-2 and
+            `%b = memref.alloc() : memref<64xf32>` used by ops 3-4, both
+            freed at the end.
+    After:  one `memref.alloc() : memref<256xi8>`, `%a` and `%b` views of
+            it at byte 0.
+  }];
+  let options = [
+    Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", "64 << 20",
+           "The largest buffer placed in the arena, in bytes">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def CPUConvertToLLVM : Pass<"cpu-convert-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Convert memref, arith, func, cf, index, ub and omp to LLVM in one conversion";
+  let description = [{
+    Runs the patterns of upstream's `finalize-memref-to-llvm{use-aligned-alloc
+    use-generic-functions}`, `convert-arith-to-llvm`, `convert-func-to-llvm`,
+    `convert-cf-to-llvm`, `convert-index-to-llvm`, `convert-ub-to-llvm` and
+    `convert-openmp-to-llvm` as one dialect conversion. Each of those passes
+    walks the whole module and sets up a conversion of its own; on a large
+    training step (W7, 2.7 MB of IR) the seven took about a quarter of the
+    MLIR lowering. The patterns, type converter options and legality are
+    the upstream passes' own, so the result is what the chain of passes
+    gives, with fewer `builtin.unrealized_conversion_cast`s in between
+    (`reconcile-unrealized-casts` removes what is left). Vector and math
+    lowering stay separate passes: vector's runs its own rewrites before
+    converting, and math ops take LLVM intrinsics before libm calls.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def CPUExpandArith : Pass<"cpu-expand-arith"> {
   let summary = "arith-expand, except that float min and max stay ops";
   let description = [{

@@ -1,0 +1,32 @@
+//===- AllocationSites.h - the runtime's out-of-memory sites ----*- C++ -*-===//
+//
+// Internal to the CPU backend. `<entry>_allocation_sites` lists, one line
+// "<bytes> <type> <file:line:col>" per static heap allocation, where the
+// user's code asked for each buffer, so that the runtime's out-of-memory
+// error can name the line (docs/runtime.md). cpu-emit-c-entry-point writes
+// it; passes that later replace allocations add their own lines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
+#define NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <string>
+
+namespace numlir::cpu {
+
+/// The suffix of the sites global after the entry's name.
+inline constexpr llvm::StringLiteral kAllocationSitesSuffix = "_allocation_sites";
+
+/// "file:line:col" of the first location inside `loc` that points at user
+/// code, not at the module's own text; "" if none.
+std::string userLocation(mlir::Location loc, mlir::ModuleOp module);
+
+/// Appends `lines` to the module's sites global, if it has one.
+void appendAllocationSites(mlir::ModuleOp module, llvm::ArrayRef<std::string> lines);
+
+} // namespace numlir::cpu
+
+#endif // NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
