@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 
@@ -22,6 +23,16 @@ std::string numlir::cpu::userLocation(Location loc, ModuleOp module) {
     return WalkResult::interrupt();
   });
   return found;
+}
+
+std::optional<int64_t> numlir::cpu::staticAllocationBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  std::optional<int64_t> bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  for (int64_t extent : type.getShape())
+    if (bytes)
+      bytes = llvm::checkedMul(*bytes, extent);
+  return bytes;
 }
 
 void numlir::cpu::appendAllocationSites(ModuleOp module, ArrayRef<std::string> lines) {

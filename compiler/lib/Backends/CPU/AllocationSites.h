@@ -12,7 +12,9 @@
 #define NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/ArrayRef.h"
+#include <optional>
 #include <string>
 
 namespace numlir::cpu {
@@ -23,6 +25,12 @@ inline constexpr llvm::StringLiteral kAllocationSitesSuffix = "_allocation_sites
 /// "file:line:col" of the first location inside `loc` that points at user
 /// code, not at the module's own text; "" if none.
 std::string userLocation(mlir::Location loc, mlir::ModuleOp module);
+
+/// Bytes a static allocation of `type` takes (a whole byte per element of
+/// fewer than 8 bits, as the LLVM lowering stores them), or nothing for
+/// dynamic shapes, elements that are not integers or floats, and sizes that
+/// overflow.
+std::optional<int64_t> staticAllocationBytes(mlir::MemRefType type);
 
 /// Appends `lines` to the module's sites global, if it has one.
 void appendAllocationSites(mlir::ModuleOp module, llvm::ArrayRef<std::string> lines);

@@ -48,18 +48,11 @@ struct Member {
 /// Bytes of a static buffer of `type`, or nothing when the arena cannot
 /// hold it as a `memref.view` (dynamic sizes, a layout, elements that are
 /// not whole bytes).
-std::optional<int64_t> staticBytes(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      !type.getElementType().isIntOrFloat() || type.getMemorySpace())
+std::optional<int64_t> viewableBytes(MemRefType type) {
+  if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+      !type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 != 0)
     return std::nullopt;
-  unsigned bits = type.getElementTypeBitWidth();
-  if (bits % 8 != 0)
-    return std::nullopt;
-  int64_t bytes = bits / 8;
-  for (int64_t extent : type.getShape())
-    if (llvm::MulOverflow(bytes, extent, bytes))
-      return std::nullopt;
-  return bytes;
+  return numlir::cpu::staticAllocationBytes(type);
 }
 
 /// Whether `user` only reads or writes the buffer while it runs, keeping no
@@ -177,7 +170,7 @@ struct CPUAssignBuffersPass
       position[&op] = index;
     SmallVector<Member> members;
     for (auto alloc : block.getOps<memref::AllocOp>()) {
-      std::optional<int64_t> bytes = staticBytes(alloc.getType());
+      std::optional<int64_t> bytes = viewableBytes(alloc.getType());
       if (!bytes || *bytes == 0 || *bytes > maxBufferBytes ||
           alloc.getAlignment().value_or(kAlignment) > kAlignment)
         continue;

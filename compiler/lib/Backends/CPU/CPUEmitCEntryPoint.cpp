@@ -29,7 +29,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace numlir {
@@ -88,13 +87,7 @@ std::string allocationSites(ModuleOp module) {
   llvm::StringSet<> seen;
   module.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
-    if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
-      return;
-    std::optional<int64_t> bytes =
-        (type.getElementTypeBitWidth() + 7) / 8;
-    for (int64_t extent : type.getShape())
-      if (bytes)
-        bytes = llvm::checkedMul(*bytes, extent);
+    std::optional<int64_t> bytes = numlir::cpu::staticAllocationBytes(type);
     std::string where = userLocation(alloc.getLoc(), module);
     if (!bytes || where.empty())
       return;
