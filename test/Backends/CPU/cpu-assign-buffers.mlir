@@ -5,13 +5,25 @@
 // %b is live from op 2 to op 5, across both, so it gets bytes of its own;
 // being the largest, it is placed first, at byte 0. The arena is allocated
 // at the start of the block and freed before the return; the buffers'
-// deallocs go.
+// deallocs go. Each buffer is a view of a slot of the arena, called for
+// where the buffer was allocated and ended just after its last use, so %a's
+// slot ends before %c's, at the same bytes, begins (ArenaSlots.h).
 // CHECK-LABEL: func.func @disjoint_ranges_share_bytes
 // CHECK-NEXT: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1280xi8>
-// CHECK: %[[A:.*]] = memref.view %[[ARENA]][%c1024{{.*}}][] : memref<1280xi8> to memref<64xf32>
-// CHECK: %[[B:.*]] = memref.view %[[ARENA]][%c0{{.*}}][] : memref<1280xi8> to memref<256xf32>
+// CHECK-NEXT: %[[BYTES:.*]] = memref.cast %[[ARENA]] : memref<1280xi8> to memref<?xi8>
+// CHECK: %[[SA:.*]] = call @__numlir_arena_slot(%[[BYTES]], %c1024{{.*}}, %c256{{.*}}) : (memref<?xi8>, index, index) -> memref<?xi8>
+// CHECK: %[[A:.*]] = memref.view %[[SA]][%c0{{.*}}][] : memref<?xi8> to memref<64xf32>
+// CHECK: %[[SB:.*]] = call @__numlir_arena_slot(%[[BYTES]], %c0{{.*}}, %c1024{{.*}})
+// CHECK: %[[B:.*]] = memref.view %[[SB]][%c0{{.*}}][] : memref<?xi8> to memref<256xf32>
 // CHECK: linalg.copy ins(%arg0 : memref<64xf32>) outs(%[[A]] : memref<64xf32>)
-// CHECK: %[[C:.*]] = memref.view %[[ARENA]][%c1024{{.*}}][] : memref<1280xi8> to memref<64xf32>
+// CHECK: linalg.copy ins(%[[A]] : memref<64xf32>) outs(%arg2 : memref<64xf32>)
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[SA]]) : (memref<?xi8>) -> ()
+// CHECK: %[[SC:.*]] = call @__numlir_arena_slot(%[[BYTES]], %c1024{{.*}}, %c256{{.*}})
+// CHECK: %[[C:.*]] = memref.view %[[SC]][%c0{{.*}}][] : memref<?xi8> to memref<64xf32>
+// CHECK: linalg.copy ins(%[[B]] : memref<256xf32>) outs(%arg1 : memref<256xf32>)
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[SB]])
+// CHECK-NEXT: linalg.copy ins(%[[C]] : memref<64xf32>) outs(%arg0 : memref<64xf32>)
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[SC]])
 // CHECK-NOT: memref.dealloc %[[A]]
 // CHECK: memref.dealloc %[[ARENA]] : memref<1280xi8>
 // CHECK-NEXT: return
@@ -45,8 +57,12 @@ func.func @disjoint_ranges_share_bytes(%x: memref<64xf32>, %y: memref<256xf32>, 
 // follows %b's allocation, so the two overlap and get separate bytes.
 // CHECK-LABEL: func.func @nested_uses_and_views_extend_a_range
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<512xi8>
-// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : memref<512xi8> to memref<8x8xf32>
-// CHECK: memref.view %{{.*}}[%c256{{.*}}][] : memref<512xi8> to memref<8x8xf32>
+// CHECK: %[[SA:.*]] = call @__numlir_arena_slot(%{{.*}}, %c0{{.*}}, %c256{{.*}})
+// CHECK: %[[SB:.*]] = call @__numlir_arena_slot(%{{.*}}, %c256{{.*}}, %c256{{.*}})
+// CHECK: scf.for
+// CHECK: call @__numlir_arena_slot_end(%[[SA]])
+// CHECK-NEXT: linalg.copy
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[SB]])
 func.func @nested_uses_and_views_extend_a_range(%x: memref<8x8xf32>, %out: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -108,10 +124,15 @@ func.func @escaping_buffers_stay(%x: memref<4xf32>, %n: index, %p: i1) {
 // uses like any op's. A scalar buffer is a member too.
 // CHECK-LABEL: func.func @calls_of_kernels_are_uses
 // CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<320xi8>
-// CHECK: %[[T:.*]] = memref.view %[[ARENA]][%c0{{.*}}][] : memref<320xi8> to memref<8x8xf32>
+// CHECK: %[[ST:.*]] = call @__numlir_arena_slot(%{{.*}}, %c0{{.*}}, %c256{{.*}})
+// CHECK: %[[T:.*]] = memref.view %[[ST]][%c0{{.*}}][] : memref<?xi8> to memref<8x8xf32>
 // CHECK: call @numlir_kernel(%arg0, %arg0, %[[T]])
-// CHECK: %[[S:.*]] = memref.view %[[ARENA]][%c256{{.*}}][] : memref<320xi8> to memref<f32>
+// CHECK: %[[SS:.*]] = call @__numlir_arena_slot(%{{.*}}, %c256{{.*}}, %c4{{.*}})
+// CHECK: %[[S:.*]] = memref.view %[[SS]][%c0{{.*}}][] : memref<?xi8> to memref<f32>
 // CHECK: call @numlir_kernel(%[[T]], %arg0, %arg1)
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[ST]])
+// CHECK-NEXT: memref.copy %[[S]], %arg2
+// CHECK-NEXT: call @__numlir_arena_slot_end(%[[SS]])
 func.func private @numlir_kernel(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
   linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
   return

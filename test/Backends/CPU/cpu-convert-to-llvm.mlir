@@ -43,3 +43,39 @@ func.func @parallel(%x: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// The arena's slot calls (cpu-assign-buffers) lower to calls of two
+// out-of-line functions LLVM cannot see into: the slot's pointer is
+// `noalias`, as malloc's is, and comes out of an asm that takes the
+// arena's address plus the offset; the slot end hands the pointer to an
+// asm that clobbers memory. The slot's descriptor starts at that pointer.
+// CHECK-LABEL: llvm.func internal @__numlir_arena_slot(
+// CHECK-SAME: %[[BASE:.*]]: !llvm.ptr, %[[OFFSET:.*]]: i64) -> (!llvm.ptr {llvm.noalias}) attributes {no_inline}
+// CHECK: %[[START:.*]] = llvm.getelementptr %[[BASE]][%[[OFFSET]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: %[[OPAQUE:.*]] = llvm.inline_asm has_side_effects "", "=r,0,~{memory}" %[[START]] : (!llvm.ptr) -> !llvm.ptr
+// CHECK: llvm.return %[[OPAQUE]]
+// CHECK-LABEL: llvm.func internal @__numlir_arena_slot_end(
+// CHECK-SAME: %[[P:.*]]: !llvm.ptr) attributes {no_inline}
+// CHECK: llvm.inline_asm has_side_effects "", "r,~{memory}" %[[P]] : (!llvm.ptr) -> ()
+// CHECK-LABEL: llvm.func @slots(
+// CHECK: %[[SLOT:.*]] = llvm.call @__numlir_arena_slot(%{{.*}}, %{{.*}}) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK: %[[D0:.*]] = llvm.insertvalue %[[SLOT]], %{{.*}}[0]
+// CHECK: %[[D1:.*]] = llvm.insertvalue %[[SLOT]], %[[D0]][1]
+// CHECK: llvm.store
+// CHECK: %[[END:.*]] = llvm.extractvalue %{{.*}}[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+// CHECK-NEXT: llvm.call @__numlir_arena_slot_end(%[[END]]) : (!llvm.ptr) -> ()
+// CHECK-NOT: func.func
+func.func private @__numlir_arena_slot(memref<?xi8>, index, index) -> memref<?xi8>
+func.func private @__numlir_arena_slot_end(memref<?xi8>)
+func.func @slots(%arena: memref<?xi8>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c16 = arith.constant 16 : index
+  %slot = call @__numlir_arena_slot(%arena, %c64, %c16) : (memref<?xi8>, index, index) -> memref<?xi8>
+  %view = memref.view %slot[%c0][] : memref<?xi8> to memref<4xf32>
+  memref.store %v, %view[%c0] : memref<4xf32>
+  call @__numlir_arena_slot_end(%slot) : (memref<?xi8>) -> ()
+  return
+}

@@ -13,6 +13,7 @@
 #include "numlir/Backends/CPU/Passes.h"
 
 #include "AllocationSites.h"
+#include "ArenaSlots.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -166,8 +167,11 @@ struct CPUAssignBuffersPass
   /// allocation sites (its size, with the first lines of its buffers).
   void assignBlock(Block &block, ModuleOp module, SmallVectorImpl<std::string> &sites) {
     llvm::DenseMap<Operation *, int64_t> position;
-    for (auto [index, op] : llvm::enumerate(block))
+    SmallVector<Operation *> ops;
+    for (auto [index, op] : llvm::enumerate(block)) {
       position[&op] = index;
+      ops.push_back(&op);
+    }
     SmallVector<Member> members;
     for (auto alloc : block.getOps<memref::AllocOp>()) {
       std::optional<int64_t> bytes = viewableBytes(alloc.getType());
@@ -192,13 +196,26 @@ struct CPUAssignBuffersPass
     auto arenaType = MemRefType::get({size}, b.getI8Type());
     Value arena =
         memref::AllocOp::create(b, loc, arenaType, b.getI64IntegerAttr(kAlignment));
+    Value bytes = memref::CastOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), arena);
     b.setInsertionPoint(block.getTerminator());
     memref::DeallocOp::create(b, loc, arena);
+    // Each member is a slot of the arena from its allocation to just after
+    // its last use, which tells LLVM what separate allocations did
+    // (ArenaSlots.h).
     for (Member &member : members) {
+      Location at = member.alloc.getLoc();
       b.setInsertionPoint(member.alloc);
-      Value shift = arith::ConstantIndexOp::create(b, member.alloc.getLoc(), member.offset);
-      Value view = memref::ViewOp::create(b, member.alloc.getLoc(), member.alloc.getType(),
-                                          arena, shift, ValueRange{});
+      Value slot = numlir::cpu::createArenaSlot(b, at, module, bytes, member.offset,
+                                                member.bytes);
+      Value start = arith::ConstantIndexOp::create(b, at, 0);
+      Value view = memref::ViewOp::create(b, at, member.alloc.getType(), slot, start,
+                                          ValueRange{});
+      if (member.end == member.start)
+        b.setInsertionPointAfter(view.getDefiningOp());
+      else
+        b.setInsertionPointAfter(ops[member.end]);
+      numlir::cpu::createArenaSlotEnd(b, at, module, slot);
       member.dealloc->erase();
       member.alloc.getResult().replaceAllUsesWith(view);
       member.alloc->erase();

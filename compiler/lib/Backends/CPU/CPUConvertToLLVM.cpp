@@ -9,6 +9,8 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "ArenaSlots.h"
+
 #include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -54,8 +56,13 @@ struct CPUConvertToLLVMPass
     options.useGenericFunctions = true;
     LLVMTypeConverter converter(ctx, options, &dataLayout);
 
+    // The arena's slot calls (cpu-assign-buffers) become calls of opaque
+    // functions, not of the declarations they name.
+    if (failed(numlir::cpu::defineArenaSlotFunctions(module)))
+      return signalPassFailure();
     SymbolTableCollection symbolTables;
     RewritePatternSet patterns(ctx);
+    numlir::cpu::populateArenaSlotLoweringPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns, &symbolTables);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
