@@ -20,6 +20,7 @@ _MODE_CODE = {
     "grad": "fn = lib.grad(make_loss(lib, f), argnums=ARGNUMS)",
     "vmap": "fn = lib.vmap(f, in_axes=IN_AXES)",
     "jit_vmap_grad": "fn = lib.jit(lib.vmap(lib.grad(make_loss(lib, f), argnums=ARGNUMS), in_axes=IN_AXES))",
+    "jit_donate": "fn = lib.jit(f, **({'donate_argnums': tuple(range(len(INPUTS)))} if lib is NUMLIR else {}))",
 }
 
 
@@ -74,6 +75,7 @@ import numlir
 import numlir.numpy
 
 jnp_bfloat16 = jax.numpy.bfloat16
+inf, nan = np.inf, np.nan  # how tolist() writes the inputs' non-finite values
 X64 = {program.x64}
 jax.config.update("jax_enable_x64", X64)
 numlir.config.update("jax_enable_x64", X64)

@@ -7,7 +7,10 @@ Modes:
 - ``grad``: ``grad(loss, argnums=<float inputs>)(*xs)``, eagerly, where ``loss``
   is ``sum_i sum(out_i * w_i)`` over the float outputs, ``w_i`` fixed weights;
 - ``vmap``: ``vmap(f, in_axes)(*batched xs)``, eagerly;
-- ``jit_vmap_grad``: ``jit(vmap(grad(loss, argnums), in_axes))(*batched xs)``.
+- ``jit_vmap_grad``: ``jit(vmap(grad(loss, argnums), in_axes))(*batched xs)``;
+- ``jit_donate``: ``jit(f, donate_argnums=<every input>)(*xs)`` on numlir (jax's
+  reference is plain ``jit``), for programs where some input has an output's shape
+  and dtype: the donated buffers then hold outputs while the program still reads them.
 
 jax's reference is always run under ``jax.jit``. Outcomes:
 
@@ -36,13 +39,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import traceback
+import warnings
 
 import numpy as np
 
 from . import compare, render
 from .program import Program
 
-MODES = ("eager", "jit", "grad", "vmap", "jit_vmap_grad")
+MODES = ("eager", "jit", "grad", "vmap", "jit_vmap_grad", "jit_donate")
 BATCHED_MODES = ("vmap", "jit_vmap_grad")
 SKIPS = ("jax_error", "jax_crash", "unstable", "jax_disagrees")
 #: What ``check`` announces before each stretch of work, so that the sandbox,
@@ -64,6 +68,9 @@ class Outcome:
 
 def applicable_modes(program: Program) -> list[str]:
     modes = ["eager", "jit"]
+    outputs = {(a.shape, a.dtype) for a in program.output_avals()}
+    if any((inp.aval.shape, inp.aval.dtype) in outputs for inp in program.inputs):
+        modes.append("jit_donate")
     if program.has_grad():
         modes.append("grad")
     if program.has_vmap():
@@ -127,6 +134,12 @@ def mode_function(lib: Library, program: Program, mode: str):
         return f
     if mode == "jit":
         return lib.jit(f)
+    if mode == "jit_donate":
+        if lib.name != "numlir":
+            return lib.jit(f)
+        with warnings.catch_warnings():  # inputs no output can take are the common case
+            warnings.simplefilter("ignore", UserWarning)
+            return _donating(lib.jit(f, donate_argnums=tuple(range(len(program.inputs)))))
     if mode == "vmap":
         return lib.vmap(f, in_axes=program.in_axes())
     grad = lib.grad(make_loss(lib, f, program), argnums=program.grad_argnums())
@@ -135,6 +148,17 @@ def mode_function(lib: Library, program: Program, mode: str):
     if mode == "jit_vmap_grad":
         return lib.jit(lib.vmap(grad, in_axes=program.in_axes()))
     raise ValueError(f"unknown mode {mode!r}")
+
+
+def _donating(jitted):
+    """``jitted``, with the warning about unusable donations silenced at each trace too."""
+    @functools.wraps(jitted)
+    def call(*args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return jitted(*args)
+
+    return call
 
 
 def mode_inputs(program: Program, mode: str) -> list[np.ndarray]:
@@ -180,7 +204,7 @@ _UNBATCHED_REFERENCE: list = [None, None, None]  # [program, jitted f, its outpu
 
 
 def _jax_reference(jax_lib: Library, program: Program, mode: str, arrays):
-    shared = mode in ("eager", "jit")
+    shared = mode in ("eager", "jit", "jit_donate")
     if shared and _UNBATCHED_REFERENCE[0] is program:
         return _UNBATCHED_REFERENCE[1], _UNBATCHED_REFERENCE[2]
     jax_fn = jax_lib.jit(mode_function(jax_lib, program, mode))

@@ -264,3 +264,16 @@ def test_the_default_directory_follows_xdg_cache_home(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert compilation_cache.default_directory() == str(tmp_path / "home" / ".cache" / "numlir"
                                                           / "compilation")
+
+
+def test_a_rebuilt_compiler_does_not_serve_what_the_old_build_compiled(cache_dir, monkeypatch):
+    """Development builds share one version number: the key also names the compiler's
+    build, so a codegen fix takes effect at once instead of after the cache is cleared."""
+    assert compilation_cache.compiler_build() != "unknown"
+    scaled_sine(2.0)(X)
+    numlir.clear_caches()
+    monkeypatch.setattr(compilation_cache, "_build", "libNumlirCompiler.so:1:2")
+    before = counts()
+    scaled_sine(2.0)(X)
+    assert delta(before) == {"misses": 1, "writes": 1}
+    assert len(entries(cache_dir)) == 2

@@ -60,7 +60,10 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // crosses DRAM once, not once per op, and a contraction that occurs several
 // times becomes one function called from each place (cpu-share-kernels), so
 // the kernel passes and LLVM build it once. Once nothing asks any more
-// whether two buffers are distinct allocations, the temporaries get offsets
+// whether two buffers are distinct allocations, a donated argument's output
+// (jit's donate_argnums: the runtime passes one buffer as both) is written
+// only after the argument's last use (cpu-alias-donated-buffers), and the
+// temporaries get offsets
 // in one arena from their live ranges (cpu-assign-buffers), so buffers that
 // are never live together share memory. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
@@ -80,7 +83,7 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "func.func(cpu-strided-copies-to-loops,cpu-fuse-row-loops),"
     "cpu-share-kernels,"
     "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions),"
-    "cpu-assign-buffers,"
+    "cpu-alias-donated-buffers,cpu-assign-buffers,"
     "func.func(convert-linalg-to-loops,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"

@@ -13,6 +13,24 @@ from numlir._src import core, dtypes, tree_util
 from numlir._src.array_methods import ArrayMethods
 
 
+class _DeletedBuffer:
+    """What a deleted Array holds in place of its buffer (``delete()``, or donated to a jitted
+    call): any use of the buffer raises the error JAX raises for a deleted array."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, aval: core.ShapedArray):
+        self._message = f"Array has been deleted with shape={aval.str_short()}."
+
+    def _raise(self, *args, **kwargs):
+        raise RuntimeError(self._message)
+
+    def __getattr__(self, name):
+        self._raise()
+
+    __array__ = __len__ = __iter__ = __getitem__ = _raise
+
+
 class _ArrayMeta(type):
     # As with jax.Array, a traced value counts as an Array: isinstance(x, numlir.Array) holds
     # inside jit too.
@@ -54,6 +72,8 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     nbytes = property(lambda self: self._value.nbytes)
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._value) is _DeletedBuffer:
+            self._value._raise()
         if copy is False and dtype is not None and np.dtype(dtype) != self._value.dtype:
             raise ValueError("a copy is needed to convert the dtype")
         out = self._value if dtype is None else self._value.astype(dtype, copy=False)
@@ -111,6 +131,15 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def block_until_ready(self):
         return self
 
+    def delete(self) -> None:
+        """Frees the buffer now; any later use of this array raises (as ``jax.Array.delete``)."""
+        if not self.is_deleted():
+            self._value = _DeletedBuffer(self.aval)
+
+    def is_deleted(self) -> bool:
+        """Whether ``delete()`` ran or the array was donated to a jitted call."""
+        return type(self._value) is _DeletedBuffer
+
     def copy(self):
         return Array(self._value.copy(), self.aval)
 
@@ -128,13 +157,15 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         return dlpack.CPU_DEVICE
 
     def __repr__(self):
+        if self.is_deleted():
+            return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
         prefix = "Array("
         body = np.array2string(self._value, prefix=prefix, separator=", ")
         extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         return f"{prefix}{body}{extra})"
 
     def __str__(self):
-        return str(self._value)
+        return repr(self) if self.is_deleted() else str(self._value)
 
 
 tree_util.register_leaf_type(Array)

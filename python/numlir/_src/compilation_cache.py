@@ -79,6 +79,28 @@ def numlir_version() -> str:
     return _version
 
 
+_build: str | None = None
+
+
+def compiler_build() -> str:
+    """Which build of the compiler this is: the size and modification time of its shared
+    libraries. Every development build shares one version number, and an entry compiled
+    before a rebuild (a codegen fix, say) must not be served after it."""
+    global _build
+    if _build is None:
+        import importlib.util
+
+        spec = importlib.util.find_spec("numlir._compiler")
+        where = os.path.dirname(spec.origin) if spec and spec.origin else ""
+        parts = []
+        for name in sorted(os.listdir(where)) if where else []:
+            if name.endswith(".so") and ("Compiler" in name or "_compiler" in name):
+                info = os.stat(os.path.join(where, name))
+                parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+        _build = ";".join(parts) or "unknown"
+    return _build
+
+
 def key(parts: Iterable[str]) -> str:
     """The entry name for these key parts (each part is length-prefixed, so no two
     different lists of parts give the same bytes)."""

@@ -71,8 +71,10 @@ def to_host_args(args: Sequence[Any], avals: Sequence[core.ShapedArray]) -> list
     return [_host_arg(a, av) for a, av in zip(args, avals)]
 
 
-def execute(exe, host_args: list[np.ndarray], out_avals: Sequence[core.ShapedArray]):
-    outs = exe.execute(host_args)
+def execute(exe, host_args: list[np.ndarray], out_avals: Sequence[core.ShapedArray],
+            outputs: dict[int, np.ndarray] | None = None):
+    """Runs ``exe``; ``outputs`` gives buffers for some outputs (donated inputs' buffers)."""
+    outs = exe.execute(host_args, outputs) if outputs else exe.execute(host_args)
     if len(outs) != len(out_avals):
         raise RuntimeError(f"executable returned {len(outs)} results, expected {len(out_avals)}")
     result = []

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, dispatch, dtypes, lowering, saved_executable, shapes,
+from numlir._src import (config, core, dispatch, donation, dtypes, lowering, saved_executable, shapes,
                          static_args, traceback_util, tree_util)
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
@@ -95,8 +95,11 @@ class Compiled:
 
     It holds its executable for as long as it lives, whatever the caches drop."""
 
-    def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args, fun):
+    def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args, fun,
+                 donated_pairs=None):
         self._exe = exe
+        #: {input leaf: output} whose buffers are one (jit's donate_argnums).
+        self.donated_pairs = dict(donated_pairs or {})
         self.in_tree = in_tree
         self.in_avals = in_avals
         self.out_tree = out_tree
@@ -117,7 +120,8 @@ class Compiled:
         return self._run(leaves)
 
     def _run(self, leaves):
-        return _run(self._exe, leaves, self.in_avals, self.out_tree, self.out_avals)
+        return _run(self._exe, leaves, self.in_avals, self.out_tree, self.out_avals,
+                    self.donated_pairs)
 
     def save(self, path) -> None:
         """Writes this executable to ``path`` for ``numlir.load_executable``, which runs it
@@ -125,8 +129,11 @@ class Compiled:
         saved_executable.save(self, path)
 
 
-def _run(exe, leaves, in_avals, out_tree, out_avals):
-    outs = dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
+def _run(exe, leaves, in_avals, out_tree, out_avals, donated_pairs=None):
+    if donated_pairs:
+        outs = donation.execute(exe, leaves, in_avals, out_avals, donated_pairs)
+    else:
+        outs = dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
     return tree_util.tree_unflatten(out_tree, outs)
 
 
@@ -134,8 +141,9 @@ class Lowered:
     """A traced and lowered function: ``as_text()`` is its hlo module, ``compile()`` builds it."""
 
     def __init__(self, closed_graph, text, in_tree, in_avals, out_tree, static_key, split_args,
-                 name: str = "module", fun=None):
+                 name: str = "module", fun=None, donated_pairs=None):
         self.graph = closed_graph
+        self.donated_pairs = dict(donated_pairs or {})
         self._fun = fun
         self._name = name
         self._text = text
@@ -152,7 +160,7 @@ class Lowered:
     def compile(self) -> Compiled:
         exe = dispatch.compile_module(self._text, name=self._name, keep_image=True)
         return Compiled(exe, self.in_tree, self.in_avals, self.out_tree, self.graph.out_avals,
-                        self._static_key, self._split_args, self._fun)
+                        self._static_key, self._split_args, self._fun, self.donated_pairs)
 
 
 _NO_STATIC_ARGS = ((), ())
@@ -174,6 +182,7 @@ class _CacheEntry(NamedTuple):
     in_avals: tuple[core.ShapedArray, ...]
     out_tree: Any
     out_avals: list[core.ShapedArray]
+    donated_pairs: dict[int, int]
 
 
 #: Every live jitted function, so that ``clear_caches`` reaches their caches.
@@ -191,8 +200,7 @@ class JitFunction:
                                    donate_argnames)
         self._static_argnums = spec.static_argnums
         self._static_argnames = spec.static_argnames
-        # Donation lets XLA reuse argument buffers; numlir's CPU runtime copies arguments in
-        # and results out, so donating is accepted and has no effect (as JAX on CPU).
+        # A donated argument's buffer holds an output of its type (donation.py).
         self._donate_argnums = spec.donate_argnums
         self._donate_argnames = spec.donate_argnames
         self._cache = LRUCache(lambda: config.flags.executable_cache_size)
@@ -257,9 +265,16 @@ class JitFunction:
         graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
         closed = core.ClosedGraph(graph, closed.consts)
         name = lowering.sanitize_symbol(f"jit_{function_name(self._fun)}")
-        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun))
+        pairs = {}
+        if self._donate_argnums or self._donate_argnames:
+            donated = donation.donated_leaves(in_tree, leaves, {i for i, _ in static_key[0]},
+                                              self._donate_argnums, self._donate_argnames)
+            pairs = donation.pair_outputs(in_avals, donated, [v.aval for v in closed.graph.outvars],
+                                          f"jit({function_name(self._fun)})")
+        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun),
+                                    aliasing_outputs=pairs)
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
-                       name, self._fun)
+                       name, self._fun, pairs)
 
     @traceback_util.api_boundary
     def lower(self, *args, **kwargs) -> Lowered:
@@ -282,10 +297,11 @@ class JitFunction:
             dispatch.log_compile(f"jit({function_name(self._fun)})", in_avals)
             lowered = self._lower_flat(leaves, in_tree, static_key)
             entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
-                                lowered.graph.out_avals)
+                                lowered.graph.out_avals, lowered.donated_pairs)
             self._cache.put(key, entry)
         exe = dispatch.compile_module(entry.text, name=entry.name)
-        out = _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals)
+        out = _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals,
+                   entry.donated_pairs)
         if config.flags.debug_nans or config.flags.debug_infs:
             self._check_invalid_values(out, args, kwargs)
         return out
@@ -361,8 +377,11 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     or weak type, or a static argument changes. Static arguments (by position or
     name; a parameter named in one is static in either calling style) must be
     hashable. Arrays a function closes over become constants of the compiled code.
-    ``donate_argnums``/``donate_argnames`` are accepted for JAX compatibility and do
-    nothing: the CPU runtime never aliases argument buffers.
+    ``donate_argnums``/``donate_argnames`` donate arguments, as in JAX: each donated
+    array's buffer holds the first output of its shape and dtype (a warning names the
+    ones no output can use), and the donated arrays are deleted by the call. A buffer
+    something else still sees (an ``np.asarray`` of it, a view, another argument) is
+    copied first, never written.
 
     Example::
 

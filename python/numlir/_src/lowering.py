@@ -178,16 +178,24 @@ def sanitize_symbol(name: str) -> str:
 
 
 def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
-                default_loc: core.SourceInfo | None = None) -> str:
-    """The hlo-dialect module text for ``closed``: ``func.func public @main`` over its invars."""
+                default_loc: core.SourceInfo | None = None,
+                aliasing_outputs: dict[int, int] | None = None) -> str:
+    """The hlo-dialect module text for ``closed``: ``func.func public @main`` over its invars.
+
+    ``aliasing_outputs`` maps donated inputs to the outputs whose buffers they are
+    (``numlir.aliasing_output``, as JAX's ``tf.aliasing_output``).
+    """
     graph = closed.graph
     fb = _FunctionBuilder()
     env: dict[int, str] = {}
     default = format_loc(default_loc)
     args = []
+    aliasing_outputs = aliasing_outputs or {}
     for i, v in enumerate(graph.invars):
         env[id(v)] = f"%arg{i}"
-        args.append(f"%arg{i}: {tensor_type(v.aval)}")
+        attrs = (f" {{numlir.aliasing_output = {aliasing_outputs[i]} : i32}}"
+                 if i in aliasing_outputs else "")
+        args.append(f"%arg{i}: {tensor_type(v.aval)}{attrs}")
     outs = _lower_eqns(fb, graph, closed.consts, env, default)
     out_types = [tensor_type(a.aval) for a in graph.outvars]
     ret = f"    return {', '.join(outs)} : {', '.join(out_types)}" if outs else "    return"

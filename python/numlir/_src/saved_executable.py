@@ -34,7 +34,7 @@ import struct
 from collections import OrderedDict
 from typing import Any
 
-from numlir._src import compilation_cache, core, dispatch, dtypes, tree_util
+from numlir._src import compilation_cache, core, dispatch, donation, dtypes, tree_util
 
 MAGIC = b"NLSAVED\x1a"
 FORMAT_VERSION = 1
@@ -168,6 +168,7 @@ def save(compiled, path) -> None:
         "out_tree": tree_to_json(compiled.out_tree),
         "inputs": [_aval_to_json(a) for a in compiled.in_avals],
         "outputs": [_aval_to_json(a) for a in compiled.out_avals],
+        "donated": sorted([i, j] for i, j in compiled.donated_pairs.items()),
     }
     data = encode(metadata, exe.image)
     path = os.fspath(path)
@@ -225,6 +226,8 @@ class LoadedExecutable:
         self.out_tree = tree_from_json(metadata["out_tree"], path)
         self.in_avals = [_aval_from_json(a) for a in metadata["inputs"]]
         self.out_avals = [_aval_from_json(a) for a in metadata["outputs"]]
+        # Its code may write a donated input's buffer: such inputs are donated here too.
+        self.donated_pairs = {int(i): int(j) for i, j in metadata.get("donated", [])}
         self._exe = exe
 
     def __repr__(self):
@@ -244,8 +247,12 @@ class LoadedExecutable:
                     f"got {got.strip_weak_type().str_short()} (saved executables take the "
                     f"signature they were compiled for: "
                     f"{', '.join(a.str_short() for a in self.in_avals)})")
-        outs = dispatch.execute(self._exe, dispatch.to_host_args(leaves, self.in_avals),
-                                self.out_avals)
+        if self.donated_pairs:
+            outs = donation.execute(self._exe, leaves, self.in_avals, self.out_avals,
+                                    self.donated_pairs)
+        else:
+            outs = dispatch.execute(self._exe, dispatch.to_host_args(leaves, self.in_avals),
+                                    self.out_avals)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 

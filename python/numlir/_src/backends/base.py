@@ -107,8 +107,9 @@ class Executable(abc.ABC):
     name: str = "executable"
 
     @abc.abstractmethod
-    def execute(self, args: Sequence[Any]) -> list[Any]:
-        """Runs on device buffers (one per input) and returns fresh output buffers."""
+    def execute(self, args: Sequence[Any], given: dict[int, Any] | None = None) -> list[Any]:
+        """Runs on device buffers (one per input) and returns the output buffers: fresh ones,
+        except that ``given[j]`` is output j's (a donated input's buffer, see donation.py)."""
 
 
 class Device(abc.ABC):
@@ -185,7 +186,8 @@ class Backend(abc.ABC):
         identity = self.cache_identity(options)
         if identity is None:
             return None
-        return compilation_cache.key([compilation_cache.numlir_version(), self.name, identity,
+        return compilation_cache.key([compilation_cache.numlir_version(),
+                                      compilation_cache.compiler_build(), self.name, identity,
                                       module_text])
 
     def _load_cached(self, entry: str) -> tuple[Executable, bytes] | None:

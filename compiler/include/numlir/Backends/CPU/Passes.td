@@ -142,6 +142,41 @@ def CPUCopyRepeatedResults : Pass<"cpu-copy-repeated-results"> {
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def CPUAliasDonatedBuffers : Pass<"cpu-alias-donated-buffers", "mlir::ModuleOp"> {
+  let summary = "Write each donated argument's output only after the argument's last use";
+  let description = [{
+    `jit(f, donate_argnums=...)` pairs a donated input with an output of its
+    type (`numlir.aliasing_output = j : i32` on the argument, as JAX's
+    `tf.aliasing_output`), and the runtime then passes one buffer as both the
+    argument and the `j`-th out-param (`bufferize.result`). Every pass before
+    this one took the function's buffers to be distinct, so the code may
+    write the output while the input is still to be read. This pass, run
+    after them, makes the function right under the aliasing: an output whose
+    one writer is a `memref.copy` after the argument's last use (a result
+    that was the argument itself) stays; otherwise every writer of the
+    output writes a new temporary, copied into the output just before the
+    return, after the argument's last use.
+
+    Before:
+    ```mlir
+    func.func @main(%p: memref<4xf32> {numlir.aliasing_output = 0 : i32},
+                    %out: memref<4xf32> {bufferize.result}) {
+      linalg.generic ... ins(%p : memref<4xf32>) outs(%out : memref<4xf32>)
+      %s = memref.load %p[%c0] : memref<4xf32>   // reads %p after %out is written
+    ```
+    After:
+    ```mlir
+      %t = memref.alloc() : memref<4xf32>
+      linalg.generic ... ins(%p : memref<4xf32>) outs(%t : memref<4xf32>)
+      %s = memref.load %p[%c0] : memref<4xf32>
+      memref.copy %t, %out : memref<4xf32> to memref<4xf32>
+      memref.dealloc %t : memref<4xf32>
+      return
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def CPUOrderLoops : Pass<"cpu-order-loops"> {
   let summary = "Make the innermost loop of each linalg op walk memory contiguously";
   let description = [{

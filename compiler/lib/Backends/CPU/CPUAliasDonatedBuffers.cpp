@@ -1,0 +1,156 @@
+//===- CPUAliasDonatedBuffers.cpp - donated inputs hold their outputs -----===//
+//
+// `jit(f, donate_argnums=...)` hands the callee an input buffer it may
+// reuse; the runtime then passes that same buffer as the output it was
+// paired with (`numlir.aliasing_output = j` on the argument, as JAX's
+// `tf.aliasing_output`). Every pass before this one took the function's
+// buffers to be distinct, so the code may write the output while the input
+// is still to be read. This pass makes it right under the aliasing, after
+// those passes: the output is written only at the end of the function, by
+// one copy after the input's last use, and whatever wrote it before writes a
+// temporary instead (which then lives in the arena, cpu-assign-buffers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "numlir/Backends/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace numlir {
+#define GEN_PASS_DEF_CPUALIASDONATEDBUFFERS
+#include "numlir/Backends/CPU/Passes.h.inc"
+} // namespace numlir
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kAliasingOutput = "numlir.aliasing_output";
+
+/// The top-level op of `block` at or after which nothing uses `buffer` or a
+/// buffer made from it (uses in nested regions count at their top-level op);
+/// the block's first op if nothing uses it. Every memref an op makes from
+/// the buffer counts as a view of it: subviews and casts, and also
+/// transposes and reshapes, whichever interfaces they implement.
+Operation *lastUse(Value buffer, Block &block) {
+  Operation *last = &block.front();
+  SmallVector<Value> views = {buffer};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!views.empty()) {
+    Value value = views.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (top && last->isBeforeInBlock(top))
+        last = top;
+      if (seen.insert(user).second)
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()))
+            views.push_back(result);
+    }
+  }
+  return last;
+}
+
+/// Whether `value` may be `buffer` or made from it: any op whose memref
+/// operands may be is taken to make a view of them.
+bool madeFrom(Value value, Value buffer) {
+  SmallVector<Value> pending = {value};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!pending.empty()) {
+    Value current = pending.pop_back_val();
+    if (current == buffer)
+      return true;
+    Operation *op = current.getDefiningOp();
+    if (!op || !seen.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (isa<BaseMemRefType>(operand.getType()))
+        pending.push_back(operand);
+  }
+  return false;
+}
+
+struct CPUAliasDonatedBuffersPass
+    : numlir::impl::CPUAliasDonatedBuffersBase<CPUAliasDonatedBuffersPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(aliasArguments(func)))
+        return signalPassFailure();
+  }
+
+  /// The out-params of `func` (buffer-results-to-out-params' `bufferize.result`
+  /// arguments), in result order.
+  static SmallVector<BlockArgument> outputs(func::FuncOp func) {
+    SmallVector<BlockArgument> outs;
+    for (BlockArgument arg : func.getArguments())
+      if (func.getArgAttr(arg.getArgNumber(), "bufferize.result"))
+        outs.push_back(arg);
+    return outs;
+  }
+
+  LogicalResult aliasArguments(func::FuncOp func) {
+    Block &block = func.getBody().front();
+    SmallVector<BlockArgument> outs = outputs(func);
+    llvm::SmallBitVector taken(outs.size());
+    for (BlockArgument arg : func.getArguments()) {
+      Attribute attr = func.getArgAttr(arg.getArgNumber(), kAliasingOutput);
+      if (!attr)
+        continue;
+      auto output = dyn_cast<IntegerAttr>(attr);
+      if (!output)
+        return func.emitError() << kAliasingOutput << " of argument #"
+                                << arg.getArgNumber()
+                                << " must be an integer output number";
+      int64_t j = output.getInt();
+      if (j < 0 || j >= static_cast<int64_t>(outs.size()))
+        return func.emitError() << "argument #" << arg.getArgNumber()
+                                << " is donated to output #" << j
+                                << ", but the function has " << outs.size()
+                                << " output buffers";
+      if (taken.test(j))
+        return func.emitError() << "two arguments are donated to output #" << j;
+      taken.set(j);
+      BlockArgument out = outs[j];
+      auto type = dyn_cast<MemRefType>(out.getType());
+      if (!type || arg.getType() != type || !type.hasStaticShape())
+        return func.emitError()
+               << "argument #" << arg.getArgNumber() << " of type "
+               << arg.getType() << " is donated to output #" << j
+               << " of type " << out.getType()
+               << "; a donated buffer holds an output of its own static type";
+      writeAtTheEnd(arg, out, type, block);
+    }
+    return success();
+  }
+
+  /// Makes `out`, the same buffer as `arg` at run time, written only after
+  /// `arg`'s last use: as it is when its one writer is a copy after that use
+  /// (a result that was the argument, say); otherwise every writer of `out`
+  /// writes a temporary, copied into `out` just before the return.
+  void writeAtTheEnd(BlockArgument arg, BlockArgument out, MemRefType type,
+                     Block &block) {
+    if (out.hasOneUse()) {
+      auto copy = dyn_cast<memref::CopyOp>(*out.getUsers().begin());
+      // The copy's source must not be a view of the argument in another
+      // layout (a transpose copied onto itself); the argument itself is fine.
+      if (copy && copy.getTarget() == out && copy->getBlock() == &block &&
+          (copy.getSource() == arg || !madeFrom(copy.getSource(), arg))) {
+        Operation *last = lastUse(arg, block);
+        if (last == copy || last->isBeforeInBlock(copy))
+          return;
+      }
+    }
+    OpBuilder b = OpBuilder::atBlockBegin(&block);
+    Location loc = out.getLoc();
+    Value temporary = memref::AllocOp::create(b, loc, type);
+    out.replaceAllUsesWith(temporary);
+    b.setInsertionPoint(block.getTerminator());
+    memref::CopyOp::create(b, loc, temporary, out);
+    memref::DeallocOp::create(b, loc, temporary);
+  }
+};
+
+} // namespace

@@ -1,0 +1,82 @@
+// RUN: hlo-opt %s --split-input-file --cpu-alias-donated-buffers | FileCheck %s
+
+// The output is written by the update while %p is still read after it (the
+// load): at run time both are one buffer, so the update writes a temporary,
+// copied into the output just before the return.
+// CHECK-LABEL: func.func @read_after_the_update(
+// CHECK-SAME: %[[P:[^:]*]]: memref<4xf32> {numlir.aliasing_output = 0 : i32}, %[[G:[^:]*]]: memref<4xf32>, %[[OUT:[^:]*]]: memref<4xf32> {bufferize.result}
+// CHECK-NEXT: %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %[[G]] : memref<4xf32>, memref<4xf32>) outs(%[[T]] : memref<4xf32>)
+// CHECK: memref.load %[[P]]
+// CHECK: memref.copy %[[T]], %[[OUT]] : memref<4xf32> to memref<4xf32>
+// CHECK-NEXT: memref.dealloc %[[T]] : memref<4xf32>
+// CHECK-NEXT: return
+#id = affine_map<(d0) -> (d0)>
+func.func @read_after_the_update(%p: memref<4xf32> {numlir.aliasing_output = 0 : i32}, %g: memref<4xf32>,
+                                 %out: memref<4xf32> {bufferize.result}, %first: memref<f32> {bufferize.result}) {
+  %c0 = arith.constant 0 : index
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%p, %g : memref<4xf32>, memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %d = arith.subf %x, %y : f32
+    linalg.yield %d : f32
+  }
+  %v = memref.load %p[%c0] : memref<4xf32>
+  memref.store %v, %first[] : memref<f32>
+  return
+}
+
+// -----
+
+// A result that was another buffer arrives by one copy after the donated
+// argument's last use: that copy already writes the output last, and stays.
+// CHECK-LABEL: func.func @copied_in_last
+// CHECK-NOT: memref.alloc
+// CHECK: memref.store
+// CHECK-NEXT: memref.copy %arg1, %arg2
+// CHECK-NEXT: return
+func.func @copied_in_last(%a: memref<4xf32> {numlir.aliasing_output = 0 : i32}, %b: memref<4xf32>,
+                          %out: memref<4xf32> {bufferize.result}, %first: memref<f32> {bufferize.result}) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<4xf32>
+  memref.store %v, %first[] : memref<f32>
+  memref.copy %b, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// A copy from a transposed view of the argument would permute the buffer
+// onto itself: it goes through a temporary.
+// CHECK-LABEL: func.func @transposed_view_of_itself
+// CHECK: %[[T:.*]] = memref.alloc() : memref<2x2xf32>
+// CHECK: memref.copy %{{.*}}, %[[T]] : memref<2x2xf32, strided<[1, 2]>> to memref<2x2xf32>
+// CHECK: memref.copy %[[T]], %arg1
+func.func @transposed_view_of_itself(%a: memref<2x2xf32> {numlir.aliasing_output = 0 : i32},
+                                     %out: memref<2x2xf32> {bufferize.result}) {
+  %t = memref.transpose %a (i, j) -> (j, i) : memref<2x2xf32> to memref<2x2xf32, strided<[1, 2]>>
+  memref.copy %t, %out : memref<2x2xf32, strided<[1, 2]>> to memref<2x2xf32>
+  return
+}
+
+// -----
+
+// A copy that other reads of the argument follow goes through a temporary
+// too; uses inside a loop count at the loop.
+// CHECK-LABEL: func.func @read_in_a_later_loop
+// CHECK: %[[T:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %arg1, %[[T]]
+// CHECK: scf.for
+// CHECK: memref.copy %[[T]], %arg2
+func.func @read_in_a_later_loop(%a: memref<4xf32> {numlir.aliasing_output = 0 : i32}, %b: memref<4xf32>,
+                                %out: memref<4xf32> {bufferize.result}, %sum: memref<f32> {bufferize.result}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  memref.copy %b, %out : memref<4xf32> to memref<4xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %a[%i] : memref<4xf32>
+    memref.store %v, %sum[] : memref<f32>
+  }
+  return
+}
