@@ -122,12 +122,13 @@ def claim_buffers(leaves: list, pairs: dict[int, int]) -> tuple[dict[int, np.nda
 def bind_buffers(host_args: list[np.ndarray], pairs: dict[int, int],
                  outputs: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
     """The output buffers the runtime writes for the paired inputs, each one also the input's
-    buffer: a claimed buffer, unless another argument shares its memory, else a copy."""
+    buffer: the claimed buffer when it is the input as passed and no other argument shares
+    its memory, else a copy of the input."""
     bound = {}
     for i, j in pairs.items():
         buffer = outputs.get(j)
-        if buffer is None or any(k != i and np.may_share_memory(buffer, other)
-                                 for k, other in enumerate(host_args)):
+        if buffer is None or host_args[i] is not buffer or any(
+                k != i and np.may_share_memory(buffer, other) for k, other in enumerate(host_args)):
             if buffer is not None:
                 buffer.flags.writeable = False
             buffer = np.array(host_args[i], order="C", copy=True)
