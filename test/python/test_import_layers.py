@@ -61,11 +61,13 @@ LAYER_OF = {
     # the factorizations carry custom_jvp rules, so they and their users sit with the api
     "numlir._src.linalg": "api",
     "numlir._src.scipy.linalg": "api",
+    "numlir._src.numpy.logaddexp": "api",  # JAX's derivative rule is a custom_jvp
     "numlir._src.scipy.multivariate_normal": "api",
     "numlir._src.random.matrix_samplers": "api",
     "numlir._src.dlpack": "runtime",
     "numlir._src.compilation_cache": "core",
     "numlir._src.saved_executable": "runtime",
+    "numlir._src.donation": "runtime",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",

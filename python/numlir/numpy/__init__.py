@@ -30,13 +30,14 @@ from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atle
 from numlir._src.numpy.sorting import (argpartition, argsort, lexsort, median, msort, nanmedian,
                                       nanpercentile, nanquantile, partition, percentile, quantile,
                                       searchsorted, sort, unique)
+from numlir._src.numpy.logaddexp import logaddexp, logaddexp2
 from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
 from numlir._src.numpy.ufuncs import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan,
                                       arctan2, arctanh, around, asin, asinh, atan, atan2, atanh,
                                       bitwise_count, bitwise_invert, bitwise_left_shift,
                                       bitwise_right_shift, cbrt, cosh, deg2rad, degrees, exp2,
                                       expm1, fix, fmax, fmin, heaviside, hypot, left_shift, log1p,
-                                      log2, log10, logaddexp, logaddexp2, nan_to_num, nextafter,
+                                      log2, log10, nan_to_num, nextafter,
                                       rad2deg, radians, right_shift, rint, round, sinh, tan, trunc)
 from numlir._src.numpy.reductions import (argmax, argmin, average, count_nonzero, nanmax, nanmean,
                                           nanmin, nansum, ptp)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import core, dtypes
-from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.array import as_array
 from numlir._src.lax import bits, float_math
 from numlir._src.lax import elementwise as ew
@@ -402,53 +401,6 @@ def _logaddexp(x, y):
     safe = ew.select(nan_delta, zero, ew.neg(ew.abs(delta)))
     out = ew.add(amax, float_math.log1p(ew.exp(safe)))
     return ew.select(ew.bitwise_and(nan_delta, ew.eq(x, y)), amax, out)
-
-
-def _replace_inf(x):
-    """``x`` with +inf replaced by 0, as JAX's logaddexp derivative reads its values."""
-    dtype = dtype_of(x)
-    inf = ew.convert_element_type(np.inf, dtype, weak_type=True)
-    return where(ew.eq(x, inf), ew.convert_element_type(0, dtype, weak_type=True), x)
-
-
-def _logaddexp_tangent(x1, x2, t1, t2, out, exp):
-    """JAX's derivative of logaddexp(2): ``t_i * exp(x_i - out)`` with +inf read as 0, so an
-    infinite operand gives finite weights where the plain derivative gives 0 or NaN."""
-    r_out = _replace_inf(out)
-    return ew.add(ew.mul(t1, exp(ew.sub(_replace_inf(x1), r_out))),
-                  ew.mul(t2, exp(ew.sub(_replace_inf(x2), r_out))))
-
-
-@custom_jvp
-def _logaddexp_e(x1, x2):
-    return _logaddexp(x1, x2)
-
-
-@_logaddexp_e.defjvp
-def _logaddexp_e_jvp(primals, tangents):
-    out = _logaddexp_e(*primals)
-    return out, _logaddexp_tangent(*primals, *tangents, out, ew.exp)
-
-
-logaddexp = _binary("logaddexp", _logaddexp_e, inexact=True)
-
-
-@custom_jvp
-def _logaddexp_2(x1, x2):
-    ln2 = ew.convert_element_type(_LN2, dtype_of(x1), weak_type=True)
-    return ew.div(_logaddexp(ew.mul(x1, ln2), ew.mul(x2, ln2)), ln2)
-
-
-@_logaddexp_2.defjvp
-def _logaddexp_2_jvp(primals, tangents):
-    out = _logaddexp_2(*primals)
-    return out, _logaddexp_tangent(*primals, *tangents, out, exp2)
-
-
-def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)``, computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp_2(x1, x2)
 
 
 def heaviside(x1, x2, /):
