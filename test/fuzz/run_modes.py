@@ -137,9 +137,7 @@ def mode_function(lib: Library, program: Program, mode: str):
     if mode == "jit_donate":
         if lib.name != "numlir":
             return lib.jit(f)
-        with warnings.catch_warnings():  # inputs no output can take are the common case
-            warnings.simplefilter("ignore", UserWarning)
-            return _donating(lib.jit(f, donate_argnums=tuple(range(len(program.inputs)))))
+        return _donating(lib.jit(f, donate_argnums=tuple(range(len(program.inputs)))))
     if mode == "vmap":
         return lib.vmap(f, in_axes=program.in_axes())
     grad = lib.grad(make_loss(lib, f, program), argnums=program.grad_argnums())
@@ -151,7 +149,8 @@ def mode_function(lib: Library, program: Program, mode: str):
 
 
 def _donating(jitted):
-    """``jitted``, with the warning about unusable donations silenced at each trace too."""
+    """``jitted``, with the warning about unusable donations (inputs no output can take, the
+    common case) silenced: it comes when a call traces."""
     @functools.wraps(jitted)
     def call(*args):
         with warnings.catch_warnings():

@@ -144,7 +144,10 @@ def finish(donors: list[Array]) -> None:
 
 
 def execute(exe, leaves: list, in_avals, out_avals, pairs: dict[int, int]) -> list[Array]:
-    """Runs ``exe`` with each paired input's buffer as its output's (see the module doc)."""
+    """Runs ``exe`` on ``leaves``, each paired input's buffer also its output's (see the
+    module doc); without pairs, a plain call."""
+    if not pairs:
+        return dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
     outputs, donors = claim_buffers(leaves, pairs)
     try:
         host_args = dispatch.to_host_args(leaves, in_avals)

@@ -130,10 +130,7 @@ class Compiled:
 
 
 def _run(exe, leaves, in_avals, out_tree, out_avals, donated_pairs=None):
-    if donated_pairs:
-        outs = donation.execute(exe, leaves, in_avals, out_avals, donated_pairs)
-    else:
-        outs = dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
+    outs = donation.execute(exe, leaves, in_avals, out_avals, donated_pairs)
     return tree_util.tree_unflatten(out_tree, outs)
 
 

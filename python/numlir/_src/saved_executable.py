@@ -247,12 +247,8 @@ class LoadedExecutable:
                     f"got {got.strip_weak_type().str_short()} (saved executables take the "
                     f"signature they were compiled for: "
                     f"{', '.join(a.str_short() for a in self.in_avals)})")
-        if self.donated_pairs:
-            outs = donation.execute(self._exe, leaves, self.in_avals, self.out_avals,
-                                    self.donated_pairs)
-        else:
-            outs = dispatch.execute(self._exe, dispatch.to_host_args(leaves, self.in_avals),
-                                    self.out_avals)
+        outs = donation.execute(self._exe, leaves, self.in_avals, self.out_avals,
+                                self.donated_pairs)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 

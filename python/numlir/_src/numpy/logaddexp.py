@@ -13,7 +13,7 @@ import numpy as np
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax import elementwise as ew
 from numlir._src.numpy.ufuncs import _LN2, _binary, _logaddexp, exp2, where
-from numlir._src.numpy.util import dtype_of, promote_args_inexact
+from numlir._src.numpy.util import dtype_of
 
 
 def _replace_inf(x):
@@ -55,7 +55,4 @@ def _logaddexp_2_jvp(primals, tangents):
     return out, _tangent(*primals, *tangents, out, exp2)
 
 
-def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)``, computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp_2(x1, x2)
+logaddexp2 = _binary("logaddexp2", _logaddexp_2, inexact=True)
