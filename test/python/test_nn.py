@@ -129,3 +129,30 @@ def test_one_hot_defaults_to_the_default_float_dtype():
 
 def test_one_hot_is_float64_under_x64_as_jax(x64):
     _check_one_hot_matches_jax()
+
+
+def test_standardize_clips_a_negative_variance_as_jax_does():
+    """mean(x^2) - mean(x)^2 can come out negative by cancellation; JAX clips it at 0, and
+    without the clip the value and gradient were NaN (fuzz seed 1, program 42431)."""
+    import jax
+    import jax.numpy as jjnp
+
+    w = np.cos(np.arange(36) * 1.37 + 0.3).reshape(3, 12).astype(np.float32)
+
+    def loss(lib, nn):
+        return lambda x: lib.sum(nn.standardize(x, axis=-1) * w)
+
+    # Rows near 300: the cancellation leaves about -1e-2, far below -epsilon.
+    flat = np.full((3, 12), 300.0, np.float32) + np.float32(1e-4) * np.arange(12, dtype=np.float32)
+    v = jnp.mean(jnp.square(flat), axis=-1) - jnp.square(jnp.mean(flat, axis=-1))
+    assert (np.asarray(v) < -1e-5).any()  # the case the clip is for
+    assert np.isfinite(np.asarray(numlir.nn.standardize(flat))).all()
+    assert np.isfinite(np.asarray(numlir.grad(loss(jnp, numlir.nn))(flat))).all()
+    # Where the variance is well above its rounding, the gradient is JAX's.
+    x = np.random.default_rng(0).standard_normal((3, 12)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(numlir.grad(loss(jnp, numlir.nn))(x)),
+                               np.asarray(jax.grad(loss(jjnp, jax.nn))(x)), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(numlir.nn.standardize(x, algorithm="stable")),
+                               np.asarray(jax.nn.standardize(x, algorithm="stable")), atol=1e-5)
+    with pytest.raises(ValueError, match="Unknown algorithm"):
+        numlir.nn.standardize(x, algorithm="slow")

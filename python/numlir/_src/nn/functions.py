@@ -91,11 +91,21 @@ def log_sigmoid(x):
     return ufuncs.minimum(x, 0) - float_math.log1p(ufuncs.exp(-ufuncs.abs(x)))
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
-    """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``."""
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, algorithm="fast"):
+    """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``.
+
+    As JAX: ``algorithm="fast"`` takes the variance as ``mean(x^2) - mean(x)^2``, clipped at
+    0 because cancellation can make it negative (fuzz seed 1, program 42431: a NaN
+    gradient); ``"stable"`` as ``mean((x - mean(x))^2)``."""
     (x,) = promote_args_inexact("standardize", x)
     if mean is None:
         mean = reductions.mean(x, axis=axis, keepdims=True)
     if variance is None:
-        variance = reductions.mean(ufuncs.square(x), axis=axis, keepdims=True) - ufuncs.square(mean)
+        if algorithm == "stable":
+            variance = reductions.mean(ufuncs.square(x - mean), axis=axis, keepdims=True)
+        elif algorithm == "fast":
+            variance = ufuncs.clip(
+                reductions.mean(ufuncs.square(x), axis=axis, keepdims=True) - ufuncs.square(mean), 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return (x - mean) * (1 / ufuncs.sqrt(variance + epsilon))
