@@ -102,6 +102,17 @@ def test_generator_makes_the_program_whose_product_bound_overflowed():
     assert program.ops and render.function_source(program)
 
 
+def test_generator_takes_std_only_of_values_that_are_not_copies():
+    # seed 1, program 44576: std over broadcast copies is at sqrt's singular point, where
+    # the rounding of the mean decides between 0 and an ulp (and a NaN or finite gradient)
+    for index in (44576, *range(44400, 44450)):
+        program = generate.generate(1, index)
+        made_by = {op.out: op.kind for op in program.ops}
+        for op in program.ops:
+            if op.kind == "reduce_std":
+                assert made_by.get(op.args[0]) != "broadcast", (index, op.expression())
+
+
 def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monkeypatch):
     import argparse
     import json
