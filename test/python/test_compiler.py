@@ -253,3 +253,46 @@ def test_hlo_opt_rejects_malformed_input_with_nonzero_exit(tmp_path):
     result = subprocess.run([hlo_opt(), str(bad)], capture_output=True, text=True)
     assert result.returncode != 0
     assert "error" in result.stderr and "bad.mlir:2" in result.stderr
+
+
+def test_stages_hand_over_bytecode_and_bitcode_with_the_same_result_as_text():
+    # Without a dump the cpu backend's stages pass MLIR bytecode and LLVM bitcode, not text.
+    linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
+    as_text = _compiler.run_pipeline(linalg, "hlo-cpu-to-llvm")
+    as_bytecode = _compiler.run_pipeline(linalg, "hlo-cpu-to-llvm", bytecode=True)
+    assert isinstance(as_text, str) and isinstance(as_bytecode, bytes)
+    assert as_bytecode.startswith(b"ML\xefR")  # MLIR bytecode's magic number
+    # Bytecode keeps the locations: printed back, it is the text.
+    assert _compiler.run_pipeline(as_bytecode, "builtin.module()") == as_text
+    assert '"user.py":5:11' in as_text
+
+    ir_text = _compiler.translate_to_llvm_ir(as_text)
+    bitcode = _compiler.translate_to_llvm_ir(as_bytecode, bitcode=True)
+    assert isinstance(ir_text, str) and bitcode.startswith(b"BC\xc0\xde")
+    optimized_from_text, _ = _compiler.compile_llvm_ir_for_host(ir_text, 3)
+    optimized_from_bitcode, _ = _compiler.compile_llvm_ir_for_host(bitcode, 3)
+    body = lambda ir: ir[ir.index("define"):]  # noqa: E731 - the header names the source
+    assert body(optimized_from_bitcode) == body(optimized_from_text)
+
+
+def test_the_compiler_boundary_takes_only_text_or_bytes():
+    with pytest.raises(TypeError, match="str .text. or bytes"):
+        _compiler.run_pipeline(42, "hlo-optimize")
+    with pytest.raises(_compiler.CompileError, match="could not parse"):
+        _compiler.run_pipeline(b"ML\xefR\x00garbage", "hlo-optimize")
+    with pytest.raises(_compiler.CompileError):
+        _compiler.compile_llvm_ir_for_host(b"BC\xc0\xde\x00\x00garbage", 3)
+
+
+def test_a_dump_shows_every_stage_as_text(tmp_path, monkeypatch):
+    monkeypatch.setattr(config.flags, "dump_dir", str(tmp_path))
+    backend = backends.get_backend("cpu")
+    exe = backend.compile(EXAMPLE, name="jit_f")
+    x, w, b = np.ones((4, 8), np.float32), np.full((8, 3), 0.1, np.float32), np.zeros(3, np.float32)
+    np.testing.assert_allclose(exe.execute([x, w, b])[0], np.tanh(x @ w + b).sum(1), rtol=1e-6)
+    for stage in ("hlo-opt.mlir", "linalg.mlir", "llvm.mlir", "llvm-ir.ll"):
+        (path,) = tmp_path.glob(f"jit_f.*.{stage}")
+        data = path.read_bytes()
+        assert not data.startswith((b"ML\xefR", b"BC\xc0\xde")), stage
+        data.decode("utf-8")
+    assert "define" in next(tmp_path.glob("jit_f.*.llvm-ir.ll")).read_text()

@@ -1,8 +1,11 @@
 //===- CompilerModule.cpp - numlir._compiler, the Python extension --------===//
 //
-// The Python side hands MLIR text across this boundary and gets text or
-// object bytes back; nothing MLIR-typed crosses it. Every failure becomes a
-// CompileError carrying MLIR's diagnostics, never an abort of the process.
+// The Python side hands MLIR (text or bytecode) across this boundary and gets
+// text, bytecode, LLVM bitcode or object bytes back; nothing MLIR-typed
+// crosses it. Between stages that nobody reads (no dump asked for), the
+// binary forms save printing and parsing megabytes of text. Every failure
+// becomes a CompileError carrying MLIR's diagnostics, never an abort of the
+// process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +14,7 @@
 #include "numlir/InitAll.h"
 #include "numlir/Pipelines/Pipelines.h"
 
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -130,13 +134,31 @@ private:
   std::string diagnostics;
 };
 
-OwningOpRef<ModuleOp> parse(CompilationContext &ctx, const std::string &text,
+/// The bytes of a Python str (UTF-8) or bytes object, which outlives the view.
+std::string_view bufferOf(nb::handle source) {
+  if (PyBytes_Check(source.ptr()))
+    return {PyBytes_AS_STRING(source.ptr()),
+            static_cast<size_t>(PyBytes_GET_SIZE(source.ptr()))};
+  if (PyUnicode_Check(source.ptr())) {
+    Py_ssize_t size = 0;
+    const char *data = PyUnicode_AsUTF8AndSize(source.ptr(), &size);
+    if (!data)
+      throw nb::python_error();
+    return {data, static_cast<size_t>(size)};
+  }
+  throw nb::type_error("expected MLIR or LLVM IR as str (text) or bytes");
+}
+
+/// Parses MLIR text or bytecode (the parser tells them apart by bytecode's
+/// magic number).
+OwningOpRef<ModuleOp> parse(CompilationContext &ctx, std::string_view text,
                             const std::string &bufferName) {
   ParserConfig config(ctx.get());
   OwningOpRef<ModuleOp> module;
   bool verified = false;
   runGuarded("parsing " + bufferName, [&] {
-    module = parseSourceString<ModuleOp>(text, config, bufferName);
+    module = parseSourceString<ModuleOp>(llvm::StringRef(text), config,
+                                         bufferName);
     verified = module && succeeded(verify(*module));
   });
   if (!module)
@@ -146,21 +168,30 @@ OwningOpRef<ModuleOp> parse(CompilationContext &ctx, const std::string &text,
   return module;
 }
 
-std::string print(ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+/// The module as text with its locations, or as bytecode (which keeps them).
+nb::object print(ModuleOp module, bool bytecode) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  bool written = true;
+  if (bytecode) {
+    runGuarded("writing bytecode",
+               [&] { written = succeeded(writeBytecodeToFile(module, os)); });
+    if (!written)
+      raiseCompileError("could not write the module as MLIR bytecode");
+    return nb::bytes(out.data(), out.size());
+  }
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   runGuarded("printing", [&] { module->print(os, flags); });
-  return text;
+  return nb::str(out.data(), out.size());
 }
 
 /// `pipeline` is a named pipeline (hlo-to-cpu, ...) or pipeline text nested
 /// in builtin.module(...).
-std::string runPipeline(const std::string &text, const std::string &pipeline,
-                        const std::string &bufferName) {
+nb::object runPipeline(nb::handle source, const std::string &pipeline,
+                       const std::string &bufferName, bool bytecode) {
   CompilationContext ctx;
-  OwningOpRef<ModuleOp> module = parse(ctx, text, bufferName);
+  OwningOpRef<ModuleOp> module = parse(ctx, bufferOf(source), bufferName);
   // A named pipeline's text lists passes on the module itself; other text
   // must name its anchor, as in builtin.module(cse).
   PassManager pm(ctx.get());
@@ -186,16 +217,16 @@ std::string runPipeline(const std::string &text, const std::string &pipeline,
              [&] { succeededRun = succeeded(pm.run(*module)); });
   if (!succeededRun)
     ctx.fail("pipeline '" + pipeline + "' failed on " + bufferName);
-  return print(*module);
+  return print(*module, bytecode);
 }
 
-std::string translateToLLVMIR(const std::string &text) {
+nb::object translateToLLVMIR(nb::handle source, bool bitcode) {
   CompilationContext ctx;
-  OwningOpRef<ModuleOp> module = parse(ctx, text, "llvm-dialect");
+  OwningOpRef<ModuleOp> module = parse(ctx, bufferOf(source), "llvm-dialect");
   std::string ir, error;
   runGuarded("translating to LLVM IR", [&] {
     llvm::Expected<std::string> translated =
-        numlir::cpu::translateToLLVMIR(*module);
+        numlir::cpu::translateToLLVMIR(*module, bitcode);
     if (translated)
       ir = std::move(*translated);
     else
@@ -203,13 +234,16 @@ std::string translateToLLVMIR(const std::string &text) {
   });
   if (!error.empty())
     ctx.fail(error);
-  return ir;
+  if (bitcode)
+    return nb::bytes(ir.data(), ir.size());
+  return nb::str(ir.data(), ir.size());
 }
 
 std::tuple<std::string, nb::bytes>
-compileLLVMIR(const std::string &ir, unsigned optLevel, bool unrollLoops,
+compileLLVMIR(nb::handle source, unsigned optLevel, bool unrollLoops,
               unsigned threads, bool printOptimizedIR,
               unsigned outlineMinInstructions) {
+  std::string_view ir = bufferOf(source);
   numlir::cpu::CompiledObject compiled;
   std::string error;
   // LLVM touches no Python object, so other Python threads run meanwhile.
@@ -217,7 +251,7 @@ compileLLVMIR(const std::string &ir, unsigned optLevel, bool unrollLoops,
       "emitting the object file",
       [&] {
         llvm::Expected<numlir::cpu::CompiledObject> result =
-            numlir::cpu::compileLLVMIRForHost(ir, optLevel, unrollLoops,
+            numlir::cpu::compileLLVMIRForHost(llvm::StringRef(ir), optLevel, unrollLoops,
                                               threads, printOptimizedIR,
                                               outlineMinInstructions);
         if (result)
@@ -258,29 +292,33 @@ NB_MODULE(_compiler, m) {
 
   m.def(
       "verify",
-      [](const std::string &text, const std::string &name) {
+      [](nb::handle text, const std::string &name) {
         CompilationContext ctx;
-        parse(ctx, text, name);
+        parse(ctx, bufferOf(text), name);
       },
       nb::arg("text"), nb::arg("name") = "module",
       "Parses and verifies MLIR text; raises CompileError with diagnostics.");
   m.def("run_pipeline", &runPipeline, nb::arg("text"), nb::arg("pipeline"),
-        nb::arg("name") = "module",
+        nb::arg("name") = "module", nb::arg("bytecode") = false,
         "Runs a named pipeline (hlo-optimize, hlo-cpu-to-linalg, "
         "hlo-cpu-to-llvm, hlo-to-cpu) or builtin.module(...) pipeline text "
-        "on MLIR text and returns the resulting MLIR text.");
+        "on MLIR (str text or bytes bytecode) and returns the resulting "
+        "MLIR: text, or bytecode (bytes) when `bytecode`.");
   m.def("pipeline_text",
         [](const std::string &name) {
           return numlir::getPipelineText(name).str();
         },
         nb::arg("name"), "The pass pipeline behind a named pipeline.");
   m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("text"),
-        "Translates an LLVM-dialect module to LLVM IR text.");
+        nb::arg("bitcode") = false,
+        "Translates an LLVM-dialect module (text or bytecode) to LLVM IR: "
+        "text, or bitcode (bytes) when `bitcode`.");
   m.def("compile_llvm_ir_for_host", &compileLLVMIR, nb::arg("ir"),
         nb::arg("opt_level") = 3, nb::arg("unroll_loops") = true,
         nb::arg("threads") = 0, nb::arg("print_optimized_ir") = true,
         nb::arg("outline_min_instructions") = 2000,
-        "Optimizes LLVM IR for this CPU; returns (optimized_ir, object). "
+        "Optimizes LLVM IR (text or bitcode) for this CPU; returns "
+        "(optimized_ir, object). "
         "unroll_loops=False leaves loops rolled unless metadata asks; a large "
         "module (its functions' loop nests outlined from outline_min_instructions "
         "up) compiles on up to `threads` threads (0: every core) into an "

@@ -9,12 +9,13 @@
 #include "numlir/Backends/CPU/LoopNestOutlining.h"
 #include "numlir/Backends/CPU/ModulePartitioning.h"
 
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ArchiveWriter.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -99,7 +100,7 @@ HostTarget numlir::cpu::getHostTarget() {
 }
 
 llvm::Expected<std::string>
-numlir::cpu::translateToLLVMIR(mlir::ModuleOp module) {
+numlir::cpu::translateToLLVMIR(mlir::ModuleOp module, bool bitcode) {
   mlir::registerBuiltinDialectTranslation(*module->getContext());
   mlir::registerLLVMDialectTranslation(*module->getContext());
   // Parallel loops (cpu-parallelize-loops) reach here as omp.parallel.
@@ -109,10 +110,13 @@ numlir::cpu::translateToLLVMIR(mlir::ModuleOp module) {
       mlir::translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return makeError("could not translate the LLVM dialect to LLVM IR");
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvmModule->print(os, nullptr);
-  return text;
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  if (bitcode)
+    llvm::WriteBitcodeToFile(*llvmModule, os);
+  else
+    llvmModule->print(os, nullptr);
+  return ir;
 }
 
 /// The target machine of the host; one per thread, since passes keep state
@@ -245,8 +249,9 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
   initializeNativeTarget();
   llvm::LLVMContext context;
   llvm::SMDiagnostic parseError;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
-      llvmIR, parseError, context);
+  // Text or bitcode: parseIR tells them apart by bitcode's magic number.
+  std::unique_ptr<llvm::Module> module = llvm::parseIR(
+      llvm::MemoryBufferRef(llvmIR, "llvm-ir"), parseError, context);
   if (!module) {
     std::string message;
     llvm::raw_string_ostream os(message);

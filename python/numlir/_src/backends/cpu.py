@@ -169,15 +169,24 @@ def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
     return pipeline if changed == text else f"builtin.module({changed})"
 
 
+def _binary_boundaries() -> bool:
+    """Whether the stages hand each other MLIR bytecode and LLVM bitcode instead of text.
+
+    They do unless someone reads the text: a dump (NUMLIR_DUMP_DIR) or an external
+    hlo-opt (NUMLIR_HLO_OPT). W7's LLVM-dialect module is 3 MB of text, and printing
+    and parsing it and its LLVM IR took a tenth of its compile time."""
+    return not config.flags.dump_dir and not config.flags.hlo_opt
+
+
 def _pipeline_stage(name: str, pipeline: str, options: CpuOptions) -> Stage:
     configured = _pipeline_with_options(pipeline, options)
 
-    def run(text: str, options: CpuOptions) -> str:
+    def run(module: str | bytes, options: CpuOptions) -> str | bytes:
         if config.flags.hlo_opt:
-            return _run_external_hlo_opt(config.flags.hlo_opt, text, pipeline)
+            return _run_external_hlo_opt(config.flags.hlo_opt, module, pipeline)
         compiler = _native_compiler()
         try:
-            return compiler.run_pipeline(text, configured, name)
+            return compiler.run_pipeline(module, configured, name, bytecode=_binary_boundaries())
         except compiler.CompileError as error:
             raise CompileError(str(error)) from None
 
@@ -185,15 +194,15 @@ def _pipeline_stage(name: str, pipeline: str, options: CpuOptions) -> Stage:
     return Stage(name, ".mlir", run, replay=replay)
 
 
-def _translate(text: str, options: CpuOptions) -> str:
+def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
     compiler = _native_compiler()
     try:
-        return compiler.translate_to_llvm_ir(text)
+        return compiler.translate_to_llvm_ir(module, bitcode=_binary_boundaries())
     except compiler.CompileError as error:
         raise CompileError(str(error)) from None
 
 
-def _emit_object(ir: str, options: CpuOptions) -> WithExtras:
+def _emit_object(ir: str | bytes, options: CpuOptions) -> WithExtras:
     compiler = _native_compiler()
     try:
         optimized, obj = compiler.compile_llvm_ir_for_host(
