@@ -156,3 +156,39 @@ def test_standardize_clips_a_negative_variance_as_jax_does():
                                np.asarray(jax.nn.standardize(x, algorithm="stable")), atol=1e-5)
     with pytest.raises(ValueError, match="Unknown algorithm"):
         numlir.nn.standardize(x, algorithm="slow")
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp", "standardize"])
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_where_leaves_elements_out_as_jax_does(name, jit):
+    # optax's softmax_cross_entropy(where=...) passes `where` on to these.
+    r = np.random.default_rng(3)
+    x = r.normal(size=(4, 6)).astype(np.float32)
+    where = r.random((4, 6)) > 0.3
+    where[1] = False  # a row with nothing in it
+    where[2, 0] = True
+
+    def ours(x):
+        return getattr(nn, name)(x, axis=-1, where=where)
+
+    def ref(x):
+        return getattr(jax.nn, name)(x, axis=-1, where=where)
+
+    fn = numlir.jit(ours) if jit else ours
+    np.testing.assert_allclose(np.asarray(fn(x)), np.asarray(ref(x)), rtol=1e-5, atol=1e-6)
+    # Gradients over the finite outputs (masked softmax entries are -inf in log space).
+    weights = np.arange(6.0, dtype=np.float32) if name != "logsumexp" else np.float32(1)
+
+    def loss(lib, f):
+        return lambda x: lib.sum(lib.where(lib.isfinite(f(x)), f(x), 0.0) * weights)
+
+    np.testing.assert_allclose(np.asarray(numlir.grad(loss(jnp, ours))(x)),
+                               np.asarray(jax.grad(loss(jnp_ref, ref))(x)), rtol=1e-4, atol=1e-5)
+
+
+def test_log_softmax_vjp_matches_jax():
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]], np.float32)
+    cot = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 0.0]], np.float32)
+    got = numlir.vjp(lambda x: nn.log_softmax(x), x)[1](cot)[0]
+    want = jax.vjp(lambda x: jax.nn.log_softmax(x), x)[1](cot)[0]
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-7)

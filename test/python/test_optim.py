@@ -51,6 +51,13 @@ def _pairs(lib):
         "multi_transform": lib.multi_transform({"fast": lib.sgd(0.1), "slow": lib.adam(1e-3)},
                                                {"w": "fast", "b": "slow"}),
         "masked_decay": lib.chain(lib.masked(lib.add_decayed_weights(0.5), MASK), lib.sgd(0.1)),
+        "decayed_sgd": lib.chain(lib.add_decayed_weights(0.3), lib.sgd(0.1)),
+        "scheduled_scale": lib.chain(lib.scale_by_schedule(lib.linear_schedule(1.0, 0.2, 4)),
+                                     lib.scale(-0.1)),
+        "adam_bf16_mu": lib.adam(1e-2, mu_dtype="bfloat16"),
+        # optax's order: mu_dtype comes before weight_decay and mask, positionally too.
+        "adamw_positional": lib.adamw(1e-2, 0.8, 0.95, 1e-7, 0.0, None, 0.2, MASK),
+        "sgd_bf16_accumulator": lib.sgd(0.1, 0.9, False, "bfloat16"),
     }
 
 
@@ -198,3 +205,75 @@ def test_a_training_loop_reduces_a_quadratic():
         params, state, loss = step(params, state)
         losses.append(float(loss))
     assert losses[-1] < 1e-2 * losses[0]
+
+
+@pytest.mark.parametrize("where_shape", ["per_logit", "per_example"])
+@pytest.mark.parametrize("name", ["softmax_cross_entropy",
+                                  "softmax_cross_entropy_with_integer_labels"])
+def test_cross_entropy_where_matches_optax(name, where_shape):
+    where = RNG.random((6, 5)) > 0.3
+    where[np.arange(6), INT_LABELS] = True  # the label's own logit always counts
+    where[2] = False  # an example left out entirely
+    if where_shape == "per_example":
+        where = where.any(axis=1) & (np.arange(6) != 4)
+    extra = LOSSES[name]
+    got_fn, want_fn = getattr(nopt, name), getattr(optax, name)
+    got = got_fn(LOGITS, *extra, where=jnp.asarray(where))
+    want = want_fn(LOGITS, *extra, where=jjnp.asarray(where))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+    got_grad = numlir.grad(lambda x: jnp.sum(got_fn(x, *extra, where=jnp.asarray(where))))(LOGITS)
+    want_grad = jax.grad(lambda x: jjnp.sum(want_fn(x, *extra, where=jjnp.asarray(where))))(LOGITS)
+    np.testing.assert_allclose(np.asarray(got_grad), np.asarray(want_grad), rtol=1e-5, atol=1e-6)
+
+
+def _tagged_decay(lib):
+    """A transformation that takes an extra argument shaped like the params: each update
+    is decayed by its parameter's tag."""
+    base = lib.GradientTransformationExtraArgs if hasattr(lib, "GradientTransformationExtraArgs") \
+        else optax.GradientTransformationExtraArgs
+    tree_map = tree_util.tree_map if lib is nopt else jax.tree.map
+
+    def update(updates, state, params=None, *, tags):
+        return tree_map(lambda u, t: u * t, updates, tags), state
+
+    return base(lambda params: lib.EmptyState(), update)
+
+
+@pytest.mark.parametrize("compatible", [False, True])
+def test_extra_update_arguments_reach_masked_parts_as_in_optax(compatible):
+    tags = {"w": np.full((3, 4), 0.5, np.float32), "b": np.full((4,), 2.0, np.float32)}
+    results = []
+    for lib, asarray in ((nopt, jnp.asarray), (optax, jjnp.asarray)):
+        if compatible:
+            opt = lib.chain(lib.masked(_tagged_decay(lib), MASK, mask_compatible_extra_args=True),
+                            lib.sgd(0.1))
+        else:
+            # Without masking, the tags keep the params' structure, which the inner
+            # transformation then sees in full: pass it only a tree that fits.
+            opt = lib.chain(_tagged_decay(lib), lib.sgd(0.1))
+        params = {k: asarray(v) for k, v in PARAMS.items()}
+        state = opt.init(params)
+        updates, _ = opt.update({k: asarray(v) for k, v in GRADS[0].items()}, state, params,
+                                tags={k: asarray(v) for k, v in tags.items()})
+        results.append({k: np.asarray(v) for k, v in updates.items()})
+    for key in PARAMS:
+        np.testing.assert_allclose(results[0][key], results[1][key], rtol=1e-6)
+
+
+def test_transformations_without_extra_arguments_ignore_them_in_a_chain():
+    opt = nopt.chain(nopt.clip(1.0), nopt.sgd(0.1))
+    state = opt.init(PARAMS)
+    with_extra, _ = opt.update(GRADS[0], state, PARAMS, value=jnp.asarray(3.0))
+    without, _ = opt.update(GRADS[0], state, PARAMS)
+    for key in PARAMS:
+        np.testing.assert_array_equal(np.asarray(with_extra[key]), np.asarray(without[key]))
+
+
+def test_moment_dtypes_are_kept_as_optax_keeps_them():
+    state = nopt.adam(1e-2, mu_dtype=jnp.bfloat16).init(PARAMS)
+    assert state[0].mu["w"].dtype == jnp.bfloat16 and state[0].nu["w"].dtype == np.float32
+    _, state = nopt.adam(1e-2, mu_dtype=jnp.bfloat16).update(GRADS[0], state, PARAMS)
+    assert state[0].mu["w"].dtype == jnp.bfloat16
+    trace_state = nopt.sgd(0.1, momentum=0.9, accumulator_dtype=np.float64).init(PARAMS)
+    # float64 is float32 without x64, as optax's canonicalize_dtype makes it.
+    assert trace_state[0].trace["w"].dtype == np.float32

@@ -4,6 +4,7 @@ import numlir.numpy as jnp
 from numlir._src import core, shapes
 from numlir._src import dtypes as _dtypes
 from numlir._src.lax.elementwise import logistic as _logistic
+from numlir._src.lax.elementwise import stop_gradient as _stop_gradient
 from numlir._src.lax import shape_ops as _shape_ops
 from numlir._src.lax import special as _special
 from numlir._src.numpy.util import promote_args_inexact
@@ -45,18 +46,26 @@ def gelu(x, approximate: bool = True):
     return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
 
 
-def log_softmax(x, axis=-1):
-    """``x - logsumexp(x, axis)``, computed stably."""
+def log_softmax(x, axis=-1, where=None):
+    """``x - logsumexp(x, axis)``, computed stably; elements outside ``where`` are left out of
+    the sum and come out as ``-inf``, as in JAX."""
     (x,) = promote_args_inexact("log_softmax", x)
-    shifted = x - jnp.max(x, axis=axis, keepdims=True)
-    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))
+    x_max = jnp.max(x, axis=axis, where=where, initial=-jnp.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
+    shifted = x_safe - _stop_gradient(x_max)
+    result = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, where=where, keepdims=True))
+    return result if where is None else jnp.where(where, result, -jnp.inf)
 
 
-def softmax(x, axis=-1):
-    """``exp(x) / sum(exp(x), axis)``, computed stably."""
+def softmax(x, axis=-1, where=None):
+    """``exp(x) / sum(exp(x), axis)``, computed stably; elements outside ``where`` are left
+    out of the sum and come out as 0, as in JAX."""
     (x,) = promote_args_inexact("softmax", x)
-    unnormalized = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))
-    return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
+    x_max = jnp.max(x, axis=axis, where=where, initial=-jnp.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
 
 
 def one_hot(x, num_classes: int, dtype=None):

@@ -13,8 +13,9 @@ Everything is pure and works inside ``numlir.jit``.
 
 from numlir.optim import losses, schedules
 from numlir.optim._alias import adagrad, adam, adamw, lamb, rmsprop, sgd
-from numlir.optim._base import (EmptyState, GradientTransformation, apply_updates, chain, identity,
-                                init_empty_state, set_to_zero, stateless)
+from numlir.optim._base import (EmptyState, GradientTransformation,
+                                GradientTransformationExtraArgs, apply_updates, chain, identity,
+                                init_empty_state, set_to_zero, stateless, with_extra_args_support)
 from numlir.optim._combine import MaskedNode, MaskedState, MultiTransformState, masked, multi_transform
 from numlir.optim._losses import (huber_loss, l2_loss, sigmoid_binary_cross_entropy,
                                   softmax_cross_entropy, softmax_cross_entropy_with_integer_labels)

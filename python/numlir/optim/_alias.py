@@ -9,23 +9,25 @@ from numlir.optim import _transforms as tx
 from numlir.optim._base import GradientTransformation, chain, identity
 
 
-def sgd(learning_rate, momentum=None, nesterov: bool = False) -> GradientTransformation:
+def sgd(learning_rate, momentum=None, nesterov: bool = False,
+        accumulator_dtype=None) -> GradientTransformation:
     """Stochastic gradient descent, with optional (Nesterov) momentum."""
-    return chain(tx.trace(decay=momentum, nesterov=nesterov) if momentum is not None else identity(),
+    return chain(tx.trace(decay=momentum, nesterov=nesterov, accumulator_dtype=accumulator_dtype)
+                 if momentum is not None else identity(),
                  tx.scale_by_learning_rate(learning_rate))
 
 
-def adam(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, *,
+def adam(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, mu_dtype=None, *,
          nesterov: bool = False) -> GradientTransformation:
     """Adam (Kingma & Ba, 2014)."""
-    return chain(tx.scale_by_adam(b1, b2, eps, eps_root, nesterov=nesterov),
+    return chain(tx.scale_by_adam(b1, b2, eps, eps_root, mu_dtype, nesterov=nesterov),
                  tx.scale_by_learning_rate(learning_rate))
 
 
-def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, weight_decay=1e-4,
-          mask=None, *, nesterov: bool = False) -> GradientTransformation:
+def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, mu_dtype=None,
+          weight_decay=1e-4, mask=None, *, nesterov: bool = False) -> GradientTransformation:
     """Adam with decoupled weight decay (Loshchilov & Hutter, 2019)."""
-    return chain(tx.scale_by_adam(b1, b2, eps, eps_root, nesterov=nesterov),
+    return chain(tx.scale_by_adam(b1, b2, eps, eps_root, mu_dtype, nesterov=nesterov),
                  tx.add_decayed_weights(weight_decay, mask),
                  tx.scale_by_learning_rate(learning_rate))
 

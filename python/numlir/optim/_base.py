@@ -1,7 +1,9 @@
 """The optimizer protocol: a GradientTransformation is a pair of pure functions.
 
 ``init(params) -> state`` and ``update(updates, state, params=None) -> (updates, state)``,
-as in Optax, so optimizers compose with ``chain`` and run inside ``numlir.jit``.
+as in Optax, so optimizers compose with ``chain`` and run inside ``numlir.jit``. A
+``GradientTransformationExtraArgs`` also takes keyword arguments in ``update`` (a loss
+value, parameter tags, ...), which ``chain`` and the masks hand on to their parts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,24 @@ class GradientTransformation(NamedTuple):
 
     init: Callable[[Any], Any]
     update: Callable[..., tuple[Any, Any]]
+
+
+class GradientTransformationExtraArgs(GradientTransformation):
+    """A transformation whose ``update(updates, state, params=None, **extra_args)`` takes
+    keyword arguments besides the params."""
+
+
+def with_extra_args_support(tx: GradientTransformation) -> GradientTransformationExtraArgs:
+    """``tx`` with an ``update`` that accepts (and, if ``tx`` takes none, ignores) extra
+    keyword arguments."""
+    if isinstance(tx, GradientTransformationExtraArgs):
+        return tx
+
+    def update(updates, state, params=None, **extra_args):
+        del extra_args
+        return tx.update(updates, state, params)
+
+    return GradientTransformationExtraArgs(tx.init, update)
 
 
 class EmptyState(NamedTuple):
@@ -51,23 +71,25 @@ def stateless(f: Callable[[Any, Any], Any]) -> GradientTransformation:
     return GradientTransformation(init_empty_state, update)
 
 
-def chain(*transforms: GradientTransformation) -> GradientTransformation:
-    """Applies ``transforms`` in order; the state is the tuple of their states."""
+def chain(*args: GradientTransformation) -> GradientTransformationExtraArgs:
+    """Applies the transformations ``args`` in order; the state is the tuple of their
+    states, and extra keyword arguments of ``update`` go to every one that takes them."""
+    transforms = [with_extra_args_support(t) for t in args]
 
     def init(params):
         return tuple(t.init(params) for t in transforms)
 
-    def update(updates, state, params=None):
+    def update(updates, state, params=None, **extra_args):
         if len(state) != len(transforms):
             raise ValueError(f"chain of {len(transforms)} transformations got a state of "
                              f"{len(state)} entries")
         new_state = []
         for t, s in zip(transforms, state):
-            updates, s = t.update(updates, s, params)
+            updates, s = t.update(updates, s, params, **extra_args)
             new_state.append(s)
         return updates, tuple(new_state)
 
-    return GradientTransformation(init, update)
+    return GradientTransformationExtraArgs(init, update)
 
 
 def apply_updates(params, updates):

@@ -6,17 +6,28 @@ import numlir.numpy as jnp
 from numlir import lax, nn
 
 
-def softmax_cross_entropy(logits, labels, axis=-1):
-    """``-sum(labels * log_softmax(logits))`` over ``axis`` (labels are probabilities)."""
-    return -jnp.sum(labels * nn.log_softmax(logits, axis=axis), axis=axis)
+def _where_like_logits(where, logits, axis):
+    """``where`` given per example (without the class axis) gets the class axis back."""
+    if where is not None and jnp.ndim(where) != jnp.ndim(logits):
+        where = jnp.expand_dims(where, axis)
+    return where
 
 
-def softmax_cross_entropy_with_integer_labels(logits, labels, axis=-1):
-    """Cross-entropy against class indices ``labels`` (one fewer dimension than logits)."""
-    shifted = logits - lax.stop_gradient(jnp.max(logits, axis=axis, keepdims=True))
-    label_logits = jnp.take_along_axis(shifted, jnp.expand_dims(labels, axis), axis=axis)
-    label_logits = jnp.squeeze(label_logits, axis)
-    return jnp.log(jnp.sum(jnp.exp(shifted), axis=axis)) - label_logits
+def softmax_cross_entropy(logits, labels, axis=-1, where=None):
+    """``-sum(labels * log_softmax(logits))`` over ``axis`` (labels are probabilities);
+    ``where`` (per example or per logit) leaves entries out of the softmax and the sum."""
+    where = _where_like_logits(where, logits, axis)
+    log_probs = nn.log_softmax(logits, axis, where)
+    return -jnp.sum(labels * log_probs, axis=axis, where=where)
+
+
+def softmax_cross_entropy_with_integer_labels(logits, labels, axis=-1, where=None):
+    """Cross-entropy against class indices ``labels`` (one fewer dimension than logits);
+    an example with nothing in ``where`` has loss 0."""
+    where = _where_like_logits(where, logits, axis)
+    label_logits = jnp.take_along_axis(logits, jnp.expand_dims(labels, axis), axis=axis)
+    out = nn.logsumexp(logits, axis=axis, where=where) - jnp.squeeze(label_logits, axis)
+    return out if where is None else jnp.where(jnp.any(where, axis), out, 0.0)
 
 
 def sigmoid_binary_cross_entropy(logits, labels):
@@ -33,7 +44,7 @@ def l2_loss(predictions, targets=None):
     return 0.5 * errors * errors
 
 
-def huber_loss(predictions, targets=None, delta=1.0):
+def huber_loss(predictions, targets=None, *, delta=1.0):
     """Quadratic within ``delta`` of the target, linear beyond (elementwise)."""
     errors = predictions if targets is None else predictions - targets
     abs_errors = jnp.abs(errors)

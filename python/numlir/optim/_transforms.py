@@ -85,27 +85,32 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
     return scale(sign * learning_rate)
 
 
-def trace(decay, nesterov: bool = False) -> GradientTransformation:
-    """Momentum: ``t = g + decay * t``; the update is ``t`` (or ``g + decay * t``, Nesterov)."""
+def trace(decay, nesterov: bool = False, accumulator_dtype=None) -> GradientTransformation:
+    """Momentum: ``t = g + decay * t``; the update is ``t`` (or ``g + decay * t``, Nesterov).
+    ``accumulator_dtype`` is the dtype ``t`` is kept in (default: the params')."""
+    accumulator_dtype = _tree.canonical_dtype(accumulator_dtype)
 
     def init(params):
-        return TraceState(trace=_tree.zeros_like(params))
+        return TraceState(trace=_tree.zeros_like(params, accumulator_dtype))
 
     def update(updates, state, params=None):
         step = lambda g, t: g + decay * t  # noqa: E731
         new_trace = _map(step, updates, state.trace)
         updates = _map(step, updates, new_trace) if nesterov else new_trace
-        return updates, TraceState(trace=new_trace)
+        return updates, TraceState(trace=_tree.cast(new_trace, accumulator_dtype))
 
     return GradientTransformation(init, update)
 
 
-def scale_by_adam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, *,
+def scale_by_adam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, mu_dtype=None, *,
                   nesterov: bool = False) -> GradientTransformation:
-    """Adam's rescaling: bias-corrected first moment over the root of the second."""
+    """Adam's rescaling: bias-corrected first moment over the root of the second.
+    ``mu_dtype`` is the dtype the first moment is kept in (default: the params')."""
+    mu_dtype = _tree.canonical_dtype(mu_dtype)
 
     def init(params):
-        return ScaleByAdamState(count=jnp.zeros([], jnp.int32), mu=_tree.zeros_like(params),
+        return ScaleByAdamState(count=jnp.zeros([], jnp.int32),
+                                mu=_tree.zeros_like(params, mu_dtype),
                                 nu=_tree.zeros_like(params))
 
     def update(updates, state, params=None):
@@ -120,7 +125,7 @@ def scale_by_adam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, *,
             mu_hat = _tree.bias_correction(mu, b1, count)
         nu_hat = _tree.bias_correction(nu, b2, count)
         updates = _map(lambda m, v: m / (jnp.sqrt(v + eps_root) + eps), mu_hat, nu_hat)
-        return updates, ScaleByAdamState(count=count, mu=mu, nu=nu)
+        return updates, ScaleByAdamState(count=count, mu=_tree.cast(mu, mu_dtype), nu=nu)
 
     return GradientTransformation(init, update)
 

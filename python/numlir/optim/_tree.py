@@ -6,8 +6,18 @@ import numlir.numpy as jnp
 from numlir import tree_util
 
 
-def zeros_like(tree):
-    return tree_util.tree_map(jnp.zeros_like, tree)
+def zeros_like(tree, dtype=None):
+    return tree_util.tree_map(lambda x: jnp.zeros_like(x, dtype=dtype), tree)
+
+
+def canonical_dtype(dtype):
+    """``dtype`` as arrays hold it (float64 is float32 without x64), or None."""
+    return None if dtype is None else jnp.result_type(dtype)
+
+
+def cast(tree, dtype):
+    """Every leaf as ``dtype``; the tree itself when ``dtype`` is None."""
+    return tree if dtype is None else tree_util.tree_map(lambda x: jnp.asarray(x).astype(dtype), tree)
 
 
 def full_like(tree, value):
@@ -37,9 +47,9 @@ def safe_increment(count):
     return jnp.where(count < top, count + jnp.array(1, count.dtype), top)
 
 
-def global_norm(tree):
+def global_norm(updates):
     """The 2-norm of all leaves together."""
-    squares = [jnp.sum(x * x) for x in tree_util.tree_leaves(tree)]
+    squares = [jnp.sum(x * x) for x in tree_util.tree_leaves(updates)]
     return jnp.sqrt(sum(squares)) if squares else jnp.zeros(())
 
 

@@ -16,12 +16,17 @@ from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import promote_args_inexact
 
 
-def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False):
-    """``log(sum(b * exp(a), axis))``, computed stably (shifted by the finite maximum).
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,
+              where=None):
+    """``log(sum(b * exp(a), axis))``, computed stably (shifted by the finite maximum);
+    ``where`` leaves elements out of the sum.
 
     With ``return_sign`` returns ``(log|s|, sign(s))``; otherwise a negative
     sum gives NaN, as in JAX.
     """
+    if where is not None:
+        (a,) = promote_args_inexact("logsumexp", a)
+        a = ufuncs.where(where, a, -np.inf)
     if b is not None:
         a, b = promote_args_inexact("logsumexp", a, b)
         shape = np.broadcast_shapes(reshaping.shape(a), reshaping.shape(b))
@@ -91,21 +96,25 @@ def log_sigmoid(x):
     return ufuncs.minimum(x, 0) - float_math.log1p(ufuncs.exp(-ufuncs.abs(x)))
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, algorithm="fast"):
-    """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``.
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm="fast"):
+    """``(x - mean) / sqrt(variance + epsilon)`` over ``axis``; the statistics are taken over
+    the elements in ``where``.
 
     As JAX: ``algorithm="fast"`` takes the variance as ``mean(x^2) - mean(x)^2``, clipped at
     0 because cancellation can make it negative (fuzz seed 1, program 42431: a NaN
     gradient); ``"stable"`` as ``mean((x - mean(x))^2)``."""
     (x,) = promote_args_inexact("standardize", x)
     if mean is None:
-        mean = reductions.mean(x, axis=axis, keepdims=True)
+        mean = reductions.mean(x, axis=axis, keepdims=True, where=where)
     if variance is None:
         if algorithm == "stable":
-            variance = reductions.mean(ufuncs.square(x - mean), axis=axis, keepdims=True)
+            variance = reductions.mean(ufuncs.square(x - mean), axis=axis, keepdims=True,
+                                       where=where)
         elif algorithm == "fast":
             variance = ufuncs.clip(
-                reductions.mean(ufuncs.square(x), axis=axis, keepdims=True) - ufuncs.square(mean), 0)
+                reductions.mean(ufuncs.square(x), axis=axis, keepdims=True, where=where)
+                - ufuncs.square(mean), 0)
         else:
             raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return (x - mean) * (1 / ufuncs.sqrt(variance + epsilon))

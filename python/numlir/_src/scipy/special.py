@@ -291,7 +291,4 @@ def log_softmax(x, /, *, axis=None):
 
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
     """``log(sum(b * exp(a)))``, stably; ``where`` drops elements from the sum."""
-    if where is not None:
-        (a,) = promote_arrays_inexact("logsumexp", a)
-        a = ufuncs.where(where, a, np.asarray(-np.inf, dtype_of(a)))
-    return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+    return _logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign, where=where)
