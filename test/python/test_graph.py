@@ -48,6 +48,9 @@ def test_batch_unbatch_and_padding_match_jraph():
                                (ng.get_node_padding_mask, jraph.get_node_padding_mask),
                                (ng.get_edge_padding_mask, jraph.get_edge_padding_mask)):
         np.testing.assert_array_equal(ours_fn(padded), np.asarray(theirs_fn(want)))
+        # jraph's parameter name, so keyword calls written for jraph run unchanged
+        np.testing.assert_array_equal(ours_fn(padded_graph=padded),
+                                      np.asarray(theirs_fn(padded_graph=want)))
     with pytest.raises(RuntimeError, match="too large"):
         ng.pad_with_graphs(ours, n_node=9, n_edge=9, n_graph=5)
 

@@ -311,6 +311,11 @@ def _recurrent_models(hk):
                                         time_major=False, reverse=True, return_all_states=True)
         return out + states
 
+    def lstm_dynamic_unrolled(xs):  # unroll steps per loop iteration; results do not change
+        core = hk.LSTM(5)
+        out, state = hk.dynamic_unroll(core, xs, core.initial_state(xs.shape[1]), unroll=3)
+        return out + state.hidden[None]
+
     def lstm_static(xs):
         core = hk.LSTM(4)
         out, state = hk.static_unroll(core, xs, core.initial_state(xs.shape[1]))
@@ -326,3 +331,104 @@ SEQUENCE = RNG.normal(size=(7, 3, 4)).astype(np.float32)
 @pytest.mark.parametrize("name", list(_recurrent_models(nl)))
 def test_recurrent_cores_and_unrolls_match_haiku(name, jit):
     _check_against_haiku(lambda hk: _recurrent_models(hk)[name], SEQUENCE, jit, 4, 2e-5)
+
+
+def test_transform_rejects_apply_rng_false_as_haiku_does():
+    for lib in (nl, haiku):
+        with pytest.raises(ValueError, match="apply_rng.*without_apply_rng"):
+            lib.transform(lambda x: x, apply_rng=False)
+        assert isinstance(lib.transform(lambda x: x, apply_rng=True), lib.Transformed)
+
+
+def test_without_apply_rng_takes_haikus_keyword():
+    for lib in (nl, haiku):
+        model = lib.without_apply_rng(f=lib.transform_with_state(lambda x: x + 1))
+        out, _ = model.apply({}, {}, np.float32(1.0))
+        assert float(out) == 2.0
+
+
+def test_get_parameter_dtype_none_means_float32_as_in_haiku():
+    for lib, key in ((nl, numlir.random.PRNGKey(0)), (haiku, jax.random.PRNGKey(0))):
+        seen = []
+
+        def init(shape, dtype):
+            seen.append(np.dtype(dtype))
+            return np.zeros(shape, dtype)
+
+        def f():
+            lib.get_parameter("w", [2], init=init)
+            lib.get_parameter("v", [2], None, init=init)
+
+        params = lib.transform(f).init(key)
+        assert seen == [np.float32, np.float32]
+        assert params["~"]["w"].dtype == params["~"]["v"].dtype == np.float32
+
+
+INITIALIZERS = {  # name: (make(initializers module), shape)
+    "truncated_normal_cut": (lambda i: i.TruncatedNormal(2.0, 1.0, lower=-1.0, upper=0.5),
+                             (3, 4, 5)),
+    "truncated_normal_one_sided": (lambda i: i.TruncatedNormal(lower=0.0, upper=3.0), (50,)),
+    "variance_scaling_fan_in_axes": (
+        lambda i: i.VarianceScaling(2.0, "fan_in", "truncated_normal", fan_in_axes=(0,)),
+        (3, 4, 5)),
+    "variance_scaling_fan_out_axes": (
+        lambda i: i.VarianceScaling(1.0, "fan_out", "uniform", fan_in_axes=(2,)), (3, 4, 5)),
+    "variance_scaling_fan_avg_axes": (
+        lambda i: i.VarianceScaling(0.5, "fan_avg", "Normal", fan_in_axes=(2,)), (3, 4, 6)),
+    # rank 2: haiku ignores fan_in_axes (rows are the fan in)
+    "variance_scaling_rank_2": (lambda i: i.VarianceScaling(fan_in_axes=(1,)), (6, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(INITIALIZERS))
+def test_initializers_draw_what_haiku_draws_from_the_same_key(name):
+    make, shape = INITIALIZERS[name]
+    want = haiku.transform(lambda: haiku.get_parameter("w", shape, init=make(haiku.initializers)))
+    got = nl.transform(lambda: nl.get_parameter("w", shape, init=make(nl.initializers)))
+    want = np.asarray(want.init(jax.random.PRNGKey(7))["~"]["w"])
+    np.testing.assert_allclose(np.asarray(got.init(numlir.random.PRNGKey(7))["~"]["w"]), want,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_embed_precision_reaches_the_one_hot_product(monkeypatch):
+    ids = np.array([[0, 3], [2, 1]], np.int32)
+
+    def model(hk, lax):
+        def f(ids):
+            e = hk.Embed(4, 3, lookup_style="ONE_HOT", precision=lax.Precision.DEFAULT)
+            return e(ids) + e(ids, precision=lax.Precision.HIGH) + e(ids, "ARRAY_INDEX")
+        return f
+
+    theirs = haiku.transform(model(haiku, jax.lax))
+    params = theirs.init(jax.random.PRNGKey(0), ids)
+    seen = []
+    dot = numlir.lax.dot
+
+    def spy(lhs, rhs, precision=None, preferred_element_type=None):
+        seen.append(precision)
+        return dot(lhs, rhs, precision, preferred_element_type)
+
+    monkeypatch.setattr(numlir.lax, "dot", spy)
+    got = nl.transform(model(nl, numlir.lax)).apply(_host(params), None, ids)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(theirs.apply(params, None, ids)),
+                               rtol=1e-6)
+    assert seen == [numlir.lax.Precision.DEFAULT, numlir.lax.Precision.HIGH]
+    default = nl.transform(lambda: nl.Embed(4, 3).precision).apply({}, None)
+    assert default is numlir.lax.Precision.HIGHEST  # haiku's default
+
+
+def test_mlp_dropout_matches_haiku_and_needs_an_rng_exactly_when_used():
+    def model(hk):
+        return lambda x, key: hk.nets.MLP([8, 8, 3], activate_final=True)(x, dropout_rate=0.4,
+                                                                           rng=key)
+
+    theirs = haiku.transform(model(haiku))
+    params = theirs.init(jax.random.PRNGKey(0), X, jax.random.PRNGKey(1))
+    want = theirs.apply(params, None, X, jax.random.PRNGKey(2))
+    got = nl.transform(model(nl)).apply(_host(params), None, X, numlir.random.PRNGKey(2))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+    for kwargs, message in (({"dropout_rate": 0.5}, "rng key must be passed"),
+                            ({"rng": numlir.random.PRNGKey(0)}, "only be passed when using")):
+        with pytest.raises(ValueError, match=message):
+            nl.transform(lambda x: nl.nets.MLP([2])(x, **kwargs)).init(numlir.random.PRNGKey(0), X)
+

@@ -277,3 +277,11 @@ def test_moment_dtypes_are_kept_as_optax_keeps_them():
     trace_state = nopt.sgd(0.1, momentum=0.9, accumulator_dtype=np.float64).init(PARAMS)
     # float64 is float32 without x64, as optax's canonicalize_dtype makes it.
     assert trace_state[0].trace["w"].dtype == np.float32
+
+
+def test_scale_by_learning_rate_none_leaves_the_updates_as_optax():
+    opt = nopt.scale_by_learning_rate(None)
+    updates, _ = opt.update(GRADS[0], opt.init(PARAMS))
+    want, _ = optax.scale_by_learning_rate(None).update(GRADS[0], optax.EmptyState())
+    for key in PARAMS:
+        np.testing.assert_array_equal(np.asarray(updates[key]), np.asarray(want[key]))

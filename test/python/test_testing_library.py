@@ -106,6 +106,35 @@ def test_assert_trees_all_close_and_finite_agree_with_chex():
     nt.assert_trees_all_close(jnp.asarray(np.arange(3.0, dtype=np.float32)), jjnp.arange(3.0))
 
 
+STRICT_CASES = [  # (tree a, tree b): scalars broadcast and dtypes promote unless strict
+    (np.ones(3, np.float32), np.float32(1.0)), (np.ones(3, np.float32), np.ones(3, np.float64)),
+    (np.ones(3), np.ones((1, 3))), ({"a": np.ones(2), "b": 2.0}, {"a": 1.0, "b": np.float64(2.0)}),
+    (np.arange(3), np.arange(3)), (np.ones(3), np.zeros(3)),
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize("a,b", STRICT_CASES, ids=[str(i) for i in range(len(STRICT_CASES))])
+def test_strict_tree_comparisons_agree_with_chex(a, b, strict):
+    for ours, theirs in ((nt.assert_trees_all_close, chex.assert_trees_all_close),
+                         (nt.assert_trees_all_equal, chex.assert_trees_all_equal)):
+        assert _verdict(ours, a, b, strict=strict) == _verdict(theirs, a, b, strict=strict)
+    # numlir Arrays compare as their values (jax's would too)
+    assert (_verdict(nt.assert_trees_all_close, jnp.asarray(np.ones(3, np.float32)), np.ones(3),
+                     strict=strict)
+            == _verdict(chex.assert_trees_all_close, jjnp.ones(3, np.float32), np.ones(3),
+                        strict=strict))
+
+
+def test_tree_comparisons_need_two_trees_and_take_chex_keywords():
+    for ours, theirs in ((nt.assert_trees_all_close, chex.assert_trees_all_close),
+                         (nt.assert_trees_all_equal, chex.assert_trees_all_equal)):
+        assert _verdict(ours, TREES) == _verdict(theirs, TREES) == "ValueError"
+    bad = {"a": np.array([1.0, np.inf])}
+    assert (_verdict(nt.assert_tree_all_finite, tree_like=bad)
+            == _verdict(chex.assert_tree_all_finite, tree_like=bad) == "AssertionError")
+
+
 def test_assert_max_traces_counts_traces_under_jit():
     nt.clear_trace_counter()
 
@@ -152,3 +181,59 @@ def test_variants_expand_into_one_test_per_variant():
         result = VariantsTest(name).run()
         assert result.wasSuccessful(), (name, result.failures, result.errors)
     assert sorted(map(str, VariantsTest.seen)) == ["Array", "False", "True", "ndarray"]
+
+
+class AllVariantsTest(nt.TestCase):
+    ran: list = []
+
+    @nt.all_variants
+    def test_every(self):
+        AllVariantsTest.ran.append(self.variant(lambda x: x + 1)(1))
+
+    @nt.all_variants(with_pmap=False, with_device=False)
+    def test_some(self):
+        AllVariantsTest.ran.append(self.variant(lambda x: x * 2)(1))
+
+    @nt.variants(with_jit=True)
+    @nt.variants(with_pmap=True)  # stacked decorators add up, as in chex
+    def test_stacked(self):
+        AllVariantsTest.ran.append(self.variant(lambda x: x - 1)(1))
+
+    def test_direct(self):
+        AllVariantsTest.ran.append(self.variant(lambda x: x)(0))
+
+    test_direct = nt.variants(test_direct, without_jit=True)  # called, not used as decorator
+
+
+def test_all_variants_and_the_pmap_variant_is_skipped_as_chex_does_on_one_device():
+    names = sorted(n for n in dir(AllVariantsTest) if n.startswith("test_"))
+    variants = ["with_device", "with_jit", "with_pmap", "without_device", "without_jit"]
+    assert names == sorted(["test_direct_without_jit"] + [f"test_every_{v}" for v in variants]
+                           + ["test_some_with_jit", "test_some_without_device",
+                              "test_some_without_jit", "test_stacked_with_jit",
+                              "test_stacked_with_pmap"])
+    AllVariantsTest.ran.clear()
+    skipped = []
+    for name in names:
+        result = AllVariantsTest(name).run()
+        assert result.wasSuccessful(), (name, result.failures, result.errors)
+        skipped += [(test.id().split(".")[-1], why) for test, why in result.skipped]
+    assert [name for name, _ in skipped] == ["test_every_with_pmap", "test_stacked_with_pmap"]
+    assert all("no pmap" in why for _, why in skipped)
+    # direct and stacked give 0, every (four variants run) and some (three) give 2
+    assert sorted(map(int, AllVariantsTest.ran)) == [0, 0] + [2] * 7
+
+    class ChexTest(chex.TestCase):  # chex, on this one-device machine, skips it too
+        @chex.all_variants
+        def test_every(self):
+            self.variant(lambda x: x)(1)
+
+    result = ChexTest("test_every__with_pmap").run()
+    assert result.wasSuccessful() and len(result.skipped) == 1
+
+
+def test_variant_outside_variants_and_no_variant_selected_are_errors():
+    with pytest.raises(ValueError, match="No variants selected"):
+        nt.variants(lambda self: None)
+    with pytest.raises(RuntimeError, match="self.variant is not defined"):
+        nt.TestCase().variant(lambda x: x)

@@ -97,10 +97,10 @@ def pad_with_graphs(graph: GraphsTuple, n_node: int, n_edge: int, n_graph: int =
     return batch([graph, padding])
 
 
-def get_graph_padding_mask(padded: GraphsTuple):
+def get_graph_padding_mask(padded_graph: GraphsTuple):
     """True for the real graphs of a pad_with_graphs result (all but the trailing padding)."""
-    n_graph = np.asarray(padded.n_node).shape[0]
-    n_padding = _padding_graphs(padded)
+    n_graph = np.asarray(padded_graph.n_node).shape[0]
+    n_padding = _padding_graphs(padded_graph)
     return np.arange(n_graph) < n_graph - n_padding
 
 
@@ -115,13 +115,13 @@ def _padding_graphs(padded: GraphsTuple) -> int:
     return trailing + 1
 
 
-def get_node_padding_mask(padded: GraphsTuple):
-    n_node = np.asarray(padded.n_node)
-    real = int(np.sum(n_node[:len(n_node) - _padding_graphs(padded)]))
+def get_node_padding_mask(padded_graph: GraphsTuple):
+    n_node = np.asarray(padded_graph.n_node)
+    real = int(np.sum(n_node[:len(n_node) - _padding_graphs(padded_graph)]))
     return np.arange(int(np.sum(n_node))) < real
 
 
-def get_edge_padding_mask(padded: GraphsTuple):
-    n_node, n_edge = np.asarray(padded.n_node), np.asarray(padded.n_edge)
-    real = int(np.sum(n_edge[:len(n_node) - _padding_graphs(padded)]))
+def get_edge_padding_mask(padded_graph: GraphsTuple):
+    n_node, n_edge = np.asarray(padded_graph.n_node), np.asarray(padded_graph.n_edge)
+    real = int(np.sum(n_edge[:len(n_node) - _padding_graphs(padded_graph)]))
     return np.arange(int(np.sum(n_edge))) < real

@@ -9,6 +9,7 @@ import numpy as np
 
 import numlir.numpy as jnp
 import numlir.random as random
+from numlir import lax
 from numlir.layers import initializers
 from numlir.layers._module import Module
 from numlir.layers._transform import get_parameter
@@ -73,7 +74,8 @@ class Embed(Module):
 
     def __init__(self, vocab_size: int | None = None, embed_dim: int | None = None,
                  embedding_matrix=None, w_init: Callable | None = None,
-                 lookup_style: str = "ARRAY_INDEX", name: str | None = None):
+                 lookup_style: str = "ARRAY_INDEX", name: str | None = None,
+                 precision=lax.Precision.HIGHEST):
         super().__init__(name=name)
         if embedding_matrix is not None:
             vocab_size, embed_dim = np.shape(embedding_matrix)
@@ -84,18 +86,22 @@ class Embed(Module):
             raise ValueError(f"lookup_style must be ARRAY_INDEX or ONE_HOT, got {lookup_style!r}")
         self.vocab_size, self.embed_dim = vocab_size, embed_dim
         self.lookup_style = lookup_style
+        self.precision = precision
         self.w_init = w_init or initializers.TruncatedNormal()
 
     @property
     def embeddings(self):
         return get_parameter("embeddings", [self.vocab_size, self.embed_dim], init=self.w_init)
 
-    def __call__(self, ids, lookup_style: str | None = None):
+    def __call__(self, ids, lookup_style: str | None = None, precision=None):
+        """The vectors of ``ids``; ``lookup_style`` and ``precision`` override the module's.
+        ``precision`` is that of the ONE_HOT style's product (indexing has none)."""
         style = lookup_style or self.lookup_style
         table = self.embeddings
         if style == "ONE_HOT":
             one_hot = (jnp.expand_dims(ids, -1) == jnp.arange(self.vocab_size)).astype(table.dtype)
-            return jnp.dot(one_hot, table)
+            precision = self.precision if precision is None else precision
+            return lax.dot(one_hot, table, precision=precision)
         return table[ids]
 
 

@@ -11,6 +11,7 @@ kept, and later automatic numbers go past it.
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 
 from numlir.layers import _frame
@@ -88,6 +89,13 @@ class _ModuleMeta(type):
             if wrap and not getattr(value, "_numlir_module_method", False):
                 namespace[attr] = _wrap_method(attr, value)
         return super().__new__(mcs, name, bases, namespace)
+
+    @property
+    def __signature__(cls):
+        # inspect.signature(Linear) would otherwise show this metaclass's (*args, **kwargs):
+        # report the constructor's parameters, as Haiku does.
+        parameters = tuple(inspect.signature(cls.__init__).parameters.values())
+        return inspect.Signature(parameters[1:])
 
     def __call__(cls, *args, **kwargs):
         module = cls.__new__(cls)

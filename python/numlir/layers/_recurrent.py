@@ -101,9 +101,10 @@ def static_unroll(core, input_sequence, initial_state, time_major: bool = True):
 
 
 def dynamic_unroll(core, input_sequence, initial_state, time_major: bool = True,
-                   reverse: bool = False, return_all_states: bool = False):
+                   reverse: bool = False, return_all_states: bool = False, unroll: int = 1):
     """``core`` over the time axis with ``lax.scan``; returns (outputs, final state), or
-    (outputs, all states) with ``return_all_states``."""
+    (outputs, all states) with ``return_all_states``. ``unroll`` steps run per loop
+    iteration (scan's ``unroll``); the results do not depend on it."""
     if not time_major:
         input_sequence = _swap_batch_time(input_sequence)
     if _frame.current_frame("dynamic_unroll").initializing:
@@ -116,7 +117,8 @@ def dynamic_unroll(core, input_sequence, initial_state, time_major: bool = True,
         out, next_state = core(inputs, state)
         return next_state, ((out, next_state) if return_all_states else out)
 
-    last_state, scanned = lax.scan(step, initial_state, input_sequence, reverse=reverse)
+    last_state, scanned = lax.scan(step, initial_state, input_sequence, reverse=reverse,
+                                   unroll=unroll)
     outputs, states = scanned if return_all_states else (scanned, last_state)
     if not time_major:
         outputs = _swap_batch_time(outputs)

@@ -53,8 +53,16 @@ def transform_with_state(f: Callable) -> TransformedWithState:
     return TransformedWithState(init, apply)
 
 
-def transform(f: Callable) -> Transformed:
-    """``f`` (which builds modules and calls them) as pure ``init`` and ``apply`` functions."""
+def transform(f: Callable, *, apply_rng: bool = True) -> Transformed:
+    """``f`` (which builds modules and calls them) as pure ``init`` and ``apply`` functions.
+
+    ``apply_rng`` is kept only for Haiku's signature: it must be True, and Haiku rejects
+    False the same way (use ``without_apply_rng(transform(f))`` instead).
+    """
+    if not apply_rng:
+        raise ValueError("The apply_rng argument has been removed and transform now always "
+                         "applies an rng.\nReplace transform(..., apply_rng=False) with "
+                         "without_apply_rng(transform(...)).")
     stateful = transform_with_state(f)
 
     def init(rng, *args, **kwargs):
@@ -72,16 +80,16 @@ def transform(f: Callable) -> Transformed:
     return Transformed(functools.wraps(f)(init), functools.wraps(f)(apply))
 
 
-def without_apply_rng(transformed):
-    """The same transform whose ``apply`` takes no rng argument."""
-    if isinstance(transformed, TransformedWithState):
+def without_apply_rng(f):
+    """The same transform ``f`` whose ``apply`` takes no rng argument."""
+    if isinstance(f, TransformedWithState):
         def apply_with_state(params, state, *args, **kwargs):
-            return transformed.apply(params, state, None, *args, **kwargs)
-        return TransformedWithState(transformed.init, apply_with_state)
+            return f.apply(params, state, None, *args, **kwargs)
+        return TransformedWithState(f.init, apply_with_state)
 
     def apply(params, *args, **kwargs):
-        return transformed.apply(params, None, *args, **kwargs)
-    return Transformed(transformed.init, apply)
+        return f.apply(params, None, *args, **kwargs)
+    return Transformed(f.init, apply)
 
 
 def next_rng_key():
@@ -98,9 +106,11 @@ def _check_shape(kind: str, module: str, name: str, value, shape) -> None:
                          f"for has shape {tuple(shape)}")
 
 
-def get_parameter(name: str, shape, dtype=jnp.float32, init: Callable | None = None) -> Any:
+def get_parameter(name: str, shape, dtype=None, init: Callable | None = None) -> Any:
     """The parameter ``name`` of the running module: created with ``init(shape, dtype)``
-    during init, looked up during apply."""
+    during init, looked up during apply. ``dtype=None`` means float32 (as in Haiku)."""
+    if dtype is None:
+        dtype = jnp.float32
     frame = _frame.current_frame("get_parameter")
     module = _module.current_module_name()
     values = frame.params.setdefault(module, {}) if frame.initializing else frame.params.get(module, {})

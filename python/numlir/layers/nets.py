@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 import numlir.nn as nn
-from numlir.layers._basic import Linear
+from numlir.layers._basic import Linear, dropout
+from numlir.layers._frame import PRNGSequence
 from numlir.layers._module import Module
 
 
@@ -30,10 +31,19 @@ class MLP(Module):
                             for i, size in enumerate(output_sizes))
         self.output_size = self.layers[-1].output_size if self.layers else None
 
-    def __call__(self, inputs):
+    def __call__(self, inputs, dropout_rate: float | None = None, rng=None):
+        """With ``dropout_rate`` (and an ``rng`` key, needed then and only then), dropout is
+        applied before each activation, as Haiku does."""
+        if dropout_rate is not None and rng is None:
+            raise ValueError("When using dropout an rng key must be passed.")
+        if dropout_rate is None and rng is not None:
+            raise ValueError("RNG should only be passed when using dropout.")
+        rngs = PRNGSequence(rng) if rng is not None else None
         out = inputs
         for i, layer in enumerate(self.layers):
             out = layer(out)
             if i < len(self.layers) - 1 or self.activate_final:
+                if dropout_rate is not None:
+                    out = dropout(next(rngs), dropout_rate, out)
                 out = self.activation(out)
         return out

@@ -7,7 +7,7 @@ from typing import Any, Callable, NamedTuple
 import numlir.numpy as jnp
 from numlir import lax, tree_util
 from numlir.optim import _tree
-from numlir.optim._base import GradientTransformation, init_empty_state
+from numlir.optim._base import GradientTransformation, identity, init_empty_state
 from numlir.optim._combine import masked
 
 
@@ -77,8 +77,11 @@ def scale_by_schedule(step_size_fn: Callable[[Any], Any]) -> GradientTransformat
     return GradientTransformation(init, update)
 
 
-def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> GradientTransformation:
-    """Scales by ``-learning_rate`` (a number or a schedule of the step count)."""
+def scale_by_learning_rate(learning_rate=None, *, flip_sign: bool = True) -> GradientTransformation:
+    """Scales by ``-learning_rate`` (a number or a schedule of the step count); None leaves
+    the updates as they are."""
+    if learning_rate is None:
+        return identity()
     sign = -1 if flip_sign else 1
     if callable(learning_rate):
         return scale_by_schedule(lambda count: sign * learning_rate(count))

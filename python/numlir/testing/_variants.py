@@ -7,7 +7,8 @@
             ...
 
 ``TestCase`` turns the method into ``test_sum_with_jit`` and ``test_sum_without_jit``;
-``self.variant`` wraps a function the way its variant runs it.
+``self.variant`` wraps a function the way its variant runs it. A ``with_pmap`` variant
+is reported as skipped (numlir has no pmap; Chex skips it on a single device).
 """
 
 from __future__ import annotations
@@ -54,32 +55,56 @@ def _on_device(fn=None, **jit_kwargs):
     return wrap if fn is None else wrap(fn)
 
 
+# Chex skips its pmap variant when only one device is available (the default of its flag
+# chex_skip_pmap_variant_if_single_device); numlir runs on one device and has no pmap, so
+# the pmap variant is always skipped, with this reason, rather than run some other way.
+_PMAP_SKIP_REASON = ("with_pmap: numlir has no pmap and runs on one device (chex skips this "
+                     "variant when only one device is available)")
+
 VARIANTS = {"with_jit": _with_jit, "without_jit": _without_jit,
             "with_device": _on_device, "without_device": _on_host}
 
-
-def variants(with_jit: bool = False, without_jit: bool = False, with_device: bool = False,
-             without_device: bool = False):
-    """Marks a TestCase method to run once per selected variant."""
-    chosen = [name for name, on in (("with_jit", with_jit), ("without_jit", without_jit),
-                                    ("with_device", with_device), ("without_device", without_device))
-              if on]
-    if not chosen:
-        raise ValueError("variants(): select at least one variant")
-
-    def mark(method):
-        method._numlir_variants = chosen
-        return method
-
-    return mark
+_NO_DEFAULT = "__no__default__"  # Chex's marker for "called without a test method"
 
 
-all_variants = variants(with_jit=True, without_jit=True, with_device=True, without_device=True)
+def _mark(test_method, chosen: dict):
+    """Adds the chosen variants to ``test_method`` (stacked decorators merge, as in Chex)."""
+    selected = [name for name, on in chosen.items() if on]
+    if not selected:
+        raise ValueError(f"No variants selected for test: {test_method}.")
+    earlier = getattr(test_method, "_numlir_variants", [])
+    test_method._numlir_variants = earlier + [n for n in selected if n not in earlier]
+    return test_method
+
+
+def variants(test_method=_NO_DEFAULT, with_jit: bool = False, without_jit: bool = False,
+             with_device: bool = False, without_device: bool = False, with_pmap: bool = False):
+    """Marks a TestCase method to run once per selected variant.
+
+    Use as ``@variants(with_jit=True, ...)`` or ``variants(method, with_jit=True, ...)``.
+    The ``with_pmap`` variant is always skipped: numlir has no pmap and one device, and
+    Chex skips it too when only one device is available.
+    """
+    chosen = {"with_jit": with_jit, "without_jit": without_jit, "with_device": with_device,
+              "without_device": without_device, "with_pmap": with_pmap}
+    if test_method is _NO_DEFAULT:
+        return lambda method: _mark(method, chosen)
+    return _mark(test_method, chosen)
+
+
+def all_variants(test_method=_NO_DEFAULT, with_jit: bool = True, without_jit: bool = True,
+                 with_device: bool = True, without_device: bool = True, with_pmap: bool = True):
+    """``variants`` with every variant on by default: ``@all_variants`` or
+    ``@all_variants(with_pmap=False)``. The ``with_pmap`` one is skipped (see ``variants``)."""
+    return variants(test_method, with_jit=with_jit, without_jit=without_jit,
+                    with_device=with_device, without_device=without_device, with_pmap=with_pmap)
 
 
 def _variant_method(method, name: str):
     @functools.wraps(method)
     def run(self, *args, **kwargs):
+        if name == "with_pmap":  # skipped before the test body runs, as Chex does
+            raise unittest.SkipTest(_PMAP_SKIP_REASON)
         self.variant = VARIANTS[name]
         try:
             return method(self, *args, **kwargs)
@@ -92,6 +117,13 @@ def _variant_method(method, name: str):
 
 class TestCase(unittest.TestCase):
     """A unittest TestCase whose ``@variants`` methods become one test per variant."""
+
+    def __init__(self, *args, **kwargs):  # Chex's signature
+        super().__init__(*args, **kwargs)
+
+    def variant(self, *args, **kwargs):
+        """Replaced by the running variant's wrapper inside a ``@variants`` test."""
+        raise RuntimeError("self.variant is not defined: forgot to wrap a test in @variants?")
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
