@@ -18,11 +18,15 @@ CASES = [
     ("cumprod", (), {"axis": 2}), ("diagonal", (), {"axis1": 1, "axis2": 2}), ("trace", (), {}),
     ("repeat", (2,), {"axis": 1}), ("take", (np.array([0, 2]),), {"axis": 1}),
     ("swapaxes", (0, 2), {}),
+    ("view", (np.uint8,), {}), ("view", (np.int16,), {}), ("view", (np.int32,), {}),
+    ("view", (bool,), {}), ("byteswap", (), {}),
+    ("nonzero", (), {"size": 70}), ("compress", (np.array([True, False, True]),), {"axis": 0, "size": 2}),
 ]
 
 
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "traced"])
-@pytest.mark.parametrize("name,args,kwargs", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,args,kwargs", CASES,
+                         ids=[f"{c[0]}-{c[1][0].__name__}" if c[0] == "view" else c[0] for c in CASES])
 def test_forwarded_methods_match_jax(name, args, kwargs, jit):
     def f(v):
         return getattr(v, name)(*args, **kwargs)
@@ -55,3 +59,70 @@ def test_real_imag_and_conj_of_real_arrays_match_jax():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
         assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(np.asarray(numlir.jit(lambda a: a.conj() + a.conjugate())(x)), 2 * x)
+
+
+# --- bit views: Array.view and Array.byteswap, over lax.bitcast_convert_type of any width --
+
+BITS = {
+    "float32": (np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7.25),
+    "int16": (np.arange(24, dtype=np.int16).reshape(2, 3, 4) * 1337 - 9000),
+    "uint8": np.arange(24, dtype=np.uint8).reshape(2, 3, 4) * 11,
+    "bool": (np.arange(24).reshape(2, 3, 4) % 3 == 0),
+}
+VIEWS = [(src, dst) for src in BITS for dst in ("float32", "int32", "uint16", "int16", "float16",
+                                                "bfloat16", "uint8", "bool")]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+@pytest.mark.parametrize("src,dst", VIEWS, ids=[f"{a}-{b}" for a, b in VIEWS])
+def test_view_reads_the_bits_as_jax(src, dst, jit):
+    x = BITS[src]
+    dtype = jjnp.dtype(dst)
+    want = jjnp.asarray(x).view(dtype)
+    fn = (numlir.jit(lambda v: v.view(dtype)) if jit else (lambda v: v.view(dtype)))
+    got = fn(jnp.asarray(x))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))
+
+
+def test_view_of_a_scalar_and_the_errors_jax_gives():
+    assert int(jnp.asarray(np.float32(3.0)).view(np.int32)) == 0x40400000
+    with pytest.raises(ValueError, match="0d array"):
+        jnp.asarray(np.float32(3.0)).view(np.uint8)
+    with pytest.raises(ValueError, match="divisor"):
+        jnp.arange(3, dtype=jnp.uint8).view(jnp.int16)
+    with pytest.raises(NotImplementedError, match="type"):
+        jnp.arange(3.0).view(jnp.int32, type=np.ndarray)
+
+
+@pytest.mark.parametrize("src", ["float32", "int16", "uint8", "bool"])
+def test_byteswap_matches_numpy_and_round_trips(src):
+    x = BITS[src]
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x).byteswap()), x.byteswap())
+    np.testing.assert_array_equal(np.asarray(numlir.jit(lambda v: v.byteswap().byteswap())(x)), x)
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "uint8"), ("int16", "uint8"),
+                                     ("float32", "float16"), ("uint8", "int32")])
+def test_bitcast_convert_type_of_another_width_batches_as_jax(src, dst):
+    from numlir import lax
+
+    x = BITS[src]
+    if dst == "int32":  # uint8 -> int32 joins a last axis of 4
+        x = x.reshape(2, 3, 4)
+    want = jax.vmap(lambda v: jax.lax.bitcast_convert_type(v, dst))(x)
+    got = numlir.vmap(lambda v: lax.bitcast_convert_type(v, dst))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    with pytest.raises(Exception, match="last dimension of 4"):
+        lax.bitcast_convert_type(np.zeros((2, 3), np.uint8), np.int32)
+
+
+def test_device_methods_and_flat():
+    x = jnp.arange(3.0)
+    assert x.device == numlir.devices()[0]
+    np.testing.assert_array_equal(np.asarray(x.to_device(x.device)), [0.0, 1.0, 2.0])
+    assert x.copy_to_host_async() is None  # the data is in host memory already
+    with pytest.raises(NotImplementedError, match="flatten"):
+        x.flat
+    np.testing.assert_array_equal(
+        np.asarray(jnp.asarray([0, 1, 0]).choose([np.arange(3), np.arange(3) * 10])), [0, 10, 2])

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core, traceback_util
+from numlir._src import core, device_queries, device_transfer, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import (creation, cumulative, float_ops, indexing, joining, linalg_ops, reductions,
-                               reshaping, sorting, ufuncs)
+from numlir._src.numpy import (bit_views, creation, cumulative, float_ops, indexing,
+                               indices_and_shapes, joining, linalg_ops, reductions, reshaping,
+                               selection, sorting, ufuncs)
 
 
 def _is_operand(x) -> bool:
@@ -64,7 +65,35 @@ _FORWARDED = {
     "cumsum": cumulative.cumsum, "cumprod": cumulative.cumprod, "diagonal": joining.diagonal,
     "trace": joining.trace, "repeat": joining.repeat, "take": joining.take,
     "swapaxes": reshaping.swapaxes, "conj": float_ops.conjugate, "conjugate": float_ops.conjugate,
+    "view": bit_views.view, "byteswap": bit_views.byteswap,
 }
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+    return selection.nonzero(self, size=size, fill_value=fill_value)
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    return selection.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    return indices_and_shapes.choose(self, choices, out=out, mode=mode)
+
+
+def _to_device(self, device, *, stream=None):
+    """The array on ``device`` (numlir's one device per backend: the array itself)."""
+    del stream
+    return device_transfer.device_put(self, device)
+
+
+def _copy_to_host_async(self):
+    """Starts copying the array to the host: numlir's arrays are in host memory already."""
+
+
+def _no_flat(self):
+    raise NotImplementedError("numlir Arrays do not implement the arr.flat property: consider "
+                              "arr.flatten() instead.")
 
 
 def _forward(fn):
@@ -106,6 +135,11 @@ def _methods() -> dict:
         "any": lambda self, axis=None, keepdims=False: reductions.any(self, axis=axis, keepdims=keepdims),
         "dot": lambda self, other: linalg_ops.dot(self, other),
         "__getitem__": lambda self, idx: indexing.getitem(self, idx),
+        "nonzero": _nonzero,
+        "compress": _compress,
+        "choose": _choose,
+        "to_device": _to_device,
+        "copy_to_host_async": _copy_to_host_async,
     })
     methods.update({name: _forward(fn) for name, fn in _FORWARDED.items()})
     return methods
@@ -122,6 +156,8 @@ def _install() -> None:
     ArrayMethods.at = property(_at)
     ArrayMethods.real = property(float_ops.real)
     ArrayMethods.imag = property(float_ops.imag)
+    ArrayMethods.device = property(lambda self: device_queries.devices()[0])
+    ArrayMethods.flat = property(_no_flat)
 
 
 _install()
