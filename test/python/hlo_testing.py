@@ -94,3 +94,18 @@ def _compile_with_tools(text: str, hlo_opt: str):
         return outs
 
     return run
+
+
+def cpu_stage_text(module_text: str, stages: int) -> str:
+    """``module_text`` (hlo) after the cpu backend's first ``stages`` pipeline stages, as
+    MLIR text. Stages hand each other bytecode unless a dump asks for text, so a bytecode
+    result is printed back (the pipeline with no passes prints its input)."""
+    from numlir import _compiler
+    from numlir._src import backends
+
+    backend = backends.get_backend("cpu")
+    options = backend.parse_options()
+    module = module_text
+    for stage in backend.stages(options)[:stages]:
+        module = stage.run(module, options)
+    return module if isinstance(module, str) else _compiler.run_pipeline(module, "builtin.module()")

@@ -329,14 +329,9 @@ def value_and_grad_text(f, *args) -> str:
 def linalg_op_count(f, *args, op="math.sin") -> int:
     """How often ``op`` appears in jit(value_and_grad(f)) after the cpu backend's lowering
     to linalg (hlo-optimize, then hlo-cpu-to-linalg: CSE and fusion have run)."""
-    from numlir._src import backends
+    from hlo_testing import cpu_stage_text
 
-    backend = backends.get_backend("cpu")
-    options = backend.parse_options()
-    text = value_and_grad_text(f, *args)
-    for stage in backend.stages(options)[:2]:
-        text = stage.run(text, options)
-    return text.count(op)
+    return cpu_stage_text(value_and_grad_text(f, *args), 2).count(op)
 
 
 def test_prevent_cse_puts_the_recomputation_behind_a_barrier():

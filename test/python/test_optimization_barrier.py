@@ -8,7 +8,7 @@ import numpy as np
 import numlir
 import numlir.numpy as jnp
 from numlir import lax
-from numlir._src import backends
+from hlo_testing import cpu_stage_text
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal(5).astype(np.float32)
@@ -29,12 +29,7 @@ def barrier_eqns(graph):
 def linalg_text(fun, *args) -> str:
     """jit(fun)'s module after the cpu backend's hlo-optimize and hlo-cpu-to-linalg stages
     (through NUMLIR_HLO_OPT's hlo-opt when that is set)."""
-    backend = backends.get_backend("cpu")
-    options = backend.parse_options()
-    text = numlir.jit(fun).lower(*args).as_text()
-    for stage in backend.stages(options)[:2]:
-        text = stage.run(text, options)
-    return text
+    return cpu_stage_text(numlir.jit(fun).lower(*args).as_text(), 2)
 
 
 # --- Values -------------------------------------------------------------------------------
