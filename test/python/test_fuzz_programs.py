@@ -127,9 +127,18 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
         return real_generate(self, seed, index)
 
     monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
-    monkeypatch.setattr(campaign, "Worker", sandbox.Worker)
+    started = []
+
+    class CountedWorker(sandbox.Worker):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(campaign, "Worker", CountedWorker)
+    # recycle_every=2: the third program runs in a fresh worker process.
     args = argparse.Namespace(seed=3, start=10, n=3, out=str(tmp_path), modes=["jit"], timeout=300.0,
-                              no_minimize=True, budget=0, minimize_per_signature=0)
+                              no_minimize=True, budget=0, minimize_per_signature=0,
+                              recycle_every=2)
     c = campaign.Campaign(args)
 
     class Bar:
@@ -145,6 +154,7 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
     assert (summary["programs"], summary["finished_through"]) == (2, 12)
     assert summary["generator_failures"] == {"11": "OverflowError: boom"}
     assert "the generator failed to make (fuzzer bugs): 1" in (tmp_path / "summary.txt").read_text()
+    assert len(started) == 2  # a fresh worker process after recycle_every programs
 
 
 def test_comparison_tolerances_follow_the_dtype():
