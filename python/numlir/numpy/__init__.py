@@ -101,6 +101,7 @@ newaxis = None
 pow = power  # noqa: A001
 
 from numlir.numpy import linalg  # noqa: E402 - numlir.numpy.linalg
+from numlir.numpy import fft  # noqa: E402 - numlir.numpy.fft
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 
