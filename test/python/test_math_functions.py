@@ -98,9 +98,17 @@ def test_lax_bitcast_convert_type(src, dst):
     )
 
 
-def test_lax_bitcast_convert_type_rejects_width_change():
+def test_lax_bitcast_convert_type_changes_width_as_jax():
+    import jax
+
+    x = np.array([1.5, -2.0, 3.25], F32)
+    got = lax.bitcast_convert_type(jnp.asarray(x), np.float16)
+    want = jax.lax.bitcast_convert_type(x, np.float16)
+    assert got.shape == want.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16))
+    # bool is never reinterpreted (jax refuses too)
     with pytest.raises(TypeError, match="one bit width"):
-        lax.bitcast_convert_type(jnp.ones(3, F32), np.float16)
+        lax.bitcast_convert_type(jnp.ones(3, bool), np.uint8)
 
 
 @pytest.mark.parametrize("shape_lo", [(), (2, 3)])
