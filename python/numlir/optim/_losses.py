@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numlir.numpy as jnp
-from numlir import lax, nn
+from numlir import nn
 
 
 def _where_like_logits(where, logits, axis):
