@@ -14,7 +14,7 @@ def assert_same(got, want, tol: float = 1e-5) -> None:
     assert len(got) == len(want), (len(got), len(want))
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype.kind == "f":
+        if w.dtype.kind in "fc":
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True)
         else:
             np.testing.assert_array_equal(g, w)

@@ -254,7 +254,8 @@ def test_python_ints_in_range_still_work():
 
 @pytest.mark.parametrize("dtype, fragment", [
     ("flaot32", "'flaot32' is not a valid dtype (data type 'flaot32' not understood)"),
-    (np.complex64, "numlir does not support dtype complex64; supported: bfloat16, bool"),
+    (np.longdouble, f"numlir does not support dtype {np.dtype(np.longdouble).name}; supported: "
+                    "bfloat16, bool"),
 ])
 def test_bad_dtypes_say_what_is_wrong_at_the_users_line(dtype, fragment):
     assert issubclass(_jax_raises(lambda: jjnp.zeros(3, dtype="flaot32")), TypeError)

@@ -12,7 +12,8 @@ import numlir.numpy as jnp
 from numlir._src import dtypes
 
 ALL_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-              np.uint64, np.float16, dtypes.bfloat16, np.float32, np.float64]
+              np.uint64, np.float16, dtypes.bfloat16, np.float32, np.float64, np.complex64,
+              np.complex128]
 
 
 def _out_aval(fn, *args):
@@ -33,8 +34,8 @@ def test_promote_types_is_exported_from_numpy_namespace():
 
 
 STRONG = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32, np.float16, dtypes.bfloat16,
-          np.float32]
-SCALARS = [True, 3, 2.5]
+          np.float32, np.complex64]
+SCALARS = [True, 3, 2.5, 1.5 - 2j]
 
 
 @pytest.mark.parametrize("dtype", STRONG, ids=lambda d: np.dtype(d).name)
@@ -50,8 +51,8 @@ def test_python_scalars_are_weak_and_do_not_upcast_arrays(dtype, scalar):
                          ids=lambda d: np.dtype(d).name)
 def test_array_promotion_matches_jax_results(a, b):
     x, y = np.ones((2,), a), np.ones((2,), b)
-    ref = jnp_ref.maximum(jnp_ref.asarray(x), jnp_ref.asarray(y))
-    got = _out_aval(jnp.maximum, x, y)
+    ref = jnp_ref.add(jnp_ref.asarray(x), jnp_ref.asarray(y))
+    got = _out_aval(jnp.add, x, y)
     assert (got.dtype, got.weak_type) == (ref.dtype, ref.weak_type)
 
 
@@ -107,8 +108,28 @@ def test_sum_and_mean_accumulator_dtypes_match_jax(dtype):
 
 
 def test_unsupported_dtype_is_a_clear_type_error():
-    with pytest.raises(TypeError, match="complex"):
-        numlir.make_graph(lambda x: x)(np.ones(2, np.complex64))
+    with pytest.raises(TypeError, match="longdouble|float128"):
+        numlir.make_graph(lambda x: x)(np.ones(2, np.longdouble))
+
+
+@pytest.mark.parametrize("enable_x64", [False, True])
+def test_weak_python_complex_promotes_as_in_jax(enable_x64, request):
+    if enable_x64:
+        request.getfixturevalue("x64")
+    for dtype in ALL_DTYPES:
+        x = np.ones((2,), dtype)
+        for scalar in (1j, 2.0, 3):
+            ref = jnp_ref.add(jnp_ref.asarray(x), scalar)
+            got = _out_aval(lambda a: jnp.add(a, scalar), x)
+            assert (got.dtype, got.weak_type) == (ref.dtype, ref.weak_type), (dtype, scalar)
+        ref = jnp_ref.asarray(1j) * 2.0
+        got = _out_aval(lambda: jnp.asarray(1j) * 2.0)
+        assert (got.dtype, got.weak_type) == (ref.dtype, ref.weak_type)
+
+
+def test_complex128_is_canonicalized_to_complex64_without_x64():
+    assert dtypes.canonicalize_dtype(np.complex128) == np.complex64
+    assert _out_aval(lambda x: x, np.ones(2, np.complex128)).dtype == np.complex64
 
 
 def test_jax_is_the_oracle_with_x64_off():

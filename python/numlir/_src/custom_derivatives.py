@@ -341,7 +341,7 @@ def _flat_jvp_rule(jvp: Callable, c: _Call, symbolic_zeros: bool) -> Callable:
                 "respectively")
         t_outs = []
         for path, t, aval in zip(c.out_paths(), t_leaves, c.out_avals):
-            if not dtypes.is_float(aval.dtype) or isinstance(t, SymbolicZero):
+            if not dtypes.is_inexact(aval.dtype) or isinstance(t, SymbolicZero):
                 # No tangent space, or a zero the rule said is zero.
                 t_outs.append(ad.Zero(aval.strip_weak_type()))
                 continue
@@ -528,7 +528,7 @@ def _flat_bwd(bwd: Callable, c: _Call, symbolic_zeros: bool) -> Callable:
 
 
 def _check_cotangent(rule: str, name: str, where: str, ct, aval: core.ShapedArray):
-    if ct is None or isinstance(ct, SymbolicZero) or not dtypes.is_float(aval.dtype):
+    if ct is None or isinstance(ct, SymbolicZero) or not dtypes.is_inexact(aval.dtype):
         return ad.Zero(aval.strip_weak_type())
     got = _arg_aval(f"custom {rule} for function {name}", "cotangent", (), ct)
     if got.shape != aval.shape:
@@ -549,7 +549,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call, fwd, bwd, num_consts, name)
     out_avals = tuple(a.strip_weak_type() for a in call.out_avals)
     t_outs = custom_lin_p.bind(*residuals, *arg_tangents, num_res=len(residuals), bwd=bwd,
                                res_tree=res_tree, out_avals=out_avals, name=name)
-    t_outs = [t if dtypes.is_float(a.dtype) else ad.Zero(a) for t, a in zip(t_outs, out_avals)]
+    t_outs = [t if dtypes.is_inexact(a.dtype) else ad.Zero(a) for t, a in zip(t_outs, out_avals)]
     return outs, t_outs
 
 

@@ -32,11 +32,13 @@ float0 = np.dtype([("float0", np.void, 0)])
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 _signed = (int8, int16, int32, int64)
 _unsigned = (uint8, uint16, uint32, uint64)
 _floats = tuple(t for t in (float16, bfloat16, float32, float64) if t is not None)
-SUPPORTED_DTYPES: tuple[np.dtype, ...] = (bool_, *_signed, *_unsigned, *_floats)
+_complexes = (complex64, complex128)
+SUPPORTED_DTYPES: tuple[np.dtype, ...] = (bool_, *_signed, *_unsigned, *_floats, *_complexes)
 
 
 #: Each dtype and the MLIR element type that spells it in hlo text (``tensor<4xf32>``), in
@@ -45,6 +47,7 @@ _MLIR_ELEMENT_TYPES: dict[np.dtype, str] = {
     bool_: "i1", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "ui8", uint16: "ui16", uint32: "ui32", uint64: "ui64",
     float16: "f16", float32: "f32", float64: "f64",
+    complex64: "complex<f32>", complex128: "complex<f64>",
     **({bfloat16: "bf16"} if bfloat16 is not None else {}),
 }
 _FROM_MLIR_ELEMENT_TYPES = {name: dtype for dtype, name in _MLIR_ELEMENT_TYPES.items()}
@@ -72,6 +75,31 @@ def is_float(dtype) -> bool:
     return dtype in _floats
 
 
+def is_complex(dtype) -> bool:
+    return np.dtype(dtype) in _complexes
+
+
+def is_inexact(dtype) -> bool:
+    """Float or complex: the dtypes that have tangents and that ``x / y`` keeps."""
+    dtype = np.dtype(dtype)
+    return dtype in _floats or dtype in _complexes
+
+
+def complex_part_dtype(dtype) -> np.dtype:
+    """The float of a complex dtype's parts (complex64 -> float32); a float stays itself."""
+    dtype = np.dtype(dtype)
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+def complex_dtype_of(dtype) -> np.dtype:
+    """The complex dtype a value of ``dtype`` becomes (as jax's ``to_complex_dtype``: float64
+    and 64-bit ints give complex128, everything else complex64; canonicalized)."""
+    dtype = np.dtype(dtype)
+    if dtype in _complexes:
+        return canonicalize_dtype(dtype)
+    return canonicalize_dtype(complex128 if to_inexact_dtype(dtype) == float64 else complex64)
+
+
 def is_signed_int(dtype) -> bool:
     return np.dtype(dtype) in _signed
 
@@ -89,13 +117,13 @@ def is_bool(dtype) -> bool:
 
 
 def short_name(dtype) -> str:
-    """``f32``, ``i8``, ``u32``, ``bool``, ``bf16``: the names used in graph printing."""
+    """``f32``, ``i8``, ``u32``, ``c64``, ``bool``, ``bf16``: the names used in graph printing."""
     dtype = np.dtype(dtype)
     if dtype == bool_:
         return "bool"
     if dtype == bfloat16:
         return "bf16"
-    return {"f": "f", "i": "i", "u": "u"}[dtype.kind] + str(dtype.itemsize * 8)
+    return {"f": "f", "i": "i", "u": "u", "c": "c"}[dtype.kind] + str(dtype.itemsize * 8)
 
 
 def canonicalize_dtype(dtype) -> np.dtype:
@@ -109,7 +137,8 @@ def canonicalize_dtype(dtype) -> np.dtype:
             f"numlir does not support dtype {dtype}; supported: "
             f"{', '.join(sorted(d.name for d in SUPPORTED_DTYPES))}"))
     if not x64_enabled():
-        dtype = {int64: int32, uint64: uint32, float64: float32}.get(dtype, dtype)
+        dtype = {int64: int32, uint64: uint32, float64: float32,
+                 complex128: complex64}.get(dtype, dtype)
     return dtype
 
 
@@ -117,12 +146,16 @@ def default_float_dtype() -> np.dtype:
     return float64 if x64_enabled() else float32
 
 
+def default_complex_dtype() -> np.dtype:
+    return complex128 if x64_enabled() else complex64
+
+
 def to_inexact_dtype(dtype) -> np.dtype:
     """The float an integer or bool dtype promotes to where an op needs
     floats (``x / y``, ``sqrt``, ``mean``): as in jax, ints of up to 32 bits
-    become float32 and 64-bit ints float64, x64 or not; floats stay."""
+    become float32 and 64-bit ints float64, x64 or not; floats and complex stay."""
     dtype = np.dtype(dtype)
-    if is_float(dtype):
+    if is_inexact(dtype):
         return dtype
     return canonicalize_dtype(float64 if dtype.itemsize == 8 else float32)
 
@@ -136,9 +169,11 @@ def default_uint_dtype() -> np.dtype:
 
 
 # --- The promotion lattice ---------------------------------------------------
-# Nodes are dtypes plus the two weak kinds "i*" (Python int) and "f*" (Python
-# float). A weak bool does not exist: Python bools are strongly typed.
-_WEAK_INT, _WEAK_FLOAT = "i*", "f*"
+# Nodes are dtypes plus the three weak kinds "i*" (Python int), "f*" (Python
+# float) and "c*" (Python complex). A weak bool does not exist: Python bools are
+# strongly typed.
+_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX = "i*", "f*", "c*"
+_WEAK_KINDS = (_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX)
 
 
 def _lattice_edges(x64: bool) -> dict[Any, list[Any]]:
@@ -154,10 +189,13 @@ def _lattice_edges(x64: bool) -> dict[Any, list[Any]]:
         int16: [int32],
         int32: [int64],
         int64: [_WEAK_FLOAT],
-        _WEAK_FLOAT: [float16] + ([bfloat16] if bfloat16 is not None else []),
+        _WEAK_FLOAT: [float16, _WEAK_COMPLEX] + ([bfloat16] if bfloat16 is not None else []),
         float16: [float32],
-        float32: [float64],
-        float64: [],
+        float32: [float64, complex64],
+        float64: [complex128],
+        _WEAK_COMPLEX: [complex64],
+        complex64: [complex128],
+        complex128: [],
     }
     if bfloat16 is not None:
         edges[bfloat16] = [float32]
@@ -185,6 +223,8 @@ def _upper_bounds(x64: bool) -> dict[Any, frozenset]:
 def _lattice_node(dtype: np.dtype, weak: bool):
     if not weak or dtype == bool_:
         return dtype
+    if is_complex(dtype):
+        return _WEAK_COMPLEX
     return _WEAK_FLOAT if is_float(dtype) else _WEAK_INT
 
 
@@ -209,7 +249,7 @@ def promote_types(a, b) -> np.dtype:
     without x64), and a mixed signed/unsigned pair that needs a float gives float64.
     """
     node = _join(np.dtype(a), np.dtype(b))
-    return {_WEAK_INT: int64, _WEAK_FLOAT: float64}.get(node, node)
+    return {_WEAK_INT: int64, _WEAK_FLOAT: float64, _WEAK_COMPLEX: complex128}.get(node, node)
 
 
 def _node_dtype(node) -> np.dtype:
@@ -217,6 +257,8 @@ def _node_dtype(node) -> np.dtype:
         return default_int_dtype()
     if node == _WEAK_FLOAT:
         return default_float_dtype()
+    if node == _WEAK_COMPLEX:
+        return default_complex_dtype()
     return node
 
 
@@ -231,7 +273,7 @@ def result_type(*args: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     node = _lattice_node(*args[0])
     for dtype, weak in args[1:]:
         node = _join(node, _lattice_node(dtype, weak))
-    if node == _WEAK_INT or node == _WEAK_FLOAT:
+    if node in _WEAK_KINDS:
         # All the operands that decided the kind are weak: keep the widest weak
         # operand's dtype of that kind, else the default.
         same_kind = [d for d, w in args if w and _lattice_node(d, w) == node]
@@ -251,7 +293,7 @@ def dtype_of_python_scalar(x) -> np.dtype:
     if isinstance(x, float):
         return default_float_dtype()
     if isinstance(x, complex):
-        raise TypeError("numlir does not support complex numbers yet")
+        return default_complex_dtype()
     raise TypeError(f"not a Python scalar: {type(x).__name__}")
 
 

@@ -59,7 +59,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
         _check_tangent(f"primals{path}", p, t)
     p_leaves = [as_array(p) for p in p_leaves]
     # Integer and boolean inputs have no tangent space (jax's float0): a symbolic zero.
-    t_leaves = [as_array(t) if dtypes.is_float(core.get_aval(p).dtype)
+    t_leaves = [as_array(t) if dtypes.is_inexact(core.get_aval(p).dtype)
                 else Zero(core.get_aval(p).strip_weak_type()) for p, t in zip(p_leaves, t_leaves)]
 
     def flat_fun(*leaves):
@@ -139,7 +139,8 @@ def linearize(fun: Callable, *primals):
 # --- jacfwd ----------------------------------------------------------------------------------
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """Jacobian of ``fun`` by forward mode: out.shape + in.shape per (output, input) leaf.
 
     Example::
@@ -159,11 +160,15 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         leaves = [as_array(x) for x in leaves]
         for x in leaves:
             dt = core.get_aval(x).dtype
-            if not dtypes.issubdtype(dt, np.floating):
+            if holomorphic and not dtypes.is_complex(dt):
+                raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
+                                f"dtype, but got {dt.name}.")
+            if not holomorphic and not dtypes.is_float(dt):
                 raise TypeError(
                     "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
-                    f"np.floating), but got {dt.name}. For holomorphic differentiation or integer "
-                    "inputs, convert the inputs first.")
+                    f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                    "holomorphic=True. For differentiation of non-holomorphic functions involving "
+                    "complex inputs or integer inputs, use numlir.jvp directly.")
 
         def partial(*dyn_leaves):
             full = list(args)
@@ -192,6 +197,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
             out, columns, aux = vmap(push, out_axes=(None, -1, None))(*basis)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        for o in out_leaves:
+            if holomorphic and not dtypes.is_complex(core.get_aval(o).dtype):
+                raise TypeError("jacfwd with holomorphic=True requires outputs with complex "
+                                f"dtype, but got {core.get_aval(o).dtype.name}.")
         jac_leaves = []
         for j, o in enumerate(out_leaves):
             o_shape = core.get_aval(o).shape

@@ -48,6 +48,9 @@ def _float_literal(v: float) -> str:
 def _scalar_literal(v, dtype: np.dtype) -> str:
     if dtype == dtypes.bool_:
         return "true" if bool(v) else "false"
+    if dtypes.is_complex(dtype):
+        v = complex(v)
+        return f"({_float_literal(v.real)}, {_float_literal(v.imag)})"
     if dtypes.is_float(dtype):
         return _float_literal(float(v))
     return str(int(v))
@@ -60,7 +63,10 @@ def dense_attr(value: np.ndarray) -> str:
     if value.size == 0:
         return "dense<>"
     flat = value.reshape(-1)
-    finite = not dtypes.is_float(dtype) or bool(np.all(np.isfinite(flat.astype(np.float64))))
+    if dtypes.is_complex(dtype):
+        finite = bool(np.all(np.isfinite(flat)))  # both parts
+    else:
+        finite = not dtypes.is_float(dtype) or bool(np.all(np.isfinite(flat.astype(np.float64))))
     as_bytes = flat.view(np.uint8).reshape(flat.size, -1)
     if bool(np.all(as_bytes == as_bytes[:1])):  # splat (bitwise, so -0.0 and nan count)
         if finite:

@@ -30,7 +30,7 @@ float0 = dtypes.float0
 
 
 def _is_differentiable(aval: core.ShapedArray) -> bool:
-    return dtypes.is_float(aval.dtype)
+    return dtypes.is_inexact(aval.dtype)
 
 
 class _Linearized:
@@ -196,19 +196,45 @@ def _arg_description(fun, i: int) -> str:
     return f"argument {params[i].name!r} (argnums {i})" if i < len(params) else f"argument {i}"
 
 
-def _check_input_dtypes(what: str, fun, args, nums, allow_int: bool) -> None:
+def _check_input_dtypes(what: str, fun, args, nums, allow_int: bool,
+                        holomorphic: bool = False) -> None:
     for i in nums:
         for path, leaf in tree_util.tree_flatten_with_path(args[i])[0]:
             aval = core.get_aval(leaf)
+            where = f"{_arg_description(fun, i)}{tree_util.keystr(path)}"
+            if holomorphic and not dtypes.is_complex(aval.dtype):
+                raise core.shape_error(
+                    f"{what} with holomorphic=True requires inputs with complex dtype, but "
+                    f"{where} has type {aval.str_short()}")
             if _is_differentiable(aval):
                 continue
             if allow_int and (dtypes.issubdtype(aval.dtype, np.integer) or aval.dtype == np.bool_):
                 continue
             raise core.shape_error(
-                f"{what} requires real-valued inputs (a floating-point dtype) for the "
-                f"differentiated arguments, but {_arg_description(fun, i)}"
-                f"{tree_util.keystr(path)} has type {aval.str_short()}. Use allow_int=True to "
-                "get float0 zeros for integer inputs, or convert them to floats")
+                f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact) for the differentiated arguments, but {where} has "
+                f"type {aval.str_short()}. Use allow_int=True to get float0 zeros for integer "
+                "inputs, or convert them to floats")
+
+
+def _check_output_dtype(what: str, aval: core.ShapedArray, holomorphic: bool) -> None:
+    """jax's rules: holomorphic differentiation needs complex outputs, the other kind real ones
+    (the derivative of a complex output is not one number per input without holomorphy)."""
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise core.shape_error(f"{what} with holomorphic=True requires outputs with complex "
+                                   f"dtype, but got {aval.dtype.name}.")
+    elif dtypes.is_complex(aval.dtype):
+        raise core.shape_error(
+            f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving complex "
+            "outputs, use numlir.vjp directly.")
+    elif not dtypes.is_float(aval.dtype):
+        raise core.shape_error(
+            f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For differentiation of functions with "
+            "integer outputs, use numlir.vjp directly.")
 
 
 def _partial(fun, args, kwargs, nums):
@@ -231,8 +257,6 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     """
     core.check_callable(fun)
     del reduce_axes
-    if holomorphic:
-        raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
     if isinstance(fun, JitFunction):
         # The gradient of a compiled function is compiled as a whole: forward and backward
         # in one module, traced once per signature.
@@ -244,7 +268,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         nums = _check_argnums("grad", argnums, len(args))
-        _check_input_dtypes("grad", fun, args, nums, allow_int)
+        _check_input_dtypes("grad", fun, args, nums, allow_int, holomorphic)
         dyn = tuple(args[n] for n in nums)
         res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
@@ -257,10 +281,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
             raise core.shape_error(
                 f"Gradient only defined for scalar-output functions. Output had shape: "
                 f"{aval.shape}")
-        if not _is_differentiable(aval):
-            raise core.shape_error(
-                f"grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                f"np.floating), but got {aval.dtype.name}")
+        _check_output_dtype("grad", aval, holomorphic)
         g = f_vjp(full((), 1, aval.dtype))
         g = g[0] if isinstance(argnums, int) else g
         return ((out, res[2]), g) if has_aux else (out, g)
@@ -301,13 +322,12 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         numlir.jacrev(jnp.sin)(jnp.arange(3.0))   # diag(cos([0, 1, 2]))
     """
     core.check_callable(fun)
-    if holomorphic:
-        raise NotImplementedError("holomorphic differentiation: numlir has no complex dtypes yet")
+
     @traceback_util.api_boundary
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         nums = _check_argnums("jacrev", argnums, len(args))
-        _check_input_dtypes("jacrev", fun, args, nums, allow_int)
+        _check_input_dtypes("jacrev", fun, args, nums, allow_int, holomorphic)
         dyn = tuple(args[n] for n in nums)
         in_leaves, in_tree = tree_util.tree_flatten(dyn)
         in_leaves = [as_array(x) for x in in_leaves]
@@ -317,8 +337,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         n_out = len(out_leaves)
         out_avals = [core.get_aval(o) for o in out_leaves]
         for a in out_avals:
-            if not _is_differentiable(a):
-                raise core.shape_error(f"jacrev requires real-valued outputs, got {a.str_short()}")
+            _check_output_dtype("jacrev", a, holomorphic)
         sizes = [a.size for a in out_avals]
         total = int(sum(sizes))
         eye = np.eye(total, dtype=np.float64)
@@ -369,4 +388,4 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
             holomorphic: bool = False) -> Callable:
     """The Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))`` (forward-over-reverse)."""
     return forward_mode.jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
-                     has_aux=has_aux)
+                               has_aux=has_aux, holomorphic=holomorphic)

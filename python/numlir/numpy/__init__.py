@@ -29,7 +29,7 @@ from numlir._src.numpy.joining import (array_split, atleast_1d, atleast_2d, atle
                                       triu, vsplit, vstack)
 from numlir._src.numpy.sorting import (argpartition, argsort, lexsort, median, msort, nanmedian,
                                       nanpercentile, nanquantile, partition, percentile, quantile,
-                                      searchsorted, sort, unique)
+                                      searchsorted, sort, sort_complex, unique)
 from numlir._src.numpy.logaddexp import logaddexp, logaddexp2
 from numlir._src.numpy.reductions import all, amax, amin, any, max, mean, min, prod, std, sum, var
 from numlir._src.numpy.ufuncs import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan,
@@ -86,13 +86,15 @@ bool = bool_  # noqa: A001 - jax.numpy.bool, as in NumPy 2
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+csingle, cdouble, complex_ = complex64, complex128, complex128
 if _dtypes.bfloat16 is not None:
     bfloat16 = _dtypes.bfloat16.type
 dtype = _np.dtype
 finfo, iinfo, issubdtype = _dtypes.finfo, _dtypes.iinfo, _dtypes.issubdtype
 generic, number, integer, signedinteger, unsignedinteger = (_np.generic, _np.number, _np.integer,
                                                             _np.signedinteger, _np.unsignedinteger)
-inexact, floating = _np.inexact, _np.floating
+inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
 character, flexible, object_ = _np.character, _np.flexible, _np.object_
 double, single = float64, float32
 float_, int_, uint = float64, int64, uint64  # JAX's names for the default 64-bit types

@@ -48,8 +48,8 @@ def _cumulative(name: str, kind: str, accepted):
     return prim, fn
 
 
-cumsum_p, cumsum = _cumulative("cumsum", "sum", tc.NUMERIC)
-cumprod_p, cumprod = _cumulative("cumprod", "prod", tc.NUMERIC)
+cumsum_p, cumsum = _cumulative("cumsum", "sum", tc.NUMERIC_OR_COMPLEX)
+cumprod_p, cumprod = _cumulative("cumprod", "prod", tc.NUMERIC_OR_COMPLEX)
 cummax_p, cummax = _cumulative("cummax", "max", tc.ANY)
 cummin_p, cummin = _cumulative("cummin", "min", tc.ANY)
 

@@ -22,7 +22,7 @@ def _dims_ok(dims, ndim):
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     tc.check_same_dtypes("dot_general", [lhs, rhs])
-    tc.check_dtype("dot_general", lhs, tc.NUMERIC)
+    tc.check_dtype("dot_general", lhs, tc.NUMERIC_OR_COMPLEX)
     shapes = f"lhs {lhs.str_short()}, rhs {rhs.str_short()}"
     if len(lc) != len(rc) or len(lb) != len(rb):
         raise core.shape_error(
@@ -95,12 +95,14 @@ batching.defrule(dot_general_p, _dot_general_batch_rule)
 
 def _precision_rank(dtype: np.dtype) -> tuple:
     """XLA's HigherPrecisionType order: floats above integers, then exponent range, mantissa,
-    bit width, and signed above unsigned."""
+    bit width, and signed above unsigned; complex above all, ordered by their parts."""
+    if dtypes.is_complex(dtype):
+        return (True, *_precision_rank(dtypes.complex_part_dtype(dtype))[1:])
     if dtypes.is_float(dtype):
         info = dtypes.finfo(dtype)
-        return (info.maxexp, info.nmant, info.bits, True)
+        return (False, info.maxexp, info.nmant, info.bits, True)
     bits = 1 if dtypes.is_bool(dtype) else dtypes.iinfo(dtype).bits
-    return (-1, -1, bits, not dtypes.is_unsigned_int(dtype))
+    return (False, -1, -1, bits, not dtypes.is_unsigned_int(dtype))
 
 
 def contraction_dtype(name: str, lhs_dtype: np.dtype, rhs_dtype: np.dtype) -> np.dtype:

@@ -7,6 +7,10 @@ so that hlo only ever sees operands of the result's shape.
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src import transpose as tr
 from numlir._src.array import Array, as_array
@@ -37,20 +41,39 @@ def _unary(name: str, hlo_op: str, accepted) -> core.Primitive:
     return prim
 
 
-neg_p = _unary("neg", "negate", tc.NUMERIC)
-abs_p = _unary("abs", "abs", (tc.FLOAT, tc.SIGNED))
-sign_p = _unary("sign", "sign", tc.NUMERIC)
-exp_p = _unary("exp", "exp", (tc.FLOAT,))
-log_p = _unary("log", "log", (tc.FLOAT,))
-tanh_p = _unary("tanh", "tanh", (tc.FLOAT,))
+neg_p = _unary("neg", "negate", tc.NUMERIC_OR_COMPLEX)
+sign_p = _unary("sign", "sign", tc.NUMERIC_OR_COMPLEX)
+exp_p = _unary("exp", "exp", tc.INEXACT)
+log_p = _unary("log", "log", tc.INEXACT)
+tanh_p = _unary("tanh", "tanh", tc.INEXACT)
 logistic_p = _unary("logistic", "logistic", (tc.FLOAT,))
-sqrt_p = _unary("sqrt", "sqrt", (tc.FLOAT,))
-rsqrt_p = _unary("rsqrt", "rsqrt", (tc.FLOAT,))
-sin_p = _unary("sin", "sin", (tc.FLOAT,))
-cos_p = _unary("cos", "cos", (tc.FLOAT,))
+sqrt_p = _unary("sqrt", "sqrt", tc.INEXACT)
+rsqrt_p = _unary("rsqrt", "rsqrt", tc.INEXACT)
+sin_p = _unary("sin", "sin", tc.INEXACT)
+cos_p = _unary("cos", "cos", tc.INEXACT)
 floor_p = _unary("floor", "floor", (tc.FLOAT,))
 ceil_p = _unary("ceil", "ceil", (tc.FLOAT,))
 not_p = _unary("not", "not", tc.INT_OR_BOOL)
+
+
+# abs of a complex number is its (real) modulus.
+abs_p = core.Primitive("abs")
+
+
+@abs_p.def_abstract_eval
+def _abs_abstract_eval(x):
+    tc.check_dtype("abs", x, (tc.FLOAT, tc.SIGNED, tc.COMPLEX))
+    return x.update(dtype=dtypes.complex_part_dtype(x.dtype))
+
+
+@abs_p.def_lowering
+def _abs_lowering(ctx, x):
+    if dtypes.is_complex(ctx.avals_in[0].dtype):
+        return ctx.emit(f"hlo.abs {x} : {ctx.type_in()} -> {ctx.type_out()}")
+    return ctx.emit(f"hlo.abs {x} : {ctx.type_out()}")
+
+
+batching.defvectorized(abs_p)
 
 
 def neg(x):
@@ -129,7 +152,12 @@ def const(x, value):
 
 
 ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
-ad.defjvp(abs_p, lambda t, x: select(ge(x, const(x, 0)), t, neg(t)))
+def _abs_jvp(t, x):
+    # complex_ops replaces this rule with one that also covers complex numbers.
+    return select(ge(x, const(x, 0)), t, neg(t))
+
+
+ad.defjvp(abs_p, _abs_jvp)
 ad.defjvp(exp_p, lambda t, x: mul(t, exp(x)))
 ad.defjvp(log_p, lambda t, x: div(t, x))
 ad.defjvp(tanh_p, lambda t, x: mul(t, sub(const(x, 1), mul(tanh(x), tanh(x)))))
@@ -176,14 +204,14 @@ def _binary(name: str, hlo_op: str, accepted) -> core.Primitive:
     return prim
 
 
-add_p = _binary("add", "add", tc.NUMERIC)
-sub_p = _binary("sub", "subtract", tc.NUMERIC)
-mul_p = _binary("mul", "multiply", tc.NUMERIC)
-div_p = _binary("div", "divide", tc.NUMERIC)
+add_p = _binary("add", "add", tc.NUMERIC_OR_COMPLEX)
+sub_p = _binary("sub", "subtract", tc.NUMERIC_OR_COMPLEX)
+mul_p = _binary("mul", "multiply", tc.NUMERIC_OR_COMPLEX)
+div_p = _binary("div", "divide", tc.NUMERIC_OR_COMPLEX)
 rem_p = _binary("rem", "remainder", tc.NUMERIC)
 max_p = _binary("max", "maximum", tc.ANY)
 min_p = _binary("min", "minimum", tc.ANY)
-pow_p = _binary("pow", "power", tc.NUMERIC)
+pow_p = _binary("pow", "power", tc.NUMERIC_OR_COMPLEX)
 and_p = _binary("and", "and", tc.INT_OR_BOOL)
 or_p = _binary("or", "or", tc.INT_OR_BOOL)
 xor_p = _binary("xor", "xor", tc.INT_OR_BOOL)
@@ -279,9 +307,9 @@ for _p in (and_p, or_p, xor_p):
 # --- Compare ---------------------------------------------------------------------------
 
 
-def _compare(name: str, direction: str) -> core.Primitive:
+def _compare(name: str, direction: str, accepted=tc.ANY) -> core.Primitive:
     prim = core.Primitive(name)
-    prim.def_abstract_eval(_binary_abstract_eval(name, tc.ANY, out_dtype=dtypes.bool_))
+    prim.def_abstract_eval(_binary_abstract_eval(name, accepted, out_dtype=dtypes.bool_))
 
     @prim.def_lowering
     def _lowering(ctx, x, y):
@@ -295,8 +323,9 @@ def _compare(name: str, direction: str) -> core.Primitive:
     return prim
 
 
-eq_p = _compare("eq", "EQ")
-ne_p = _compare("ne", "NE")
+# Complex numbers have equality but no order.
+eq_p = _compare("eq", "EQ", tc.ANY_OR_COMPLEX)
+ne_p = _compare("ne", "NE", tc.ANY_OR_COMPLEX)
 lt_p = _compare("lt", "LT")
 le_p = _compare("le", "LE")
 gt_p = _compare("gt", "GT")
@@ -507,7 +536,7 @@ def no_derivative(x, what: str):
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     out = convert_element_type_p.bind(primals[0], new_dtype=new_dtype, weak_type=weak_type)
     t = tangents[0]
-    if isinstance(t, ad.Zero) or not dtypes.is_float(new_dtype):
+    if isinstance(t, ad.Zero) or not dtypes.is_inexact(new_dtype):
         return out, ad.Zero(core.get_aval(out).strip_weak_type())
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=False)
 
@@ -530,6 +559,10 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     if new_dtype == dtypes.bool_ and aval.dtype != dtypes.bool_:
         zero = convert_element_type(0, aval.dtype, weak_type=True)
         return ne(operand, zero)
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
+        # As jax: the imaginary part is dropped, with numpy's warning.
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 

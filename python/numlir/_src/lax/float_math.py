@@ -13,9 +13,9 @@ from numlir._src import ad, batching, core, dtypes
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.elementwise import _binary, _unary, add, const, div, exp, mul, neg, rsqrt, sub
 
-log1p_p = _unary("log1p", "log_plus_one", (tc.FLOAT,))
-expm1_p = _unary("expm1", "exponential_minus_one", (tc.FLOAT,))
-tan_p = _unary("tan", "tan", (tc.FLOAT,))
+log1p_p = _unary("log1p", "log_plus_one", tc.INEXACT)
+expm1_p = _unary("expm1", "exponential_minus_one", tc.INEXACT)
+tan_p = _unary("tan", "tan", tc.INEXACT)
 asin_p = _unary("asin", "asin", (tc.FLOAT,))
 acos_p = _unary("acos", "acos", (tc.FLOAT,))
 atan_p = _unary("atan", "atan", (tc.FLOAT,))

@@ -44,8 +44,8 @@ def _reduction(name: str, kind: str, accepted) -> core.Primitive:
     return prim, reduce
 
 
-reduce_sum_p, reduce_sum = _reduction("reduce_sum", "sum", tc.NUMERIC)
-reduce_prod_p, reduce_prod = _reduction("reduce_prod", "prod", tc.NUMERIC)
+reduce_sum_p, reduce_sum = _reduction("reduce_sum", "sum", tc.NUMERIC_OR_COMPLEX)
+reduce_prod_p, reduce_prod = _reduction("reduce_prod", "prod", tc.NUMERIC_OR_COMPLEX)
 reduce_max_p, reduce_max = _reduction("reduce_max", "max", tc.ANY)
 reduce_min_p, reduce_min = _reduction("reduce_min", "min", tc.ANY)
 reduce_and_p, reduce_and = _reduction("reduce_and", "and", (tc.BOOL,))

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import ad, batching, core
+from numlir._src import ad, batching, core, dtypes
+from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
@@ -98,9 +99,31 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
         raise core.value_error("lax.sort needs at least one operand")
     ndim = core.get_aval(operands[0]).ndim
     dimension = tc.canonical_axis("lax.sort", dimension, ndim) if ndim else dimension
-    outs = sort_p.bind(*operands, dimension=int(dimension), is_stable=bool(is_stable),
-                       num_keys=int(num_keys))
+    parts, num_keys = _split_complex(operands, int(num_keys))
+    outs = sort_p.bind(*parts, dimension=int(dimension), is_stable=bool(is_stable),
+                       num_keys=num_keys)
+    outs = _join_complex(operands, outs)
     return outs[0] if single else tuple(outs)
+
+
+def _split_complex(operands, num_keys: int):
+    """Each complex operand as its real and imaginary parts, so that a complex key orders
+    lexicographically (real part first), as jax's; and the number of keys that makes."""
+    parts, keys = [], num_keys
+    for i, x in enumerate(operands):
+        split = dtypes.is_complex(core.get_aval(x).dtype)
+        parts += [complex_ops.real(x), complex_ops.imag(x)] if split else [x]
+        keys += split and i < num_keys
+    return parts, keys
+
+
+def _join_complex(operands, outs):
+    outs, joined = iter(outs), []
+    for x in operands:
+        first = next(outs)
+        joined.append(complex_ops.complex(first, next(outs))
+                      if dtypes.is_complex(core.get_aval(x).dtype) else first)
+    return joined
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):

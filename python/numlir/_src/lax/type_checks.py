@@ -14,9 +14,14 @@ FLOAT = ("floating", dtypes.is_float)
 INT = ("integer", dtypes.is_int)
 SIGNED = ("signed integer", dtypes.is_signed_int)
 BOOL = ("bool", dtypes.is_bool)
+COMPLEX = ("complex", dtypes.is_complex)
+# The real categories: a primitive accepts complex numbers only where it opts in.
 NUMERIC = (FLOAT, INT)
 INT_OR_BOOL = (INT, BOOL)
 ANY = (FLOAT, INT, BOOL)
+INEXACT = (FLOAT, COMPLEX)
+NUMERIC_OR_COMPLEX = (FLOAT, INT, COMPLEX)
+ANY_OR_COMPLEX = (FLOAT, INT, BOOL, COMPLEX)
 
 
 def check_dtype(name: str, aval: core.ShapedArray, accepted: Sequence[tuple]) -> None:

@@ -1,13 +1,12 @@
 """More elementwise functions on floats and integers: copysign, fabs, float_power, frexp,
-ldexp, modf, spacing, sinc, i0, divmod, gcd, lcm, and real/imag/conj/angle (of real arrays,
-until numlir has complex dtypes)."""
+ldexp, modf, spacing, sinc, i0, divmod, gcd, lcm, and real/imag/conj/angle."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from numlir._src import dtypes
-from numlir._src.lax import bessel, bits, control_flow
+from numlir._src.lax import bessel, bits, complex_ops, control_flow
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.logic import signbit
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_arrays_inexact
@@ -152,29 +151,39 @@ def lcm(x1, x2, /):
 
 
 def real(val, /):
-    """The real part: the array itself (numlir arrays are real)."""
+    """The real part of each element (a real array is returned as it is)."""
     check_arraylike("real", val)
-    return creation.asarray(val)
+    val = creation.asarray(val)
+    return complex_ops.real(val) if dtypes.is_complex(dtype_of(val)) else val
 
 
 def imag(val, /):
-    """The imaginary part: zeros (numlir arrays are real)."""
+    """The imaginary part of each element (zeros for a real array)."""
     check_arraylike("imag", val)
     val = creation.asarray(val)
+    if dtypes.is_complex(dtype_of(val)):
+        return complex_ops.imag(val)
     return creation.zeros(reshaping.shape(val), dtype_of(val))
 
 
 def conjugate(x, /):
-    """The complex conjugate: the array itself (numlir arrays are real)."""
+    """The complex conjugate of each element (a real array is returned as it is)."""
     check_arraylike("conjugate", x)
-    return creation.asarray(x)
+    x = creation.asarray(x)
+    return complex_ops.conj(x) if dtypes.is_complex(dtype_of(x)) else x
 
 
 conj = conjugate
 
 
 def angle(z, deg: bool = False):
-    """The argument of ``z``: 0 for non-negative reals, pi for negative ones (and -0.0)."""
-    (z,) = promote_arrays_inexact("angle", z)
-    out = ufuncs.arctan2(creation.zeros((), dtype_of(z)), z)
+    """The argument of each element, ``arctan2(imag(z), real(z))``: for reals, 0 for
+    non-negative values and pi for negative ones (and -0.0)."""
+    check_arraylike("angle", z)
+    z = creation.asarray(z)
+    if dtypes.is_complex(dtype_of(z)):
+        out = ufuncs.arctan2(complex_ops.imag(z), complex_ops.real(z))
+    else:
+        (z,) = promote_arrays_inexact("angle", z)
+        out = ufuncs.arctan2(creation.zeros((), dtype_of(z)), z)
     return ufuncs.degrees(out) if deg else out

@@ -1,13 +1,12 @@
 """Tests on values and arrays: isclose, allclose, array_equal, array_equiv, isin, signbit,
-isposinf/isneginf and the real/complex predicates (numlir has no complex dtypes yet, so
-every array is real)."""
+isposinf/isneginf and the real/complex predicates."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from numlir._src import core, dtypes
-from numlir._src.lax import bits
+from numlir._src.lax import bits, complex_ops
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args
 
@@ -93,16 +92,23 @@ def isneginf(x, /):
     return ufuncs.equal(x, -np.inf) if dtypes.is_float(dtype_of(x)) else creation.zeros(reshaping.shape(x), bool)
 
 
+def _imag(x):
+    x = creation.asarray(x)
+    if dtypes.is_complex(dtype_of(x)):
+        return complex_ops.imag(x)
+    return creation.zeros(reshaping.shape(x), dtype_of(x))
+
+
 def isreal(x):
-    """True everywhere: numlir arrays are real."""
+    """Whether each element's imaginary part is 0 (true everywhere for a real array)."""
     check_arraylike("isreal", x)
-    return creation.ones(reshaping.shape(x), bool)
+    return ufuncs.equal(_imag(x), 0)
 
 
 def iscomplex(x):
-    """False everywhere: numlir arrays are real."""
+    """Whether each element's imaginary part is nonzero (false everywhere for a real array)."""
     check_arraylike("iscomplex", x)
-    return creation.zeros(reshaping.shape(x), bool)
+    return ufuncs.not_equal(_imag(x), 0)
 
 
 def isrealobj(x) -> bool:

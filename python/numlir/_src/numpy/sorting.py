@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import sorting as lax_sorting
 from numlir._src.lax import type_checks as tc
@@ -39,6 +40,14 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
 
         result = slicing.rev(result, (axis,))
     return result
+
+
+def sort_complex(a):
+    """``a`` sorted along its last axis, lexicographically by real then imaginary part, as a
+    complex array (a real ``a`` becomes complex), as ``jnp.sort_complex``."""
+    a, axis = _prepare(a, -1, "sort_complex")
+    result = lax_sorting.sort(a, dimension=axis)
+    return ew.convert_element_type(result, dtypes.complex_dtype_of(core.get_aval(result).dtype))
 
 
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
