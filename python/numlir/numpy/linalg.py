@@ -1,4 +1,4 @@
-"""numlir.numpy.linalg: ``jax.numpy.linalg`` for real matrices.
+"""numlir.numpy.linalg: ``jax.numpy.linalg``; the factorizations take real matrices.
 
 The factorizations (Cholesky, LU, QR, symmetric eigendecomposition, SVD) are
 numlir compositions, batched over leading axes, with JAX's derivative rules
@@ -33,6 +33,7 @@ from numlir._src.linalg.solvers import (SlogdetResult, cond, det, inv, lstsq, ma
                                         tensorsolve)
 from numlir._src.numpy import linalg_ops as _linalg_ops
 from numlir._src.numpy import products as _products
+from numlir._src.numpy import float_ops as _float_ops
 from numlir._src.numpy.linalg_ops import moveaxis as _moveaxis
 from numlir._src.numpy.reshaping import expand_dims as _expand_dims
 from numlir._src.numpy.util import check_arraylike, promote_args, promote_dtypes_inexact
@@ -128,9 +129,10 @@ def matrix_transpose(x, /):
 
 
 def vecdot(x1, x2, /, *, axis: int = -1):
-    """Dot product of ``x1`` and ``x2`` along ``axis``, broadcasting the other axes."""
+    """Dot product of ``x1`` and ``x2`` along ``axis``, broadcasting the other axes; ``x1`` is
+    conjugated."""
     x1, x2 = promote_args("vecdot", _asarray(x1), _asarray(x2))
-    return _red.sum(_uf.multiply(x1, x2), axis=axis, dtype=x1.dtype)
+    return _red.sum(_uf.multiply(_float_ops.conjugate(x1), x2), axis=axis, dtype=x1.dtype)
 
 
 def outer(x1, x2, /):

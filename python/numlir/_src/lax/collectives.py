@@ -163,7 +163,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     def inexact(v):
         v = as_array(v)
         dtype = core.get_aval(v).dtype
-        return v if dtypes.is_float(dtype) else ew.convert_element_type(
+        return v if dtypes.is_inexact(dtype) else ew.convert_element_type(
             v, dtypes.default_float_dtype())
 
     summed = psum(tree_util.tree_map(inexact, x), axis_name,

@@ -777,6 +777,8 @@ batching.defrule(gather_p, _gather_batch_rule)
 
 
 def _default_fill(dtype):
+    if dtypes.is_complex(dtype):
+        return complex(np.nan, np.nan)
     if dtypes.is_float(dtype):
         return np.nan
     if dtypes.is_bool(dtype):

@@ -295,7 +295,7 @@ def monoid_identity(kind: str, dtype: np.dtype):
     """The identity element of the ``kind`` reduction in ``dtype``."""
     if dtypes.is_bool(dtype):
         return kind in ("and", "min")
-    if dtypes.is_float(dtype):
+    if dtypes.is_inexact(dtype):
         return {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
     info = np.iinfo(dtype)
     return {"sum": 0, "prod": 1, "max": info.min, "min": info.max, "or": 0,

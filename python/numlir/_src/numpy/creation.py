@@ -170,12 +170,16 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None):
         if isinstance(v, core.Tracer):
             raise shapes.traced_value_error("linspace", name, f"<traced {v.aval.str_short()}>", v,
                                             "a concrete number")
-    dtype = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    if dtype is None:
+        is_complex = builtins.any(isinstance(v, (complex, np.complexfloating)) for v in (start, stop))
+        dtype = dtypes.default_complex_dtype() if is_complex else dtypes.default_float_dtype()
+    dtype = dtypes.canonicalize_dtype(dtype)
     num = shapes.canonicalize_dim(num, "linspace", "num")
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else 0.0
-    out = ew.add(ew.mul(shape_ops.iota(dtype, num), ew.convert_element_type(step, dtype)),
-                  ew.convert_element_type(start, dtype))
+    steps = ew.convert_element_type(shape_ops.iota(dtypes.complex_part_dtype(dtype), num), dtype)
+    out = ew.add(ew.mul(steps, ew.convert_element_type(step, dtype)),
+                 ew.convert_element_type(start, dtype))
     if endpoint and num > 1:  # make the last value exactly ``stop``, as NumPy does
         last = ew.eq(shape_ops.iota(dtypes.default_int_dtype(), num),
                       ew.convert_element_type(num - 1, dtypes.default_int_dtype()))

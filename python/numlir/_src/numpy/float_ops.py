@@ -69,7 +69,7 @@ def frexp(x, /):
 def ldexp(x1, x2, /):
     """``x1 * 2**x2`` for integer ``x2``, without overflowing where the result is finite."""
     check_arraylike("ldexp", x1, x2)
-    if dtypes.is_float(dtype_of(x2)):
+    if dtypes.is_inexact(dtype_of(x2)):
         raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
     (x1,) = promote_arrays_inexact("ldexp", x1)
     dtype = dtype_of(x1)

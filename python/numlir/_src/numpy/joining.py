@@ -491,7 +491,7 @@ def _ramp(edge, end, count, axis, reverse):
     e = shape_ops.broadcast_in_dim(e, out_shape, tuple(range(aval.ndim)))
     w = shape_ops.broadcast_in_dim(w, out_shape, tuple(range(aval.ndim)))
     out = ew.add(end, ew.mul(ew.sub(e, end), w))
-    if not dtypes.is_float(aval.dtype):
+    if not dtypes.is_inexact(aval.dtype):
         out = float_math.round(out, 1)
     return ew.convert_element_type(out, aval.dtype, aval.weak_type)
 

@@ -8,6 +8,7 @@ import string
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src.lax import complex_ops
 from numlir._src.lax import dot as lax_dot
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
@@ -72,7 +73,11 @@ def dot(a, b, /):
 
 
 def vdot(a, b, /):
-    return dot(ravel(a), ravel(b))
+    """The dot product of the flattened arrays, conjugating ``a`` (as ``np.vdot``)."""
+    a = ravel(a)
+    if dtypes.is_complex(core.get_aval(a).dtype):
+        a = complex_ops.conj(a)
+    return dot(a, ravel(b))
 
 
 def outer(a, b, /):

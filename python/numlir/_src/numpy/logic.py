@@ -16,9 +16,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     NaN to nothing (to NaN with ``equal_nan``). Integers compare exactly."""
     a, b = promote_args("isclose", a, b)
     dtype = dtype_of(a)
-    if not dtypes.is_float(dtype):
+    if not dtypes.is_inexact(dtype):
         return ufuncs.equal(a, b)
-    rtol, atol = (creation.asarray(v).astype(dtype) for v in (rtol, atol))
+    # The moduli are real: so are the tolerances.
+    rtol, atol = (creation.asarray(v).astype(dtypes.complex_part_dtype(dtype)) for v in (rtol, atol))
     out = ufuncs.less_equal(ufuncs.abs(a - b), atol + rtol * ufuncs.abs(b))
     a_inf, b_inf = ufuncs.isinf(a), ufuncs.isinf(b)
     out = (out & ~(a_inf | b_inf)) | (a_inf & b_inf & ufuncs.equal(a, b))
@@ -39,7 +40,7 @@ def array_equal(a1, a2, equal_nan: bool = False):
     if reshaping.shape(a1) != reshaping.shape(a2):
         return creation.asarray(False)
     eq = ufuncs.equal(a1, a2)
-    if equal_nan and (dtypes.is_float(dtype_of(a1)) or dtypes.is_float(dtype_of(a2))):
+    if equal_nan and (dtypes.is_inexact(dtype_of(a1)) or dtypes.is_inexact(dtype_of(a2))):
         eq = eq | (ufuncs.isnan(a1) & ufuncs.isnan(a2))
     return reductions.all(eq)
 
@@ -69,6 +70,8 @@ def signbit(x, /):
     """Whether the sign bit is set (-0.0 and -NaN included); ``x < 0`` for integers."""
     (x,) = promote_args("signbit", x)
     dtype = dtype_of(x)
+    if dtypes.is_complex(dtype):
+        raise core.value_error(f"numlir.numpy.signbit is not well defined for {dtype.name}")
     if dtypes.is_bool(dtype):
         return creation.zeros(reshaping.shape(x), np.bool_)
     if not dtypes.is_float(dtype):
@@ -80,15 +83,22 @@ def signbit(x, /):
     return ufuncs.less(as_int, creation.asarray(0).astype(_INT_OF_WIDTH[width]))
 
 
+def _refuse_complex_infinity(x):
+    if dtypes.is_complex(dtype_of(x)):
+        raise core.value_error("isposinf/isneginf are not well defined for complex types")
+
+
 def isposinf(x, /):
     """Whether each element is +inf."""
     (x,) = promote_args("isposinf", x)
+    _refuse_complex_infinity(x)
     return ufuncs.equal(x, np.inf) if dtypes.is_float(dtype_of(x)) else creation.zeros(reshaping.shape(x), bool)
 
 
 def isneginf(x, /):
     """Whether each element is -inf."""
     (x,) = promote_args("isneginf", x)
+    _refuse_complex_infinity(x)
     return ufuncs.equal(x, -np.inf) if dtypes.is_float(dtype_of(x)) else creation.zeros(reshaping.shape(x), bool)
 
 

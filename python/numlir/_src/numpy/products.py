@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numlir._src.numpy import creation, joining, linalg_ops, reductions, reshaping
+from numlir._src.numpy import creation, float_ops, joining, linalg_ops, reductions, reshaping
 from numlir._src.numpy.util import check_arraylike, promote_dtypes
 
 
@@ -44,7 +44,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     x1, x2 = promote_dtypes(creation.asarray(x1), creation.asarray(x2))
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"x1 and x2 must have the same size along axis {axis}; got {x1.shape} and {x2.shape}")
-    out = reductions.sum(x1 * x2, axis=axis)
+    out = reductions.sum(float_ops.conjugate(x1) * x2, axis=axis)
     return out if preferred_element_type is None else out.astype(preferred_element_type)
 
 
@@ -58,9 +58,10 @@ def matvec(x1, x2, /):
 
 
 def vecmat(x1, x2, /):
-    """Vector-matrix products over broadcast batch axes: ``(..., n) x (..., n, m) -> (..., m)``."""
+    """Vector-matrix products over broadcast batch axes: ``(..., n) x (..., n, m) -> (..., m)``,
+    conjugating the vector (as NumPy's)."""
     check_arraylike("vecmat", x1, x2)
-    x1, x2 = creation.asarray(x1), creation.asarray(x2)
+    x1, x2 = float_ops.conjugate(creation.asarray(x1)), creation.asarray(x2)
     if x1.ndim < 1 or x2.ndim < 2:
         raise ValueError(f"vecmat needs a vector and a matrix, got shapes {x1.shape} and {x2.shape}")
     return linalg_ops.matmul(x1[..., None, :], x2)[..., 0, :]

@@ -211,12 +211,21 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
     _no_out("var", out)
     aval = core.get_aval(a)
     axes = tc.canonical_axes("var", axis, aval.ndim)
-    if dtype is None:
-        dtype = dtypes.to_inexact_dtype(aval.dtype)
-    dtype = dtypes.canonicalize_dtype(dtype)
-    computation_dtype = _computation_dtype(dtype)
+    if dtypes.is_complex(aval.dtype):
+        # As jax: computed in the complex dtype; the variance itself is real.
+        computation_dtype = dtypes.canonicalize_dtype(aval.dtype)
+        dtype = dtypes.complex_part_dtype(computation_dtype) if dtype is None else dtype
+        dtype = dtypes.canonicalize_dtype(dtype)
+    else:
+        if dtype is None:
+            dtype = dtypes.to_inexact_dtype(aval.dtype)
+        dtype = dtypes.canonicalize_dtype(dtype)
+        computation_dtype = _computation_dtype(dtype)
     a = ew.convert_element_type(a, computation_dtype, aval.weak_type)
     centered = ew.sub(a, mean(a, axis=axes, keepdims=True, where=where))
+    if dtypes.is_complex(computation_dtype):
+        centered = ew.abs(centered)
+        computation_dtype = dtypes.complex_part_dtype(computation_dtype)
     total = sum(ew.mul(centered, centered), axis=axes, keepdims=keepdims, where=where)
     count = _count(axes, aval, where, keepdims, computation_dtype)
     normalizer = ew.sub(count, ew.convert_element_type(ddof, computation_dtype, True))
@@ -263,7 +272,7 @@ def argmin(a, axis=None, out=None, keepdims: bool = False):
 
 
 def _is_float(a):
-    return dtypes.is_float(dtype_of(a))
+    return dtypes.is_inexact(dtype_of(a))
 
 
 def nansum(a, axis=None, dtype=None, keepdims: bool = False):

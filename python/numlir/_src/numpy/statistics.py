@@ -10,20 +10,21 @@ import operator
 import numpy as np
 
 from numlir._src import core, dtypes
-from numlir._src.lax import convolution
-from numlir._src.numpy import creation, cumulative, joining, linalg_ops, reductions, reshaping, sorting, ufuncs
+from numlir._src.lax import complex_ops, convolution
+from numlir._src.numpy import (creation, cumulative, float_ops, joining, linalg_ops, reductions, reshaping,
+                               sorting, ufuncs)
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args_inexact, promote_dtypes_inexact
 
 
 def _nan_filled(a, fill):
     a = creation.asarray(a)
-    return ufuncs.where(ufuncs.isnan(a), np.asarray(fill, dtype_of(a)), a) if dtypes.is_float(dtype_of(a)) else a
+    return ufuncs.where(ufuncs.isnan(a), np.asarray(fill, dtype_of(a)), a) if dtypes.is_inexact(dtype_of(a)) else a
 
 
 def _nan_arg(name, fn, fill, a, axis, keepdims):
     check_arraylike(name, a)
     a = creation.asarray(a)
-    if not dtypes.is_float(dtype_of(a)):
+    if not dtypes.is_inexact(dtype_of(a)):
         return fn(a, axis=axis, keepdims=keepdims)
     nan = ufuncs.isnan(a)
     index = fn(ufuncs.where(nan, np.asarray(fill, dtype_of(a)), a), axis=axis, keepdims=keepdims)
@@ -206,7 +207,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
             fact = w_sum - ddof * reductions.sum(w * aw) / w_sum
     centered = X - avg[:, None]
     weighted = centered if w is None else centered * w
-    c = linalg_ops.matmul(centered, weighted.T) / fact
+    c = linalg_ops.matmul(centered, float_ops.conjugate(weighted.T)) / fact
     return reshaping.squeeze(c) if c.shape == (1, 1) else c
 
 
@@ -216,8 +217,11 @@ def corrcoef(x, y=None, rowvar: bool = True):
     if c.ndim == 0:
         return c / c
     d = joining.diagonal(c)
-    stddev = ufuncs.sqrt(d)
+    stddev = ufuncs.sqrt(float_ops.real(d)).astype(dtype_of(c))
     c = c / stddev[:, None] / stddev[None, :]
+    if dtypes.is_complex(dtype_of(c)):  # each part clipped, as jax
+        return complex_ops.complex(ufuncs.clip(float_ops.real(c), -1, 1),
+                                   ufuncs.clip(float_ops.imag(c), -1, 1))
     return ufuncs.clip(c, -1, 1)
 
 

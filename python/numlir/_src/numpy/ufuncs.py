@@ -6,7 +6,7 @@ import numpy as np
 
 from numlir._src import core, dtypes
 from numlir._src.array import as_array
-from numlir._src.lax import bits, float_math
+from numlir._src.lax import bits, complex_ops, float_math
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import composites as lax_composites
 from numlir._src.lax import shape_ops
@@ -100,7 +100,7 @@ def _integer_pow(x, n: int):
     if n == 0:
         return _ones_like(x)
     if n < 0:
-        if not dtypes.is_float(dtype_of(x)):
+        if not dtypes.is_inexact(dtype_of(x)):
             raise core.value_error("Integers to negative integer powers are not allowed.")
         return ew.div(ew.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
     return as_array(lax_composites.integer_pow(x, n))
@@ -225,8 +225,15 @@ def isnan(x, /):
     return ew.ne(x, x)
 
 
+def _on_parts(fn, x):
+    """``fn`` applied to the real and imaginary parts of complex ``x``, recombined."""
+    return complex_ops.complex(fn(complex_ops.real(x)), fn(complex_ops.imag(x)))
+
+
 def isinf(x, /):
     check_arraylike("isinf", x)
+    if dtypes.is_complex(dtype_of(x)):
+        return ew.bitwise_or(isinf(complex_ops.real(x)), isinf(complex_ops.imag(x)))
     if not dtypes.is_float(dtype_of(x)):
         return ew.ne(x, x)
     return ew.eq(ew.abs(x), ew.convert_element_type(np.inf, dtype_of(x), True))
@@ -234,6 +241,8 @@ def isinf(x, /):
 
 def isfinite(x, /):
     check_arraylike("isfinite", x)
+    if dtypes.is_complex(dtype_of(x)):
+        return ew.bitwise_and(isfinite(complex_ops.real(x)), isfinite(complex_ops.imag(x)))
     if not dtypes.is_float(dtype_of(x)):
         return ew.eq(x, x)
     return ew.lt(ew.abs(x), ew.convert_element_type(np.inf, dtype_of(x), True))
@@ -320,9 +329,13 @@ radians, degrees = deg2rad, rad2deg
 
 # --- Rounding -------------------------------------------------------------------------------
 
-rint = _unary(
-    "rint", lambda x: float_math.round(x, float_math.RoundingMethod.TO_NEAREST_EVEN), inexact=True
-)
+def _rint(x):
+    if dtypes.is_complex(dtype_of(x)):
+        return _on_parts(_rint, x)
+    return float_math.round(x, float_math.RoundingMethod.TO_NEAREST_EVEN)
+
+
+rint = _unary("rint", _rint, inexact=True)
 
 
 def _trunc(x):
@@ -340,6 +353,8 @@ fix = _float_or_identity("fix", _trunc)
 def round(a, decimals: int = 0):
     """Round to ``decimals`` decimal places, ties to even (NumPy's ``around``)."""
     check_arraylike("round", a)
+    if dtypes.is_complex(dtype_of(a)):
+        return _on_parts(lambda part: round(part, decimals), a)
     if not dtypes.is_float(dtype_of(a)):
         if decimals >= 0:
             return positive(a)
@@ -416,6 +431,8 @@ def nan_to_num(x, copy: bool = True, nan: float = 0.0, posinf=None, neginf=None)
     """Replace NaN by ``nan`` and ±inf by ``posinf``/``neginf`` (default: the dtype's extremes)."""
     check_arraylike("nan_to_num", x)
     dtype = dtype_of(x)
+    if dtypes.is_complex(dtype):
+        return _on_parts(lambda part: nan_to_num(part, copy, nan, posinf, neginf), x)
     if not dtypes.is_float(dtype):
         return positive(x)
     info = dtypes.finfo(dtype)
