@@ -17,7 +17,8 @@ static const dtype_entry dtypes[] = {
     [NLRT_DTYPE_I16] = {"i16", 2},   [NLRT_DTYPE_I32] = {"i32", 4},
     [NLRT_DTYPE_I64] = {"i64", 8},   [NLRT_DTYPE_UI8] = {"ui8", 1},
     [NLRT_DTYPE_UI16] = {"ui16", 2}, [NLRT_DTYPE_UI32] = {"ui32", 4},
-    [NLRT_DTYPE_UI64] = {"ui64", 8},
+    [NLRT_DTYPE_UI64] = {"ui64", 8}, [NLRT_DTYPE_C64] = {"c64", 8},
+    [NLRT_DTYPE_C128] = {"c128", 16},
 };
 
 #define NUM_DTYPES (sizeof(dtypes) / sizeof(dtypes[0]))

@@ -64,6 +64,11 @@ static void test_versions_and_names(void) {
   CHECK(nlrt_dtype_name((nlrt_dtype)99) == NULL);
   CHECK(nlrt_dtype_size(NLRT_DTYPE_I1) == 1);
   CHECK(nlrt_dtype_size(NLRT_DTYPE_UI64) == 8);
+  CHECK(strcmp(nlrt_dtype_name(NLRT_DTYPE_C64), "c64") == 0);
+  CHECK(strcmp(nlrt_dtype_name(NLRT_DTYPE_C128), "c128") == 0);
+  CHECK(nlrt_dtype_size(NLRT_DTYPE_C64) == 8);
+  CHECK(nlrt_dtype_size(NLRT_DTYPE_C128) == 16);
+  CHECK(nlrt_dtype_name((nlrt_dtype)15) == NULL);
 }
 
 static void test_devices(void) {

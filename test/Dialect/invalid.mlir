@@ -18,7 +18,7 @@ func.func @constant_type_mismatch() -> tensor<3xf32> {
 // -----
 
 func.func @constant_dynamic_shape() -> tensor<?xf32> {
-  // expected-error@+1 {{'hlo.constant' op result #0 must be statically shaped tensor of float, integer or pred values, but got 'tensor<?xf32>'}}
+  // expected-error@+1 {{'hlo.constant' op result #0 must be statically shaped tensor of float, integer, pred or complex values, but got 'tensor<?xf32>'}}
   %0 = "hlo.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -58,7 +58,7 @@ func.func @iota_pred(%x: tensor<2xi1>) -> tensor<2xi1> {
 // -----
 
 func.func @unary_wrong_element_type(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error@+1 {{'hlo.exp' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xi32>'}}
+  // expected-error@+1 {{'hlo.exp' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi32>'}}
   %0 = hlo.exp %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
@@ -74,7 +74,7 @@ func.func @not_on_float(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @add_on_pred(%x: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error@+1 {{'hlo.add' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) values, but got 'tensor<4xi1>'}}
+  // expected-error@+1 {{'hlo.add' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) or complex (complex<f32>, complex<f64>) values, but got 'tensor<4xi1>'}}
   %0 = hlo.add %x, %x : tensor<4xi1>
   return %0 : tensor<4xi1>
 }
@@ -90,7 +90,7 @@ func.func @binary_type_mismatch(%a: tensor<4xf32>, %b: tensor<3xf32>) -> tensor<
 // -----
 
 func.func @binary_dynamic_shape(%a: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error@+1 {{'hlo.add' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) values, but got 'tensor<?xf32>'}}
+  // expected-error@+1 {{'hlo.add' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) or complex (complex<f32>, complex<f64>) values, but got 'tensor<?xf32>'}}
   %0 = hlo.add %a, %a : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
@@ -387,7 +387,7 @@ func.func @dot_element_types(%a: tensor<3x4xf32>, %b: tensor<4x5xf16>) -> tensor
 // -----
 
 func.func @dot_on_pred(%a: tensor<3x4xi1>, %b: tensor<4x5xi1>) -> tensor<3x5xi1> {
-  // expected-error@+1 {{'hlo.dot_general' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) values, but got 'tensor<3x4xi1>'}}
+  // expected-error@+1 {{'hlo.dot_general' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) or integer (i8-i64, ui8-ui64) or complex (complex<f32>, complex<f64>) values, but got 'tensor<3x4xi1>'}}
   %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [1] x [0]
        : tensor<3x4xi1>, tensor<4x5xi1> -> tensor<3x5xi1>
   return %0 : tensor<3x5xi1>

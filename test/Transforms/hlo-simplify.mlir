@@ -206,6 +206,43 @@ func.func @convert_round_trip(%f: tensor<4xf32>, %i: tensor<4xi8>, %u: tensor<4x
 
 // -----
 
+// A real value converts to complex as its real part: widening to complex
+// and back is the identity where widening to the part type is.
+// CHECK-LABEL: func.func @convert_complex_round_trip
+// CHECK-SAME: (%[[F:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi8>, %[[Z:.*]]: tensor<4xcomplex<f32>>)
+func.func @convert_complex_round_trip(%f: tensor<4xf32>, %i: tensor<4xi8>, %z: tensor<4xcomplex<f32>>) -> (tensor<4xf32>, tensor<4xi8>, tensor<4xcomplex<f32>>) {
+  %0 = hlo.convert %f : tensor<4xf32> -> tensor<4xcomplex<f64>>
+  %1 = hlo.convert %0 : tensor<4xcomplex<f64>> -> tensor<4xf32>
+  %2 = hlo.convert %i : tensor<4xi8> -> tensor<4xcomplex<f32>>
+  %3 = hlo.convert %2 : tensor<4xcomplex<f32>> -> tensor<4xi8>
+  %4 = hlo.convert %z : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f64>>
+  %5 = hlo.convert %4 : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f32>>
+  // CHECK-NOT: hlo.convert
+  // CHECK: return %[[F]], %[[I]], %[[Z]]
+  return %1, %3, %5 : tensor<4xf32>, tensor<4xi8>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// Complex to real drops the imaginary part, and complex<f64> to
+// complex<f32> rounds: these stay. Complex constants are no identities.
+// CHECK-LABEL: func.func @no_convert_complex_round_trip
+func.func @no_convert_complex_round_trip(%z: tensor<4xcomplex<f32>>, %w: tensor<4xcomplex<f64>>, %i: tensor<4xi32>) -> (tensor<4xcomplex<f32>>, tensor<4xcomplex<f64>>, tensor<4xi32>, tensor<4xcomplex<f32>>) {
+  // CHECK-COUNT-6: hlo.convert
+  %0 = hlo.convert %z : tensor<4xcomplex<f32>> -> tensor<4xf32>
+  %1 = hlo.convert %0 : tensor<4xf32> -> tensor<4xcomplex<f32>>
+  %2 = hlo.convert %w : tensor<4xcomplex<f64>> -> tensor<4xcomplex<f32>>
+  %3 = hlo.convert %2 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f64>>
+  %4 = hlo.convert %i : tensor<4xi32> -> tensor<4xcomplex<f32>>
+  %5 = hlo.convert %4 : tensor<4xcomplex<f32>> -> tensor<4xi32>
+  // CHECK: hlo.multiply
+  %one = hlo.constant dense<(1.0, 0.0)> : tensor<4xcomplex<f32>>
+  %6 = hlo.multiply %z, %one : tensor<4xcomplex<f32>>
+  return %1, %3, %5, %6 : tensor<4xcomplex<f32>>, tensor<4xcomplex<f64>>, tensor<4xi32>, tensor<4xcomplex<f32>>
+}
+
+// -----
+
 // Lossy inner conversions, and conversions that do not return to the
 // original type, stay.
 // CHECK-LABEL: func.func @no_convert_round_trip

@@ -43,6 +43,10 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // recomputations with the values they repeat; nothing merges linalg ops on
 // buffers, so they are erased just before bufferization (which does not know
 // them).
+// Complex arithmetic expands into float arithmetic on the parts once the
+// loops exist (convert-complex-to-standard), so the math passes below see
+// it; building and taking apart complex values lowers with the rest
+// (cpu-convert-to-llvm).
 // Math and bf16 arithmetic run in f32, and every conversion to bf16 is
 // integer arithmetic: otherwise LLVM calls __truncsfbf2/__truncdfbf2 (on
 // CPUs without AVX-512 BF16) from the C compiler's runtime library, which
@@ -84,7 +88,7 @@ constexpr llvm::StringLiteral kCPUToLLVM =
     "cpu-share-kernels,"
     "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions),"
     "cpu-alias-donated-buffers,cpu-assign-buffers,"
-    "func.func(convert-linalg-to-loops,"
+    "func.func(convert-linalg-to-loops,convert-complex-to-standard,"
     "math-extend-to-supported-types{target-type=f32},"
     "cpu-approximate-math,"
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"

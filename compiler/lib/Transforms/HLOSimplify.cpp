@@ -160,8 +160,18 @@ static int64_t exactBits(Type type) {
 }
 
 /// True if converting from `from` to `to` preserves every value, so that
-/// converting back gives the original value.
+/// converting back gives the original value. A real value converts to a
+/// complex one as its real part, so that is lossless when converting to the
+/// part type is; complex to anything else drops parts.
 static bool isLosslessConversion(Type from, Type to) {
+  if (isa<ComplexType>(from)) {
+    auto toComplex = dyn_cast<ComplexType>(to);
+    return toComplex && isLosslessConversion(
+                            cast<ComplexType>(from).getElementType(),
+                            toComplex.getElementType());
+  }
+  if (auto toComplex = dyn_cast<ComplexType>(to))
+    to = toComplex.getElementType();
   if (from.isInteger(1))
     return true;
   auto fromFloat = dyn_cast<FloatType>(from);

@@ -43,8 +43,23 @@ nb::dlpack::dtype toDLPack(nlrt_dtype dtype) {
     return make(Code::UInt, 32);
   case NLRT_DTYPE_UI64:
     return make(Code::UInt, 64);
+  case NLRT_DTYPE_C64:
+    return make(Code::Complex, 64);
+  case NLRT_DTYPE_C128:
+    return make(Code::Complex, 128);
   }
   return {};
+}
+
+const char *mlirElementTypeName(nlrt_dtype dtype) {
+  switch (dtype) {
+  case NLRT_DTYPE_C64:
+    return "complex<f32>";
+  case NLRT_DTYPE_C128:
+    return "complex<f64>";
+  default:
+    return nlrt_dtype_name(dtype);
+  }
 }
 
 bool dtypeAccepts(nlrt_dtype expected, nb::dlpack::dtype actual) {

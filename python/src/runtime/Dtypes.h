@@ -15,6 +15,11 @@ namespace numlir::runtime {
 /// The DLPack dtype of arrays holding `dtype` (i1 is an 8-bit bool).
 nanobind::dlpack::dtype toDLPack(nlrt_dtype dtype);
 
+/// The MLIR element type that spells `dtype` in hlo text, which the Python
+/// side maps to numpy dtypes: the signature name ("f32", "ui8"), except
+/// "complex<f32>" and "complex<f64>" for c64 and c128.
+const char *mlirElementTypeName(nlrt_dtype dtype);
+
 /// Whether an array of DLPack dtype `actual` may back a buffer of `expected`.
 /// Exact, except that bf16 also accepts uint16 arrays of the raw bits
 /// (NumPy has no bfloat16 of its own).

@@ -50,7 +50,7 @@ nb::list Executable::specList(size_t begin, size_t end) const {
         throw nb::python_error();
       PyTuple_SET_ITEM(shape.ptr(), (Py_ssize_t)d, extent);
     }
-    result.append(nb::make_tuple(nlrt_dtype_name(spec.dtype), shape));
+    result.append(nb::make_tuple(mlirElementTypeName(spec.dtype), shape));
   }
   return result;
 }

@@ -132,7 +132,9 @@ and shape of every buffer, inputs first::
       .def_prop_ro("entry", &Executable::entry, "The entry point's name.")
       .def_prop_ro("input_specs", &Executable::inputSpecs,
                    "[(dtype, shape), ...] of the inputs, e.g. "
-                   "[('f32', (4, 8))]; a scalar has shape ().")
+                   "[('f32', (4, 8))]; a scalar has shape (). dtype is the "
+                   "MLIR element type: 'complex<f32>' for the signature's "
+                   "c64.")
       .def_prop_ro("output_specs", &Executable::outputSpecs,
                    "[(dtype, shape), ...] of the outputs.")
       .def("execute", &Executable::execute, "buffers"_a,

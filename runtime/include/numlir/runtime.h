@@ -165,9 +165,14 @@ typedef enum nlrt_dtype {
   NLRT_DTYPE_UI16 = 10,
   NLRT_DTYPE_UI32 = 11,
   NLRT_DTYPE_UI64 = 12,
+  /* Complex numbers: (real, imaginary) pairs of f32 or f64, the layout of
+   * C's float _Complex and numpy's complex64 (8 bytes) and complex128. */
+  NLRT_DTYPE_C64 = 13,
+  NLRT_DTYPE_C128 = 14,
 } nlrt_dtype;
 
-/* The spelling used in signatures ("f32", "ui8"); NULL for an invalid value.
+/* The spelling used in signatures ("f32", "ui8", "c64"); NULL for an invalid
+ * value.
  * The string is static. */
 NLRT_API const char *nlrt_dtype_name(nlrt_dtype dtype);
 

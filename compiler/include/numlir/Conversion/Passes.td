@@ -57,7 +57,8 @@ def ConvertHLOToLinalg : Pass<"convert-hlo-to-linalg", "mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
-    "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect",
+    "mlir::bufferization::BufferizationDialect",
+    "mlir::complex::ComplexDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];

@@ -16,6 +16,10 @@ std::string numlir::cpu::abiElementTypeName(Type type) {
     return "f32";
   if (type.isF64())
     return "f64";
+  if (auto complexType = dyn_cast<ComplexType>(type)) {
+    Type part = complexType.getElementType();
+    return part.isF32() ? "c64" : part.isF64() ? "c128" : "";
+  }
   if (auto intType = dyn_cast<IntegerType>(type)) {
     if (intType.getWidth() == 1)
       return "i1";

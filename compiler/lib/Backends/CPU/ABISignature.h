@@ -16,7 +16,8 @@
 namespace numlir::cpu {
 
 /// The element type as the runtime's signature parser spells it ("f32",
-/// "ui8", "i1", ...); "" for a type the runtime does not know.
+/// "ui8", "i1", "c64" for complex<f32>, ...); "" for a type the runtime
+/// does not know.
 std::string abiElementTypeName(mlir::Type type);
 
 /// One buffer of the signature: element type and static shape, "f32[4,8]".

@@ -2,6 +2,8 @@
 
 #include "AllocationSites.h"
 
+#include "numlir/Dialect/HLO/IR/HLO.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -26,9 +28,9 @@ std::string numlir::cpu::userLocation(Location loc, ModuleOp module) {
 }
 
 std::optional<int64_t> numlir::cpu::staticAllocationBytes(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+  if (!type.hasStaticShape())
     return std::nullopt;
-  std::optional<int64_t> bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  std::optional<int64_t> bytes = numlir::hlo::elementBytes(type.getElementType());
   for (int64_t extent : type.getShape())
     if (bytes)
       bytes = llvm::checkedMul(*bytes, extent);

@@ -28,8 +28,8 @@ std::string userLocation(mlir::Location loc, mlir::ModuleOp module);
 
 /// Bytes a static allocation of `type` takes (a whole byte per element of
 /// fewer than 8 bits, as the LLVM lowering stores them), or nothing for
-/// dynamic shapes, elements that are not integers or floats, and sizes that
-/// overflow.
+/// dynamic shapes, elements that are not integers, floats or complex, and
+/// sizes that overflow.
 std::optional<int64_t> staticAllocationBytes(mlir::MemRefType type);
 
 /// Appends `lines` to the module's sites global, if it has one.

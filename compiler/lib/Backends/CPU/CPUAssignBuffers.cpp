@@ -50,8 +50,9 @@ struct Member {
 /// hold it as a `memref.view` (dynamic sizes, a layout, elements that are
 /// not whole bytes).
 std::optional<int64_t> viewableBytes(MemRefType type) {
+  Type element = type.getElementType();
   if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
-      !type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 != 0)
+      (element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 != 0))
     return std::nullopt;
   return numlir::cpu::staticAllocationBytes(type);
 }

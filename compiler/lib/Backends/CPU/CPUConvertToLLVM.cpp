@@ -13,6 +13,7 @@
 
 #include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ComplexToLLVM/ComplexToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
@@ -23,6 +24,7 @@
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -65,6 +67,9 @@ struct CPUConvertToLLVMPass
     numlir::cpu::populateArenaSlotLoweringPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns, &symbolTables);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    // What convert-complex-to-standard leaves: complex constants, and
+    // building and taking apart complex values.
+    populateComplexToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns, &symbolTables);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     cf::populateAssertToLLVMConversionPattern(converter, patterns,
@@ -76,8 +81,8 @@ struct CPUConvertToLLVMPass
     // What is left of these dialects after the conversion could not be
     // lowered: an error here, not a module that fails to translate later.
     LLVMConversionTarget target(*ctx);
-    target.addIllegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
-                             func::FuncDialect, index::IndexDialect,
+    target.addIllegalDialect<arith::ArithDialect, complex::ComplexDialect,
+                             cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect,
                              memref::MemRefDialect, ub::UBDialect>();
     configureOpenMPToLLVMConversionLegality(target, converter);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

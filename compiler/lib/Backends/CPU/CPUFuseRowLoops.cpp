@@ -21,6 +21,8 @@
 
 #include "BufferQueries.h"
 
+#include "numlir/Dialect/HLO/IR/HLO.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -167,8 +169,8 @@ int64_t rowBytes(MemRefType type) {
   int64_t elements = 1;
   for (int64_t d : type.getShape().drop_front())
     elements *= d;
-  unsigned bits = type.getElementTypeBitWidth();
-  return std::max<int64_t>(1, elements * ((bits + 7) / 8));
+  int64_t bytes = numlir::hlo::elementBytes(type.getElementType()).value_or(1);
+  return std::max<int64_t>(1, elements * bytes);
 }
 
 int64_t bufferBytes(MemRefType type) { return rowBytes(type) * type.getDimSize(0); }

@@ -11,6 +11,7 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -23,10 +24,16 @@ namespace hlo = numlir::hlo;
 namespace {
 
 /// Floats compare ordered (false if either is NaN) except NE, which is true
-/// for NaN. Unsigned integers and i1 compare unsigned.
+/// for NaN. Unsigned integers and i1 compare unsigned. Complex values (EQ
+/// and NE only) compare both parts that way.
 Value compareScalars(OpBuilder &b, Location loc, hlo::ComparisonDirection dir,
                      Type element, Value lhs, Value rhs) {
   using D = hlo::ComparisonDirection;
+  if (isa<ComplexType>(element)) {
+    if (dir == D::EQ)
+      return complex::EqualOp::create(b, loc, lhs, rhs);
+    return complex::NotEqualOp::create(b, loc, lhs, rhs);
+  }
   if (isa<FloatType>(element)) {
     using P = arith::CmpFPredicate;
     P p = dir == D::EQ   ? P::OEQ
@@ -133,11 +140,31 @@ Value floatToInt(OpBuilder &b, Location loc, Value x, Type intType,
 }
 
 /// Converts one scalar from `from` (original hlo element type) to `to`;
-/// `type` is the signless type of the result.
+/// `type` is the signless type of the result. A real value x becomes the
+/// complex (x, 0); a complex value converts part by part to a complex type
+/// and gives its real part, converted, to a real type (as XLA).
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to,
                     Type type) {
   if (x.getType() == type)
     return x; // same type, or a signedness-only change
+  auto fromComplex = dyn_cast<ComplexType>(from);
+  if (auto toComplex = dyn_cast<ComplexType>(to)) {
+    Type part = toComplex.getElementType();
+    if (!fromComplex) {
+      Value re = convertScalar(b, loc, x, from, part, part);
+      Value zero = floatConstant(b, loc, part, 0.0);
+      return complex::CreateOp::create(b, loc, type, re, zero);
+    }
+    Type fromPart = fromComplex.getElementType();
+    Value re = complex::ReOp::create(b, loc, x);
+    Value im = complex::ImOp::create(b, loc, x);
+    re = convertScalar(b, loc, re, fromPart, part, part);
+    im = convertScalar(b, loc, im, fromPart, part, part);
+    return complex::CreateOp::create(b, loc, type, re, im);
+  }
+  if (fromComplex)
+    return convertScalar(b, loc, complex::ReOp::create(b, loc, x),
+                         fromComplex.getElementType(), to, type);
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   if (to.isInteger(1)) {
     if (fromFloat)

@@ -3,7 +3,9 @@
 // Canonical matrix products become linalg.matmul / linalg.batch_matmul,
 // which later tiling and vectorization recognize; every other dimension
 // numbering becomes a linalg.generic with the contracting dimensions as
-// reduction iterators. Both accumulate into a zero-filled init.
+// reduction iterators. Both accumulate into a zero-filled init. Complex
+// products (no conjugation) are always generics, since the CPU's
+// contraction kernels are for floats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 using namespace mlir;
@@ -71,8 +74,8 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
         convertedTensorType(getTypeConverter(), op.getType());
     Location loc = op.getLoc();
     Type type = resultType.getElementType();
-    Value zero = isa<FloatType>(type) ? floatConstant(rewriter, loc, type, 0.0)
-                                      : intConstant(rewriter, loc, type, 0);
+    bool isComplex = isa<ComplexType>(type);
+    Value zero = zeroConstant(rewriter, loc, type);
     // The zero-filled accumulator, made only by lowerings that accumulate.
     auto zeroFilled = [&] {
       return linalg::FillOp::create(
@@ -82,7 +85,7 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
     };
     ValueRange inputs = adaptor.getOperands();
 
-    switch (classify(op)) {
+    switch (isComplex ? Canonical::None : classify(op)) {
     case Canonical::Matmul:
       rewriter.replaceOp(op, linalg::MatmulOp::create(
                                  rewriter, loc, TypeRange{resultType}, inputs,
@@ -135,7 +138,9 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
           ValueRange{emptyTensor(rewriter, loc, resultType)}, maps, iterators,
           [&](OpBuilder &b, Location l, ValueRange args) {
             Value product =
-                isa<FloatType>(type)
+                isComplex
+                    ? Value(complex::MulOp::create(b, l, args[0], args[1]))
+                : isa<FloatType>(type)
                     ? Value(arith::MulFOp::create(b, l, args[0], args[1]))
                     : Value(arith::MulIOp::create(b, l, args[0], args[1]));
             linalg::YieldOp::create(b, l, product);
@@ -148,7 +153,10 @@ struct DotGeneralLowering : OpConversionPattern<hlo::DotGeneralOp> {
         [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
           Location l = nestedLoc;
           Value sum;
-          if (isa<FloatType>(type)) {
+          if (isComplex) {
+            Value product = complex::MulOp::create(b, l, args[0], args[1]);
+            sum = complex::AddOp::create(b, l, args[2], product);
+          } else if (isa<FloatType>(type)) {
             Value product = arith::MulFOp::create(b, l, args[0], args[1]);
             sum = arith::AddFOp::create(b, l, args[2], product);
           } else {

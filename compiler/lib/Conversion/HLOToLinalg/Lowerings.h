@@ -38,6 +38,12 @@ mlir::Value intConstant(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Type type, int64_t value);
 mlir::Value floatConstant(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type type, double value);
+/// A `complex.constant` (re, im) of the complex type `type`.
+mlir::Value complexConstant(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Type type, double re, double im);
+/// Zero of the (signless) scalar type `type`: integer, float or complex.
+mlir::Value zeroConstant(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Type type);
 
 /// `tensor.empty` of `type`'s shape and element type.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
@@ -101,7 +107,8 @@ struct ReductionLowering : mlir::OpConversionPattern<OpT> {
 mlir::Value reduceIdentity(mlir::OpBuilder &b, mlir::Location loc,
                            numlir::hlo::ReduceKind kind, mlir::Type element,
                            mlir::Type type);
-/// Combines the accumulator with one element; floats propagate NaN.
+/// Combines the accumulator with one element; floats propagate NaN; complex
+/// values only sum or multiply.
 mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc,
                           numlir::hlo::ReduceKind kind, mlir::Type element,
                           mlir::Value x, mlir::Value acc);

@@ -11,6 +11,7 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -271,6 +272,8 @@ Kind numlir::hlo_to_linalg::boolReduceKind(Kind kind) {
 /// element type), as a constant of the signless `type`.
 Value numlir::hlo_to_linalg::reduceIdentity(OpBuilder &b, Location loc,
                                             Kind kind, Type element, Type type) {
+  if (isa<ComplexType>(element)) // sum or prod
+    return complexConstant(b, loc, type, kind == Kind::Prod ? 1.0 : 0.0, 0.0);
   if (auto floatType = dyn_cast<FloatType>(element)) {
     const llvm::fltSemantics &sem = floatType.getFloatSemantics();
     APFloat value = kind == Kind::Sum   ? APFloat::getZero(sem)
@@ -309,6 +312,12 @@ Value numlir::hlo_to_linalg::reduceIdentity(OpBuilder &b, Location loc,
 /// reductions into several partial accumulators.
 Value numlir::hlo_to_linalg::reduceCombine(OpBuilder &b, Location loc, Kind kind,
                                            Type element, Value x, Value acc) {
+  if (isa<ComplexType>(element)) {
+    auto reassoc = arith::FastMathFlags::reassoc;
+    if (kind == Kind::Prod)
+      return complex::MulOp::create(b, loc, x, acc, reassoc);
+    return complex::AddOp::create(b, loc, x, acc, reassoc);
+  }
   if (isa<FloatType>(element)) {
     auto reassoc = arith::FastMathFlags::reassoc;
     switch (kind) {

@@ -13,6 +13,7 @@
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -417,6 +418,12 @@ struct GatherLowering : OpConversionPattern<hlo::GatherOp> {
 Value combine(OpBuilder &b, Location loc, hlo::ScatterKind kind, Value old,
               Value update, bool isUnsigned) {
   bool isFloat = isa<FloatType>(old.getType());
+  if (isa<ComplexType>(old.getType()) && kind != hlo::ScatterKind::Set) {
+    // The verifier allows set, add and mul.
+    if (kind == hlo::ScatterKind::Mul)
+      return complex::MulOp::create(b, loc, old, update);
+    return complex::AddOp::create(b, loc, old, update);
+  }
   switch (kind) {
   case hlo::ScatterKind::Set:
     return update;

@@ -3,6 +3,7 @@
 #include "Lowerings.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -43,6 +44,22 @@ Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
 
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+Value complexConstant(OpBuilder &b, Location loc, Type type, double re,
+                      double im) {
+  Type part = cast<ComplexType>(type).getElementType();
+  return complex::ConstantOp::create(
+      b, loc, type,
+      b.getArrayAttr({b.getFloatAttr(part, re), b.getFloatAttr(part, im)}));
+}
+
+Value zeroConstant(OpBuilder &b, Location loc, Type type) {
+  if (isa<ComplexType>(type))
+    return complexConstant(b, loc, type, 0.0, 0.0);
+  if (isa<FloatType>(type))
+    return floatConstant(b, loc, type, 0.0);
+  return intConstant(b, loc, type, 0);
 }
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {

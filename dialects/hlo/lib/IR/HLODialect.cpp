@@ -35,13 +35,21 @@ Operation *HLODialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, type, elements);
 }
 
+std::optional<int64_t> numlir::hlo::elementBytes(Type type) {
+  if (auto complexType = dyn_cast<ComplexType>(type)) {
+    std::optional<int64_t> part = elementBytes(complexType.getElementType());
+    return part ? std::optional<int64_t>(2 * *part) : std::nullopt;
+  }
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return std::nullopt;
+}
+
 /// The bytes a tensor of `type` holds with zero dims counted as 1, or
 /// nullopt if that overflows int64.
 static std::optional<int64_t> boundedByteSize(RankedTensorType type) {
-  Type element = type.getElementType();
-  int64_t elementBytes =
-      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 1;
-  std::optional<int64_t> bytes = elementBytes;
+  std::optional<int64_t> bytes =
+      elementBytes(type.getElementType()).value_or(1);
   for (int64_t size : type.getShape())
     if (bytes && size > 0)
       bytes = llvm::checkedMul<int64_t>(*bytes, size);

@@ -14,6 +14,7 @@
 #include "llvm/ADT/APSInt.h"
 
 #include <cmath>
+#include <complex>
 
 using namespace mlir;
 using namespace numlir::hlo;
@@ -22,11 +23,13 @@ using namespace numlir::hlo;
 /// never builds huge attributes. Splats fold at any size.
 constexpr int64_t kMaxFoldedElements = 1 << 16;
 
-/// True if every operand is a dense constant that is a splat or small.
+/// True if every operand is a dense constant of real elements that is a
+/// splat or small. Complex constants are not folded: the folders below
+/// compute on APInt and APFloat elements.
 static bool areFoldable(ArrayRef<Attribute> operands) {
   return llvm::all_of(operands, [](Attribute attr) {
     auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-    return dense &&
+    return dense && !isa<ComplexType>(dense.getElementType()) &&
            (dense.isSplat() || dense.getNumElements() <= kMaxFoldedElements);
   });
 }
@@ -583,6 +586,8 @@ OpFoldResult ConvertOp::fold(FoldAdaptor adaptor) {
     return {};
   Type from = getOperand().getType().getElementType();
   Type to = getType().getElementType();
+  if (isa<ComplexType>(from) || isa<ComplexType>(to))
+    return {};
   auto toFloat = dyn_cast<FloatType>(to);
   auto toInt = dyn_cast<IntegerType>(to);
   if (isa<FloatType>(from) && toFloat)
@@ -691,10 +696,22 @@ static TypedAttr reduceIdentity(ReduceKind kind, Type elementType) {
 OpFoldResult ReduceOp::fold(FoldAdaptor) {
   if (getDimensions().empty())
     return getOperand();
-  if (getOperand().getType().getNumElements() == 0)
-    if (TypedAttr identity =
-            reduceIdentity(getKind(), getType().getElementType()))
-      return DenseElementsAttr::get(getType(), identity);
+  if (getOperand().getType().getNumElements() != 0)
+    return {};
+  Type elementType = getType().getElementType();
+  if (auto complexType = dyn_cast<ComplexType>(elementType)) {
+    // Sum and prod, the only complex kinds: (0, 0) and (1, 0).
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(complexType.getElementType()).getFloatSemantics();
+    APFloat zero = APFloat::getZero(semantics);
+    APFloat real = getKind() == ReduceKind::Prod
+                       ? APFloat::getOne(semantics)
+                       : zero;
+    std::complex<APFloat> identity(real, zero);
+    return DenseElementsAttr::get(getType(), ArrayRef(identity));
+  }
+  if (TypedAttr identity = reduceIdentity(getKind(), elementType))
+    return DenseElementsAttr::get(getType(), identity);
   return {};
 }
 

@@ -41,12 +41,39 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
   printer << stringifyEnum(attr.getValue());
 }
 
+/// hlo.abs writes its result type only where it differs from the operand's
+/// (the modulus of complex values): `: tensor<4xcomplex<f32>> ->
+/// tensor<4xf32>`, but `: tensor<4xf32>` for real values.
+static ParseResult parseAbsTypes(OpAsmParser &parser, Type &operandType,
+                                 Type &resultType) {
+  if (parser.parseType(operandType))
+    return failure();
+  if (failed(parser.parseOptionalArrow())) {
+    resultType = operandType;
+    return success();
+  }
+  return parser.parseType(resultType);
+}
+
+static void printAbsTypes(OpAsmPrinter &printer, Operation *, Type operandType,
+                          Type resultType) {
+  printer << operandType;
+  if (resultType != operandType)
+    printer << " -> " << resultType;
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
 static RankedTensorType tensorType(Value value) {
   return cast<RankedTensorType>(value.getType());
+}
+
+/// The part type of a complex element type (f32 of complex<f32>), or null.
+static Type complexPartType(Type elementType) {
+  auto complexType = dyn_cast<ComplexType>(elementType);
+  return complexType ? complexType.getElementType() : Type();
 }
 
 static LogicalResult verifySameShape(Operation *op, Value operand,
@@ -86,6 +113,62 @@ LogicalResult IotaOp::verify() {
 
 LogicalResult CompareOp::verifyShapes() {
   return verifySameShape(*this, getLhs(), getResult(), "operand");
+}
+
+LogicalResult CompareOp::verify() {
+  ComparisonDirection direction = getComparisonDirection();
+  if (isa<ComplexType>(getLhs().getType().getElementType()) &&
+      direction != ComparisonDirection::EQ &&
+      direction != ComparisonDirection::NE)
+    return emitOpError("complex values compare only EQ or NE, got ")
+           << stringifyEnum(direction);
+  return success();
+}
+
+LogicalResult AbsOp::verifyShapes() {
+  if (failed(verifySameShape(*this, getOperand(), getResult(), "operand")))
+    return failure();
+  Type operandElement = getOperand().getType().getElementType();
+  Type part = complexPartType(operandElement);
+  Type expected = part ? part : operandElement;
+  if (getType().getElementType() != expected)
+    return emitOpError("result element type must be ")
+           << expected << " for an operand of element type " << operandElement
+           << ", got " << getType().getElementType();
+  return success();
+}
+
+/// hlo.real and hlo.imag: same shape, and the operand's part type.
+static LogicalResult verifyComplexPart(Operation *op, Value operand,
+                                       Value result) {
+  if (failed(verifySameShape(op, operand, result, "operand")))
+    return failure();
+  Type part = complexPartType(tensorType(operand).getElementType());
+  Type element = tensorType(result).getElementType();
+  if (element != part)
+    return op->emitOpError("result element type must be the operand's part "
+                           "type ")
+           << part << ", got " << element;
+  return success();
+}
+
+LogicalResult RealOp::verifyShapes() {
+  return verifyComplexPart(*this, getOperand(), getResult());
+}
+
+LogicalResult ImagOp::verifyShapes() {
+  return verifyComplexPart(*this, getOperand(), getResult());
+}
+
+LogicalResult ComplexOp::verifyShapes() {
+  if (failed(verifySameShape(*this, getLhs(), getResult(), "operand")))
+    return failure();
+  Type part = getLhs().getType().getElementType();
+  Type element = getType().getElementType();
+  if (complexPartType(element) != part)
+    return emitOpError("result element type must be ")
+           << ComplexType::get(part) << ", got " << element;
+  return success();
 }
 
 LogicalResult SelectOp::verifyShapes() {
@@ -268,6 +351,10 @@ LogicalResult ReduceOp::verify() {
     break;
   case ReduceKind::Max:
   case ReduceKind::Min:
+    if (isa<ComplexType>(elementType))
+      return emitOpError("'") << stringifyEnum(getKind())
+                              << "' reduction needs a real element type, got "
+                              << elementType;
     break;
   }
   return success();
@@ -321,6 +408,10 @@ LogicalResult CumulativeOp::verify() {
     return success();
   case ReduceKind::Max:
   case ReduceKind::Min:
+    if (isa<ComplexType>(elementType))
+      return emitOpError("'") << stringifyEnum(getKind())
+                              << "' scan needs a real element type, got "
+                              << elementType;
     return success();
   case ReduceKind::And:
   case ReduceKind::Or:

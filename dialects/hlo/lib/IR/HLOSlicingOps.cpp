@@ -105,10 +105,12 @@ static int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
   return linear;
 }
 
-/// A small (or splat) dense constant, or null.
+/// A small (or splat) dense constant of real elements, or null. Complex
+/// constants are not folded: their elements are not Attributes.
 static DenseElementsAttr foldableConstant(Attribute attr) {
   auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
-  if (!dense || (!dense.isSplat() && dense.getNumElements() > kMaxFoldedElements))
+  if (!dense || isa<ComplexType>(dense.getElementType()) ||
+      (!dense.isSplat() && dense.getNumElements() > kMaxFoldedElements))
     return {};
   return dense;
 }
@@ -614,6 +616,12 @@ LogicalResult ScatterOp::verify() {
     return emitOpError("'") << stringifyEnum(getKind())
                             << "' scatter needs a float or integer element "
                                "type, got i1";
+  Type elementType = operandType.getElementType();
+  if (isa<ComplexType>(elementType) &&
+      (getKind() == ScatterKind::Min || getKind() == ScatterKind::Max))
+    return emitOpError("'") << stringifyEnum(getKind())
+                            << "' scatter needs a real element type, got "
+                            << elementType;
   return success();
 }
 

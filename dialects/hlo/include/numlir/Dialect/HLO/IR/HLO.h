@@ -12,7 +12,14 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 namespace numlir::hlo {
+/// Bytes one element of `type` occupies in memory: a whole byte per started
+/// 8 bits for integers and floats (1 for i1), two parts for a complex type
+/// (8 for complex<f32>, as numpy's complex64); nullopt for any other type.
+std::optional<int64_t> elementBytes(mlir::Type type);
+
 /// Checks that each ranked tensor operand and result of `op` holds at most
 /// 2^63 - 1 bytes, counting zero-size dims as 1.
 mlir::LogicalResult verifyBoundedTensorSizes(mlir::Operation *op);

@@ -25,8 +25,8 @@ def HLO_OptimizationBarrierOp : HLO_Op<"optimization_barrier", [Pure]> {
     %r:2 = hlo.optimization_barrier %a, %b : tensor<4xf32>, tensor<i32>
     ```
   }];
-  let arguments = (ins Variadic<HLO_Tensor>:$operands);
-  let results = (outs Variadic<HLO_Tensor>:$results);
+  let arguments = (ins Variadic<HLO_AnyTensor>:$operands);
+  let results = (outs Variadic<HLO_AnyTensor>:$results);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }

@@ -38,7 +38,7 @@ def HLO_ReturnOp : HLO_Op<"return", [Pure, Terminator,
     }
     ```
   }];
-  let arguments = (ins Variadic<HLO_Tensor>:$results);
+  let arguments = (ins Variadic<HLO_AnyTensor>:$results);
   let assemblyFormat = "($results^ `:` type($results))? attr-dict";
 }
 
@@ -64,8 +64,8 @@ def HLO_WhileOp : HLO_Op<"while", [RecursiveMemoryEffects]> {
     }
     ```
   }];
-  let arguments = (ins Variadic<HLO_Tensor>:$operands);
-  let results = (outs Variadic<HLO_Tensor>:$results);
+  let arguments = (ins Variadic<HLO_AnyTensor>:$operands);
+  let results = (outs Variadic<HLO_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$cond, SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -90,7 +90,7 @@ def HLO_IfOp : HLO_Op<"if", [RecursiveMemoryEffects]> {
     ```
   }];
   let arguments = (ins HLO_ScalarPredTensor:$pred);
-  let results = (outs Variadic<HLO_Tensor>:$results);
+  let results = (outs Variadic<HLO_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$then_branch,
                         SizedRegion<1>:$else_branch);
   let assemblyFormat = [{
@@ -117,7 +117,7 @@ def HLO_CaseOp : HLO_Op<"case", [RecursiveMemoryEffects]> {
     ```
   }];
   let arguments = (ins HLO_ScalarI32Tensor:$index);
-  let results = (outs Variadic<HLO_Tensor>:$results);
+  let results = (outs Variadic<HLO_AnyTensor>:$results);
   let regions = (region VariadicRegion<SizedRegion<1>>:$branches);
   let assemblyFormat = [{
     $index (`->` `(` type($results)^ `)`)? $branches attr-dict

@@ -51,6 +51,14 @@ def HLO_Int : AnyTypeOf<[HLO_SignedInt, HLO_UnsignedInt],
 def HLO_Pred : AnyTypeOf<[I1], "pred (i1)">;
 def HLO_Element : AnyTypeOf<[HLO_Float, HLO_Int, HLO_Pred],
     "float, integer or pred">;
+// Complex numbers are pairs (real, imaginary) of f32 or f64. Only the ops
+// that opt in accept them: HLO_Tensor and the narrower constraints below
+// stay real, so an op whose lowering knows nothing of complex rejects it.
+def HLO_ComplexPart : AnyTypeOf<[F32, F64], "f32 or f64">;
+def HLO_Complex : AnyTypeOf<[Complex<F32>, Complex<F64>],
+    "complex (complex<f32>, complex<f64>)">;
+def HLO_AnyElement : AnyTypeOf<[HLO_Element, HLO_Complex],
+    "float, integer, pred or complex">;
 
 // All hlo values are ranked tensors with a static shape.
 def HLO_Tensor : StaticShapeTensorOf<[HLO_Element]>;
@@ -59,5 +67,11 @@ def HLO_IntOrPredTensor : StaticShapeTensorOf<[HLO_Int, HLO_Pred]>;
 def HLO_NumericTensor : StaticShapeTensorOf<[HLO_Float, HLO_Int]>;
 def HLO_PredTensor : StaticShapeTensorOf<[HLO_Pred]>;
 def HLO_IndexTensor : StaticShapeTensorOf<[HLO_Int]>;
+def HLO_AnyTensor : StaticShapeTensorOf<[HLO_AnyElement]>;
+def HLO_ComplexTensor : StaticShapeTensorOf<[HLO_Complex]>;
+def HLO_ComplexPartTensor : StaticShapeTensorOf<[HLO_ComplexPart]>;
+def HLO_FloatOrComplexTensor : StaticShapeTensorOf<[HLO_Float, HLO_Complex]>;
+def HLO_NumericOrComplexTensor : StaticShapeTensorOf<[HLO_Float, HLO_Int,
+                                                      HLO_Complex]>;
 
 #endif // NUMLIR_DIALECT_HLO_IR_HLODIALECT_TD

@@ -44,8 +44,8 @@ def HLO_FusionOp : HLO_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     }
     ```
   }];
-  let arguments = (ins HLO_FusionKindAttr:$kind, Variadic<HLO_Tensor>:$operands);
-  let results = (outs Variadic<HLO_Tensor>:$results);
+  let arguments = (ins HLO_FusionKindAttr:$kind, Variadic<HLO_AnyTensor>:$operands);
+  let results = (outs Variadic<HLO_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;

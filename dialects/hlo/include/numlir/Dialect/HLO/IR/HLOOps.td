@@ -32,12 +32,15 @@ def HLO_ConstantOp : HLO_Op<"constant",
     Produces the tensor given by the `value` attribute. See
     docs/hlo-dialect.md#constant.
 
+    Complex elements are written `(re,im)`.
+
     ```mlir
     %0 = hlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %1 = hlo.constant dense<[(1.0,2.0), (3.0,-4.0)]> : tensor<2xcomplex<f32>>
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -79,21 +82,86 @@ class HLO_UnaryElementwiseOp<string mnemonic, Type TensorType, string what,
   let hasFolder = 1;
 }
 
-def HLO_NegateOp : HLO_UnaryElementwiseOp<"negate", HLO_NumericTensor, "the negation">;
-def HLO_AbsOp : HLO_UnaryElementwiseOp<"abs", HLO_NumericTensor, "the absolute value">;
-def HLO_SignOp : HLO_UnaryElementwiseOp<"sign", HLO_NumericTensor, "the sign (-1, 0 or 1; NaN for NaN)">;
-def HLO_ExpOp : HLO_UnaryElementwiseOp<"exp", HLO_FloatTensor, "e raised to the power">;
-def HLO_LogOp : HLO_UnaryElementwiseOp<"log", HLO_FloatTensor, "the natural logarithm">;
-def HLO_TanhOp : HLO_UnaryElementwiseOp<"tanh", HLO_FloatTensor, "the hyperbolic tangent">;
+def HLO_NegateOp : HLO_UnaryElementwiseOp<"negate", HLO_NumericOrComplexTensor, "the negation">;
+def HLO_SignOp : HLO_UnaryElementwiseOp<"sign", HLO_NumericOrComplexTensor,
+    "the sign (-1, 0 or 1; NaN for NaN; z / |z| for complex z, 0 for 0)">;
+def HLO_ExpOp : HLO_UnaryElementwiseOp<"exp", HLO_FloatOrComplexTensor, "e raised to the power">;
+def HLO_LogOp : HLO_UnaryElementwiseOp<"log", HLO_FloatOrComplexTensor, "the natural logarithm">;
+def HLO_TanhOp : HLO_UnaryElementwiseOp<"tanh", HLO_FloatOrComplexTensor, "the hyperbolic tangent">;
 def HLO_LogisticOp : HLO_UnaryElementwiseOp<"logistic", HLO_FloatTensor, "the logistic sigmoid 1 / (1 + exp(-x))">;
-def HLO_SqrtOp : HLO_UnaryElementwiseOp<"sqrt", HLO_FloatTensor, "the square root">;
-def HLO_RsqrtOp : HLO_UnaryElementwiseOp<"rsqrt", HLO_FloatTensor, "the reciprocal square root">;
-def HLO_SinOp : HLO_UnaryElementwiseOp<"sin", HLO_FloatTensor, "the sine">;
-def HLO_CosOp : HLO_UnaryElementwiseOp<"cos", HLO_FloatTensor, "the cosine">;
+def HLO_SqrtOp : HLO_UnaryElementwiseOp<"sqrt", HLO_FloatOrComplexTensor, "the square root">;
+def HLO_RsqrtOp : HLO_UnaryElementwiseOp<"rsqrt", HLO_FloatOrComplexTensor, "the reciprocal square root">;
+def HLO_SinOp : HLO_UnaryElementwiseOp<"sin", HLO_FloatOrComplexTensor, "the sine">;
+def HLO_CosOp : HLO_UnaryElementwiseOp<"cos", HLO_FloatOrComplexTensor, "the cosine">;
 def HLO_FloorOp : HLO_UnaryElementwiseOp<"floor", HLO_FloatTensor, "the largest integer not above">;
 def HLO_CeilOp : HLO_UnaryElementwiseOp<"ceil", HLO_FloatTensor, "the smallest integer not below">;
 def HLO_NotOp : HLO_UnaryElementwiseOp<"not", HLO_IntOrPredTensor,
     "the bitwise (logical for i1) complement", "tensor<4xi1>">;
+
+def HLO_AbsOp : HLO_Op<"abs", [Pure, HLO_VerifyShapesFirst, Elementwise]> {
+  let summary = "the absolute value";
+  let description = [{
+    Computes the absolute value of each element of `operand`. The modulus
+    of a complex element is real: the result's element type is then the
+    part type (`complex<f32>` gives `f32`), written after `->`; a real
+    operand keeps its type, written once. See
+    docs/hlo-dialect.md#elementwise-ops.
+
+    ```mlir
+    %1 = hlo.abs %0 : tensor<4xf32>
+    %3 = hlo.abs %2 : tensor<4xcomplex<f32>> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins HLO_NumericOrComplexTensor:$operand);
+  let results = (outs HLO_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand attr-dict `:` custom<AbsTypes>(type($operand), type($result))
+  }];
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+  let hasFolder = 1;
+}
+
+def HLO_ConjOp : HLO_UnaryElementwiseOp<"conj", HLO_ComplexTensor,
+    "the complex conjugate", "tensor<4xcomplex<f32>>"> {
+  let hasFolder = 0;
+}
+
+// hlo.real and hlo.imag: one part of each complex element.
+class HLO_ComplexPartOp<string mnemonic, string what>
+    : HLO_Op<mnemonic, [Pure, HLO_VerifyShapesFirst, Elementwise]> {
+  let summary = what # " of complex values";
+  let description = "Takes " # what # " of each complex element of "
+      # "`operand`; the result has the operand's shape and its part type "
+      # "(`complex<f32>` gives `f32`). See docs/hlo-dialect.md#" # mnemonic
+      # ".\n\n```mlir\n%1 = hlo." # mnemonic
+      # " %0 : tensor<4xcomplex<f32>> -> tensor<4xf32>\n```";
+  let arguments = (ins HLO_ComplexTensor:$operand);
+  let results = (outs HLO_ComplexPartTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+}
+
+def HLO_RealOp : HLO_ComplexPartOp<"real", "the real part">;
+def HLO_ImagOp : HLO_ComplexPartOp<"imag", "the imaginary part">;
+
+def HLO_ComplexOp : HLO_Op<"complex", [Pure, AllTypesMatch<["lhs", "rhs"]>,
+    HLO_VerifyShapesFirst, Elementwise]> {
+  let summary = "complex values from real and imaginary parts";
+  let description = [{
+    Element `i` of the result is `(lhs[i], rhs[i])`: `lhs` holds the real
+    parts, `rhs` the imaginary parts. Both have one type, f32 or f64
+    elements, which is the result's part type. See
+    docs/hlo-dialect.md#complex.
+
+    ```mlir
+    %2 = hlo.complex %0, %1 : tensor<4xf32> -> tensor<4xcomplex<f32>>
+    ```
+  }];
+  let arguments = (ins HLO_ComplexPartTensor:$lhs, HLO_ComplexPartTensor:$rhs);
+  let results = (outs HLO_ComplexTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+}
 
 class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what,
                               string exampleType = "tensor<4xf32>">
@@ -109,10 +177,10 @@ class HLO_BinaryElementwiseOp<string mnemonic, Type TensorType, string what,
   let hasFolder = 1;
 }
 
-def HLO_AddOp : HLO_BinaryElementwiseOp<"add", HLO_NumericTensor, "the sum">;
-def HLO_SubtractOp : HLO_BinaryElementwiseOp<"subtract", HLO_NumericTensor, "the difference">;
-def HLO_MultiplyOp : HLO_BinaryElementwiseOp<"multiply", HLO_NumericTensor, "the product">;
-def HLO_DivideOp : HLO_BinaryElementwiseOp<"divide", HLO_NumericTensor,
+def HLO_AddOp : HLO_BinaryElementwiseOp<"add", HLO_NumericOrComplexTensor, "the sum">;
+def HLO_SubtractOp : HLO_BinaryElementwiseOp<"subtract", HLO_NumericOrComplexTensor, "the difference">;
+def HLO_MultiplyOp : HLO_BinaryElementwiseOp<"multiply", HLO_NumericOrComplexTensor, "the product">;
+def HLO_DivideOp : HLO_BinaryElementwiseOp<"divide", HLO_NumericOrComplexTensor,
     "the quotient (integers round toward zero)">;
 def HLO_RemainderOp : HLO_BinaryElementwiseOp<"remainder", HLO_NumericTensor,
     "the remainder with the sign of the dividend (C fmod)">;
@@ -120,7 +188,7 @@ def HLO_MaximumOp : HLO_BinaryElementwiseOp<"maximum", HLO_Tensor,
     "the larger value (NaN if either is NaN)">;
 def HLO_MinimumOp : HLO_BinaryElementwiseOp<"minimum", HLO_Tensor,
     "the smaller value (NaN if either is NaN)">;
-def HLO_PowerOp : HLO_BinaryElementwiseOp<"power", HLO_NumericTensor,
+def HLO_PowerOp : HLO_BinaryElementwiseOp<"power", HLO_NumericOrComplexTensor,
     "`lhs` raised to the power `rhs`">;
 def HLO_AndOp : HLO_BinaryElementwiseOp<"and", HLO_IntOrPredTensor, "the bitwise and",
     "tensor<4xi1>">;
@@ -198,11 +266,11 @@ def HLO_ClampOp : HLO_Op<"clamp", [Pure, AllTypesMatch<["operand", "result"]>,
 // More float math
 //===----------------------------------------------------------------------===//
 
-def HLO_LogPlusOneOp : HLO_UnaryElementwiseOp<"log_plus_one", HLO_FloatTensor,
-    "log(1 + x), accurate near 0">;
+def HLO_LogPlusOneOp : HLO_UnaryElementwiseOp<"log_plus_one",
+    HLO_FloatOrComplexTensor, "log(1 + x), accurate near 0">;
 def HLO_ExponentialMinusOneOp : HLO_UnaryElementwiseOp<"exponential_minus_one",
-    HLO_FloatTensor, "exp(x) - 1, accurate near 0">;
-def HLO_TanOp : HLO_UnaryElementwiseOp<"tan", HLO_FloatTensor, "the tangent">;
+    HLO_FloatOrComplexTensor, "exp(x) - 1, accurate near 0">;
+def HLO_TanOp : HLO_UnaryElementwiseOp<"tan", HLO_FloatOrComplexTensor, "the tangent">;
 def HLO_AsinOp : HLO_UnaryElementwiseOp<"asin", HLO_FloatTensor, "the arcsine">;
 def HLO_AcosOp : HLO_UnaryElementwiseOp<"acos", HLO_FloatTensor, "the arccosine">;
 def HLO_AtanOp : HLO_UnaryElementwiseOp<"atan", HLO_FloatTensor, "the arctangent">;
@@ -259,20 +327,22 @@ def HLO_CompareOp : HLO_Op<"compare", [Pure, AllTypesMatch<["lhs", "rhs"]>,
     Compares `lhs` and `rhs` element by element with `comparison_direction`
     (EQ, NE, LT, LE, GT, GE) and yields an i1 tensor of the same shape.
     Floating-point comparisons are ordered except NE (any NaN compares
-    unequal). See docs/hlo-dialect.md#compare.
+    unequal). Complex values compare only EQ or NE, both parts at once.
+    See docs/hlo-dialect.md#compare.
 
     ```mlir
     %2 = hlo.compare LT, %0, %1 : tensor<4xf32> -> tensor<4xi1>
     ```
   }];
   let arguments = (ins HLO_ComparisonDirectionAttr:$comparison_direction,
-                       HLO_Tensor:$lhs, HLO_Tensor:$rhs);
+                       HLO_AnyTensor:$lhs, HLO_AnyTensor:$rhs);
   let results = (outs HLO_PredTensor:$result);
   let assemblyFormat = [{
     custom<EnumKeyword>($comparison_direction) `,` $lhs `,` $rhs attr-dict
     `:` type($lhs) `->` type($result)
   }];
   let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
+  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
@@ -288,9 +358,9 @@ def HLO_SelectOp : HLO_Op<"select",
     %3 = hlo.select %p, %a, %b : tensor<4xi1>, tensor<4xf32>
     ```
   }];
-  let arguments = (ins HLO_PredTensor:$pred, HLO_Tensor:$on_true,
-                       HLO_Tensor:$on_false);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins HLO_PredTensor:$pred, HLO_AnyTensor:$on_true,
+                       HLO_AnyTensor:$on_false);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
   }];
@@ -303,15 +373,16 @@ def HLO_ConvertOp : HLO_Op<"convert",
   let summary = "elementwise element-type conversion";
   let description = [{
     Converts each element to the result's element type. Float to integer
-    rounds toward zero; to i1 means `!= 0`; from i1 gives 0 or 1. See
-    docs/hlo-dialect.md#convert.
+    rounds toward zero; to i1 means `!= 0`; from i1 gives 0 or 1. A real
+    value x becomes the complex (x, 0); a complex value becomes its real
+    part, converted. See docs/hlo-dialect.md#convert.
 
     ```mlir
     %1 = hlo.convert %0 : tensor<4xf32> -> tensor<4xi32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins HLO_AnyTensor:$operand);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let extraClassDeclaration = "::mlir::LogicalResult verifyShapes();";
   let hasFolder = 1;
@@ -333,9 +404,9 @@ def HLO_BroadcastInDimOp : HLO_Op<"broadcast_in_dim", [Pure]> {
     %1 = hlo.broadcast_in_dim %0, dims = [1] : tensor<3xf32> -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand,
+  let arguments = (ins HLO_AnyTensor:$operand,
                        DenseI64ArrayAttr:$broadcast_dimensions);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dims` `=` $broadcast_dimensions attr-dict `:` type($operand) `->` type($result)
   }];
@@ -353,8 +424,8 @@ def HLO_ReshapeOp : HLO_Op<"reshape", [Pure]> {
     %1 = hlo.reshape %0 : tensor<12xf32> -> tensor<3x4xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins HLO_AnyTensor:$operand);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -370,8 +441,8 @@ def HLO_TransposeOp : HLO_Op<"transpose", [Pure]> {
     %1 = hlo.transpose %0, dims = [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand, DenseI64ArrayAttr:$permutation);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins HLO_AnyTensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dims` `=` $permutation attr-dict `:` type($operand) `->` type($result)
   }];
@@ -389,16 +460,16 @@ def HLO_ReduceOp : HLO_Op<"reduce", [Pure]> {
     Combines the elements along each dimension in `dims` with `kind` (sum,
     prod, max, min, and, or) and removes those dimensions. The reduction
     starts from the identity of `kind` (0, 1, -inf/lowest, +inf/highest,
-    true, false), so reducing zero elements gives the identity. See
-    docs/hlo-dialect.md#reduce.
+    true, false), so reducing zero elements gives the identity. Complex
+    values reduce only by sum and prod. See docs/hlo-dialect.md#reduce.
 
     ```mlir
     %1 = hlo.reduce sum %0, dims = [1] : tensor<4x3xf32> -> tensor<4xf32>
     ```
   }];
-  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_Tensor:$operand,
+  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_AnyTensor:$operand,
                        DenseI64ArrayAttr:$dimensions);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $operand `,` `dims` `=` $dimensions attr-dict
     `:` type($operand) `->` type($result)
@@ -422,12 +493,13 @@ def HLO_DotGeneralOp : HLO_Op<"dot_general", [Pure]> {
          : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
     ```
   }];
-  let arguments = (ins HLO_NumericTensor:$lhs, HLO_NumericTensor:$rhs,
+  let arguments = (ins HLO_NumericOrComplexTensor:$lhs,
+                       HLO_NumericOrComplexTensor:$rhs,
                        DenseI64ArrayAttr:$lhs_batching_dimensions,
                        DenseI64ArrayAttr:$rhs_batching_dimensions,
                        DenseI64ArrayAttr:$lhs_contracting_dimensions,
                        DenseI64ArrayAttr:$rhs_contracting_dimensions);
-  let results = (outs HLO_NumericTensor:$result);
+  let results = (outs HLO_NumericOrComplexTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `,` `batch_dims` `=` $lhs_batching_dimensions `x`
     $rhs_batching_dimensions `,` `contracting_dims` `=`
@@ -465,16 +537,17 @@ def HLO_CumulativeOp : HLO_Op<"cumulative",
   let summary = "inclusive scan along one dimension";
   let description = [{
     Element `i` along `dim` combines elements `0..i` (or `i..n-1` when
-    `reverse`) with `kind` (sum, prod, max, min). The result has the
-    operand's type. See docs/hlo-dialect.md#cumulative.
+    `reverse`) with `kind` (sum, prod, max, min; complex values only sum
+    and prod). The result has the operand's type. See
+    docs/hlo-dialect.md#cumulative.
 
     ```mlir
     %1 = hlo.cumulative sum %0, dim = 0, reverse = false : tensor<5xf32>
     ```
   }];
-  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_Tensor:$operand,
+  let arguments = (ins HLO_ReduceKindAttr:$kind, HLO_AnyTensor:$operand,
                        I64Attr:$dimension, BoolAttr:$reverse);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $operand `,` `dim` `=` $dimension `,`
     `reverse` `=` $reverse attr-dict `:` type($result)

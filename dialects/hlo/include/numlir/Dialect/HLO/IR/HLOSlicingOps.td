@@ -27,11 +27,11 @@ def HLO_SliceOp : HLO_Op<"slice", [Pure]> {
          : tensor<4x4xf32> -> tensor<2x2xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand,
+  let arguments = (ins HLO_AnyTensor:$operand,
                        DenseI64ArrayAttr:$start_indices,
                        DenseI64ArrayAttr:$limit_indices,
                        DenseI64ArrayAttr:$strides);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` `start` `=` $start_indices `,` `limit` `=` $limit_indices `,`
     `strides` `=` $strides attr-dict `:` type($operand) `->` type($result)
@@ -53,10 +53,10 @@ def HLO_DynamicSliceOp : HLO_Op<"dynamic_slice", [Pure]> {
          : tensor<4x4xf32>[tensor<i32>, tensor<i32>] -> tensor<2x2xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand,
+  let arguments = (ins HLO_AnyTensor:$operand,
                        Variadic<HLO_IndexTensor>:$start_indices,
                        DenseI64ArrayAttr:$slice_sizes);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `[` $start_indices `]` `,` `sizes` `=` $slice_sizes attr-dict
     `:` type($operand) (`[` type($start_indices)^ `]`)? `->` type($result)
@@ -79,10 +79,10 @@ def HLO_DynamicUpdateSliceOp : HLO_Op<"dynamic_update_slice",
          : tensor<4x4xf32>[tensor<i32>, tensor<i32>], tensor<2x2xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand,
+  let arguments = (ins HLO_AnyTensor:$operand,
                        Variadic<HLO_IndexTensor>:$start_indices,
-                       HLO_Tensor:$update);
-  let results = (outs HLO_Tensor:$result);
+                       HLO_AnyTensor:$update);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `[` $start_indices `]` `,` $update attr-dict
     `:` type($operand) (`[` type($start_indices)^ `]`)? `,` type($update)
@@ -107,8 +107,8 @@ def HLO_ConcatenateOp : HLO_Op<"concatenate", [Pure]> {
          : tensor<2x3xf32>, tensor<1x3xf32> -> tensor<3x3xf32>
     ```
   }];
-  let arguments = (ins Variadic<HLO_Tensor>:$inputs, I64Attr:$dimension);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins Variadic<HLO_AnyTensor>:$inputs, I64Attr:$dimension);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     `dim` `=` $dimension `,` $inputs attr-dict `:` type($inputs) `->`
     type($result)
@@ -130,11 +130,11 @@ def HLO_PadOp : HLO_Op<"pad", [Pure]> {
          : tensor<2x3xf32>, tensor<f32> -> tensor<3x6xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand, HLO_Tensor:$padding_value,
+  let arguments = (ins HLO_AnyTensor:$operand, HLO_AnyTensor:$padding_value,
                        DenseI64ArrayAttr:$edge_padding_low,
                        DenseI64ArrayAttr:$edge_padding_high,
                        DenseI64ArrayAttr:$interior_padding);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` $padding_value `,` `low` `=` $edge_padding_low `,` `high` `=`
     $edge_padding_high `,` `interior` `=` $interior_padding attr-dict
@@ -154,8 +154,8 @@ def HLO_ReverseOp : HLO_Op<"reverse", [Pure, SameOperandsAndResultType]> {
     %1 = hlo.reverse %0, dims = [0] : tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
-  let results = (outs HLO_Tensor:$result);
+  let arguments = (ins HLO_AnyTensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `,` `dims` `=` $dimensions attr-dict `:` type($result)
   }];
@@ -188,13 +188,13 @@ def HLO_GatherOp : HLO_Op<"gather", [Pure]> {
          : tensor<5x3xf32>[tensor<2x1xi32>] -> tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins HLO_Tensor:$operand, HLO_IndexTensor:$start_indices,
+  let arguments = (ins HLO_AnyTensor:$operand, HLO_IndexTensor:$start_indices,
                        DenseI64ArrayAttr:$offset_dims,
                        DenseI64ArrayAttr:$collapsed_slice_dims,
                        DenseI64ArrayAttr:$start_index_map,
                        I64Attr:$index_vector_dim,
                        DenseI64ArrayAttr:$slice_sizes);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     $operand `[` $start_indices `]` `,` `offset_dims` `=` $offset_dims `,`
     `collapsed_slice_dims` `=` $collapsed_slice_dims `,` `start_index_map` `=`
@@ -229,13 +229,13 @@ def HLO_ScatterOp : HLO_Op<"scatter",
          : tensor<5x3xf32>[tensor<2x1xi32>], tensor<2x3xf32>
     ```
   }];
-  let arguments = (ins HLO_ScatterKindAttr:$kind, HLO_Tensor:$operand,
-                       HLO_IndexTensor:$scatter_indices, HLO_Tensor:$updates,
+  let arguments = (ins HLO_ScatterKindAttr:$kind, HLO_AnyTensor:$operand,
+                       HLO_IndexTensor:$scatter_indices, HLO_AnyTensor:$updates,
                        DenseI64ArrayAttr:$update_window_dims,
                        DenseI64ArrayAttr:$inserted_window_dims,
                        DenseI64ArrayAttr:$scatter_dims_to_operand_dims,
                        I64Attr:$index_vector_dim);
-  let results = (outs HLO_Tensor:$result);
+  let results = (outs HLO_AnyTensor:$result);
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $operand `[` $scatter_indices `]` `,` $updates
     `,` `update_window_dims` `=` $update_window_dims `,`
