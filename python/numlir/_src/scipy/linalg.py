@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from numlir._src import core
+from numlir._src.forward_mode import jvp
+from numlir._src.jit import jit
+from numlir._src.lax.elementwise import no_derivative, stop_gradient
 from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import cholesky as _cholesky
 from numlir._src.linalg import decompositions, masks, solvers, triangular
@@ -15,6 +20,7 @@ from numlir._src.numpy import joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
+from numlir._src.scipy import linalg_schur
 
 
 def _vector_rhs(b):
@@ -101,19 +107,111 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     return p, lower, upper
 
 
+@jit
+def _pivoted_qr(a):
+    """(q (..., m, m), r (..., m, n), p (..., n) int32) with a[..., :, p] = q r: Householder
+    QR that first brings the column of largest remaining norm to the front, as LAPACK's
+    geqp3 (whose norms are downdated, ours recomputed: near-ties may pick differently)."""
+    m, n = a.shape[-2:]
+    rows, cols = cr.arange(m), cr.arange(n)
+    perm0 = cr.zeros(a.shape[:-2] + (n,), np.int32) + cr.arange(n, dtype=np.int32)
+
+    def step(k, carry):
+        r, q, perm = carry
+        norms = red.sum(uf.where(rows[:, None] >= k, r * r, 0), axis=-2)
+        j = red.argmax(uf.where(cols >= k, norms, -1), axis=-1)
+        ek, ej = masks.onehot(k, n, a.dtype), (cols == j[..., None]).astype(a.dtype)
+        rk, rj = masks.column(r, ek), red.sum(r * ej[..., None, :], axis=-1)
+        r = r + masks.outer(rj - rk, ek) + masks.outer(rk - rj, ej)
+        ek_i, ej_i = ek.astype(np.int32), ej.astype(np.int32)
+        pk = red.sum(perm * ek_i, axis=-1, dtype=np.int32)
+        pj = red.sum(perm * ej_i, axis=-1, dtype=np.int32)
+        perm = perm + (pj - pk)[..., None] * ek_i + (pk - pj)[..., None] * ej_i
+        x = uf.where(rows >= k, masks.column(r, ek), 0)
+        u = linalg_schur.unit_reflector(x, masks.onehot(k, m, a.dtype))
+        r = r - 2 * masks.outer(u, linalg_ops.matmul(u[..., None, :], r)[..., 0, :])
+        q = q - 2 * masks.outer(linalg_ops.matmul(q, u[..., :, None])[..., 0], u)
+        return r, q, perm
+
+    q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
+    r, q, perm = fori_loop(0, min(m, n), step, (a, q0, perm0))
+    return q, joining.triu(r), perm
+
+
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
-    """scipy's modes: "full" (q m x m), "economic" (q m x k), "r" (r alone, m x n), "raw"
-    is not supported."""
+    """scipy's modes: "full" (q m x m), "economic" (q m x k), "r" (r alone, m x n); with
+    ``pivoting`` also the column permutation p, ``a[:, p] = q @ r``. "raw" is not supported."""
     del overwrite_a, lwork, check_finite
-    if pivoting:
-        raise TypeError("qr: pivoting=True is not supported")
-    modes = {"full": "complete", "economic": "reduced"}
-    if mode == "r":
-        return (decompositions.qr(a, "complete")[1],)
+    modes = {"full": "complete", "economic": "reduced", "r": "complete"}
     if mode not in modes:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+    if pivoting:
+        a = masks.as_float_matrix("qr", a)
+        q, r, p = _pivoted_qr(a)
+        if mode == "r":
+            return r, p
+        if mode == "economic":
+            k = min(a.shape[-2:])
+            q, r = q[..., :, :k], r[..., :k, :]
+        return q, r, p
+    if mode == "r":
+        return (decompositions.qr(a, "complete")[1],)
     return tuple(decompositions.qr(a, modes[mode]))
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """(q @ c, r) (``mode="left"``, c (..., k, p)) or (c @ q, r) (``mode="right"``, c
+    (..., p, m)) for ``a = q r`` (..., m, n), k = min(m, n), r (..., k, n); with
+    ``pivoting`` the column permutation too. A 1-D c is a column (left) or row (right)
+    vector and the product comes back 1-D.
+
+    Example::
+
+        >>> a = jnp.array([[1., 1.], [1., 2.], [1., 3.], [1., 4.]])
+        >>> qtb, r = jsl.qr_multiply(a, jnp.array([2., 4., 5., 4.]))
+        >>> jsl.solve_triangular(r, qtb)   # the least-squares fit
+        Array([2.5, 0.5], dtype=float32)
+    """
+    del conjugate, overwrite_a, overwrite_c  # real matrices: conjugation changes nothing
+    a, c = promote_dtypes_inexact(cr.asarray(a), cr.asarray(c))
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    a = masks.as_float_matrix("qr_multiply", a)
+    vector = c.ndim == 1
+    if vector:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise core.value_error(
+            f"Array shapes are not compatible for Q @ c operation: a has shape {a.shape} so Q "
+            f"has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise core.value_error(
+            f"Array shapes are not compatible for c @ Q operation: a has shape {a.shape} so Q "
+            f"has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
+    return _qr_multiply(a, c, mode, pivoting, vector)
+
+
+@functools.partial(jit, static_argnums=(2, 3, 4))
+def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], c.shape[:-2]))
+    a = reshaping.broadcast_to(a, batch + a.shape[-2:])
+    c = reshaping.broadcast_to(c, batch + c.shape[-2:])
+    if pivoting:
+        q, r, p = _pivoted_qr(a)
+    else:
+        q, r = decompositions.qr(a, "complete")
+    product = (linalg_ops.matmul(q[..., :, :k], c) if mode == "left"
+               else linalg_ops.matmul(c, q)[..., :k])
+    if vector:
+        product = reshaping.ravel(product)
+    r = r[..., :k, :]
+    return (product, r, p) if pivoting else (product, r)
 
 
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
@@ -299,3 +397,122 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     matrix = matrix + joining.tril(matrix, -1).swapaxes(-1, -2)
     return decompositions.eigvalsh(matrix)
 
+
+# --- Hessenberg and Schur forms, the Sylvester equation ---------------------------------------
+
+
+def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """The Hessenberg form h of (..., n, n) ``a`` (zero below the first subdiagonal), and
+    with ``calc_q`` the orthogonal q with ``a = q @ h @ q.T``: Householder reflectors with
+    LAPACK's signs, so both match scipy's to rounding.
+
+    Example::
+
+        >>> h, q = jsl.hessenberg(a, calc_q=True)
+        >>> jnp.allclose(q @ h @ q.T, a, atol=1e-5)
+        Array(True, dtype=bool)
+    """
+    del overwrite_a, check_finite
+    a = masks.as_square_matrix("hessenberg", a)
+    h, q = linalg_schur.hessenberg_form(a)
+    return (h, q) if calc_q else h
+
+
+def schur(a, output: str = "real"):
+    """(t, z) with ``a = z @ t @ z.T`` for (..., n, n) ``a``: z orthogonal, t quasi upper
+    triangular (the real Schur form; ``output="real"``), each 2 x 2 diagonal block holding
+    a complex pair in LAPACK's standard form. Francis double-shift QR iterations; the order
+    of the eigenvalues along t's diagonal may differ from LAPACK's. Not differentiable, as
+    in JAX; ``output="complex"`` needs complex numbers, which numlir does not have yet.
+
+    Example::
+
+        >>> t, z = jsl.schur(jnp.array([[0., 3., 3.], [0., 1., 2.], [2., 0., 1.]]))
+        >>> jnp.allclose(z @ t @ z.T, a, atol=1e-5)
+        Array(True, dtype=bool)
+    """
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
+    if output == "complex":
+        raise NotImplementedError("schur(output='complex') needs complex numbers, which numlir "
+                                  "does not support yet")
+    a = no_derivative(masks.as_square_matrix("schur", a), "Differentiation rule for 'schur'")
+    return linalg_schur.real_schur(a)
+
+
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+    """X with ``A @ X + X @ B = C`` for A (..., m, m), B (..., n, n), C (..., m, n), batch
+    dimensions broadcast. NaN where some eigenvalues of A and B sum to less than ``tol`` in
+    magnitude (the equation is then singular or nearly so), as JAX's.
+
+    Both methods solve the mn x mn system ``(I (x) A + B^T (x) I) vec(X) = vec(C)`` by LU
+    with partial pivoting (backward stable; O(m^3 n^3), for small equations); the
+    eigenvalues come from the real Schur forms of A and B. Differentiable in A, B and C.
+
+    Example::
+
+        >>> a, b = jnp.array([[2., 1.], [0., 3.]]), jnp.array([[1.]])
+        >>> jsl.solve_sylvester(a, b, jnp.array([[1.], [2.]]))
+        Array([[0.16666667],
+               [0.5       ]], dtype=float32)
+    """
+    A, B, C = promote_dtypes_inexact(cr.asarray(A), cr.asarray(B), cr.asarray(C))
+    m, n = C.shape[-2:]
+    if A.shape[-2:] != (m, m) or B.shape[-2:] != (n, n):
+        raise core.value_error(f"Incompatible shapes for Sylvester equation:\nA: {A.shape}\n"
+                               f"B: {B.shape}\nC: {C.shape}")
+    if method not in ("schur", "eigen"):
+        raise ValueError(f'Unrecognized method {method}. The two valid methods are either "schur" '
+                         'or "eigen".')
+    return _solve_sylvester(A, B, C, tol)
+
+
+@jit
+def _solve_sylvester(a, b, c, tol):
+    m, n = c.shape[-2:]
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2], c.shape[:-2]))
+    a, b, c = (reshaping.broadcast_to(x, batch + x.shape[-2:]) for x in (a, b, c))
+    eye_m, eye_n = cr.eye(m, dtype=a.dtype), cr.eye(n, dtype=a.dtype)
+    # K[(j, i), (l, k)] = delta_jl a_ik + b_lj delta_ik, vec stacking x's columns
+    kron = (eye_n[:, None, :, None] * a[..., None, :, None, :]
+            + b.swapaxes(-1, -2)[..., :, None, :, None] * eye_m[None, :, None, :])
+    kron = reshaping.reshape(kron, batch + (n * m, n * m))
+    vec_c = reshaping.reshape(c.swapaxes(-1, -2), batch + (n * m, 1))
+    x = reshaping.reshape(solvers.solve(kron, vec_c), batch + (n, m)).swapaxes(-1, -2)
+    # the eigenvalues of a and b, from one Schur form of diag(a, b): its blocks never mix
+    both = joining.concatenate([joining.pad(stop_gradient(a), [(0, 0)] * len(batch) + [(0, 0), (0, n)]),
+                                joining.pad(stop_gradient(b), [(0, 0)] * len(batch) + [(0, 0), (m, 0)])],
+                               axis=-2)
+    re, im = linalg_schur.eigenvalue_parts(linalg_schur.real_schur(both)[0])
+    sums = uf.hypot(re[..., :m, None] + re[..., None, m:], im[..., :m, None] + im[..., None, m:])
+    singular = red.any(sums < tol, axis=(-2, -1))
+    return uf.where(singular[..., None, None], np.nan, x)
+
+
+def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
+    """The Frechet derivative of ``expm`` at A in the direction E (both (..., n, n)): the
+    forward-mode derivative of ``expm``; with ``compute_expm`` (default) ``(expm(A), that)``.
+
+    Example::
+
+        >>> expm_a, frechet = jsl.expm_frechet(a, e)
+        >>> jnp.allclose(frechet, numlir.jvp(jsl.expm, (a,), (e,))[1])
+        Array(True, dtype=bool)
+    """
+    del method
+    A, E = cr.asarray(A), cr.asarray(E)
+    if A.ndim < 2 or A.shape[-2] != A.shape[-1]:
+        raise core.value_error(f"expected A to be a (batched) square matrix, got A.shape={A.shape}")
+    if E.ndim < 2 or E.shape[-2] != E.shape[-1]:
+        raise core.value_error(f"expected E to be a (batched) square matrix, got E.shape={E.shape}")
+    if A.shape != E.shape:
+        raise core.value_error(f"expected A and E to be the same shape, got A.shape={A.shape} "
+                               f"E.shape={E.shape}")
+    A, E = promote_dtypes_inexact(A, E)
+    return _expm_frechet(A, E, compute_expm)
+
+
+@functools.partial(jit, static_argnums=2)
+def _expm_frechet(a, e, compute_expm: bool):
+    expm_a, frechet = jvp(lambda x: expm(x, max_squarings=16), (a,), (e,))
+    return (expm_a, frechet) if compute_expm else frechet
