@@ -89,3 +89,16 @@ def test_cumulative_of_a_constant_compiles_and_matches_jax(op, shape, axis):
     got = numlir.jit(lambda: getattr(numlir.lax, op)(jnp.asarray(x), axis=axis))()
     expected = getattr(jax.lax, op)(x, axis=axis)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_a_strided_numpy_constant_in_a_lax_op_under_jit(dtype):
+    # A view such as arr[::2] or complex_array.real became a constant whose bytes were read
+    # as one buffer: lowering raised "the last axis must be contiguous".
+    base = (np.arange(40) * (1 + 1j if dtype == np.complex64 else 1)).astype(dtype)
+    strided = base[::2]
+    got = numlir.jit(lambda x: numlir.lax.mul(x, strided))(np.ones(20, dtype))
+    np.testing.assert_array_equal(np.asarray(got), strided)
+    parts = (np.arange(20) + 1j).astype(np.complex64).real  # every other float of the buffer
+    got = numlir.jit(lambda x: numlir.lax.add(x, parts))(np.zeros(20, np.float32))
+    np.testing.assert_array_equal(np.asarray(got), parts)

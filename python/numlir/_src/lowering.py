@@ -58,7 +58,7 @@ def _scalar_literal(v, dtype: np.dtype) -> str:
 
 def dense_attr(value: np.ndarray) -> str:
     """The ``dense<...>`` attribute spelling ``value`` exactly."""
-    value = np.asarray(value)
+    value = np.ascontiguousarray(value)  # the byte views below need one contiguous buffer
     dtype = value.dtype
     if value.size == 0:
         return "dense<>"
