@@ -35,6 +35,7 @@ from numlir._src.lax.bits import (bitcast_convert_type, bitcast_convert_type_p, 
                                   shift_right_logical, shift_right_logical_p)
 from numlir._src.lax.elementwise import (clamp, clamp_p)
 from numlir._src.lax.complex_ops import complex, complex_p, conj, conj_p, imag, imag_p, real, real_p
+from numlir._src.lax.fft import FftType, fft, fft_p
 from numlir._src.lax.cumulative import (cummax, cummax_p, cummin, cummin_p, cumprod, cumprod_p,
                                         cumsum, cumsum_p)
 from numlir._src.lax.special import (digamma, digamma_p, erf, erf_inv, erf_inv_p, erf_p, lgamma,

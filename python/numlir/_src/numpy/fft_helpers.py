@@ -1,5 +1,5 @@
 """The real-valued helpers of ``jax.numpy.fft``: sample frequencies and the shifts that
-put the zero frequency in the middle. (The transforms themselves need complex numbers.)"""
+put the zero frequency in the middle. """
 
 from __future__ import annotations
 
