@@ -350,3 +350,22 @@ def test_linspace_between_complex_endpoints():
     want = jnp_ref.linspace(1 + 2j, -3 + 0.5j, 5)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_scatter_add_and_multiply_of_complex_numbers_and_the_gradients_of_gathers():
+    # Fuzzer finding (complex campaign, seed 7): the gradient of any gather of a complex array
+    # (indexing with arrays, take, masks, reflect padding, diagonal) is a scatter-add, which
+    # refused complex numbers.
+    z, u = _crand((5,), seed=17), _crand((3,), seed=18)
+    idx = np.array([0, 3, 0])
+    _check(lambda a, b: jnp.asarray(a).at[idx].add(b), lambda a, b: jnp_ref.asarray(a).at[idx].add(b),
+           z, u, modes=("eager", "jit"))
+    _check(lambda a, b: jnp.asarray(a).at[idx[:2]].multiply(b[:2]),
+           lambda a, b: jnp_ref.asarray(a).at[idx[:2]].multiply(b[:2]), z, u, tol=2e-5,
+           modes=("eager", "jit"))
+    loss = lambda a: jnp.sum(jnp.abs(a[idx] * (1 - 2j)) ** 2 + jnp.real(jnp.diagonal(a.reshape(1, 5))))  # noqa: E731
+    loss_ref = lambda a: jnp_ref.sum(jnp_ref.abs(a[idx] * (1 - 2j)) ** 2  # noqa: E731
+                                     + jnp_ref.real(jnp_ref.diagonal(a.reshape(1, 5))))
+    _check(numlir.grad(loss), jax.grad(loss_ref), z, tol=2e-5, modes=("eager", "jit"))
+    with pytest.raises(TypeError, match="scatter_min does not accept dtype complex64"):
+        jnp.asarray(z).at[idx].min(u)

@@ -914,7 +914,9 @@ def _scatter_primitive(kind: str) -> core.Primitive:
         _check_int_index(prim.name, indices)
         tc.check_same_dtypes(prim.name, [operand, updates])
         if kind in ("add", "mul"):
-            tc.check_dtype(prim.name, operand, tc.NUMERIC)
+            tc.check_dtype(prim.name, operand, tc.NUMERIC_OR_COMPLEX)
+        elif kind in ("min", "max"):  # jax orders complex numbers lexicographically; not yet
+            tc.check_dtype(prim.name, operand, tc.ANY)
         if not 0 <= index_vector_dim <= indices.ndim:
             raise core.shape_error(f"{prim.name}: index_vector_dim {index_vector_dim} is out of "
                                    f"range for indices of shape {indices.shape}")
