@@ -58,6 +58,7 @@ LAYER_OF = {
     "numlir._src.custom_gradient": "api",
     "numlir._src.introspection": "api",
     "numlir._src.linear_transpose": "api",
+    "numlir._src.checkify": "api",
     # the factorizations carry custom_jvp rules, so they and their users sit with the api
     "numlir._src.linalg": "api",
     "numlir._src.scipy.linalg": "api",
