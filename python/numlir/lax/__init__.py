@@ -72,6 +72,8 @@ from numlir._src.lax.composites import (Precision, approx_max_k, approx_min_k, a
                                         composite, cumlogsumexp, dce_sink, dtype, empty, exp2, full_like,
                                         index_take, integer_pow, map, platform_dependent, reciprocal,
                                         reduce_xor, scatter_sub, select_n, split, square, tile, unstack)
+from numlir._src.lax.custom_solvers import custom_linear_solve, custom_root
+from numlir._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_uniform
 
 from numlir._src import core as _core
 from numlir._src import tree_util as _tree_util
@@ -96,6 +98,8 @@ from numlir._src.lax.elementwise import (abs_p, add_p, and_p, ceil_p, convert_el
 from numlir._src.lax.reduction import (reduce_and_p, reduce_max_p, reduce_min_p, reduce_or_p,
                                        reduce_prod_p, reduce_sum_p)
 from numlir._src.lax.shape_ops import broadcast_in_dim_p, iota_p, reshape_p, transpose_p
+from numlir._src.lax.custom_solvers import linear_solve_p
+from numlir._src.lax.rng import rng_bit_generator_p
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
