@@ -23,9 +23,11 @@ site table as static data, so ``jit(checkify(f))`` returns it as values and
 
 ``check(pred, msg, *fmt_args, **fmt_kwargs)`` is the primitive ``check``
 holding an error (flag = not pred); checkify folds it into the state, and
-outside checkify it raises ``JaxRuntimeError`` on concrete values. Primitives
-holding sub-graphs other than cond/while/scan (``custom_jvp``, ``custom_vjp``,
-``checkpoint``, custom solvers) run unchanged: no checks are added inside them.
+outside checkify it raises ``JaxRuntimeError`` on concrete values.
+``checkpoint`` bodies thread the state like loop bodies; a ``custom_jvp`` or
+``custom_vjp`` function is bound unchanged (its derivative rule stays) and its
+checks come from a second, derivative-free run of its graph. Other primitives
+holding sub-graphs (the custom solvers, sort comparators) get no checks inside.
 """
 
 from __future__ import annotations
@@ -208,6 +210,8 @@ class _CheckPrimitive(core.Primitive):
 
     def bind_with_trace(self, trace, args, params):
         if isinstance(trace, core.EvalTrace):
+            if params["debug"]:
+                return []
             flag, code, *payloads = args
             _raise_if_failed(Error(flag, code, payloads, params["sites"]))
             return []
@@ -215,11 +219,13 @@ class _CheckPrimitive(core.Primitive):
 
 
 check_p = _CheckPrimitive("check")
-check_p.def_abstract_eval(lambda *avals, sites: [])
+check_p.def_abstract_eval(lambda *avals, sites, debug: [])
 
 
 @check_p.def_lowering
-def _check_lowering(ctx, *args, sites):
+def _check_lowering(ctx, *args, sites, debug):
+    if debug:
+        return []  # a debug_check outside checkify does nothing
     raise ValueError(_NOT_FUNCTIONALIZED)
 
 
@@ -241,15 +247,14 @@ def _first_failure(leaves: Sequence[Any]) -> list:
     return out
 
 
-def _check_batch_rule(axis_size, args, dims, *, sites):
+def _check_batch_rule(axis_size, args, dims, **params):
     leaves = [batching.bdim_to_front(a, d, axis_size) for a, d in zip(args, dims)]
-    check_p.bind(*_first_failure(leaves), sites=sites)
+    check_p.bind(*_first_failure(leaves), **params)
     return [], []
 
 
 batching.defrule(check_p, _check_batch_rule)
-ad.defjvp_rule(check_p, lambda primals, tangents, *, sites: (check_p.bind(*primals, sites=sites),
-                                                               []))
+ad.defjvp_rule(check_p, lambda primals, tangents, **params: (check_p.bind(*primals, **params), []))
 
 
 def _check_fmt_leaves(leaves) -> None:
@@ -258,6 +263,19 @@ def _check_fmt_leaves(leaves) -> None:
             continue
         raise TypeError("Formatting arguments to checkify.check need to be PyTrees of arrays, "
                         f"but got {leaf!r} of type {type(leaf)}.")
+
+
+def _check(pred, msg: str, debug: bool, fmt_args, fmt_kwargs) -> None:
+    aval = core.get_aval(pred) if not isinstance(pred, bool) else core.ShapedArray((), np.bool_)
+    if aval.shape != () or aval.dtype != np.bool_:
+        raise TypeError(f"{'debug_check' if debug else 'check'} takes a scalar pred as argument, "
+                        f"got {pred}")
+    leaves, tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
+    _check_fmt_leaves(leaves)
+    info = core.user_source_info()
+    site = _Site(FailedCheckError, str(info) if info is not None else "", fmt=msg, fmt_tree=tree)
+    failed = ufuncs.logical_not(pred)
+    check_p.bind(failed, np.int32(1), *leaves, sites=(site,), debug=debug)
 
 
 def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
@@ -276,15 +294,23 @@ def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
         err, out = numlir.jit(checkify.checkify(f))(-3.0)
         err.get()   # '-3.0 needs to be positive! (`check` failed) at .../file.py:2'
     """
-    aval = core.get_aval(pred) if not isinstance(pred, bool) else core.ShapedArray((), np.bool_)
-    if aval.shape != () or aval.dtype != np.bool_:
-        raise TypeError(f"check takes a scalar pred as argument, got {pred}")
-    leaves, tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
-    _check_fmt_leaves(leaves)
-    info = core.user_source_info()
-    site = _Site(FailedCheckError, str(info) if info is not None else "", fmt=msg, fmt_tree=tree)
-    failed = ufuncs.logical_not(pred)
-    check_p.bind(failed, np.int32(1), *leaves, sites=(site,))
+    _check(pred, msg, False, fmt_args, fmt_kwargs)
+
+
+def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
+    """``check`` under ``checkify``; outside it (eagerly or staged out) nothing happens.
+
+    Example::
+
+        def f(x):
+            checkify.debug_check(x != 0, "cannot be zero!")
+            return x
+
+        f(0)                                    # no error
+        err, _ = checkify.checkify(f)(jnp.asarray(0))
+        err.get()   # 'cannot be zero! (`check` failed) at .../file.py:2'
+    """
+    _check(pred, msg, True, fmt_args, fmt_kwargs)
 
 
 def check_error(error: Error) -> None:
@@ -296,7 +322,7 @@ def check_error(error: Error) -> None:
     if not any(isinstance(x, core.Tracer) for x in leaves):
         _raise_if_failed(error)
         return
-    check_p.bind(*_first_failure(leaves), sites=error._sites)
+    check_p.bind(*_first_failure(leaves), sites=error._sites, debug=False)
 
 
 # --- The checkify interpreter -----------------------------------------------------------------
@@ -471,8 +497,10 @@ def _subgraphs(eqn: core.Eqn) -> list[core.ClosedGraph]:
         return list(p["branches"])
     if name == "while":
         return [p["cond_graph"], p["body_graph"]]
-    if name == "scan":
+    if name in ("scan", "checkpoint"):
         return [p["graph"]]
+    if name in _CUSTOM_CALLS:
+        return [p["call"]]
     return []
 
 
@@ -607,12 +635,36 @@ def _scan_rule(checker: _Checker, eqn, invals, state: _State):
     return outs[len(flat):]
 
 
+def _remat_rule(checker: _Checker, eqn, invals, state: _State):
+    graph = eqn.params["graph"]
+
+    def body(lead, st, rest):
+        return checker.run(graph.graph, graph.consts, rest, st)
+
+    closed, hoisted = checker.checked_graph(graph.in_avals, 0, body)
+    flat = state.flat()
+    outs = eqn.prim.bind(*hoisted, *flat, *invals, **dict(eqn.params, graph=closed))
+    _set_state(state, checker.state(outs[:len(flat)]))
+    return outs[len(flat):]
+
+
+def _custom_call_rule(checker: _Checker, eqn, invals, state: _State):
+    """A custom_jvp/custom_vjp function: its outputs come from the primitive (so every
+    derivative still uses the custom rule); its checks from running the function's graph
+    once more on values whose derivatives are stopped (compilers merge the two)."""
+    call = eqn.params["call"]
+    checker.run(call.graph, call.consts, [ew.stop_gradient(x) for x in invals], state)
+    return eqn.prim.bind(*invals, **eqn.params)
+
+
 def _set_state(state: _State, new: _State) -> None:
     state.flag, state.code, state.payloads = new.flag, new.code, new.payloads
 
 
+_CUSTOM_CALLS = ("custom_jvp_call", "custom_vjp_call")
 _HIGHER_ORDER_RULES: dict[str, Callable] = {
-    "cond": _cond_rule, "while": _while_rule, "scan": _scan_rule}
+    "cond": _cond_rule, "while": _while_rule, "scan": _scan_rule, "checkpoint": _remat_rule,
+    **{name: _custom_call_rule for name in _CUSTOM_CALLS}}
 
 
 # --- checkify ------------------------------------------------------------------------------------
