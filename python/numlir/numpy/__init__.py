@@ -72,6 +72,7 @@ from numlir._src.numpy.selection import (argwhere, compress, extract, flatnonzer
                                         unique_inverse, unique_values)
 from numlir._src.numpy.polynomials import poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval
 from numlir._src.linalg.polyfit import polyfit
+from numlir._src.linalg.roots import roots
 from numlir._src.numpy.indices_and_shapes import (block, choose, gradient, histogram, histogram_bin_edges,
                                                  ix_, piecewise, ravel_multi_index, resize, unravel_index,
                                                  unwrap)

@@ -28,6 +28,7 @@ from numlir._src.numpy import creation as _creation
 from numlir._src.numpy import joining as _joining
 from numlir._src.linalg.decompositions import (EighResult, QRResult, SVDResult, cholesky, eigh,
                                                eigvalsh, qr, svd, svdvals)
+from numlir._src.linalg.eig import eig, eigvals
 from numlir._src.linalg.solvers import (SlogdetResult, cond, det, inv, lstsq, matrix_power,
                                         matrix_rank, multi_dot, pinv, slogdet, solve, tensorinv,
                                         tensorsolve)
