@@ -192,3 +192,23 @@ def test_log_softmax_vjp_matches_jax():
     got = numlir.vjp(lambda x: nn.log_softmax(x), x)[1](cot)[0]
     want = jax.vjp(lambda x: jax.nn.log_softmax(x), x)[1](cot)[0]
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("blocks", [(1, 1), (4, 2), (8, 8)])
+def test_scaled_matmul_matches_jax(blocks):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 8)), rng.standard_normal((2, 5, 8))
+    sa, sb = rng.uniform(0.5, 2, (2, 3, blocks[0])), rng.uniform(0.5, 2, (2, 5, blocks[1]))
+    args = [x.astype(np.float32) for x in (a, b, sa, sb)]
+    # jax's scaled_matmul has no CPU lowering: its documented definition is the reference.
+    a_s = args[0] * jnp_ref.repeat(args[2], 8 // blocks[0], axis=-1)
+    b_s = args[1] * jnp_ref.repeat(args[3], 8 // blocks[1], axis=-1)
+    want = jnp_ref.einsum("BMK,BNK->BMN", a_s, b_s)
+    for fn in (numlir.nn.scaled_matmul, numlir.jit(numlir.nn.scaled_matmul)):
+        got = fn(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    half = numlir.nn.scaled_matmul(*args, preferred_element_type=np.float16)
+    assert half.dtype == np.float16
+    with pytest.raises(ValueError, match="divide its contracting dimension"):
+        numlir.nn.scaled_matmul(args[0], args[1], np.ones((2, 3, 3), np.float32), args[3])

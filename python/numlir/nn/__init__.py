@@ -83,6 +83,7 @@ from numlir._src.nn.activations import (glu, hard_sigmoid, hard_silu, hard_swish
                                         log1mexp, logmeanexp, mish, soft_sign, sparse_plus,
                                         sparse_sigmoid, squareplus)
 from numlir._src.nn.attention import dot_product_attention  # noqa: E402
+from numlir._src.nn.scaled_matmul import scaled_matmul  # noqa: E402
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 
