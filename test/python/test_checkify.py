@@ -460,3 +460,11 @@ def test_checks_inside_checkpoint_and_custom_derivatives_keep_their_rules():
         assert checked(jnp.asarray(4.0))[0].get() is None
         grad = numlir.grad(lambda x, checked=checked: checked(x)[1])(jnp.asarray(4.0))
         np.testing.assert_allclose(grad, grad_at_4, rtol=1e-6)
+
+
+def test_out_of_bounds_payload_keeps_64_bit_indices():
+    with numlir.enable_x64(True):
+        f = checkify.checkify(index_scalar(NL), errors=checkify.index_checks)
+        err, _ = numlir.jit(f)(jnp.arange(3.0), jnp.asarray(np.int64(2**40)))
+    assert err.get() == ("out-of-bounds indexing for array of shape (3,): index 1099511627776 is "
+                         "out of bounds for axis 0 with size 3" + at_line("index_scalar"))

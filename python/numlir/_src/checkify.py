@@ -95,8 +95,6 @@ _NAN_PRIMITIVES = frozenset({
 _SCATTERS = frozenset({"scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"})
 _INDEXING = _SCATTERS | {"gather", "dynamic_slice", "dynamic_update_slice"}
 
-_OOB_PAYLOAD = core.ShapedArray((3,), np.int32)  # index, axis, axis size
-
 
 # --- Check sites and the Error value ----------------------------------------------------------
 
@@ -380,7 +378,10 @@ class _Checker:
                 self._add((id(eqn), "div"), _Site(DivisionByZeroError, where), [])
             if name in _INDEXING and OOBError in self.errors:
                 shape = eqn.inputs[0].aval.shape
-                self._add((id(eqn), "oob"), _Site(OOBError, where, name, shape), [_OOB_PAYLOAD])
+                index = eqn.inputs[2 if name == "dynamic_update_slice" else 1:]
+                wide = bool(index) and index[0].aval.dtype.itemsize == 8
+                payload = core.ShapedArray((3,), np.int64 if wide else np.int32)
+                self._add((id(eqn), "oob"), _Site(OOBError, where, name, shape), [payload])
             if (name in _NAN_PRIMITIVES and NaNError in self.errors
                     and any(_is_float(v.aval) for v in eqn.outputs)):
                 self._add((id(eqn), "nan"), _Site(NaNError, where, name), [])
@@ -508,19 +509,21 @@ def _subgraphs(eqn: core.Eqn) -> list[core.ClosedGraph]:
 
 
 def _oob_payload(mask, indices, dims_map: Sequence[int], operand_shape):
-    """(any out of bounds, int32[3] of the first such index, its axis and the axis size);
-    ``indices`` has its index vectors along the last axis, ``dims_map`` their operand axes."""
+    """(any out of bounds, [the first such index, its axis, the axis size]: int32, or int64 for
+    64-bit indices); ``indices`` has its index vectors along the last axis, ``dims_map`` their
+    operand axes."""
     n = core.get_aval(mask).size
     flat_mask = reshaping.reshape(mask, (n,))
     first = reductions.argmax(ew.convert_element_type(flat_mask, np.int32))
     pos = ew.rem(first, np.asarray(len(dims_map), core.get_aval(first).dtype))
-    axes = np.asarray(dims_map, np.int32)
-    sizes = np.asarray([operand_shape[d] for d in dims_map], np.int32)
-    flat_idx = ew.convert_element_type(reshaping.reshape(indices, (n,)), np.int32)
+    dtype = np.int64 if core.get_aval(indices).dtype.itemsize == 8 else np.int32
+    axes = np.asarray(dims_map, dtype)
+    sizes = np.asarray([operand_shape[d] for d in dims_map], dtype)
+    flat_idx = ew.convert_element_type(reshaping.reshape(indices, (n,)), dtype)
     pick = lambda a, i: slicing.dynamic_index_in_dim(creation.asarray(a), i, 0, keepdims=False)
     payload = reshaping.reshape(creation.asarray(
         [pick(flat_idx, first), pick(axes, pos), pick(sizes, pos)]), (3,))
-    return reductions.any(flat_mask), [ew.convert_element_type(payload, np.int32)]
+    return reductions.any(flat_mask), [ew.convert_element_type(payload, dtype)]
 
 
 def _out_of_bounds(name: str, invals: list, params: dict):
