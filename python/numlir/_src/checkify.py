@@ -183,6 +183,10 @@ tree_util.register_pytree_node(
     lambda sites, leaves: Error(leaves[0], leaves[1], leaves[2:], sites))
 
 
+def _where(info: core.SourceInfo | None) -> str:
+    return str(info) if info is not None else ""
+
+
 def _raise_if_failed(error: Error) -> None:
     message = error.get()
     if message is not None:
@@ -270,8 +274,7 @@ def _check(pred, msg: str, debug: bool, fmt_args, fmt_kwargs) -> None:
                         f"got {pred}")
     leaves, tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
     _check_fmt_leaves(leaves)
-    info = core.user_source_info()
-    site = _Site(FailedCheckError, str(info) if info is not None else "", fmt=msg, fmt_tree=tree)
+    site = _Site(FailedCheckError, _where(core.user_source_info()), fmt=msg, fmt_tree=tree)
     failed = ufuncs.logical_not(pred)
     check_p.bind(failed, np.int32(1), *leaves, sites=(site,), debug=debug)
 
@@ -324,10 +327,6 @@ def check_error(error: Error) -> None:
 
 
 # --- The checkify interpreter -----------------------------------------------------------------
-
-
-def _where(info) -> str:
-    return str(info) if info is not None else ""
 
 
 def _is_float(aval: core.ShapedArray) -> bool:
