@@ -468,3 +468,19 @@ def test_out_of_bounds_payload_keeps_64_bit_indices():
         err, _ = numlir.jit(f)(jnp.arange(3.0), jnp.asarray(np.int64(2**40)))
     assert err.get() == ("out-of-bounds indexing for array of shape (3,): index 1099511627776 is "
                          "out of bounds for axis 0 with size 3" + at_line("index_scalar"))
+
+
+@pytest.mark.parametrize("name", ["mlp_grad", "sort", "max_pool", "cholesky", "switch", "map"])
+def test_all_checks_leave_clean_programs_alone(name):
+    program = {
+        "mlp_grad": lambda x: numlir.grad(lambda w: jnp.sum(numlir.nn.relu(x @ w) ** 2))(x),
+        "sort": lambda x: jnp.sort(x, axis=0) + jnp.argsort(x, axis=1),
+        "max_pool": lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "VALID"),
+        "cholesky": lambda x: jnp.linalg.cholesky(x @ x.T + 4 * jnp.eye(4)),
+        "switch": lambda x: lax.switch(jnp.argmax(x[0]) % 3, [jnp.sin, jnp.cos, jnp.tanh], x),
+        "map": lambda x: lax.map(lambda r: r * jnp.log(jnp.abs(r) + 1.0), x),
+    }[name]
+    x = jnp.asarray(np.random.RandomState(0).randn(4, 4).astype(F32))
+    err, out = numlir.jit(checkify.checkify(program, errors=checkify.all_checks))(x)
+    assert err.get() is None
+    assert_same(out, program(x))
