@@ -1,6 +1,9 @@
 """jax.scipy.special on numlir: the logistic pair, x*log(y) forms, entropies, gamma-family
-functions (with the incomplete gamma and beta functions), erf/erfc/erfcx and ndtr, the modified Bessel functions i0/i1 (and their
-scaled forms), softmax and logsumexp.
+functions (with the incomplete gamma and beta functions, comb and the Bernoulli numbers),
+erf/erfc/erfcx and ndtr, the modified Bessel functions i0/i1 (and their scaled forms), the
+Box-Cox transforms, softmax and logsumexp. The integrals (exponential, sine/cosine,
+Fresnel, Dawson, Owen's T), Spence's function, bessel_jn and the hypergeometric functions
+live in the special_*.py modules next to this one.
 
 erfc and erfcx are accurate in the tail, where ``1 - erf(x)`` cancels: both use
 lax/special.py's continued fraction of erfcx there.
@@ -8,12 +11,16 @@ lax/special.py's continued fraction of erfcx there.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
+from numlir._src import dtypes
 from numlir._src.lax import bessel as lax_bessel
 from numlir._src.lax import incomplete_beta, incomplete_gamma
 from numlir._src.lax import special as lax_special
-from numlir._src.lax.elementwise import logistic
+from numlir._src.lax.elementwise import logistic, stop_gradient
 from numlir._src.nn.functions import logsumexp as _logsumexp
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import dtype_of, promote_arrays_inexact
@@ -172,6 +179,93 @@ def factorial(n, exact: bool = False):
         raise NotImplementedError("factorial with exact=True is not supported")
     (n,) = promote_arrays_inexact("factorial", n)
     return ufuncs.where(n < 0, _zero(n), ufuncs.exp(lax_special.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition: bool = False):
+    """The binomial coefficient ``N! / (k! (N - k)!)`` as a float (0 for N < 0, k < 0 or
+    k > N); with ``repetition``, ``comb(N + k - 1, k)``. As jax's, from gammaln, except
+    that integral N and k give the integer nearest it (the gradient is gammaln's).
+
+    Example::
+
+        >>> numlir.scipy.special.comb(5.0, 2.0)
+        Array(10., dtype=float32, weak_type=True)
+    """
+    N, k = promote_arrays_inexact("comb", N, k)
+    if repetition:
+        return ufuncs.where(ufuncs.equal(k, 0) & (N >= 0), np.asarray(1, dtype_of(N)),
+                            comb(N + k - 1, k, repetition=False))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    safe_n = ufuncs.where(valid, N, _zero(N))
+    safe_k = ufuncs.where(valid, k, _zero(k))
+    value = ufuncs.exp(lax_special.lgamma(safe_n + 1) - lax_special.lgamma(safe_k + 1)
+                       - lax_special.lgamma(safe_n + 1 - safe_k))
+    whole = ufuncs.equal(safe_n, ufuncs.floor(safe_n)) & ufuncs.equal(safe_k, ufuncs.floor(safe_k))
+    exact = whole & (value < 2.0 ** np.finfo(dtype_of(value)).nmant)
+    value = value + stop_gradient(ufuncs.where(exact, ufuncs.round(value) - value, _zero(value)))
+    return ufuncs.where(valid, value, _zero(value))
+
+
+@functools.cache
+def _bernoulli_table(n: int) -> tuple[float, ...]:
+    """B_0 .. B_n as float64 (B_1 = -1/2), exact to rounding; the even ones past B_258,
+    whose magnitudes pass float64's largest, are infinities of their signs."""
+    finite = min(n, 258) // 2
+    evens = [float(b) for b in lax_special._bernoulli_even(finite)]
+    table = [1.0, -0.5][: n + 1]
+    for j in range(2, n + 1):
+        if j % 2:
+            table.append(0.0)
+        else:
+            table.append(evens[j // 2 - 1] if j // 2 <= finite else (np.inf if j % 4 == 2 else -np.inf))
+    return tuple(table)
+
+
+def bernoulli(n: int):
+    """The Bernoulli numbers ``B_0 .. B_n`` (with ``B_1 = -1/2``), in the default float dtype.
+    ``n`` must be a concrete integer, as in jax.
+
+    Example::
+
+        >>> numlir.scipy.special.bernoulli(4)
+        Array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333334], dtype=float32)
+    """
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError("n must be a non-negative integer.")
+    return creation.asarray(np.asarray(_bernoulli_table(n)), dtype=dtypes.default_float_dtype())
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x^lmbda - 1) / lmbda``, ``log(x)`` at ``lmbda = 0`` (NaN for
+    x < 0), computed as ``expm1(lmbda log x) / lmbda``.
+
+    Example::
+
+        >>> numlir.scipy.special.boxcox(2.0, 0.5)
+        Array(0.8284271, dtype=float32, weak_type=True)
+    """
+    x, lmbda = promote_arrays_inexact("boxcox", x, lmbda)
+    return _boxcox(ufuncs.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of ``1 + x``: ``((1 + x)^lmbda - 1) / lmbda``, ``log1p(x)`` at
+    ``lmbda = 0``.
+
+    Example::
+
+        >>> numlir.scipy.special.boxcox1p(1.0, 0.5)
+        Array(0.8284271, dtype=float32, weak_type=True)
+    """
+    x, lmbda = promote_arrays_inexact("boxcox1p", x, lmbda)
+    return _boxcox(ufuncs.log1p(x), lmbda)
+
+
+def _boxcox(log_x, lmbda):
+    zero = ufuncs.equal(lmbda, 0)
+    safe = ufuncs.where(zero, creation.ones_like(lmbda), lmbda)
+    return ufuncs.where(zero, log_x, ufuncs.expm1(safe * log_x) / safe)
 
 
 def poch(z, m):
