@@ -243,18 +243,19 @@ def test_custom_root_vector_newton_matches_jax(dtype, request):
     tol = 2e-5 if dtype == F32 else 1e-10
     m, b, c = rand((3, 3), 10, dtype), rand((3,), 11, dtype), dtype(0.5)
     ours, theirs = vector_root(jnp, lax, numlir.jacfwd), vector_root(jjnp, jlax, jax.jacfwd)
-    assert_same(numlir.jit(ours)(m, b, c), theirs(m, b, c), tol)
-    loss = lambda f: lambda m, b, c: (f(m, b, c) ** 2).sum()
-    got = numlir.jit(numlir.grad(loss(ours), argnums=(0, 1, 2)))(m, b, c)
-    assert_close(got, jax.grad(loss(theirs), argnums=(0, 1, 2))(m, b, c), 10 * tol)
-    if dtype == F64:  # against finite differences
+    assert_same(numlir.jit(ours)(m, b, c), jax.jit(theirs)(m, b, c), tol)
+    if dtype == F64:  # derivatives against jax and finite differences
+        loss = lambda f: lambda m, b, c: (f(m, b, c) ** 2).sum()
+        got = numlir.jit(numlir.grad(loss(ours), argnums=(0, 1, 2)))(m, b, c)
+        assert_close(got, jax.jit(jax.grad(loss(theirs), argnums=(0, 1, 2)))(m, b, c), tol)
         t = rand((3, 3), 12)
         eps = 1e-6
-        numerical = (loss(ours)(m + eps * t, b, c) - loss(ours)(m - eps * t, b, c)) / (2 * eps)
+        loss_jit = numlir.jit(loss(ours))
+        numerical = (loss_jit(m + eps * t, b, c) - loss_jit(m - eps * t, b, c)) / (2 * eps)
         np.testing.assert_allclose(float(np.vdot(got[0], t)), float(numerical), rtol=1e-6)
         batch = np.stack([b, 2 * b])
         assert_close(numlir.jit(numlir.vmap(ours, in_axes=(None, 0, None)))(m, batch, c),
-                     jax.vmap(theirs, in_axes=(None, 0, None))(m, batch, c), tol)
+                     jax.jit(jax.vmap(theirs, in_axes=(None, 0, None)))(m, batch, c), tol)
 
 
 def test_custom_root_pytrees_aux_and_errors(x64):
@@ -300,8 +301,8 @@ def test_rng_bit_generator_shapes_dtypes_and_determinism(algorithm):
                                                      algorithm=jlax.RandomAlgorithm(int(algorithm)))
         for g, w in [(new_key, want_key), (bits, want_bits)]:
             assert (g.shape, g.dtype) == (w.shape, w.dtype)
-        again = numlir.jit(lambda k, shape=shape, dtype=dtype: lax.rng_bit_generator(k, shape, dtype, algorithm))(KEY)
-        assert_same(again, (new_key, bits))
+    again = numlir.jit(lambda k: lax.rng_bit_generator(k, shape, dtype, algorithm))(KEY)
+    assert_same(again, (new_key, bits))
     # the next key draws new bits; another key draws others
     key2, first = lax.rng_bit_generator(KEY, (64,), algorithm=algorithm)
     _, second = lax.rng_bit_generator(key2, (64,), algorithm=algorithm)

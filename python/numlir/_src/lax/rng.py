@@ -25,6 +25,7 @@ import threading
 import numpy as np
 
 from numlir._src import ad, batching, core, dtypes
+from numlir._src.jit import jit
 from numlir._src.lax import bits, shape_ops, slicing
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.float_math import nextafter
@@ -282,9 +283,12 @@ def rng_uniform(a, b, shape):
     stream = next(_streams.next)
     # each stream starts its counter at a multiple of 2**32: streams never share a block
     key = np.array([*_UNIFORM_KEY, 0, stream % 2**32], np.uint32)
-    key = ew.convert_element_type(key, np.dtype(np.uint32))
-    a = ew.convert_element_type(a, dtype)
-    b = ew.convert_element_type(b, dtype)
+    a, b = ew.convert_element_type(a, dtype), ew.convert_element_type(b, dtype)
+    return ew.convert_element_type(_uniform(key, a, b, shape), dtype, weak)
+
+
+def _uniform_impl(key, a, b, shape):
+    dtype = core.get_aval(a).dtype
     if dtypes.is_float(dtype):
         work = np.dtype(np.float64) if dtype.itemsize == 8 else np.dtype(np.float32)
         unsigned = np.dtype(np.uint64) if dtype.itemsize == 8 else np.dtype(np.uint32)
@@ -295,26 +299,27 @@ def rng_uniform(a, b, shape):
         values = ew.add(lo_b, ew.mul(unit, shape_ops.broadcast_in_dim(ew.sub(hi, lo), shape, ())))
         values = ew.convert_element_type(values, dtype)
         # rounding may reach b itself: the interval is half-open
-        below_b = shape_ops.broadcast_in_dim(_largest_below(b), shape, ())
-        values = ew.min(values, below_b)
-    else:
-        unsigned = np.dtype(f"uint{8 * dtype.itemsize}")
-        wide = np.dtype(np.uint64) if dtype.itemsize == 8 else np.dtype(np.uint32)
-        _, raw = _random_bits(key, shape, wide, RandomAlgorithm.RNG_THREE_FRY)
+        return ew.min(values, shape_ops.broadcast_in_dim(_largest_below(b), shape, ()))
+    unsigned = np.dtype(f"uint{8 * dtype.itemsize}")
+    wide = np.dtype(np.uint64) if dtype.itemsize == 8 else np.dtype(np.uint32)
+    _, raw = _random_bits(key, shape, wide, RandomAlgorithm.RNG_THREE_FRY)
 
-        def as_wide(x):
-            return ew.convert_element_type(bits.bitcast_convert_type(x, unsigned), wide)
+    def as_wide(x):
+        return ew.convert_element_type(bits.bitcast_convert_type(x, unsigned), wide)
 
-        mask = ew.convert_element_type(np.asarray((1 << (8 * dtype.itemsize)) - 1, wide), wide)
-        lo = as_wide(a)
-        span = ew.bitwise_and(ew.sub(as_wide(b), lo), mask)
-        span = ew.select(ew.eq(span, ew.convert_element_type(np.asarray(0, wide), wide)),
-                         ew.convert_element_type(np.asarray(1, wide), wide), span)
-        offset = ew.rem(raw, shape_ops.broadcast_in_dim(span, shape, ()))
-        values = ew.bitwise_and(ew.add(shape_ops.broadcast_in_dim(lo, shape, ()), offset),
-                                shape_ops.broadcast_in_dim(mask, shape, ()))
-        values = bits.bitcast_convert_type(ew.convert_element_type(values, unsigned), dtype)
-    return ew.convert_element_type(values, dtype, weak)
+    mask = ew.convert_element_type(np.asarray((1 << (8 * dtype.itemsize)) - 1, wide), wide)
+    lo = as_wide(a)
+    span = ew.bitwise_and(ew.sub(as_wide(b), lo), mask)
+    span = ew.select(ew.eq(span, ew.convert_element_type(np.asarray(0, wide), wide)),
+                     ew.convert_element_type(np.asarray(1, wide), wide), span)
+    offset = ew.rem(raw, shape_ops.broadcast_in_dim(span, shape, ()))
+    values = ew.bitwise_and(ew.add(shape_ops.broadcast_in_dim(lo, shape, ()), offset),
+                            shape_ops.broadcast_in_dim(mask, shape, ()))
+    return bits.bitcast_convert_type(ew.convert_element_type(values, unsigned), dtype)
+
+
+#: Compiled whole, the key an argument: eager calls reuse one executable per shape and dtype.
+_uniform = jit(_uniform_impl, static_argnums=3)
 
 
 def _largest_below(b):
