@@ -244,6 +244,18 @@ def test_check_outside_checkify_raises_on_concrete_values():
         checkify.check(x > 0, "{}", 1.0)
 
 
+def test_a_check_staged_by_jit_without_checkify_is_refused():
+    def f(x):
+        checkify.check(x > 0, "neg")
+        return lax.cond(x > 1.0, lambda: x, lambda: -x)
+
+    with pytest.raises(ValueError, match="not functionalized"):
+        numlir.jit(f)(1.0)
+    err, _ = numlir.jit(checkify.checkify(f))(-1.0)
+    assert err.get().startswith("neg (`check` failed) at ")
+    assert "check" in str(numlir.make_jaxpr(f)(1.0))  # recorded, for inspection
+
+
 def test_jitted_checkified_function_runs_again_from_the_cache():
     f = numlir.jit(checkify.checkify(index_scalar(NL), errors=checkify.index_checks))
     x = jnp.arange(3.0)

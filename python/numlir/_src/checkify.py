@@ -217,7 +217,23 @@ class _CheckPrimitive(core.Primitive):
             flag, code, *payloads = args
             _raise_if_failed(Error(flag, code, payloads, params["sites"]))
             return []
+        if not params["debug"] and _staged_by_jit(trace):
+            # jit would drop the equation (it has no outputs): say so now, as jax does.
+            raise ValueError(_NOT_FUNCTIONALIZED)
         return super().bind_with_trace(trace, args, params)
+
+
+def _staged_by_jit(trace: core.Trace) -> bool:
+    """Whether ``trace`` records for a ``jit`` that no ``checkify`` inside it functionalizes."""
+    while trace is not None:
+        debug = getattr(trace, "debug", None)
+        if isinstance(trace, core.GraphTrace) and debug is not None:
+            if debug.traced_for == "checkify":
+                return False
+            if debug.traced_for == "jit":
+                return True
+        trace = getattr(trace, "parent", None)
+    return False
 
 
 check_p = _CheckPrimitive("check")
