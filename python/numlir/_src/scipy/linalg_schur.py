@@ -136,8 +136,8 @@ def _active_window(h):
 
 def _francis_sweep(h, q, lo, hi, active, since_deflation):
     """One implicit double-shift QR sweep on rows/columns lo..hi of h (where ``active``):
-    the bulge made by the shifts' first column is chased down by 3 x 3 reflectors. The
-    shifts are dlahqr's: the eigenvalues of the trailing 2 x 2 block (the one nearer its
+    the bulge made by the shifts' first column is chased down by 3 x 3 reflectors (from
+    a row below lo when h already nearly splits there, as dlahqr). The shifts are dlahqr's: the eigenvalues of the trailing 2 x 2 block (the one nearer its
     last diagonal entry, twice, when they are real), or every 10 sweeps without a
     deflation an exceptional pair."""
     n, dtype = h.shape[-1], h.dtype
@@ -167,15 +167,29 @@ def _francis_sweep(h, q, lo, hi, active, since_deflation):
     # s = shift1 + shift2, t = shift1 * shift2
     s = uf.where(det >= 0, 2 * mean, 2 * nearer) * scale
     t = uf.where(det >= 0, mean * mean + root * root, nearer * nearer) * scale * scale
-    a00, a01 = _entry(h, e(lo), e(lo)), _entry(h, e(lo), e(lo + 1))
-    a10, a11 = _entry(h, e(lo + 1), e(lo)), _entry(h, e(lo + 1), e(lo + 1))
-    a21 = _entry(h, e(lo + 2), e(lo + 1))
-    # the first column of (H - s1 I)(H - s2 I), which is nonzero in rows lo..lo+2 only
-    first = (a00 * a00 + a01 * a10 - s * a00 + t, a10 * (a00 + a11 - s), a10 * a21)
+    # The first column of (H - s1 I)(H - s2 I) started at row m: nonzero in rows m..m+2.
+    # As dlahqr, start at the lowest m > lo where that would leave h[m, m-1] negligible.
+    ulp = float(np.finfo(np.dtype(dtype)).eps)
+    d = joining.diagonal(h, axis1=-2, axis2=-1)
+    sup = joining.diagonal(h, offset=1, axis1=-2, axis2=-1)
+    sub = _subdiagonal(h)
+    h_mm, h_m1m1, h_mm1, h_m1m, h_m2m1 = d[..., :-2], d[..., 1:-1], sup[..., :-1], sub[..., :-1], sub[..., 1:]
+    zero_pad = cr.zeros(d.shape[:-1] + (1,), dtype)
+    h_before = joining.concatenate([zero_pad, sub[..., :-2]], axis=-1)  # h[m, m-1]
+    d_before = joining.concatenate([zero_pad, d[..., :-3]], axis=-1)  # h[m-1, m-1]
+    v = (h_mm * h_mm + h_mm1 * h_m1m - s[..., None] * h_mm + t[..., None],
+         h_m1m * (h_mm + h_m1m1 - s[..., None]), h_m1m * h_m2m1)
+    negligible = (uf.abs(h_before) * (uf.abs(v[1]) + uf.abs(v[2]))
+                  <= ulp * uf.abs(v[0]) * (uf.abs(d_before) + uf.abs(h_mm) + uf.abs(h_m1m1)))
+    rows = cr.arange(n - 2, dtype=np.int32)
+    candidates = (rows > lo[..., None]) & (rows <= hi[..., None] - 2) & negligible
+    start = red.max(uf.where(candidates, rows, lo[..., None]), axis=-1)
+    at_start = (rows == start[..., None]).astype(dtype)
+    first = tuple(red.sum(vi * at_start, axis=-1) for vi in v)
 
     def chase(k, carry):
         h, q = carry
-        p = lo + k
+        p = start + k
         ep, ep1, ep2 = e(p), e(p + 1), e(p + 2)
         behind = red.sum(h * e(p - 1)[..., None, :], axis=-1)  # h[:, p - 1]
         x, y, z = (uf.where(k == 0, f, red.sum(behind * ei, axis=-1))
