@@ -19,6 +19,7 @@ Keys are explicit values; split them instead of reusing them::
 no typed key dtype); ``key_data``/``wrap_key_data`` therefore return their input.
 """
 
+from numlir._src.random.binomial import binomial, multinomial
 from numlir._src.random.distributions import (bernoulli, categorical, choice, exponential, gumbel,
                                               laplace, logistic, normal, permutation, rademacher,
                                               randint, shuffle, truncated_normal, uniform)
@@ -38,7 +39,7 @@ __all__ = [
     "cauchy", "clone", "double_sided_maxwell", "geometric", "key_dtype", "lognormal", "maxwell",
     "pareto", "rayleigh", "triangular", "wald", "weibull_min", "ball", "beta", "chisquare",
     "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t", "poisson",
-    "multivariate_normal", "orthogonal",
+    "multivariate_normal", "orthogonal", "binomial", "multinomial",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
