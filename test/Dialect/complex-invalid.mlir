@@ -34,10 +34,20 @@ func.func @floor_complex(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
 
 // -----
 
-func.func @logistic_complex(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  // expected-error@+1 {{'hlo.logistic' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xcomplex<f32>>'}}
-  %0 = hlo.logistic %a : tensor<4xcomplex<f32>>
+// Complex atan2 is the frontend's composite of complex log, sqrt and
+// arithmetic (XLA's expansion), not an hlo op.
+func.func @atan2_complex(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error@+1 {{'hlo.atan2' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xcomplex<f32>>'}}
+  %0 = hlo.atan2 %a, %a : tensor<4xcomplex<f32>>
   return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @cbrt_complex(%a: tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>> {
+  // expected-error@+1 {{'hlo.cbrt' op operand #0 must be statically shaped tensor of float (f16, bf16, f32, f64) values, but got 'tensor<4xcomplex<f64>>'}}
+  %0 = hlo.cbrt %a : tensor<4xcomplex<f64>>
+  return %0 : tensor<4xcomplex<f64>>
 }
 
 // -----

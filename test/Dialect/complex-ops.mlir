@@ -73,6 +73,29 @@ func.func @arithmetic(%a: tensor<4xcomplex<f64>>, %b: tensor<4xcomplex<f64>>) ->
   return %0, %5, %16 : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>
 }
 
+// CHECK-LABEL: func.func @hyperbolic_and_inverse
+func.func @hyperbolic_and_inverse(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // CHECK: hlo.sinh %{{.*}} : tensor<4xcomplex<f32>>
+  %0 = hlo.sinh %a : tensor<4xcomplex<f32>>
+  // CHECK: hlo.cosh
+  %1 = hlo.cosh %0 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.asin
+  %2 = hlo.asin %1 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.acos
+  %3 = hlo.acos %2 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.atan
+  %4 = hlo.atan %3 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.asinh
+  %5 = hlo.asinh %4 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.acosh
+  %6 = hlo.acosh %5 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.atanh
+  %7 = hlo.atanh %6 : tensor<4xcomplex<f32>>
+  // CHECK: hlo.logistic %{{.*}} : tensor<4xcomplex<f32>>
+  %8 = hlo.logistic %7 : tensor<4xcomplex<f32>>
+  return %8 : tensor<4xcomplex<f32>>
+}
+
 // CHECK-LABEL: func.func @compare_select_convert
 func.func @compare_select_convert(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>, %x: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<4xf32>, tensor<4xcomplex<f64>>) {
   // CHECK: hlo.compare EQ, %{{.*}}, %{{.*}} : tensor<4xcomplex<f32>> -> tensor<4xi1>

@@ -69,7 +69,9 @@ func.func @sin(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
 // -----
 
 // log(z) = (log|z|, atan2(y, x)), with log|z| = log(max) + log1p((min /
-// max)^2) / 2, so |z| near 1 keeps its digits.
+// max)^2) / 2, so small parts keep their digits, and log1p(|z|^2 - 1) / 2
+// where max is in [0.5, 2], with the squares split in halves by Veltkamp's
+// 2^27 + 1, so |z| near 1 keeps them too.
 // CHECK-LABEL: func.func @log
 // CHECK: ^bb0(%[[Z:.*]]: complex<f64>, %{{.*}}: complex<f64>):
 // CHECK-DAG: %[[X:.*]] = complex.re %[[Z]] : complex<f64>
@@ -77,6 +79,7 @@ func.func @sin(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
 // CHECK-DAG: %[[ARG:.*]] = math.atan2 %[[Y]], %[[X]] : f64
 // CHECK-DAG: arith.maximumf
 // CHECK-DAG: arith.minimumf
+// CHECK-DAG: arith.constant 0x41A0000002000000 : f64
 // CHECK: complex.create %{{.*}}, %[[ARG]] : complex<f64>
 // CHECK-NOT: complex.log
 func.func @log(%x: tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>> {
@@ -211,4 +214,132 @@ func.func @dot(%a: tensor<2x3xcomplex<f64>>, %b: tensor<3x4xcomplex<f64>>) -> te
 func.func @constant() -> tensor<2xcomplex<f32>> {
   %0 = hlo.constant dense<[(1.0,2.0), (3.0,-4.0)]> : tensor<2xcomplex<f32>>
   return %0 : tensor<2xcomplex<f32>>
+}
+
+// -----
+
+// asin(z) = (atan2(x, re w), +-im w by y's sign), w from Hull et al.'s
+// regions on |x| and |y|: sqrt(max) / 8 and 4 sqrt(min normal) bound them.
+// CHECK-LABEL: func.func @asin
+// CHECK: ^bb0(%[[Z:.*]]: complex<f32>, %{{.*}}: complex<f32>):
+// CHECK-DAG: %[[X:.*]] = complex.re %[[Z]] : complex<f32>
+// CHECK-DAG: %[[Y:.*]] = complex.im %[[Z]] : complex<f32>
+// CHECK-DAG: arith.constant 2.30584287E+18 : f32
+// CHECK-DAG: arith.constant 4.33680869E-19 : f32
+// CHECK: %[[RE:.*]] = math.atan2 %[[X]], %{{.*}} : f32
+// CHECK: %[[LOWER:.*]] = arith.cmpf olt, %[[Y]], %{{.*}} : f32
+// CHECK: %[[IM:.*]] = arith.select %[[LOWER]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[W:.*]] = complex.create %[[RE]], %[[IM]] : complex<f32>
+// CHECK: linalg.yield %[[W]] : complex<f32>
+// CHECK-NOT: hlo.
+func.func @asin(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = hlo.asin %x : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// acos and acosh share asin's kernel; acos's real part is atan2(re w, x).
+// CHECK-LABEL: func.func @acos_acosh
+// CHECK: ^bb0(%[[Z:.*]]: complex<f64>, %{{.*}}: complex<f64>):
+// CHECK-DAG: %[[X:.*]] = complex.re %[[Z]] : complex<f64>
+// CHECK: %[[RE:.*]] = math.atan2 %{{.*}}, %[[X]] : f64
+// CHECK: complex.create %[[RE]], %{{.*}} : complex<f64>
+// CHECK: linalg.generic
+// CHECK: %[[ANGLE:.*]] = math.atan2 %{{.*}}, %{{.*}} : f64
+// CHECK: %[[NEG:.*]] = arith.negf %[[ANGLE]] : f64
+// CHECK: %[[IM:.*]] = arith.select %{{.*}}, %[[NEG]], %[[ANGLE]] : f64
+// CHECK: complex.create %{{.*}}, %[[IM]] : complex<f64>
+// CHECK-NOT: hlo.
+func.func @acos_acosh(%x: tensor<4xcomplex<f64>>) -> (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) {
+  %0 = hlo.acos %x : tensor<4xcomplex<f64>>
+  %1 = hlo.acosh %x : tensor<4xcomplex<f64>>
+  return %0, %1 : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>
+}
+
+// -----
+
+// asinh(z) = -i asin(iz): the kernel on (|y|, |x|), the real part's sign
+// from x, the imaginary part atan2(y, re w).
+// CHECK-LABEL: func.func @asinh
+// CHECK: ^bb0(%[[Z:.*]]: complex<f32>, %{{.*}}: complex<f32>):
+// CHECK-DAG: %[[X:.*]] = complex.re %[[Z]] : complex<f32>
+// CHECK-DAG: %[[Y:.*]] = complex.im %[[Z]] : complex<f32>
+// CHECK: %[[LEFT:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f32
+// CHECK: %[[RE:.*]] = arith.select %[[LEFT]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[IM:.*]] = math.atan2 %[[Y]], %{{.*}} : f32
+// CHECK: complex.create %[[RE]], %[[IM]] : complex<f32>
+// CHECK-NOT: hlo.
+func.func @asinh(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = hlo.asinh %x : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+// atanh(z) = (log1p(4|x| / ((1 - |x|)^2 + y^2)) / 4 with x's sign,
+// atan2(2y, (1 - |x|)(1 + |x|) - y^2) / 2), +-pi / 2 beyond 2^106 in f64;
+// atan(z) = -i atanh(iz).
+// CHECK-LABEL: func.func @atanh_atan
+// CHECK: ^bb0(%[[Z:.*]]: complex<f64>, %{{.*}}: complex<f64>):
+// CHECK-DAG: %[[Y:.*]] = complex.im %[[Z]] : complex<f64>
+// CHECK-DAG: arith.constant 8.1129638414606681E+31 : f64
+// CHECK-DAG: %[[TWOY:.*]] = arith.addf %[[Y]], %[[Y]] : f64
+// CHECK-DAG: math.atan2 %[[TWOY]], %{{.*}} : f64
+// CHECK-DAG: arith.constant 3.1415926535897931 : f64
+// CHECK: complex.create
+// CHECK: linalg.generic
+// CHECK: math.atan2
+// CHECK: %[[NEGU:.*]] = arith.negf %{{.*}} : f64
+// CHECK: complex.create %{{.*}}, %[[NEGU]] : complex<f64>
+// CHECK-NOT: hlo.
+func.func @atanh_atan(%x: tensor<4xcomplex<f64>>) -> (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) {
+  %0 = hlo.atanh %x : tensor<4xcomplex<f64>>
+  %1 = hlo.atan %x : tensor<4xcomplex<f64>>
+  return %0, %1 : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>
+}
+
+// -----
+
+// sinh(z) = (sinh x cos y, cosh x sin y); from |x| = 700 on, e^|x| / 2
+// as (e^(|x|/2) / 2) e^(|x|/2) so the parts overflow only where the result
+// does. cosh is the same with the parts' roles swapped.
+// CHECK-LABEL: func.func @sinh_cosh
+// CHECK: ^bb0(%[[Z:.*]]: complex<f64>, %{{.*}}: complex<f64>):
+// CHECK-DAG: %[[X:.*]] = complex.re %[[Z]] : complex<f64>
+// CHECK-DAG: %[[Y:.*]] = complex.im %[[Z]] : complex<f64>
+// CHECK-DAG: %[[COS:.*]] = math.cos %[[Y]] : f64
+// CHECK-DAG: %[[SIN:.*]] = math.sin %[[Y]] : f64
+// CHECK-DAG: %[[SINH:.*]] = math.sinh %[[X]] : f64
+// CHECK-DAG: %[[COSH:.*]] = math.cosh %[[X]] : f64
+// CHECK-DAG: arith.mulf %[[SINH]], %[[COS]] : f64
+// CHECK-DAG: arith.mulf %[[COSH]], %[[SIN]] : f64
+// CHECK-DAG: arith.constant 7.000000e+02 : f64
+// CHECK-DAG: math.exp
+// CHECK: complex.create
+// CHECK: linalg.generic
+// CHECK-DAG: math.cosh
+// CHECK-DAG: math.sinh
+// CHECK: complex.create
+// CHECK-NOT: hlo.
+func.func @sinh_cosh(%x: tensor<4xcomplex<f64>>) -> (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) {
+  %0 = hlo.sinh %x : tensor<4xcomplex<f64>>
+  %1 = hlo.cosh %x : tensor<4xcomplex<f64>>
+  return %0, %1 : tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>
+}
+
+// -----
+
+// logistic(z) = 1 / (1 + exp(-z)) in complex arithmetic.
+// CHECK-LABEL: func.func @logistic
+// CHECK: ^bb0(%[[Z:.*]]: complex<f32>, %{{.*}}: complex<f32>):
+// CHECK-DAG: %[[ONE:.*]] = complex.constant [1.000000e+00 : f32, 0.000000e+00 : f32] : complex<f32>
+// CHECK-DAG: %[[NEG:.*]] = complex.neg %[[Z]] : complex<f32>
+// CHECK: %[[E:.*]] = complex.exp %[[NEG]] : complex<f32>
+// CHECK: %[[D:.*]] = complex.add %[[ONE]], %[[E]] : complex<f32>
+// CHECK: %[[R:.*]] = complex.div %[[ONE]], %[[D]] : complex<f32>
+// CHECK: linalg.yield %[[R]] : complex<f32>
+func.func @logistic(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = hlo.logistic %x : tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
 }

@@ -5,258 +5,21 @@
 // input reaches arith's undefined cases (x / 0, INT_MIN / -1), which trap
 // on x86; the guarded results follow XLA. Complex operands become complex
 // dialect ops, which convert-complex-to-standard expands after bufferization,
-// except the functions that expansion computes inaccurately (see "Complex
-// math" below).
+// except the functions that expansion computes inaccurately or not at all,
+// which ComplexFunctions.cpp builds from the parts.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowerings.h"
+#include "ScalarMath.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Complex/IR/Complex.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace numlir::hlo_to_linalg;
 namespace hlo = numlir::hlo;
 
 namespace {
-
-/// What a scalar body needs: a builder, and the element type of the hlo
-/// operands (with its signedness; the values themselves are signless).
-struct Scalar {
-  OpBuilder &b;
-  Location loc;
-  Type element;  // original hlo element type, e.g. ui32
-  Type type;     // the signless type of the values, e.g. i32
-
-  bool isComplex() const { return isa<ComplexType>(element); }
-  bool isFloat() const { return isa<FloatType>(element); }
-  bool isUnsigned() const { return element.isUnsignedInteger(); }
-  bool isBool() const { return element.isInteger(1); }
-  unsigned width() const { return type.getIntOrFloatBitWidth(); }
-
-  Value i(int64_t v) const { return intConstant(b, loc, type, v); }
-  Value i(const APInt &v) const { return intConstant(b, loc, type, v); }
-  Value f(double v) const { return floatConstant(b, loc, type, v); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) const {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value cmp(arith::CmpFPredicate p, Value x, Value y) const {
-    return arith::CmpFOp::create(b, loc, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) const {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-};
-
-/// Scalar arithmetic shorthands for the longer formulas below.
-struct FloatMath {
-  Scalar &s;
-  Value add(Value x, Value y) { return arith::AddFOp::create(s.b, s.loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubFOp::create(s.b, s.loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulFOp::create(s.b, s.loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivFOp::create(s.b, s.loc, x, y); }
-  Value neg(Value x) { return arith::NegFOp::create(s.b, s.loc, x); }
-  Value log(Value x) { return math::LogOp::create(s.b, s.loc, x); }
-  Value exp(Value x) { return math::ExpOp::create(s.b, s.loc, x); }
-  Value abs(Value x) { return math::AbsFOp::create(s.b, s.loc, x); }
-  Value floor(Value x) { return math::FloorOp::create(s.b, s.loc, x); }
-  Value sqrt(Value x) { return math::SqrtOp::create(s.b, s.loc, x); }
-  Value eq(Value x, Value y) { return s.cmp(arith::CmpFPredicate::OEQ, x, y); }
-  Value lt(Value x, Value y) { return s.cmp(arith::CmpFPredicate::OLT, x, y); }
-  Value c(double v) { return s.f(v); }
-  /// log(1 + x), accurate near 0, by Goldberg's trick: with u = 1 + x
-  /// rounded, log(u) * x / (u - 1) is accurate to a few ulp; u == 1 means x
-  /// is below half an ulp of 1. (math.log1p would lower to log(1 + x).)
-  Value log1p(Value x) {
-    Value one = c(1.0), inf = c(INFINITY);
-    Value u = add(one, x);
-    Value general = mul(log(u), div(x, sub(u, one)));
-    Value result = s.select(eq(u, inf), inf, general);
-    return s.select(eq(u, one), x, result);
-  }
-  /// exp(x) - 1, accurate near 0, by Kahan's trick: with u = exp(x),
-  /// (u - 1) * x / log(u); exact cases for u == 1 (x tiny), u - 1 == -1
-  /// (x very negative) and u == inf.
-  Value expm1(Value x) {
-    Value one = c(1.0), inf = c(INFINITY);
-    Value u = exp(x);
-    Value um1 = sub(u, one);
-    Value general = div(mul(um1, x), log(u));
-    Value result = s.select(eq(u, inf), inf, general);
-    result = s.select(eq(um1, c(-1.0)), c(-1.0), result);
-    return s.select(eq(u, one), x, result);
-  }
-  /// Horner: coefficients from the highest power down.
-  Value poly(Value x, ArrayRef<double> coefficients) {
-    Value p = c(coefficients.front());
-    for (double k : coefficients.drop_front())
-      p = add(mul(p, x), c(k));
-    return p;
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// Complex math. The complex dialect's own expansions lose small parts
-// (sinh(y) as (e^y - e^-y) / 2, log|z| as the log of a rounded |z| near 1),
-// so these build the results from the parts with the real functions, as XLA
-// does; add, mul, div, exp, pow, rsqrt and sign stay complex dialect ops.
-//===----------------------------------------------------------------------===//
-
-/// Shorthands on complex values of type `s.type`, with FloatMath on parts.
-struct ComplexMath {
-  Scalar &s;
-  Scalar part;
-  FloatMath m;
-
-  explicit ComplexMath(Scalar &s)
-      : s(s), part{s.b, s.loc, partType(s), partType(s)}, m{part} {}
-  static Type partType(Scalar &s) {
-    return cast<ComplexType>(s.type).getElementType();
-  }
-  Value re(Value z) { return complex::ReOp::create(s.b, s.loc, z); }
-  Value im(Value z) { return complex::ImOp::create(s.b, s.loc, z); }
-  Value make(Value re, Value im) {
-    return complex::CreateOp::create(s.b, s.loc, s.type, re, im);
-  }
-  template <typename MathOp, typename... Args>
-  Value op(Args... args) {
-    return MathOp::create(s.b, s.loc, args...);
-  }
-  Value sel(Value c, Value x, Value y) { return part.select(c, x, y); }
-  Value isInf(Value x) { return m.eq(m.abs(x), m.c(INFINITY)); }
-  Value orI(Value x, Value y) { return arith::OrIOp::create(s.b, s.loc, x, y); }
-
-  /// log(|x + iy|) without rounding |z| first: log(max) + log1p((min /
-  /// max)^2) / 2; -inf at 0 and +inf at infinity.
-  Value logAbs(Value x, Value y) {
-    Value ax = m.abs(x), ay = m.abs(y);
-    Value big = op<arith::MaximumFOp>(ax, ay);
-    Value small = op<arith::MinimumFOp>(ax, ay);
-    Value ratio = m.div(small, big);
-    Value general = m.add(m.log(big),
-                          m.mul(m.c(0.5), m.log1p(m.mul(ratio, ratio))));
-    Value edge = orI(m.eq(big, m.c(0.0)), m.eq(big, m.c(INFINITY)));
-    return sel(edge, m.log(big), general);
-  }
-
-  /// tanh(x + iy) by Kahan's formula, with t = tan(y), b = 1 + t^2,
-  /// h = sinh(x): (b h sqrt(1 + h^2) + i t) / (1 + b h^2). Beyond |x| = 20
-  /// (where tanh x rounds to +-1 in f64) it is (+-1, 2 sin(2y) e^(-2|x|)).
-  /// The imaginary part is y itself for y = 0, and 0 for infinite x.
-  std::pair<Value, Value> tanhParts(Value x, Value y) {
-    Value t = op<math::TanOp>(y);
-    Value b = m.add(m.c(1.0), m.mul(t, t));
-    Value h = op<math::SinhOp>(x);
-    Value hh = m.mul(h, h);
-    Value rho = m.sqrt(m.add(m.c(1.0), hh));
-    Value den = m.add(m.c(1.0), m.mul(b, hh));
-    Value re = m.div(m.mul(m.mul(b, rho), h), den);
-    Value im = m.div(t, den);
-    Value far = op<arith::CmpFOp>(arith::CmpFPredicate::OGT, m.abs(x), m.c(20.0));
-    Value farIm = m.mul(m.mul(m.c(2.0), op<math::SinOp>(m.mul(m.c(2.0), y))),
-                        m.exp(m.mul(m.c(-2.0), m.abs(x))));
-    // Exact zeros: at x = +-inf (whatever y is) and at y = 0.
-    farIm = sel(isInf(x), m.c(0.0), farIm);
-    im = sel(m.eq(y, m.c(0.0)), y, im);
-    return {sel(far, op<math::CopySignOp>(m.c(1.0), x), re),
-            sel(far, farIm, im)};
-  }
-};
-
-/// (sin x cosh y, cos x sinh y); the real part is x itself for x = 0 (so
-/// sin(iy) stays imaginary at y = inf).
-Value complexSin(Scalar &s, Value z) {
-  ComplexMath c(s);
-  FloatMath &m = c.m;
-  Value x = c.re(z), y = c.im(z);
-  Value re = m.mul(c.op<math::SinOp>(x), c.op<math::CoshOp>(y));
-  Value im = m.mul(c.op<math::CosOp>(x), c.op<math::SinhOp>(y));
-  return c.make(c.sel(m.eq(x, m.c(0.0)), x, re), im);
-}
-
-/// (cos x cosh y, -sin x sinh y); the imaginary part is 0 for x = 0.
-Value complexCos(Scalar &s, Value z) {
-  ComplexMath c(s);
-  FloatMath &m = c.m;
-  Value x = c.re(z), y = c.im(z);
-  Value re = m.mul(c.op<math::CosOp>(x), c.op<math::CoshOp>(y));
-  Value im = m.neg(m.mul(c.op<math::SinOp>(x), c.op<math::SinhOp>(y)));
-  return c.make(re, c.sel(m.eq(x, m.c(0.0)), m.c(0.0), im));
-}
-
-/// (log|z|, atan2(y, x)), |z| not rounded (ComplexMath::logAbs).
-Value complexLog(Scalar &s, Value z) {
-  ComplexMath c(s);
-  Value x = c.re(z), y = c.im(z);
-  return c.make(c.logAbs(x, y), c.op<math::Atan2Op>(y, x));
-}
-
-/// log1p(x + iy): |1 + z|^2 - 1 = x (2 + x) + y^2, so the real part is
-/// log1p of that / 2, and log|1 + z| once |z| >= 1e4 (where the square
-/// could overflow and no digits cancel); the imaginary part is
-/// atan2(y, 1 + x).
-Value complexLog1p(Scalar &s, Value z) {
-  ComplexMath c(s);
-  FloatMath &m = c.m;
-  Value x = c.re(z), y = c.im(z);
-  Value onePlusX = m.add(m.c(1.0), x);
-  Value square = m.add(m.mul(x, m.add(m.c(2.0), x)), m.mul(y, y));
-  Value near = m.mul(m.c(0.5), m.log1p(square));
-  Value big = c.op<arith::MaximumFOp>(m.abs(x), m.abs(y));
-  Value re = c.sel(m.lt(big, m.c(1e4)), near, c.logAbs(onePlusX, y));
-  return c.make(re, c.op<math::Atan2Op>(y, onePlusX));
-}
-
-/// expm1(x + iy) = (expm1(x) cos y - 2 sin^2(y / 2), e^x sin y); the
-/// imaginary part is y itself for y = 0 (also at x = inf).
-Value complexExpm1(Scalar &s, Value z) {
-  ComplexMath c(s);
-  FloatMath &m = c.m;
-  Value x = c.re(z), y = c.im(z);
-  Value halfSin = c.op<math::SinOp>(m.mul(m.c(0.5), y));
-  Value re = m.sub(m.mul(m.expm1(x), c.op<math::CosOp>(y)),
-                   m.mul(m.c(2.0), m.mul(halfSin, halfSin)));
-  Value im = m.mul(m.exp(x), c.op<math::SinOp>(y));
-  return c.make(re, c.sel(m.eq(y, m.c(0.0)), y, im));
-}
-
-Value complexTanh(Scalar &s, Value z) {
-  ComplexMath c(s);
-  auto [re, im] = c.tanhParts(c.re(z), c.im(z));
-  return c.make(re, im);
-}
-
-/// tan(z) = -i tanh(iz), with iz = -y + ix.
-Value complexTan(Scalar &s, Value z) {
-  ComplexMath c(s);
-  Value x = c.re(z), y = c.im(z);
-  auto [u, v] = c.tanhParts(c.m.neg(y), x);
-  return c.make(v, c.m.neg(u));
-}
-
-/// The principal root from t = sqrt((|x| + |z|) / 2): (t, y / 2t) for
-/// x >= 0, else (|y| / 2t, +-t) with the sign of y (+t for y = -0, as XLA).
-/// (0, y) at 0 and (inf, y) for infinite y.
-Value complexSqrt(Scalar &s, Value z) {
-  ComplexMath c(s);
-  FloatMath &m = c.m;
-  Value x = c.re(z), y = c.im(z);
-  Value r = complex::AbsOp::create(s.b, s.loc, z);
-  Value t = m.sqrt(m.add(m.mul(m.c(0.5), m.abs(x)), m.mul(m.c(0.5), r)));
-  Value twoT = m.mul(m.c(2.0), t);
-  Value right = c.op<arith::CmpFOp>(arith::CmpFPredicate::OGE, x, m.c(0.0));
-  Value re = c.sel(right, t, m.div(m.abs(y), twoT));
-  Value im = c.sel(right, m.div(y, twoT), c.sel(m.lt(y, m.c(0.0)), m.neg(t), t));
-  Value zero = m.eq(t, m.c(0.0));
-  re = c.sel(zero, m.c(0.0), re);
-  im = c.sel(zero, y, im);
-  Value infinite = c.isInf(y);
-  return c.make(c.sel(infinite, m.c(INFINITY), re), c.sel(infinite, y, im));
-}
 
 //===----------------------------------------------------------------------===//
 // Unary ops
@@ -357,7 +120,10 @@ Value lower(hlo::CeilOp, Scalar &s, ValueRange a) {
 
 /// With e = exp(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and
 /// e / (1 + e) for x < 0, so neither tail loses precision or makes NaN.
+/// Complex: 1 / (1 + exp(-z)) (complexLogistic).
 Value lower(hlo::LogisticOp, Scalar &s, ValueRange a) {
+  if (s.isComplex())
+    return complexLogistic(s, a[0]);
   Value x = a[0];
   Value absX = math::AbsFOp::create(s.b, s.loc, x);
   Value e = math::ExpOp::create(s.b, s.loc,
@@ -594,29 +360,38 @@ Value lower(hlo::TanOp, Scalar &s, ValueRange a) {
     return complexTan(s, a[0]);
   return mathInF32<math::TanOp>(s, a);
 }
+/// The libm function on floats (in f32 for f16 and bf16), the complex
+/// function from the parts (ComplexFunctions.cpp) on complex values.
+template <typename MathOp>
+Value mathInF32OrComplex(Scalar &s, ValueRange a,
+                         Value (*complexFn)(Scalar &, Value)) {
+  if (s.isComplex())
+    return complexFn(s, a[0]);
+  return mathInF32<MathOp>(s, a);
+}
 Value lower(hlo::AsinOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AsinOp>(s, a);
+  return mathInF32OrComplex<math::AsinOp>(s, a, complexAsin);
 }
 Value lower(hlo::AcosOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AcosOp>(s, a);
+  return mathInF32OrComplex<math::AcosOp>(s, a, complexAcos);
 }
 Value lower(hlo::AtanOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AtanOp>(s, a);
+  return mathInF32OrComplex<math::AtanOp>(s, a, complexAtan);
 }
 Value lower(hlo::SinhOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::SinhOp>(s, a);
+  return mathInF32OrComplex<math::SinhOp>(s, a, complexSinh);
 }
 Value lower(hlo::CoshOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::CoshOp>(s, a);
+  return mathInF32OrComplex<math::CoshOp>(s, a, complexCosh);
 }
 Value lower(hlo::AsinhOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AsinhOp>(s, a);
+  return mathInF32OrComplex<math::AsinhOp>(s, a, complexAsinh);
 }
 Value lower(hlo::AcoshOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AcoshOp>(s, a);
+  return mathInF32OrComplex<math::AcoshOp>(s, a, complexAcosh);
 }
 Value lower(hlo::AtanhOp, Scalar &s, ValueRange a) {
-  return mathInF32<math::AtanhOp>(s, a);
+  return mathInF32OrComplex<math::AtanhOp>(s, a, complexAtanh);
 }
 Value lower(hlo::ErfOp, Scalar &s, ValueRange a) {
   return mathInF32<math::ErfOp>(s, a);

@@ -88,7 +88,8 @@ def HLO_SignOp : HLO_UnaryElementwiseOp<"sign", HLO_NumericOrComplexTensor,
 def HLO_ExpOp : HLO_UnaryElementwiseOp<"exp", HLO_FloatOrComplexTensor, "e raised to the power">;
 def HLO_LogOp : HLO_UnaryElementwiseOp<"log", HLO_FloatOrComplexTensor, "the natural logarithm">;
 def HLO_TanhOp : HLO_UnaryElementwiseOp<"tanh", HLO_FloatOrComplexTensor, "the hyperbolic tangent">;
-def HLO_LogisticOp : HLO_UnaryElementwiseOp<"logistic", HLO_FloatTensor, "the logistic sigmoid 1 / (1 + exp(-x))">;
+def HLO_LogisticOp : HLO_UnaryElementwiseOp<"logistic", HLO_FloatOrComplexTensor,
+    "the logistic sigmoid 1 / (1 + exp(-x))">;
 def HLO_SqrtOp : HLO_UnaryElementwiseOp<"sqrt", HLO_FloatOrComplexTensor, "the square root">;
 def HLO_RsqrtOp : HLO_UnaryElementwiseOp<"rsqrt", HLO_FloatOrComplexTensor, "the reciprocal square root">;
 def HLO_SinOp : HLO_UnaryElementwiseOp<"sin", HLO_FloatOrComplexTensor, "the sine">;
@@ -271,14 +272,14 @@ def HLO_LogPlusOneOp : HLO_UnaryElementwiseOp<"log_plus_one",
 def HLO_ExponentialMinusOneOp : HLO_UnaryElementwiseOp<"exponential_minus_one",
     HLO_FloatOrComplexTensor, "exp(x) - 1, accurate near 0">;
 def HLO_TanOp : HLO_UnaryElementwiseOp<"tan", HLO_FloatOrComplexTensor, "the tangent">;
-def HLO_AsinOp : HLO_UnaryElementwiseOp<"asin", HLO_FloatTensor, "the arcsine">;
-def HLO_AcosOp : HLO_UnaryElementwiseOp<"acos", HLO_FloatTensor, "the arccosine">;
-def HLO_AtanOp : HLO_UnaryElementwiseOp<"atan", HLO_FloatTensor, "the arctangent">;
-def HLO_SinhOp : HLO_UnaryElementwiseOp<"sinh", HLO_FloatTensor, "the hyperbolic sine">;
-def HLO_CoshOp : HLO_UnaryElementwiseOp<"cosh", HLO_FloatTensor, "the hyperbolic cosine">;
-def HLO_AsinhOp : HLO_UnaryElementwiseOp<"asinh", HLO_FloatTensor, "the inverse hyperbolic sine">;
-def HLO_AcoshOp : HLO_UnaryElementwiseOp<"acosh", HLO_FloatTensor, "the inverse hyperbolic cosine">;
-def HLO_AtanhOp : HLO_UnaryElementwiseOp<"atanh", HLO_FloatTensor, "the inverse hyperbolic tangent">;
+def HLO_AsinOp : HLO_UnaryElementwiseOp<"asin", HLO_FloatOrComplexTensor, "the arcsine">;
+def HLO_AcosOp : HLO_UnaryElementwiseOp<"acos", HLO_FloatOrComplexTensor, "the arccosine">;
+def HLO_AtanOp : HLO_UnaryElementwiseOp<"atan", HLO_FloatOrComplexTensor, "the arctangent">;
+def HLO_SinhOp : HLO_UnaryElementwiseOp<"sinh", HLO_FloatOrComplexTensor, "the hyperbolic sine">;
+def HLO_CoshOp : HLO_UnaryElementwiseOp<"cosh", HLO_FloatOrComplexTensor, "the hyperbolic cosine">;
+def HLO_AsinhOp : HLO_UnaryElementwiseOp<"asinh", HLO_FloatOrComplexTensor, "the inverse hyperbolic sine">;
+def HLO_AcoshOp : HLO_UnaryElementwiseOp<"acosh", HLO_FloatOrComplexTensor, "the inverse hyperbolic cosine">;
+def HLO_AtanhOp : HLO_UnaryElementwiseOp<"atanh", HLO_FloatOrComplexTensor, "the inverse hyperbolic tangent">;
 def HLO_ErfOp : HLO_UnaryElementwiseOp<"erf", HLO_FloatTensor, "the error function">;
 def HLO_ErfInvOp : HLO_UnaryElementwiseOp<"erf_inv", HLO_FloatTensor,
     "the inverse error function (+-inf at +-1, NaN outside [-1, 1])"> {
