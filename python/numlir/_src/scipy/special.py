@@ -193,17 +193,16 @@ def comb(N, k, *, repetition: bool = False):
     """
     N, k = promote_arrays_inexact("comb", N, k)
     if repetition:
-        return ufuncs.where(ufuncs.equal(k, 0) & (N >= 0), np.asarray(1, dtype_of(N)),
-                            comb(N + k - 1, k, repetition=False))
+        return ufuncs.where(ufuncs.equal(k, 0) & (N >= 0), 1.0, comb(N + k - 1, k, repetition=False))
     valid = (k <= N) & (N >= 0) & (k >= 0)
-    safe_n = ufuncs.where(valid, N, _zero(N))
-    safe_k = ufuncs.where(valid, k, _zero(k))
+    safe_n = ufuncs.where(valid, N, 0.0)
+    safe_k = ufuncs.where(valid, k, 0.0)
     value = ufuncs.exp(lax_special.lgamma(safe_n + 1) - lax_special.lgamma(safe_k + 1)
                        - lax_special.lgamma(safe_n + 1 - safe_k))
     whole = ufuncs.equal(safe_n, ufuncs.floor(safe_n)) & ufuncs.equal(safe_k, ufuncs.floor(safe_k))
     exact = whole & (value < 2.0 ** np.finfo(dtype_of(value)).nmant)
-    value = value + stop_gradient(ufuncs.where(exact, ufuncs.round(value) - value, _zero(value)))
-    return ufuncs.where(valid, value, _zero(value))
+    value = value + stop_gradient(ufuncs.where(exact, ufuncs.round(value) - value, 0.0))
+    return ufuncs.where(valid, value, 0.0)
 
 
 @functools.cache
@@ -264,7 +263,7 @@ def boxcox1p(x, lmbda):
 
 def _boxcox(log_x, lmbda):
     zero = ufuncs.equal(lmbda, 0)
-    safe = ufuncs.where(zero, creation.ones_like(lmbda), lmbda)
+    safe = ufuncs.where(zero, 1.0, lmbda)
     return ufuncs.where(zero, log_x, ufuncs.expm1(safe * log_x) / safe)
 
 

@@ -56,7 +56,7 @@ def bessel_jn(z, *, v: int, n_iter: int = 50):
     Example::
 
         >>> numlir.scipy.special.bessel_jn(1.0, v=2)   # J_0(1), J_1(1), J_2(1)
-        Array([0.7651977 , 0.44005057, 0.1149035 ], dtype=float32)
+        Array([0.7651977 , 0.4400506 , 0.11490349], dtype=float32)
     """
     z = creation.asarray(z)
     (z,) = promote_arrays_inexact("bessel_jn", z)

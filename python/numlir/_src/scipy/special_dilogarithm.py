@@ -21,6 +21,7 @@ from math import factorial
 import numpy as np
 
 from numlir._src import ad
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax.special import _bernoulli_even
 from numlir._src.numpy import creation, ufuncs
 from numlir._src.numpy.util import dtype_of
@@ -78,11 +79,11 @@ def spence(x):
     Example::
 
         >>> numlir.scipy.special.spence(2.0)   # -pi^2 / 12
-        Array(-0.82246697, dtype=float32)
+        Array(-0.822467, dtype=float32)
     """
     x = creation.asarray(x)
     dtype = dtype_of(x)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
-    return spence_p.bind(x)
+    return spence_p.bind(ew.convert_element_type(x, dtype, weak_type=False))
 

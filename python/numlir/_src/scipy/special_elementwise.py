@@ -41,10 +41,12 @@ def primitive(name: str, impl: Callable, arity: int) -> core.Primitive:
 
 def promote(name: str, *args) -> list:
     """The arguments as inexact numlir arrays of one dtype, broadcast to one shape (rank-0
-    ones stay rank-0, as lax broadcasts them)."""
+    ones stay rank-0, as lax broadcasts them). The dtype is strong, as jax's results are
+    (its special functions run under jit or custom_jvp, which drop weak types)."""
     args = promote_arrays_inexact(name, *args)
     shape = broadcast_shapes(name, *(a.shape for a in args))
-    return [a if a.shape in ((), shape) else reshaping.broadcast_to(a, shape) for a in args]
+    args = [a if a.shape in ((), shape) else reshaping.broadcast_to(a, shape) for a in args]
+    return [ew.convert_element_type(a, dtype_of(a), weak_type=False) for a in args]
 
 
 def apply(prim: core.Primitive, name: str, *args):

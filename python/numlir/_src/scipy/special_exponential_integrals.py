@@ -181,7 +181,7 @@ def expn(n, x):
     Example::
 
         >>> numlir.scipy.special.expn(2, 1.0)
-        Array(0.14849551, dtype=float32, weak_type=True)
+        Array(0.14849555, dtype=float32)
     """
     return se.apply(expn_p, "expn", n, x)
 
@@ -192,7 +192,7 @@ def exp1(x):
     Example::
 
         >>> numlir.scipy.special.exp1(1.0)
-        Array(0.21938393, dtype=float32, weak_type=True)
+        Array(0.21938396, dtype=float32)
     """
     (x,) = se.promote("exp1", x)
     return expn_p.bind(creation.ones_like(x), x)
@@ -204,6 +204,6 @@ def expi(x):
     Example::
 
         >>> numlir.scipy.special.expi(1.0)
-        Array(1.8951178, dtype=float32, weak_type=True)
+        Array(1.8951179, dtype=float32)
     """
     return se.apply(expi_p, "expi", x)

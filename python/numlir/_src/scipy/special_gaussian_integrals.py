@@ -80,7 +80,7 @@ def dawsn(x):
     Example::
 
         >>> numlir.scipy.special.dawsn(1.0)
-        Array(0.5380795, dtype=float32, weak_type=True)
+        Array(0.5380795, dtype=float32)
     """
     return se.apply(dawsn_p, "dawsn", x)
 
@@ -155,6 +155,6 @@ def owens_t(h, a):
     Example::
 
         >>> numlir.scipy.special.owens_t(0.5, 2.0)
-        Array(0.14211263, dtype=float32, weak_type=True)
+        Array(0.1415806, dtype=float32)
     """
     return se.apply(owens_t_p, "owens_t", h, a)

@@ -256,7 +256,7 @@ def hyp1f1(a, b, x):
     Example::
 
         >>> numlir.scipy.special.hyp1f1(1.0, 2.0, 1.0)   # (e - 1) / 1
-        Array(1.7182819, dtype=float32, weak_type=True)
+        Array(1.7182816, dtype=float32)
     """
     return se.apply(hyp1f1_p, "hyp1f1", a, b, x)
 
@@ -447,6 +447,6 @@ def hyp2f1(a, b, c, x):
     Example::
 
         >>> numlir.scipy.special.hyp2f1(1.0, 1.0, 2.0, -1.0)   # log(2)
-        Array(0.6931472, dtype=float32, weak_type=True)
+        Array(0.69314724, dtype=float32)
     """
     return se.apply(hyp2f1_p, "hyp2f1", a, b, c, x)
