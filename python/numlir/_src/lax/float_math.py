@@ -2,7 +2,8 @@
 functions and their inverses, cbrt, atan2, nextafter, round and is_finite.
 
 (erf, lgamma, digamma and friends are in special.py.) Each lowers to one hlo op of
-docs/hlo-dialect.md.
+docs/hlo-dialect.md, but atan2 of complex operands, which lowers to XLA's expansion in
+complex log, sqrt and arithmetic.
 """
 
 from __future__ import annotations
@@ -11,21 +12,22 @@ import enum
 
 from numlir._src import ad, batching, core, dtypes
 from numlir._src.lax import type_checks as tc
-from numlir._src.lax.elementwise import _binary, _unary, add, const, div, exp, mul, neg, rsqrt, sub
+from numlir._src.lax.elementwise import (_binary, _broadcast_operands, _unary, add, const, div, exp,
+                                         log, mul, neg, rsqrt, sqrt, sub)
 
 log1p_p = _unary("log1p", "log_plus_one", tc.INEXACT)
 expm1_p = _unary("expm1", "exponential_minus_one", tc.INEXACT)
 tan_p = _unary("tan", "tan", tc.INEXACT)
-asin_p = _unary("asin", "asin", (tc.FLOAT,))
-acos_p = _unary("acos", "acos", (tc.FLOAT,))
-atan_p = _unary("atan", "atan", (tc.FLOAT,))
-sinh_p = _unary("sinh", "sinh", (tc.FLOAT,))
-cosh_p = _unary("cosh", "cosh", (tc.FLOAT,))
-asinh_p = _unary("asinh", "asinh", (tc.FLOAT,))
-acosh_p = _unary("acosh", "acosh", (tc.FLOAT,))
-atanh_p = _unary("atanh", "atanh", (tc.FLOAT,))
+asin_p = _unary("asin", "asin", tc.INEXACT)
+acos_p = _unary("acos", "acos", tc.INEXACT)
+atan_p = _unary("atan", "atan", tc.INEXACT)
+sinh_p = _unary("sinh", "sinh", tc.INEXACT)
+cosh_p = _unary("cosh", "cosh", tc.INEXACT)
+asinh_p = _unary("asinh", "asinh", tc.INEXACT)
+acosh_p = _unary("acosh", "acosh", tc.INEXACT)
+atanh_p = _unary("atanh", "atanh", tc.INEXACT)
 cbrt_p = _unary("cbrt", "cbrt", (tc.FLOAT,))
-atan2_p = _binary("atan2", "atan2", (tc.FLOAT,))
+atan2_p = _binary("atan2", "atan2", tc.INEXACT)
 nextafter_p = _binary("nextafter", "next_after", (tc.FLOAT,))
 
 
@@ -53,8 +55,25 @@ cbrt = _bind1(cbrt_p, "Elementwise cube root.")
 
 
 def atan2(x, y):
-    """Elementwise ``atan(x / y)`` in the quadrant of (y, x)."""
+    """Elementwise ``atan(x / y)`` in the quadrant of (y, x); for complex operands XLA's
+    ``-i log((y + i x) / sqrt(y^2 + x^2))``, as jax."""
     return atan2_p.bind(x, y)
+
+
+def _complex_atan2(x, y):
+    # hlo.atan2 takes no complex operands: XLA's own expansion, op for op.
+    ratio = div(add(y, mul(const(x, 1j), x)), sqrt(add(mul(y, y), mul(x, x))))
+    return mul(const(x, -1j), log(ratio))
+
+
+@atan2_p.def_lowering
+def _atan2_lowering(ctx, x, y):
+    x, y = _broadcast_operands(ctx, x, y)
+    out = ctx.avals_out[0].strip_weak_type()
+    if not dtypes.is_complex(out.dtype):
+        return ctx.emit(f"hlo.atan2 {x}, {y} : {ctx.type_out()}")
+    closed = core.trace_to_graph(lambda a, b: [_complex_atan2(a, b)], [out, out])
+    return ctx.inline(closed, [x, y])[0]
 
 
 def nextafter(x1, x2):

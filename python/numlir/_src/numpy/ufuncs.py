@@ -301,15 +301,28 @@ def exp2(x, /):
     return ew.exp(ew.mul(x, ew.convert_element_type(_LN2, dtype_of(x), weak_type=True)))
 
 
+def _scale_log(x, scale):
+    """``scale(log(x))``; complex logarithms are scaled part by part, as jax does (a complex
+    division by a real constant would turn an infinite part into NaN)."""
+    r = ew.log(x)
+    if not dtypes.is_complex(dtype_of(x)):
+        return scale(r)
+    return complex_ops.complex(scale(complex_ops.real(r)), scale(complex_ops.imag(r)))
+
+
 def log2(x, /):
     """Elementwise base-2 logarithm."""
     (x,) = promote_args_inexact("log2", x)
-    return ew.div(ew.log(x), ew.convert_element_type(_LN2, dtype_of(x), weak_type=True))
+    return _scale_log(x, lambda r: ew.div(r, ew.convert_element_type(_LN2, dtype_of(r), True)))
 
 
 def log10(x, /):
-    """Elementwise base-10 logarithm."""
+    """Elementwise base-10 logarithm (of complex numbers, ``log(x) * (1 / ln 10)`` part by
+    part, as jax)."""
     (x,) = promote_args_inexact("log10", x)
+    if dtypes.is_complex(dtype_of(x)):
+        return _scale_log(x, lambda r: ew.mul(r, ew.convert_element_type(1 / _LN10, dtype_of(r),
+                                                                          True)))
     return ew.div(ew.log(x), ew.convert_element_type(_LN10, dtype_of(x), weak_type=True))
 
 
