@@ -258,9 +258,10 @@ def _uniform_unit(bits_u, float_dtype):
 
 def rng_uniform(a, b, shape):
     """Uniform random numbers in [a, b) of ``shape``: a, b scalars of one dtype. Stateful:
-    every call draws new numbers; under jit the numbers are drawn when the function is
-    traced, so one compiled function gives the same ones each time it runs (XLA's
-    ``RngUniform`` draws anew per run). Prefer numlir.random.
+    every call draws new numbers. It runs eagerly only: a compiled numlir function has no
+    state to draw anew from on each run (XLA's ``RngUniform`` does), and numbers drawn when
+    it is traced would repeat on every run, so under jit, vmap or grad it raises. Use
+    numlir.random with an explicit key there.
 
     Example::
 
@@ -280,6 +281,11 @@ def rng_uniform(a, b, shape):
     weak = a_aval.weak_type and b_aval.weak_type
     if not (dtypes.is_float(dtype) or dtypes.is_int(dtype)):
         raise TypeError(f"rng_uniform: unsupported dtype {dtype}")
+    if not isinstance(core.current_trace(), core.EvalTrace):
+        raise NotImplementedError(
+            "lax.rng_uniform is stateful and runs eagerly only: inside jit, vmap or grad its "
+            "numbers would be fixed when the function is traced and repeat on every run; use "
+            "numlir.random with an explicit key")
     stream = next(_streams.next)
     # each stream starts its counter at a multiple of 2**32: streams never share a block
     key = np.array([*_UNIFORM_KEY, 0, stream % 2**32], np.uint32)
