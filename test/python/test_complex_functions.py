@@ -1,6 +1,6 @@
 """The complex elementwise functions beyond the arithmetic and exp/log families, against jax:
-sinh, cosh, the inverse trigonometric and hyperbolic functions, atan2, logistic, exp2, log2
-and log10.
+sinh, cosh, the inverse trigonometric and hyperbolic functions, atan2, logistic, exp2, log2,
+log10, and the lexicographic max/min (elementwise and as reductions).
 
 Values are compared in ulp of each part over grids of every magnitude, the branch cuts with
 both signed zeros, and the inf/NaN edges, eagerly, under jit and under vmap; derivatives with
@@ -251,6 +251,110 @@ def test_lax_functions_accept_complex_as_jax():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=3e-6, err_msg=name)
 
 
+# --- Lexicographic max and min ----------------------------------------------------------------------
+
+
+def _same_complex(got, want):
+    """Equal values, signs of zero and NaN positions (any NaN payload)."""
+    got, want = np.asarray(got), np.asarray(want)
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        ok = ~np.isnan(g)
+        np.testing.assert_array_equal(g[ok], w[ok])
+        np.testing.assert_array_equal(np.signbit(g[ok]), np.signbit(w[ok]))
+
+
+_NAN = np.nan
+_PAIRS = np.array([[1 + 2j, 1 + 3j], [complex(_NAN, 0), 1 + 0j], [complex(1, _NAN), 1 + 0j],
+                   [3 + 0j, 2 + 9j], [1 + 1j, 1 + 1j], [complex(_NAN, _NAN), 0j],
+                   [complex(1, _NAN), complex(_NAN, 1)], [0j, complex(-0.0, 0)],
+                   [complex(-0.0, 0), complex(0, -0.0)], [complex(np.inf, -1), complex(np.inf, 2)],
+                   [complex(-np.inf, 0), complex(-np.inf, -0.0)]], C64).T
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_lax_max_min_compare_real_part_first_with_jaxs_nan_rule(name):
+    """x where it compares strictly greater (less), real part first, else y: a NaN in a
+    compared part picks y."""
+    fn, ref = getattr(lax, name), getattr(jax.lax, name)
+    a, b = _PAIRS
+    for x, y in ((a, b), (b, a)):
+        _same_complex(fn(x, y), ref(x, y))
+        _same_complex(numlir.jit(fn)(x, y), ref(x, y))
+        _same_complex(numlir.vmap(fn)(x, y), ref(x, y))
+    np_name = {"max": "maximum", "min": "minimum"}[name]
+    _same_complex(getattr(jnp, np_name)(a, 2 + 0j), getattr(jnp_ref, np_name)(a, 2 + 0j))
+    _same_complex(getattr(jnp, np_name)(a.real, b), getattr(jnp_ref, np_name)(a.real, b))
+
+
+def _fold_cases():
+    nan, inf = np.nan, np.inf
+    yield [1 + 1j, complex(nan, 0), 2 + 0j]
+    yield [complex(nan, 0), 1 + 1j, 2 + 0j]
+    yield [1 + 1j, 2 + 0j, complex(nan, 0)]
+    yield [1 + 2j, complex(1, nan), 1 + 1j]
+    yield [1 + 1j, complex(1, nan), 1 + 2j]
+    yield [2 + 1j, 2 + 5j, 2 - 1j]
+    yield [complex(-inf, -1), complex(-inf, -2)]  # the start value (-inf, 0) wins
+    yield [complex(inf, 1)] * 3
+    yield [complex(0.0, 0.0), complex(-0.0, 0.0)]
+    yield [complex(0.0, -0.0), complex(0.0, 0.0)]
+    yield [complex(-inf, nan), complex(-inf, -3)]
+    yield [complex(nan, 1), complex(nan, 2)]
+    rng = np.random.default_rng(0)
+    for n in (2, 5, 17, 32):
+        for _ in range(3):
+            x = (rng.integers(0, 4, n) + 1j * rng.integers(-2, 2, n)).astype(C64)
+            k = rng.integers(0, n, 3)
+            x[k[0]], x[k[1]] = complex(nan, 0), complex(1, nan)
+            x[k[2]] = complex(rng.choice([-inf, inf]), rng.choice([-1, 0, 1]))
+            yield list(x)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_reductions_fold_as_jax(name):
+    """jax's complex reduce_max/min folds acc = max(acc, x_i) from (-+inf, 0), so NaNs decide
+    by position (XLA folds up to 32 elements in order; longer reductions only differ between
+    NaNs). Each case is a row, padded in front with copies of its first element (which changes
+    no fold's result), reduced along either axis."""
+    fn, ref = getattr(jnp, name), getattr(jnp_ref, name)
+    cases = list(_fold_cases())
+    width = max(len(c) for c in cases)
+    rows = np.array([[c[0]] * (width - len(c)) + list(c) for c in cases], C64)
+    _same_complex(numlir.jit(lambda v: fn(v, axis=1))(rows), ref(rows, axis=1))
+    _same_complex(fn(rows.T, axis=0), ref(rows.T, axis=0))
+    _same_complex(fn(rows[:2, -3:]), ref(rows[:2, -3:]))
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_reductions_over_axes_with_initial_where_and_vmap(name):
+    fn, ref = getattr(jnp, name), getattr(jnp_ref, name)
+    rng = np.random.default_rng(2)
+    x = _complex(rng.integers(-2, 3, (3, 4, 5)), rng.normal(size=(3, 4, 5)), C64)
+    for axis in (None, 1, (0, 2)):
+        _same_complex(fn(x, axis=axis), ref(x, axis=axis))
+    _same_complex(fn(x, axis=0, keepdims=True), ref(x, axis=0, keepdims=True))
+    _same_complex(fn(x, axis=1, initial=1 + 0.5j), ref(x, axis=1, initial=1 + 0.5j))
+    mask = rng.random((3, 4, 5)) < 0.5
+    _same_complex(fn(x, axis=2, initial=-1j, where=mask), ref(x, axis=2, initial=-1j, where=mask))
+    _same_complex(numlir.vmap(fn)(x), jax.vmap(ref)(x))
+    _same_complex(getattr(lax, f"reduce_{name}")(x, (0, 2)),
+                  getattr(jax.lax, f"reduce_{name}")(x, (0, 2)))
+    # A reduction over one element per output is that element, without the start value.
+    lonely = np.array([[complex(-np.inf, -1)], [complex(np.inf, 1)]], C64)
+    _same_complex(fn(lonely, axis=1), ref(lonely, axis=1))
+
+
+def test_extrema_of_complex_that_jax_refuses_are_refused():
+    z = jnp.asarray(np.array([1 + 1j, 2 + 0j], C64))
+    for fn in (jnp.argmax, jnp.argmin):
+        with pytest.raises(TypeError, match="complex64"):
+            fn(z)
+    with pytest.raises(ValueError, match="zero-size"):
+        jnp.max(jnp.zeros((0,), C64))
+
+
 # --- Derivatives ------------------------------------------------------------------------------------
 
 _Z = np.array([0.3 + 0.4j, -1.5 + 0.2j, 2 - 1j, -0.7 - 2.5j, 0.1 - 0.05j, -2 + 1e-3j], C128)
@@ -275,14 +379,22 @@ def test_derivatives_match_jax(name, x64):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-13, atol=1e-15)
 
 
-def test_derivatives_of_atan2_and_logistic_match_jax(x64):
+def test_derivatives_of_atan2_logistic_and_extrema_match_jax(x64):
+    """Ties of max and min share the tangent evenly, as jax."""
     w, t2 = np.roll(_Z, 1), np.roll(_T, 2)
+    u = np.array([1 + 1j, 2 + 0j, 1 + 1j, 3 + 1j], C128)
+    v = np.array([1 + 2j, 1 + 5j, 1 + 1j, 3 + 1j], C128)
+    x = np.array([[1 + 1j, 2 + 0j, 2 + 0j, 1 + 3j], [0j, -1j, 1j, 0.5j]], C128)
 
     def derivatives(np_, lx, ad):
         def all_of(z, t):
             return [ad.jvp(np_.arctan2, (z, w), (t, t2))[1],
                     ad.jvp(lx.logistic, (z,), (t,))[1],
-                    ad.grad(lambda a: np_.abs(np_.arctan2(a, w)).sum())(z)]
+                    ad.grad(lambda a: np_.abs(np_.arctan2(a, w)).sum())(z),
+                    ad.jvp(np_.maximum, (u, v), (t[:4], t[1:5]))[1],
+                    ad.jvp(np_.minimum, (u, v), (t[:4], t[1:5]))[1],
+                    ad.grad(lambda a: np_.abs(np_.max(a, axis=1)).sum())(x),
+                    ad.grad(lambda a: np_.abs(np_.min(a, axis=1)).sum())(x)]
         return ad.jit(all_of)
 
     got = derivatives(jnp, lax, numlir)(_Z, _T)

@@ -209,8 +209,41 @@ sub_p = _binary("sub", "subtract", tc.NUMERIC_OR_COMPLEX)
 mul_p = _binary("mul", "multiply", tc.NUMERIC_OR_COMPLEX)
 div_p = _binary("div", "divide", tc.NUMERIC_OR_COMPLEX)
 rem_p = _binary("rem", "remainder", tc.NUMERIC)
-max_p = _binary("max", "maximum", tc.ANY)
-min_p = _binary("min", "minimum", tc.ANY)
+
+
+def _extremum(name: str, hlo_op: str, direction: str) -> core.Primitive:
+    """max or min: hlo's op on reals; complex numbers compare lexicographically, real part
+    first, as jax: ``x`` where it compares strictly ``direction`` than ``y``, else ``y`` (so
+    wherever a compared part is NaN, ``y``)."""
+    prim = core.Primitive(name)
+    prim.def_abstract_eval(_binary_abstract_eval(name, tc.ANY_OR_COMPLEX))
+
+    @prim.def_lowering
+    def _lowering(ctx, x, y):
+        x, y = _broadcast_operands(ctx, x, y)
+        out = ctx.avals_out[0]
+        if not dtypes.is_complex(out.dtype):
+            return ctx.emit(f"hlo.{hlo_op} {x}, {y} : {ctx.type_out()}")
+        ty = ctx.type_out()
+        part = tensor_type(out.update(dtype=dtypes.complex_part_dtype(out.dtype)))
+        pred = tensor_type(out.update(dtype=dtypes.bool_))
+
+        def compare(op, a, b):
+            return ctx.emit(f"hlo.compare {op}, {a}, {b} : {part} -> {pred}")
+
+        xr, yr = (ctx.emit(f"hlo.real {v} : {ty} -> {part}") for v in (x, y))
+        xi, yi = (ctx.emit(f"hlo.imag {v} : {ty} -> {part}") for v in (x, y))
+        by_imag, by_real = compare(direction, xi, yi), compare(direction, xr, yr)
+        pick_x = ctx.emit(f"hlo.select {compare('EQ', xr, yr)}, {by_imag}, {by_real} : "
+                          f"{pred}, {pred}")
+        return ctx.emit(f"hlo.select {pick_x}, {x}, {y} : {pred}, {ty}")
+
+    batching.defbroadcasting(prim)
+    return prim
+
+
+max_p = _extremum("max", "maximum", "GT")
+min_p = _extremum("min", "minimum", "LT")
 pow_p = _binary("pow", "power", tc.NUMERIC_OR_COMPLEX)
 and_p = _binary("and", "and", tc.INT_OR_BOOL)
 or_p = _binary("or", "or", tc.INT_OR_BOOL)
@@ -243,12 +276,13 @@ def rem(x, y):
 
 
 def max(x, y):  # noqa: A001 - JAX's name
-    """Elementwise maximum."""
+    """Elementwise maximum; NaN propagates for floats, complex numbers compare real part
+    first (``lax.max(1 + 2j, 1 + 3j) == 1 + 3j``)."""
     return max_p.bind(x, y)
 
 
 def min(x, y):  # noqa: A001 - JAX's name
-    """Elementwise minimum."""
+    """Elementwise minimum; complex numbers compare real part first, as in ``max``."""
     return min_p.bind(x, y)
 
 

@@ -44,7 +44,7 @@ def _identity(name, dtype):
         return 1
     if dtypes.is_bool(dtype):
         return name == "min"
-    if dtypes.is_float(dtype):
+    if dtypes.is_inexact(dtype):  # complex: (-inf, 0) and (inf, 0), as jax
         return -float("inf") if name == "max" else float("inf")
     info = dtypes.iinfo(dtype)
     return int(info.min) if name == "max" else int(info.max)
@@ -92,7 +92,9 @@ def _reduce(name, a, axis, keepdims, dtype, prim_fn, default_dtype=None, where=N
     out = prim_fn(a, axes) if axes else as_array(a)
     if initial is not None:
         out_aval = core.get_aval(out)
-        out = _COMBINE[name](out, ew.convert_element_type(initial, out_aval.dtype, True))
+        # initial first, as jax: it decides between complex NaNs (max(a, b) is b when they
+        # do not compare).
+        out = _COMBINE[name](ew.convert_element_type(initial, out_aval.dtype, True), out)
     if computation_dtype != result_dtype:
         out = ew.convert_element_type(out, result_dtype, aval.weak_type)
     return _keepdims(out, axes, keepdims)
