@@ -369,3 +369,14 @@ def test_scatter_add_and_multiply_of_complex_numbers_and_the_gradients_of_gather
     _check(numlir.grad(loss), jax.grad(loss_ref), z, tol=2e-5, modes=("eager", "jit"))
     with pytest.raises(TypeError, match="scatter_min does not accept dtype complex64"):
         jnp.asarray(z).at[idx].min(u)
+
+
+@pytest.mark.parametrize("dtype", [C64, C128])
+def test_random_normal_of_complex_dtype_draws_jaxs_numbers(dtype, request):
+    if dtype == C128:
+        request.getfixturevalue("x64")
+    key = 7
+    got = numlir.random.normal(numlir.random.PRNGKey(key), (4, 3), dtype)
+    want = jax.random.normal(jax.random.PRNGKey(key), (4, 3), dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=_tol(dtype), atol=_tol(dtype))

@@ -15,6 +15,7 @@ import numpy as np
 from numlir._src import core, dtypes
 from numlir._src.array import Array
 from numlir._src.jit import jit
+from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import float_math, reduction, shape_ops, special
 from numlir._src.lax import sorting as lax_sorting
@@ -117,18 +118,33 @@ def _normal_impl(key, shape, dtype):
     return ew.mul(_const(u, np.sqrt(2)), special.erf_inv(u))
 
 
+def _complex_normal_impl(key, shape, dtype):
+    """As jax: independent real and imaginary parts from the two halves of a split, each of
+    variance 1/2."""
+    part = dtypes.complex_part_dtype(dtype)
+    key_re, key_im = prng.split_list(key, 2)
+    re, im = _normal_impl(key_re, shape, part), _normal_impl(key_im, shape, part)
+    scale = _const(re, 1 / np.sqrt(2))
+    return complex_ops.complex(ew.mul(re, scale), ew.mul(im, scale))
+
+
 _normal = jit(_normal_impl, static_argnums=(1, 2))
+_complex_normal = jit(_complex_normal_impl, static_argnums=(1, 2))
 
 
 def normal(key, shape: Sequence[int] = (), dtype=None) -> Array:
-    """Standard normal samples (inverse-CDF of a uniform), as ``jax.random.normal``.
+    """Standard normal samples (inverse-CDF of a uniform), as ``jax.random.normal``; a
+    complex dtype gives independent parts of variance 1/2 each.
 
     Example::
 
         >>> numlir.random.normal(numlir.random.PRNGKey(0), (3,))
     """
     key = prng.check_key("normal", key)
-    return _normal(key, canonical_shape("normal", shape), _float_dtype("normal", dtype))
+    shape = canonical_shape("normal", shape)
+    if dtype is not None and dtypes.is_complex(dtypes.canonicalize_dtype(dtype)):
+        return _complex_normal(key, shape, dtypes.canonicalize_dtype(dtype))
+    return _normal(key, shape, _float_dtype("normal", dtype))
 
 
 def _truncated_normal_impl(key, lower, upper, shape, dtype):
