@@ -382,3 +382,22 @@ def test_expm_frechet_gradient_and_vmap(x64):
                 jsl.expm_frechet(batch, np.stack([e, e])), 1e-10)
     with pytest.raises(ValueError, match="same shape"):
         nsl.expm_frechet(a, e[:3, :3])
+
+
+@pytest.mark.parametrize("n", [0, 1, 4, 7])
+@pytest.mark.parametrize("scale", [None, "n", "sqrtn"])
+def test_dft_matrix_matches_jax(n, scale):
+    from numlir.scipy import linalg as nl
+
+    got, want = nl.dft(n, scale), jax.scipy.linalg.dft(n, scale)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-5)  # jax's: ~1e-6 off
+    exact = sl.dft(n, scale) if n else np.zeros((0, 0))
+    np.testing.assert_allclose(np.asarray(got), exact, atol=1e-7)  # rounded once from exact phases
+    x = np.arange(n, dtype=np.float32)
+    if n and scale is None:  # the matrix applies the FFT
+        np.testing.assert_allclose(np.asarray(got @ x), np.fft.fft(x), atol=1e-4)
+    with pytest.raises(ValueError, match="scale must be None"):
+        nl.dft(3, "bad")
+    with pytest.raises(ValueError, match="complex floating-point"):
+        nl.dft(3, dtype=np.float32)

@@ -1,16 +1,17 @@
-"""numlir.scipy.linalg: linear algebra, as jax.scipy.linalg (real matrices)."""
+"""numlir.scipy.linalg: linear algebra, as jax.scipy.linalg (the factorizations take real
+matrices)."""
 
 from numlir._src.scipy.linalg import (block_diag, cho_factor, cho_solve, cholesky, circulant, companion,
                                       det, eigh, eigh_tridiagonal, expm, expm_frechet, hankel,
                                       hessenberg, hilbert, inv, lu, lu_factor, lu_solve, polar, qr,
                                       qr_multiply, schur, solve, solve_sylvester, solve_triangular, svd,
                                       toeplitz)
-from numlir._src.scipy.linalg_special_matrices import (convolution_matrix, fiedler, fiedler_companion,
+from numlir._src.scipy.linalg_special_matrices import (convolution_matrix, dft, fiedler, fiedler_companion,
                                                        hadamard, helmert, invhilbert, invpascal, leslie,
                                                        pascal)
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
-           "convolution_matrix", "det", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
+           "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
            "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
            "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
            "qr_multiply", "schur", "solve", "solve_sylvester", "solve_triangular", "svd", "toeplitz"]

@@ -298,3 +298,21 @@ def hadamard(n: int, dtype=int):
     for _ in range(int(math.log2(n))):
         h = np.block([[h, h], [h, -h]])
     return cr.asarray(h, dtype=dtypes.canonicalize_dtype(dtype))
+
+
+def dft(n: int, scale: str | None = None, *, dtype=None):
+    """The ``n x n`` discrete Fourier transform matrix ``exp(-2 pi i j k / n)``, times ``1/n``
+    (``scale="n"``) or ``1/sqrt(n)`` (``"sqrtn"``), as ``jax.scipy.linalg.dft``. The phases
+    are exact integers ``j k mod n``, so the entries are rounded once."""
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"dft: n must be non-negative, got {n}")
+    factors = {None: 1.0, "n": 1.0 / n if n else 1.0, "sqrtn": 1.0 / math.sqrt(n) if n else 1.0}
+    if scale not in factors:
+        raise ValueError(f"scale must be None, 'sqrtn', or 'n'; got {scale!r}.")
+    dtype = dtypes.default_complex_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if not dtypes.is_complex(dtype):
+        raise ValueError(f"dtype must be a complex floating-point type; got {dtype}.")
+    phase = np.outer(np.arange(n), np.arange(n)) % max(n, 1)
+    values = np.exp(-2j * np.pi * phase / max(n, 1)) * factors[scale]
+    return cr.asarray(values.astype(dtype))
