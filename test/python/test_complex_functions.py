@@ -346,6 +346,20 @@ def test_max_min_reductions_over_axes_with_initial_where_and_vmap(name):
     _same_complex(fn(lonely, axis=1), ref(lonely, axis=1))
 
 
+def test_numpy_comparisons_fmax_fmin_and_nan_extrema_order_complex_numbers_as_jax():
+    a, b = _PAIRS
+    for name in ("less", "less_equal", "greater", "greater_equal"):
+        np.testing.assert_array_equal(getattr(jnp, name)(a, b), getattr(jnp_ref, name)(a, b),
+                                      err_msg=name)
+    np.testing.assert_array_equal(jnp.asarray(a) < b, jnp_ref.asarray(a) < b)
+    for name in ("fmax", "fmin"):
+        for x, y in ((a, b), (b, a)):
+            _same_complex(getattr(jnp, name)(x, y), getattr(jnp_ref, name)(x, y))
+    z = np.array([[1 + 2j, complex(np.nan, 0), 3 - 1j], [0j, 2 + 1j, complex(1, np.nan)]], C64)
+    for name in ("nanmax", "nanmin", "ptp", "amax"):
+        _same_complex(getattr(jnp, name)(z, axis=1), getattr(jnp_ref, name)(z, axis=1))
+
+
 def test_extrema_of_complex_that_jax_refuses_are_refused():
     z = jnp.asarray(np.array([1 + 1j, 2 + 0j], C64))
     for fn in (jnp.argmax, jnp.argmin):
@@ -353,6 +367,10 @@ def test_extrema_of_complex_that_jax_refuses_are_refused():
             fn(z)
     with pytest.raises(ValueError, match="zero-size"):
         jnp.max(jnp.zeros((0,), C64))
+    with pytest.raises(ValueError, match="Complex values have no ordering"):
+        jnp.clip(z, 0, 1)
+    with pytest.raises(ValueError, match="Complex values have no ordering"):
+        jnp.clip(np.float32([1, 2]), 0.5j)
 
 
 # --- Derivatives ------------------------------------------------------------------------------------

@@ -59,10 +59,26 @@ minimum = _binary("minimum", ew.min)
 fmod = _binary("fmod", ew.rem)
 equal = _binary("equal", ew.eq)
 not_equal = _binary("not_equal", ew.ne)
-less = _binary("less", ew.lt)
-less_equal = _binary("less_equal", ew.le)
-greater = _binary("greater", ew.gt)
-greater_equal = _binary("greater_equal", ew.ge)
+
+
+def _ordered(compare):
+    """``compare``; complex numbers compare real part first, then imaginary part, as jax's
+    comparisons (lax's refuse them)."""
+
+    def fn(x, y):
+        if not dtypes.is_complex(dtype_of(x)):
+            return compare(x, y)
+        x_re, y_re = complex_ops.real(x), complex_ops.real(y)
+        by_imag = compare(complex_ops.imag(x), complex_ops.imag(y))
+        return ew.select(ew.eq(x_re, y_re), by_imag, compare(x_re, y_re))
+
+    return fn
+
+
+less = _binary("less", _ordered(ew.lt))
+less_equal = _binary("less_equal", _ordered(ew.le))
+greater = _binary("greater", _ordered(ew.gt))
+greater_equal = _binary("greater_equal", _ordered(ew.ge))
 bitwise_and = _binary("bitwise_and", ew.bitwise_and)
 bitwise_or = _binary("bitwise_or", ew.bitwise_or)
 bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor)
@@ -266,8 +282,13 @@ def where(condition, x=None, y=None, /, *, size: int | None = None, fill_value=N
 
 
 def clip(a, a_min=None, a_max=None):
-    """Clip ``a`` to ``[a_min, a_max]``."""
+    """Clip ``a`` to ``[a_min, a_max]``; complex values are refused, as jax does."""
     check_arraylike("clip", a)
+    if any(v is not None and dtypes.is_complex(dtype_of(v)) for v in (a, a_min, a_max)):
+        raise ValueError("Clip received a complex value either through the input or the min/max "
+                         "keywords. Complex values have no ordering and cannot be clipped. "
+                         "Please convert to a real value or array by taking the real or "
+                         "imaginary components via numlir.numpy.real/imag respectively.")
     if a_min is not None:
         a = maximum(a, a_min)
     if a_max is not None:
@@ -389,12 +410,16 @@ nextafter = _binary("nextafter", float_math.nextafter, inexact=True)
 
 
 def _fmax(x, y):
+    if dtypes.is_complex(dtype_of(x)):  # as jax: x where x > y (real part first) or y is NaN
+        return ew.select(ew.bitwise_or(greater(x, y), ew.ne(y, y)), x, y)
     if not dtypes.is_float(dtype_of(x)):
         return ew.max(x, y)
     return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.max(x, y)))
 
 
 def _fmin(x, y):
+    if dtypes.is_complex(dtype_of(x)):
+        return ew.select(ew.bitwise_or(less(x, y), ew.ne(y, y)), x, y)
     if not dtypes.is_float(dtype_of(x)):
         return ew.min(x, y)
     return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.min(x, y)))
