@@ -199,6 +199,29 @@ def test_log_is_accurate_near_the_unit_circle(x64):
 
 
 @pytest.mark.parametrize("dtype", [C64, C128])
+def test_sqrt_tan_tanh_match_jax_on_every_edge(dtype, request):
+    """The edges that XLA gives C99's values: tanh(x + i inf) is NaN for finite x, tanh(x + iy)
+    of huge finite y is +-1 + 0i once |x| > 20, sqrt near max does not overflow, sqrt(NaN +
+    i inf) is NaN. jax's tan and tanh are off by up to ~14 ulp themselves."""
+    if dtype == C128:
+        request.getfixturevalue("x64")
+    z = np.concatenate([_edge_grid(dtype), _wide_grid(dtype, n=1000)])
+    for name, max_ulps in (("sqrt", 2), ("tan", 16), ("tanh", 16)):
+        _assert_ulps(np.asarray(getattr(jnp, name)(z)), np.asarray(getattr(jnp_ref, name)(z)), z,
+                     max_ulps, name)
+
+
+def test_log1p_near_minus_one_and_expm1_near_overflow_keep_their_values(x64):
+    """log1p(-1 + 1e-20i) is log(1e-20) (jax's is -inf: its |1 + z|^2 - 1 rounds to -1);
+    expm1(88.4884 + 0i) in complex64 is finite (e^x (x / log e^x) once overflowed)."""
+    got = np.asarray(jnp.log1p(np.array([-1 + 1e-20j, -1 - 1e-300j], C128)))
+    np.testing.assert_allclose(got.real, np.log([1e-20, 1e-300]), rtol=1e-15)
+    np.testing.assert_allclose(got.imag, [np.pi / 2, -np.pi / 2], rtol=1e-15)
+    got = np.asarray(jnp.expm1(np.array([88.4884 - 2.6983264e-12j], C64)))
+    np.testing.assert_allclose(got, [2.6916916e38 - 7.2630624e26j], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [C64, C128])
 def test_arctan2_of_complex_is_xlas_formula(dtype, request):
     """jax's complex atan2(x, y) is XLA's -i log((y + ix) / sqrt(y^2 + x^2))."""
     if dtype == C128:

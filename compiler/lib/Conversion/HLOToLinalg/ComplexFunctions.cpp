@@ -90,8 +90,9 @@ Value ComplexMath::hypot(Value x, Value y) {
 
 /// Kahan's formula, with t = tan(y), b = 1 + t^2, h = sinh(x):
 /// (b h sqrt(1 + h^2) + i t) / (1 + b h^2). Beyond |x| = 20 (where tanh x
-/// rounds to +-1 in f64) it is (+-1, 2 sin(2y) e^(-2|x|)). The imaginary
-/// part is y itself for y = 0, and 0 for infinite x.
+/// rounds to +-1 in f64) it is (+-1, 4 sin y cos y e^(-2|x|)), and NaN for
+/// finite x with infinite or NaN y (C99, as XLA). The imaginary part is y
+/// itself for y = 0, and 0 for infinite x.
 std::pair<Value, Value> ComplexMath::tanhParts(Value x, Value y) {
   Value t = m.op<math::TanOp>(y);
   Value b = m.add(m.c(1.0), m.mul(t, t));
@@ -102,12 +103,14 @@ std::pair<Value, Value> ComplexMath::tanhParts(Value x, Value y) {
   Value re = m.div(m.mul(m.mul(b, rho), h), den);
   Value im = m.div(t, den);
   Value far = m.gt(m.abs(x), m.c(20.0));
-  Value farIm = m.mul(m.mul(m.c(2.0), m.sin(m.mul(m.c(2.0), y))),
+  Value farIm = m.mul(m.mul(m.c(4.0), m.mul(m.sin(y), m.cos(y))),
                       m.exp(m.mul(m.c(-2.0), m.abs(x))));
   // Exact zeros: at x = +-inf (whatever y is) and at y = 0.
   farIm = m.sel(m.isInf(x), m.c(0.0), farIm);
   im = m.sel(m.eq(y, m.c(0.0)), y, im);
-  return {m.sel(far, m.copysign(m.c(1.0), x), re), m.sel(far, farIm, im)};
+  Value farRe = m.sel(m.both(m.isFinite(x), m.isNotFinite(y)), m.c(NAN),
+                      m.copysign(m.c(1.0), x));
+  return {m.sel(far, farRe, re), m.sel(far, farIm, im)};
 }
 
 /// Hull, Fairgrieve and Tang ("Implementing the complex arcsine and

@@ -140,13 +140,14 @@ struct FloatMath {
     return s.select(eq(u, one), x, result);
   }
   /// exp(x) - 1, accurate near 0, by Kahan's trick: with u = exp(x),
-  /// (u - 1) * x / log(u); exact cases for u == 1 (x tiny), u - 1 == -1
-  /// (x very negative) and u == inf.
+  /// (u - 1) * (x / log(u)) (in this order, finite up to the overflow of
+  /// exp); exact cases for u == 1 (x tiny), u - 1 == -1 (x very negative)
+  /// and u == inf.
   mlir::Value expm1(mlir::Value x) {
     mlir::Value one = c(1.0), inf = c(INFINITY);
     mlir::Value u = exp(x);
     mlir::Value um1 = sub(u, one);
-    mlir::Value general = div(mul(um1, x), log(u));
+    mlir::Value general = mul(um1, div(x, log(u)));
     mlir::Value result = s.select(eq(u, inf), inf, general);
     result = s.select(eq(um1, c(-1.0)), c(-1.0), result);
     return s.select(eq(u, one), x, result);
