@@ -380,3 +380,11 @@ def test_random_normal_of_complex_dtype_draws_jaxs_numbers(dtype, request):
     want = jax.random.normal(jax.random.PRNGKey(key), (4, 3), dtype)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=_tol(dtype), atol=_tol(dtype))
+
+
+@pytest.mark.parametrize("name", ["median", "quantile", "nanpercentile"])
+def test_order_statistics_refuse_complex_input_as_jax(name):
+    z = jnp.asarray(_crand((5,)))
+    args = (z,) if name == "median" else (z, 0.5 if name == "quantile" else 50.0)
+    with pytest.raises(ValueError, match="does not support complex input"):
+        getattr(jnp, name)(*args)

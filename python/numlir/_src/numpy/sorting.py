@@ -240,6 +240,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
         raise core.value_error(f"jnp.{name}: method must be one of {_QUANTILE_METHODS}, "
                                f"got {method!r}")
     a, (q,) = creation.asarray(a), promote_dtypes_inexact(creation.asarray(q))
+    if dtypes.is_complex(a.dtype) or dtypes.is_complex(q.dtype):
+        raise core.value_error(f"jnp.{name} does not support complex input, as the operation is "
+                               "poorly defined.")
     if not dtypes.issubdtype(a.dtype, np.inexact):  # as jax: 64-bit ints -> f64, narrower -> f32
         a = a.astype(np.float64 if a.dtype.itemsize == 8 else np.float32)
     if q.ndim > 1:
