@@ -388,3 +388,22 @@ def test_order_statistics_refuse_complex_input_as_jax(name):
     args = (z,) if name == "median" else (z, 0.5 if name == "quantile" else 50.0)
     with pytest.raises(ValueError, match="does not support complex input"):
         getattr(jnp, name)(*args)
+
+
+def test_complex_to_bool_follows_jax_per_function():
+    # Found by the fuzzer (seed 7, program 257): jax's cast keeps the real part only (with a
+    # ComplexWarning), so jnp.all/any see -2j as False; astype and the logical functions
+    # compare both parts.
+    z = np.array([-0.0 - 2j, 1 + 0j, 0j], C64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn, ref in [(jnp.all, jnp_ref.all), (jnp.any, jnp_ref.any),
+                        (lambda a: a.astype(bool), lambda a: a.astype(bool)),
+                        (jnp.logical_not, jnp_ref.logical_not),
+                        (lambda a: lax.convert_element_type(a, bool),
+                         lambda a: jax.lax.convert_element_type(a, bool)),
+                        (lambda a: jnp.all(jnp.round(a)[None], axis=0),
+                         lambda a: jnp_ref.all(jnp_ref.round(a)[None], axis=0))]:
+            for x in (z, z[:1]):
+                _check(fn, ref, x, modes=("eager", "jit"))
+            _check(lambda a: fn(a[None]), lambda a: ref(a[None]), z, modes=("vmap",))

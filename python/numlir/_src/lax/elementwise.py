@@ -590,13 +590,18 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     aval = core.get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return as_array(operand)
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
+        # As jax: the imaginary part is dropped, with numpy's warning, also on the way to bool
+        # (jnp.astype and the logical functions compare both parts instead).
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+        if new_dtype == dtypes.bool_:
+            operand = convert_element_type_p.bind(
+                operand, new_dtype=dtypes.complex_part_dtype(aval.dtype), weak_type=False)
+            aval = core.get_aval(operand)
     if new_dtype == dtypes.bool_ and aval.dtype != dtypes.bool_:
         zero = convert_element_type(0, aval.dtype, weak_type=True)
         return ne(operand, zero)
-    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
-        # As jax: the imaginary part is dropped, with numpy's warning.
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      np.exceptions.ComplexWarning, stacklevel=2)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 

@@ -87,7 +87,10 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0):  # noqa: A002
 def astype(x, dtype):
     """``x`` converted to ``dtype`` (to bool: ``x != 0``)."""
     check_arraylike("astype", x)
-    return ew.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype == dtypes.bool_ and dtypes.is_complex(core.get_aval(x).dtype):
+        return ew.ne(x, ew.convert_element_type(0, core.get_aval(x).dtype, True))  # both parts
+    return ew.convert_element_type(x, dtype)
 
 
 def _dtype_arg(what: str, dtype):

@@ -214,6 +214,8 @@ bitwise_not = invert
 
 
 def _to_bool(x):
+    if dtypes.is_complex(dtype_of(x)):  # as jax: x != 0, both parts (a cast keeps the real one)
+        return ew.ne(x, ew.convert_element_type(0, dtype_of(x), True))
     return ew.convert_element_type(x, dtypes.bool_)
 
 
