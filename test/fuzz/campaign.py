@@ -21,6 +21,7 @@ import threading
 import time
 
 from . import known_bugs, minimize, render, reproducer
+from .generate import FAMILY_NAMES
 from .program import Program
 from .run_modes import FAILURES, SKIPS, Outcome
 from .sandbox import Worker
@@ -97,7 +98,7 @@ class Campaign:
                     worker = Worker(timeout=self.args.timeout)
                 checked += 1
                 try:
-                    program = worker.generate(self.args.seed, index)
+                    program = worker.generate(self.args.seed, index, self.args.families)
                 except RuntimeError as error:  # the generator's bug: counted, and the worker goes on
                     self.record_generator_failure(index, error)
                     continue
@@ -121,6 +122,9 @@ class Campaign:
             if not outcome.failed:  # flaky: keep the original
                 program, outcome = finding.program, finding.outcome
         note = f"Found by `make fuzz SEED={self.args.seed}` (program {finding.index}); "
+        if self.args.families is not None:
+            note = (f"Found by `python -m fuzz.campaign --seed {self.args.seed} --families "
+                    f"{','.join(self.args.families)}` (program {finding.index}); ")
         note += "minimized.\n" if not self.args.no_minimize else "not minimized.\n"
         if finding.known:
             note += f"Known bug: {finding.known}.\n"
@@ -144,9 +148,12 @@ class Campaign:
         modes_run = sum(v for k, v in c.items() if k not in SKIPS)
         progress = "" if final else (f" (in progress: every program up to {self.finished_through()} "
                                      f"has finished)")
+        families = ""
+        if self.args.families is not None:
+            families = f" of the families {','.join(self.args.families)}"
         lines = [
-            f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}: "
-            f"{self.programs} programs in {elapsed:.0f}s{progress}",
+            f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}"
+            f"{families}: {self.programs} programs in {elapsed:.0f}s{progress}",
             f"modes run: {modes_run} (ok {c['ok']}); skipped: jax rejects {c['jax_error']}, "
             f"jax itself crashed {c['jax_crash']}, ill-conditioned {c['unstable']}, jax.jit differs from jax op by op {c['jax_disagrees']}",
             f"wrong values: {c['wrong']}",
@@ -177,6 +184,7 @@ class Campaign:
             f.write(text + "\n")
         with open(os.path.join(self.args.out, "summary.json"), "w") as f:
             json.dump({"seed": self.args.seed, "start": self.args.start, "n": self.args.n,
+                       "families": self.args.families,
                        "final": final, "finished_through": self.finished_through(),
                        "programs": self.programs, "counts": dict(self.counts),
                        "per_mode": {m: dict(c) for m, c in self.per_mode.items()},
@@ -184,6 +192,15 @@ class Campaign:
                        "generator_failures": self.generator_failures},
                       f, indent=1)
         return text
+
+
+def _families(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in FAMILY_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown families {unknown}; the families: "
+                                         f"{', '.join(FAMILY_NAMES)}")
+    return names
 
 
 def main(argv=None) -> int:
@@ -202,12 +219,16 @@ def main(argv=None) -> int:
     p.add_argument("--minimize-per-signature", type=int, default=2,
                    help="reproducers written per distinct failure signature")
     p.add_argument("--show", action="store_true", help="print program START's source and exit")
+    p.add_argument("--families", type=_families, default=None,
+                   help="only programs of these families, comma-separated (e.g. "
+                        f"complex64,complex128; the families: {','.join(FAMILY_NAMES)}); other "
+                        "programs than without it")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     if args.show:
         worker = Worker(timeout=args.timeout)
         try:
-            print(render.function_source(worker.generate(args.seed, args.start)))
+            print(render.function_source(worker.generate(args.seed, args.start, args.families)))
         finally:
             worker.close()
         return 0

@@ -9,6 +9,12 @@ agree exactly. Shapes and dtypes must agree exactly.
 
 ``rtol`` is the one of the least precise float dtype the program touches: a
 float32 program that passes through bfloat16 has bfloat16 accuracy.
+
+A complex leaf is judged the same way on the modulus: ``|got - want|`` against
+``rtol * |want| + rtol * max(scale, floor)``, with ``scale`` the largest finite
+``|want|`` and ``rtol`` that of its parts' dtype (complex64: float32's); NaN and
+inf must agree in place (and sign) in each part, and a part that is not finite
+(in both) drops out of the modulus.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+
+from .program import COMPLEX_PARTS
 
 #: Relative tolerance per dtype (also the atol factor on the leaf's scale).
 RTOL = {"float64": 1e-9, "float32": 1e-4, "float16": 1e-2, "bfloat16": 5e-2}
@@ -35,6 +43,11 @@ _PRECISION_ORDER = ("bfloat16", "float16", "float32", "float64")
 CANCELLATION_NOISE_FACTOR = 4.0
 
 
+def part_dtype(name: str) -> str:
+    """The float dtype of a complex dtype's parts; any other dtype itself."""
+    return COMPLEX_PARTS.get(name, name)
+
+
 def scale_floor(rtol: float) -> float:
     """The scale floor of the dtype whose tolerance ``rtol`` is (float32's for any other)."""
     for name, value in RTOL.items():
@@ -44,7 +57,9 @@ def scale_floor(rtol: float) -> float:
 
 
 def program_rtol(dtypes) -> float:
-    """The tolerance of the least precise float dtype among ``dtypes`` (exact if none)."""
+    """The tolerance of the least precise float dtype among ``dtypes`` (exact if none); a
+    complex dtype counts as the dtype of its parts."""
+    dtypes = {part_dtype(d) for d in dtypes}
     for name in _PRECISION_ORDER:
         if name in dtypes:
             return RTOL[name]
@@ -62,8 +77,33 @@ def to_numpy(leaf) -> np.ndarray:
     return np.asarray(leaf)
 
 
-def _as_float(a: np.ndarray) -> np.ndarray:
-    return a.astype(np.float64) if a.dtype.kind == "f" or a.dtype.name == "bfloat16" else a
+def _is_inexact(a: np.ndarray) -> bool:
+    return a.dtype.kind in "fc" or a.dtype.name == "bfloat16"
+
+
+def _parts(a: np.ndarray) -> list[np.ndarray]:
+    """A float or complex array as its parts in float64: one for a float, two for a complex."""
+    if a.dtype.kind == "c":
+        return [a.real.astype(np.float64), a.imag.astype(np.float64)]
+    return [a.astype(np.float64)]
+
+
+def _modulus(parts: list[np.ndarray], finite: list[np.ndarray]) -> np.ndarray:
+    """``|a|`` from its parts, leaving out the parts that are not finite."""
+    squares = [np.where(f, p, 0.0) ** 2 for p, f in zip(parts, finite)]
+    return np.sqrt(sum(squares)) if len(squares) > 1 else np.abs(np.where(finite[0], parts[0], 0.0))
+
+
+def _distance(g_parts, w_parts, finite) -> np.ndarray:
+    """``|g - w|`` over the parts that are finite (in ``w``, and so, checked before, in ``g``)."""
+    with np.errstate(invalid="ignore"):  # inf - inf where a part is not finite: left out
+        return _modulus([g - w for g, w in zip(g_parts, w_parts)], finite)
+
+
+def _show(parts, idx) -> str:
+    if len(parts) == 1:
+        return f"{parts[0][idx]:.8g}"
+    return f"{complex(parts[0][idx], parts[1][idx]):.8g}"
 
 
 def compare(got: list[np.ndarray], want: list[np.ndarray], rtol: float) -> Verdict:
@@ -77,33 +117,38 @@ def compare(got: list[np.ndarray], want: list[np.ndarray], rtol: float) -> Verdi
             return Verdict(False, "dtype", f"{where}: dtype {g.dtype}, jax gives {w.dtype}")
         if g.size == 0:
             continue
-        is_float = w.dtype.kind == "f" or w.dtype.name in ("bfloat16",)
-        if not is_float:
+        if not _is_inexact(w):
             bad = g != w
             if bad.any():
                 idx = tuple(int(k) for k in np.argwhere(bad)[0])
                 return Verdict(False, "value", f"{where}: {int(bad.sum())}/{w.size} elements differ, "
                                                f"first at {idx}: {g[idx]!r} vs jax {w[idx]!r}")
             continue
-        gf, wf = _as_float(g), _as_float(w)
-        g_nan, w_nan = np.isnan(gf), np.isnan(wf)
-        g_inf, w_inf = np.isinf(gf), np.isinf(wf)
-        if (g_nan != w_nan).any() or (g_inf != w_inf).any() or (np.sign(gf[w_inf]) != np.sign(wf[w_inf])).any():
-            bad = (g_nan != w_nan) | (g_inf != w_inf)
-            idx = tuple(int(k) for k in np.argwhere(bad)[0]) if bad.any() else ()
-            return Verdict(False, "nonfinite", f"{where}: non-finite values disagree, first at {idx}: "
-                                               f"{gf[idx] if idx else ''} vs jax {wf[idx] if idx else ''}")
-        finite = np.isfinite(wf)
-        scale = float(np.max(np.abs(wf[finite]))) if finite.any() else 0.0
-        err = np.where(finite, np.abs(gf - wf), 0.0)
-        allowed = rtol * np.abs(wf) + rtol * max(scale, scale_floor(rtol))
-        bad = err > np.where(finite, allowed, np.inf)
+        gp, wp = _parts(g), _parts(w)
+        for gf, wf in zip(gp, wp):  # NaN and inf in the same places, per part
+            g_nan, w_nan = np.isnan(gf), np.isnan(wf)
+            g_inf, w_inf = np.isinf(gf), np.isinf(wf)
+            if ((g_nan != w_nan).any() or (g_inf != w_inf).any()
+                    or (np.sign(gf[w_inf]) != np.sign(wf[w_inf])).any()):
+                bad = (g_nan != w_nan) | (g_inf != w_inf)
+                idx = tuple(int(k) for k in np.argwhere(bad)[0]) if bad.any() else ()
+                return Verdict(False, "nonfinite",
+                               f"{where}: non-finite values disagree, first at {idx}: "
+                               f"{_show(gp, idx) if idx else ''} vs jax "
+                               f"{_show(wp, idx) if idx else ''}")
+        finite_parts = [np.isfinite(wf) for wf in wp]
+        finite = np.logical_and.reduce(finite_parts)
+        magnitude = _modulus(wp, finite_parts)
+        scale = float(np.max(magnitude[finite])) if finite.any() else 0.0
+        err = _distance(gp, wp, finite_parts)
+        allowed = rtol * magnitude + rtol * max(scale, scale_floor(rtol))
+        bad = err > np.where(np.logical_or.reduce(finite_parts), allowed, np.inf)
         if bad.any():
             k = np.unravel_index(int(np.argmax(np.where(bad, err / allowed, 0.0))), w.shape)
             idx = tuple(int(j) for j in k)
             return Verdict(False, "value",
                            f"{where}: {int(bad.sum())}/{w.size} elements off, worst at {idx}: "
-                           f"{gf[idx]:.8g} vs jax {wf[idx]:.8g} (|err| {err[idx]:.3g}, "
+                           f"{_show(gp, idx)} vs jax {_show(wp, idx)} (|err| {err[idx]:.3g}, "
                            f"allowed {allowed[idx]:.3g}, rtol {rtol:g})")
     return Verdict(True)
 
@@ -120,27 +165,30 @@ def within_reference_error(got: list[np.ndarray], want: list[np.ndarray], truth:
     for g, w, t in zip(got, want, truth):
         if t.shape != g.shape:
             return False
-        is_float = w.dtype.kind == "f" or w.dtype.name == "bfloat16"
-        if not is_float:
+        if not _is_inexact(w):
             if not np.array_equal(g, w):
                 return False
             continue
-        gf, wf, tf = _as_float(g), _as_float(w), t.astype(np.float64)
-        if (np.isfinite(gf) != np.isfinite(tf)).any():
+        gp, wp, tp = _parts(g), _parts(w), _parts(t)
+        if len(tp) != len(gp) or any((np.isfinite(gf) != np.isfinite(tf)).any()
+                                     for gf, tf in zip(gp, tp)):
             return False
-        finite = np.isfinite(tf)
-        scale = float(np.max(np.abs(tf[finite]))) if finite.any() else 0.0
-        ref_err = np.where(finite, np.abs(wf - tf), 0.0)
+        finite_parts = [np.isfinite(tf) for tf in tp]
+        finite = np.logical_or.reduce(finite_parts)
+        magnitude = _modulus(tp, finite_parts)
+        whole = np.logical_and.reduce(finite_parts)
+        scale = float(np.max(magnitude[whole])) if whole.any() else 0.0
+        ref_err = np.where(finite, _distance(wp, tp, finite_parts), 0.0)
         # Where the exact result is zero by cancellation, both results are pure rounding
         # noise, whose size depends on the order of the sum: jax's is one sample of it,
         # and its largest over the leaf's cancelled elements is the scale of that noise
         # (jax may round to exactly 0 where numlir does not, and the other way round).
-        cancelled = np.abs(tf) <= rtol * scale_floor(rtol)
+        cancelled = magnitude <= rtol * scale_floor(rtol)
         ref_err = np.nan_to_num(ref_err, nan=np.inf)
         noise = float(np.max(ref_err[cancelled & finite], initial=0.0))
         allowed = (np.where(cancelled, CANCELLATION_NOISE_FACTOR * np.maximum(ref_err, noise),
                             2.0 * ref_err)
-                   + rtol * (np.abs(tf) + max(scale, scale_floor(rtol))))
-        if (np.where(finite, np.abs(gf - tf), 0.0) > allowed).any():
+                   + rtol * (magnitude + max(scale, scale_floor(rtol))))
+        if (np.where(finite, _distance(gp, tp, finite_parts), 0.0) > allowed).any():
             return False
     return True

@@ -18,6 +18,19 @@ Two facts are tracked per value so the comparison stays meaningful:
   operands: at a tie, the gradient is a convention, not a number.
 
 log, sqrt, division and friends see ``x * x + c``: defined and smooth everywhere.
+
+Complex programs (complex64 with x64 off, complex128 with it on) mix complex
+values with the real ones of their parts' dtype: ``lax.complex``, ``a + 1j * b``
+and Python complex scalars make complex values from real ones; ``real``,
+``imag``, ``abs`` and ``angle`` lead back. For a complex value ``distinct`` also
+promises elements off both axes (both parts of an input are drawn nonzero), so
+``abs`` and ``angle`` stay away from their kink at 0, max and min (real part
+first) from ties, and ``angle``, ``log``, ``sqrt`` and the inverse functions of
+it from their branch cuts along the axes, where a rounding of a part to -0
+instead of +0 flips the result (by 2*pi*i, or in sign). Other complex operands
+of those, and of rsqrt, division and non-integer powers, are scaled into disks
+away from 0 and from the cuts (``|w - 1| <= 0.5`` for log). tan, tanh and
+logistic see operands inside their poles.
 """
 
 from __future__ import annotations
@@ -39,9 +52,24 @@ INT_LIMIT = 1e6
 DIMS = (1, 1, 1, 2, 2, 3, 3, 4, 5)
 RANK_WEIGHTS = (0.08, 0.2, 0.3, 0.25, 0.17)
 
-#: Program families: the main dtype, whether x64 is on, and their weights.
-FAMILIES = (("float32", False, 0.42), ("float64", True, 0.14), ("bfloat16", False, 0.1),
-            ("int32", False, 0.22), ("bool", False, 0.07), ("int32", True, 0.05))
+#: Program families: the main dtype, whether x64 is on, and their weights. (The complex
+#: families came in session 19 with weights 0.06 and 0.03; the others were scaled by 0.91.)
+FAMILIES = (("float32", False, 0.38), ("float64", True, 0.13), ("bfloat16", False, 0.09),
+            ("int32", False, 0.2), ("bool", False, 0.065), ("int32", True, 0.045),
+            ("complex64", False, 0.06), ("complex128", True, 0.03))
+#: The dtypes of a complex number's parts.
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
+#: The bound on |z| of a complex input: both parts have magnitudes in [0.25, 2].
+COMPLEX_INPUT_BOUND = 2.0 * math.sqrt(2.0)
+
+
+def family_name(dtype: str, x64: bool) -> str:
+    """A family's name for ``--families``: its dtype, and ``_x64`` where x64 is on for a dtype
+    that does not need it (``int32_x64``)."""
+    return dtype + ("_x64" if x64 and dtype not in ("float64", "complex128") else "")
+
+
+FAMILY_NAMES = tuple(family_name(d, x) for d, x, _ in FAMILIES)
 
 
 @dataclasses.dataclass
@@ -53,8 +81,12 @@ class Val:
 
     @property
     def cat(self) -> str:
-        """``f`` (floating), ``i`` (integer) or ``b`` (bool)."""
-        return "f" if self.aval.is_float else ("b" if self.aval.dtype == "bool" else "i")
+        """``f`` (floating), ``c`` (complex), ``i`` (integer) or ``b`` (bool)."""
+        if self.aval.is_float:
+            return "f"
+        if self.aval.is_complex:
+            return "c"
+        return "b" if self.aval.dtype == "bool" else "i"
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -90,6 +122,10 @@ class Builder:
         self.ops: list[Op] = []
         self.used: set[str] = set()
 
+    @property
+    def complex_program(self) -> bool:
+        return self.dtype in COMPLEX_PARTS
+
     # -- randomness helpers -------------------------------------------------
     def chance(self, p: float) -> bool:
         return bool(self.rng.random() < p)
@@ -107,7 +143,13 @@ class Builder:
 
     # -- values ---------------------------------------------------------------
     def draw(self, shape, dtype: str, low: int | None = None, high: int | None = None) -> np.ndarray:
-        """Inputs: floats of magnitude in [0.25, 2] (no zeros, no huge values), small ints, coin flips."""
+        """Inputs: floats of magnitude in [0.25, 2] (no zeros, no huge values), complex numbers
+        with two such parts, small ints, coin flips."""
+        if dtype in COMPLEX_PARTS:
+            out = np.empty(shape, dtype)
+            out.real = self.draw(shape, COMPLEX_PARTS[dtype])
+            out.imag = self.draw(shape, COMPLEX_PARTS[dtype])
+            return out
         if dtype == "bool":
             return np.asarray(self.rng.random(shape) < 0.5)
         if dtype.startswith("int"):
@@ -136,10 +178,10 @@ class Builder:
         elif dtype.startswith("int"):
             bound = float(max(abs(low if low is not None else -5), abs(high if high is not None else 5)))
         else:
-            bound = 2.0
+            bound = COMPLEX_INPUT_BOUND if dtype in COMPLEX_PARTS else 2.0
         # bfloat16 rounding makes repeated values likely: no tie-freedom to promise.
         val = Val(name, Aval(tuple(shape), dtype), bound,
-                  distinct=(dtype in ("float32", "float64")))
+                  distinct=(dtype in ("float32", "float64", "complex64", "complex128")))
         self.vals.append(val)
         return val
 
@@ -165,14 +207,27 @@ class Builder:
 
     def dtype_of(self, cat: str) -> str:
         if cat == "f":
+            if self.complex_program:
+                return COMPLEX_PARTS[self.dtype]
             return self.dtype if self.dtype in ("float32", "float64", "bfloat16") else "float32"
+        if cat == "c":
+            if self.complex_program:
+                return self.dtype
+            return "complex128" if self.x64 else "complex64"
         if cat == "i":
             return "int32"
         return "bool"
 
     def kink_ok(self, *vals: Val) -> bool:
         """A kinked op may take these operands: no gradient check, or no ties to fall on."""
-        return (not self.differentiable) or all(v.distinct or v.cat != "f" for v in vals)
+        return (not self.differentiable) or all(v.distinct or v.cat not in "fc" for v in vals)
+
+    def real_or_complex(self, cat: str, p: float = 0.2) -> str:
+        """A partner's category for an operand of ``cat``: in complex programs, now and then
+        the other of real and complex (jax promotes a float and a complex to the complex)."""
+        if self.complex_program and cat in "fc" and self.chance(p):
+            return "f" if cat == "c" else "c"
+        return cat
 
     # -- ops --------------------------------------------------------------------
     def emit(self, kind: str, template: str, args, bound: float, distinct: bool = False) -> Val:
@@ -184,13 +239,13 @@ class Builder:
             raise Rejected("size")  # empty arrays now and then: an edge case of every op
         if aval.dtype == "bool":
             bound = 1.0
-        limit = FLOAT_LIMIT if aval.is_float else INT_LIMIT
+        limit = FLOAT_LIMIT if aval.is_inexact else INT_LIMIT
         if not math.isfinite(bound) or bound > limit:
             raise Rejected("bound")
         name = f"v{len(self.ops)}"
         self.ops.append(Op(name, kind, template, tuple(a.name for a in args), aval))
         self.used.update(a.name for a in args)
-        val = Val(name, aval, float(bound), bool(distinct and aval.is_float))
+        val = Val(name, aval, float(bound), bool(distinct and aval.is_inexact))
         self.vals.append(val)
         return val
 
@@ -367,14 +422,115 @@ _UNARY_B = (
 )
 
 
-def op_unary(b: Builder) -> Val:
-    v = b.pick(allow_empty=True)
-    table = {"f": _UNARY_F, "i": _UNARY_I, "b": _UNARY_B}[v.cat]
+def shrink(m: float, radius: float) -> str:
+    """A power of two ``s`` (as source text) with ``m * s <= radius``, at most 1: ``z * s`` for
+    ``|z| <= m`` lies in the disk of ``radius``, and the product is exact."""
+    s = 2.0 ** -max(0, math.ceil(math.log2(max(m, 1e-30) / radius)))
+    return repr(s)
+
+
+def _disk(m: float) -> str:
+    """``{0}`` scaled into ``|w - 1| <= 0.5``: real part in [0.5, 1.5], away from 0 and from the
+    branch cut of log, sqrt and non-integer powers along the negative real axis."""
+    return f"({{0}} * {shrink(m, 0.5)} + 1.0)"
+
+
+def _scaled(names, radius: float, shift: str = ""):
+    """Spellings of one function (``jnp.arcsin``, ``lax.asin``) of ``{0}`` scaled into the disk
+    of ``radius`` (around ``shift``)."""
+    return tuple((lambda m, fn=fn: f"{fn}({{0}} * {shrink(m, radius)}{shift})") for fn in names)
+
+
+def _at_most(radius: float, fn: str):
+    """``fn`` of ``{0}``, or of ``{0}`` scaled into the disk of ``radius`` where its bound is larger
+    (``exp`` and ``sin`` grow like ``exp(|z|)`` off the real axis)."""
+    return lambda m: f"{fn}({{0}})" if m <= radius else f"{fn}({{0}} * {shrink(m, radius)})"
+
+
+# Complex operands. A template may be a function of the operand's bound (the scale that keeps
+# it in a safe region), or a tuple of spellings of one op. ``kinked`` is True for a kink at 0
+# (abs, relu), "always" for an op that needs an operand off both axes even when no gradient is
+# checked: angle, and log, sqrt and the inverse functions without the shift, jump across their
+# cuts along the axes (by 2*pi, or in sign), and the side an exact zero part falls on is its
+# sign, which XLA's algebra and numlir's may round differently. Not generated: floor and clip
+# (jax refuses complex numbers), the nn functions other than sigmoid, softplus and relu.
+_UNARY_C = (
+    ("sin", _at_most(3.0, "jnp.sin"), lambda m: math.cosh(min(m, 3.0)), True, False),
+    ("cos", _at_most(3.0, "jnp.cos"), lambda m: math.cosh(min(m, 3.0)), True, False),
+    ("sinh", (_at_most(3.0, "jnp.sinh"), _at_most(3.0, "lax.sinh")),
+     lambda m: math.cosh(min(m, 3.0)), True, False),
+    ("cosh", (_at_most(3.0, "jnp.cosh"), _at_most(3.0, "lax.cosh")),
+     lambda m: math.cosh(min(m, 3.0)), True, False),
+    # The inverse functions: operands in |w| <= 0.5, inside the branch points at +-1 (+-i for
+    # arctan and arcsinh) where their cuts begin; arccosh's cut is (-inf, 1], so it sees the
+    # disk |w - 2| <= 0.5. Or, for distinct operands (off both axes), any operand.
+    ("arcsin", _scaled(("jnp.arcsin", "lax.asin"), 0.5), lambda m: 0.6, True, False),
+    ("arccos", _scaled(("jnp.arccos", "lax.acos"), 0.5), lambda m: 2.2, True, False),
+    ("arctan", _scaled(("jnp.arctan", "lax.atan"), 0.5), lambda m: 0.6, True, False),
+    ("arcsinh", _scaled(("jnp.arcsinh", "lax.asinh"), 0.5), lambda m: 0.6, True, False),
+    ("arctanh", _scaled(("jnp.arctanh", "lax.atanh"), 0.5), lambda m: 0.6, True, False),
+    ("arccosh", _scaled(("jnp.arccosh", "lax.acosh"), 0.5, " + 2.0"), lambda m: 1.6, True, False),
+    ("inverse_trig", ("jnp.arcsin({0})", "jnp.arccos({0})", "jnp.arctan({0})", "jnp.arcsinh({0})",
+                      "jnp.arctanh({0})", "jnp.arccosh({0})"),
+     lambda m: math.log(2 * m + 1) + 12.0, True, "always"),
+    # logistic's poles are at +-pi*i, softplus's branch points too: operands in |w| <= 2.
+    ("logistic", _scaled(("lax.logistic", "nn.sigmoid"), 2.0), lambda m: 1.5, True, False),
+    ("complex_softplus", _scaled(("nn.softplus",), 2.0), lambda m: 2.5, True, False),
+    ("relu", "nn.relu({0})", lambda m: m, False, True),  # max(z, 0): the real part decides
+    ("tan", lambda m: f"jnp.tan({{0}} * {shrink(m, 1.0)})", lambda m: 1.6, True, False),
+    ("tanh", (lambda m: f"jnp.tanh({{0}} * {shrink(m, 1.0)})",
+              lambda m: f"lax.tanh({{0}} * {shrink(m, 1.0)})"), lambda m: 1.6, True, False),
+    ("exp", _at_most(2.0, "jnp.exp"), lambda m: math.exp(min(m, 2.0)), True, False),
+    ("exp2", _at_most(2.0, "jnp.exp2"), lambda m: 2.0 ** min(m, 2.0), True, False),
+    ("expm1", _at_most(2.0, "jnp.expm1"), lambda m: math.exp(min(m, 2.0)) + 1, True, False),
+    ("log", (lambda m: f"jnp.log{_disk(m)}", lambda m: f"jnp.log10{_disk(m)}"),
+     lambda m: 0.8, True, False),
+    ("log", "jnp.log({0})", lambda m: abs(math.log(max(m, 1e-3))) + 4.0, True, "always"),
+    ("log1p", lambda m: f"jnp.log1p({{0}} * {shrink(m, 0.5)})", lambda m: 0.8, True, False),
+    ("sqrt", lambda m: f"jnp.sqrt{_disk(m)}", lambda m: 1.3, True, False),
+    ("sqrt", "jnp.sqrt({0})", lambda m: math.sqrt(m), True, "always"),
+    ("rsqrt", lambda m: f"lax.rsqrt{_disk(m)}", lambda m: 1.5, True, False),
+    ("reciprocal", (lambda m: f"1.0 / {_disk(m)}", lambda m: f"jnp.reciprocal{_disk(m)}"),
+     lambda m: 2.0, True, False),
+    ("power", (lambda m: f"jnp.power({_disk(m)}, 1.5)", lambda m: f"{_disk(m)} ** (0.5-1.5j)"),
+     lambda m: 3.0, True, False),
+    ("sign", "jnp.sign({0})", lambda m: 1.0, False, False),
+    ("square", ("jnp.square({0})", "{0} ** 2"), lambda m: m * m, True, False),
+    ("integer_pow", ("lax.integer_pow({0}, 3)", "{0} ** 3"), lambda m: m ** 3, True, False),
+    ("neg", ("-{0}", "lax.neg({0})"), lambda m: m, True, False),
+    ("conj", ("jnp.conj({0})", "jnp.conjugate({0})", "lax.conj({0})", "{0}.conj()"),
+     lambda m: m, True, False),
+    ("complex_scalar",
+     ("{0} * (1.5-0.5j)", "{0} + 0.5j", "(0.25+1j) - {0}", "{0} / (2-1j)", "1j * {0}"),
+     lambda m: 1.6 * m + 1.1, True, False),
+    ("affine", "{0} * 0.5 + 1.0", lambda m: 0.5 * m + 1.0, True, False),
+    ("stop_gradient", "lax.stop_gradient({0})", lambda m: m, True, False),
+    ("round", "jnp.round({0})", lambda m: m + 1.0, False, False),
+    ("isfinite", ("jnp.isfinite({0})", "jnp.isnan({0})"), lambda m: 1.0, False, False),
+)
+#: Complex to real: the parts, the modulus, the argument (and the conjugate, the way back).
+_COMPLEX_PARTS_OPS = (
+    ("conj", ("jnp.conj({0})", "lax.conj({0})"), lambda m: m, True, False),
+    ("real", ("jnp.real({0})", "lax.real({0})", "{0}.real"), lambda m: m, True, False),
+    ("imag", ("jnp.imag({0})", "lax.imag({0})", "{0}.imag"), lambda m: m, True, False),
+    ("abs", ("jnp.abs({0})", "lax.abs({0})"), lambda m: m, True, True),
+    ("abs2", ("jnp.abs({0}) ** 2", "jnp.real({0} * jnp.conj({0}))"), lambda m: m * m, True, False),
+    ("angle", ("jnp.angle({0})", "jnp.angle({0}, deg=True) / 60.0"), lambda m: 3.2, True, "always"),
+)
+
+
+def op_unary(b: Builder, v: Val | None = None, table=None) -> Val:
+    v = v or b.pick(allow_empty=True)
+    table = table or {"f": _UNARY_F, "c": _UNARY_C + _COMPLEX_PARTS_OPS, "i": _UNARY_I,
+                      "b": _UNARY_B}[v.cat]
     kind, template, bound_fn, keeps, kinked = b.choice(table)
     bound = bound_fn(v.bound)
-    if bound is None or (kinked and not b.kink_ok(v)):
+    if bound is None or (kinked and not b.kink_ok(v)) or (kinked == "always" and not v.distinct):
         raise Rejected(kind)
     distinct = v.distinct and (keeps if keeps is not None else v.bound < 3)
+    if isinstance(template, tuple):  # spellings of one op
+        template = b.choice(template)
+    template = template(v.bound) if callable(template) else template
     return b.emit(kind, template, [v], bound, distinct)
 
 
@@ -383,10 +539,21 @@ def op_cast(b: Builder) -> Val:
     targets = ["float32", "int32", "bool", "bfloat16"]
     if b.x64:
         targets = ["float64", "float32", "int32", "int64", "bool"]
+    if b.complex_program:
+        # Between real and complex both ways (complex to real keeps the real part, with
+        # numpy's ComplexWarning), and complex128 with x64 off (canonicalized to complex64).
+        targets = ["complex64", "complex64", "float32", "int32", "bool", "complex128"]
+        if b.x64:
+            targets = ["complex128", "complex128", "complex64", "float64", "float32", "int32",
+                       "bool"]
     target = b.choice([t for t in targets if t != v.aval.dtype])
     template = b.choice(("{0}.astype(jnp.%s)", "lax.convert_element_type({0}, jnp.%s)",
                          "jnp.asarray({0}, dtype=jnp.%s)")) % target
+    # To bool, jax's lax.convert_element_type and jnp.asarray(dtype=) drop a complex number's
+    # imaginary part (as numlir's casts since f34c7a9); .astype tests both parts, as numpy.
     keeps = v.distinct and target in ("float32", "float64") and v.aval.dtype != "bfloat16"
+    if target.startswith("complex"):  # from a real value: on the real axis
+        keeps = v.distinct and v.cat == "c"
     return b.emit("cast", template, [v], v.bound + 1.0, keeps)
 
 
@@ -424,22 +591,81 @@ _BINARY_B = (
 _COMPARE = ("{0} > {1}", "{0} >= {1}", "{0} < {1}", "{0} <= {1}", "{0} != {1}", "jnp.less({0}, {1})")
 
 
+# Complex operands: templates may be functions of the operands' bounds (the scales that keep a
+# divisor or a power's base in the disk |w - 1| <= 0.5). The last field says when the result
+# is distinct (pairwise distinct, off both axes): "sum", where a distinct complex
+# operand keeps it off the axis and a distinct full-shape one keeps the elements apart;
+# "product", where an exact zero in either operand makes zeros, so both must be distinct;
+# "quotient", where the numerator decides (a real one only over a distinct complex divisor);
+# "choice" (max, min), where the result is one operand: both must be distinct complex values.
+_BINARY_C = (
+    ("add", "{0} + {1}", lambda m, n: m + n, "sum"),
+    ("sub", "{0} - {1}", lambda m, n: m + n, "sum"),
+    ("mul", "{0} * {1}", lambda m, n: m * n, "product"),
+    ("div", lambda m, n: "{0} / " + _disk(n).replace("{0}", "{1}"), lambda m, n: 2 * m, "quotient"),
+    ("div", lambda m, n: "jnp.divide({0}, " + _disk(n).replace("{0}", "{1}") + ")",
+     lambda m, n: 2 * m, "quotient"),
+    ("power", lambda m, n: f"jnp.power({_disk(m)}, {{1}} * {shrink(n, 1.5)})", lambda m, n: 4.0,
+     "product"),
+    ("power", lambda m, n: f"{_disk(m)} ** ({{1}} * {shrink(n, 1.5)})", lambda m, n: 4.0, "product"),
+    ("mul_conj", "{0} * jnp.conj({1})", lambda m, n: m * n, "product"),
+    ("jnp_add", "jnp.add({0}, {1})", lambda m, n: m + n, "sum"),
+    ("jnp_multiply", "jnp.multiply({0}, {1})", lambda m, n: m * n, "product"),
+    ("jnp_subtract", "jnp.subtract({0}, {1})", lambda m, n: m + n, "sum"),
+    # complex atan2 is -i log((x + iy) / sqrt(x^2 + y^2)): y in |w - 1| <= 0.5 and x in
+    # |w - 2| <= 0.5 keep x^2 + y^2 and the log's argument off their cuts.
+    ("atan2", lambda m, n: (f"jnp.arctan2({{0}} * {shrink(m, 0.5)} + 1.0, "
+                            f"{{1}} * {shrink(n, 0.5)} + 2.0)"), lambda m, n: 1.5, "product"),
+    ("atan2", lambda m, n: (f"lax.atan2({{0}} * {shrink(m, 0.5)} + 1.0, "
+                            f"{{1}} * {shrink(n, 0.5)} + 2.0)"), lambda m, n: 1.5, "product"),
+    # e^a + e^b for |a|, |b| <= 1 has a positive real part: off the log's cut.
+    ("complex_logaddexp", lambda m, n: (f"jnp.logaddexp({{0}} * {shrink(m, 1.0)}, "
+                                        f"{{1}} * {shrink(n, 1.0)})"), lambda m, n: 2.5, "product"),
+    # Lexicographic order, real part first (as jax): kinks where the real parts tie.
+    ("maximum", "jnp.maximum({0}, {1})", max, "choice"),
+    ("minimum", "jnp.minimum({0}, {1})", max, "choice"),
+    ("maximum", "lax.max({0}, {1})", max, "choice"),
+    ("minimum", "jnp.fmin({0}, {1})", max, "choice"),
+)
+
+
+def _complex_distinct(rule: str, x: Val, y: Val, out_shape) -> bool:
+    """Whether a complex ``x op y`` is distinct, by the rule of ``op`` (see _BINARY_C)."""
+    full = any(v.distinct and v.shape == tuple(out_shape) for v in (x, y))
+    if rule == "choice":  # the result is one of the operands: a real one is on the axis
+        return full and x.distinct and y.distinct and x.cat == y.cat == "c"
+    if rule == "sum":
+        return full and any(v.distinct and v.cat == "c" for v in (x, y))
+    if rule == "product":
+        return full and x.distinct and y.distinct
+    return (x.distinct and x.shape == tuple(out_shape)
+            and (x.cat == "c" or (y.distinct and y.cat == "c")))
+
+
 def _binary_operands(b: Builder, cat: str | None = None):
     a = b.pick(lambda v: cat is None or v.cat == cat, allow_empty=True)
-    c = b.partner(broadcast_partner_shape(b, a.shape), a.cat,
+    c = b.partner(broadcast_partner_shape(b, a.shape), b.real_or_complex(a.cat, 0.15),
                   lambda v: broadcastable(a.shape, v.shape), exclude=(a.name,))
-    if b.chance(0.1) and a.cat == "f":  # mixed-dtype promotion
+    if b.chance(0.1) and a.cat in "fc":  # mixed-dtype promotion
         c = b.input(broadcast_partner_shape(b, a.shape), "int32")
     return (c, a) if b.chance(0.3) else (a, c)
 
 
 def op_binary(b: Builder) -> Val:
     x, y = _binary_operands(b)
+    out_shape = np.broadcast_shapes(x.shape, y.shape)
+    if "c" in (x.cat, y.cat):
+        kind, template, bound_fn, rule = b.choice(_BINARY_C)
+        if rule == "choice" and not b.kink_ok(x, y):
+            raise Rejected(kind)
+        if callable(template):
+            template = template(x.bound, y.bound)
+        distinct = _complex_distinct(rule, x, y, out_shape)
+        return b.emit(kind, template, [x, y], bound_fn(x.bound, y.bound), distinct)
     cat = x.cat if x.cat == y.cat else "f"
     kind, template, bound_fn, kinked = b.choice({"f": _BINARY_F, "i": _BINARY_I, "b": _BINARY_B}[cat])
     if kinked and not b.kink_ok(x, y):
         raise Rejected(kind)
-    out_shape = np.broadcast_shapes(x.shape, y.shape)
     distinct = any(v.distinct and v.shape == out_shape for v in (x, y))
     return b.emit(kind, template, [x, y], bound_fn(x.bound, y.bound), distinct)
 
@@ -456,8 +682,16 @@ def op_lax_binary(b: Builder) -> Val:
     return b.emit(kind, template, [x, y], bound, x.distinct or y.distinct)
 
 
+_COMPARE_C = ("{0} == {1}", "{0} != {1}", "jnp.equal({0}, {1})", "jnp.not_equal({0}, {1})",
+              "{0} > {1}", "{0} <= {1}", "jnp.less({0}, {1})", "jnp.greater_equal({0}, {1})")
+
+
 def op_compare(b: Builder) -> Val:
-    x, y = _binary_operands(b, cat=b.choice(("f", "i")))
+    """Comparisons; jnp orders complex numbers lexicographically, real part first (lax.lt and
+    friends refuse them, in jax too)."""
+    x, y = _binary_operands(b, cat=b.choice(("f", "i", "c") if b.complex_program else ("f", "i")))
+    if "c" in (x.cat, y.cat):
+        return b.emit("compare", b.choice(_COMPARE_C), [x, y], 1.0)
     return b.emit("compare", b.choice(_COMPARE), [x, y], 1.0)
 
 
@@ -468,12 +702,12 @@ def op_where(b: Builder) -> Val:
         c = b.choice(conds)
         cond = "{0}"
     else:
-        c = b.pick(lambda v: v.cat in "fi" and broadcastable(v.shape, x.shape))
-        cond = "{0} > 0.5" if c.cat == "f" else "{0} > 0"
+        c = b.pick(lambda v: v.cat in "fic" and broadcastable(v.shape, x.shape))
+        cond = {"f": "{0} > 0.5", "i": "{0} > 0", "c": "jnp.real({0}) > 0.5"}[c.cat]
     if b.chance(0.4):
-        zero = {"f": "0.0", "i": "0", "b": "False"}[x.cat]
+        zero = {"f": "0.0", "c": "0j", "i": "0", "b": "False"}[x.cat]
         return b.emit("where_mask", f"jnp.where({cond}, {{1}}, {zero})", [c, x], x.bound)
-    y = b.partner(broadcast_partner_shape(b, x.shape), x.cat,
+    y = b.partner(broadcast_partner_shape(b, x.shape), b.real_or_complex(x.cat),
                   lambda v: broadcastable(v.shape, x.shape) and broadcastable(v.shape, c.shape),
                   exclude=(x.name,))
     return b.emit("where", f"jnp.where({cond}, {{1}}, {{2}})", [c, x, y], max(x.bound, y.bound))
@@ -494,6 +728,16 @@ def op_reduce(b: Builder) -> Val:
                ("sum_method", "{0}.sum"), ("max_method", "{0}.max")]
     if x.cat == "f":
         options += [("var", "jnp.var"), ("std", "jnp.std")]
+    if x.cat == "c":
+        # max and min order lexicographically, real part first (as jax). any and all test
+        # the real part only, as jax's (jnp.all(-2j) is False; numpy's is True): numlir
+        # tested both parts until f34c7a9 (complex campaign, seed 7, program 257:
+        # all(round(-0.27-1.55j)), where round gives -0-2j).
+        options = [("sum", "jnp.sum"), ("mean", "jnp.mean"), ("prod", "jnp.prod"),
+                   ("any", "jnp.any"), ("all", "jnp.all"),
+                   ("sum_method", "{0}.sum"), ("max", "jnp.max"), ("min", "jnp.min"),
+                   ("max_method", "{0}.max"),
+                   ("var", "jnp.var"), ("std", "jnp.std")]  # var and std: real, of |x - mean|
     kind, fn = b.choice(options)
     axes = axes_arg(b, x.ndim)
     keep = b.chance(0.5)
@@ -516,7 +760,7 @@ def op_reduce(b: Builder) -> Val:
 
 
 def op_arg_reduce(b: Builder) -> Val:
-    x = b.pick(lambda v: v.ndim >= 1)
+    x = b.pick(lambda v: v.ndim >= 1 and v.cat != "c")  # jax has no argmax of complex numbers
     fn = b.choice(("jnp.argmax", "jnp.argmin"))
     axis = axes_arg(b, x.ndim, allow_tuple=False)
     return b.emit("argmax", f"{fn}({{0}}, axis={axis})", [x], float(x.aval.size))
@@ -529,7 +773,7 @@ def op_cumulative(b: Builder) -> Val:
     axis = int(b.rng.integers(x.ndim))
     n = x.shape[axis]
     reverse = b.chance(0.3)
-    kind, template, bound, distinct = b.choice((
+    options = (
         ("cumsum", f"jnp.cumsum({{0}}, axis={axis - x.ndim if b.chance(0.3) else axis})",
          x.bound * n, x.distinct),
         ("cumsum", "jnp.cumsum({0})", x.bound * x.aval.size, x.distinct),
@@ -538,7 +782,9 @@ def op_cumulative(b: Builder) -> Val:
         ("cumprod", f"lax.cumprod({{0}}, axis={axis}, reverse={reverse})", x.bound ** n, x.distinct),
         ("cummax", f"lax.cummax({{0}}, axis={axis}, reverse={reverse})", x.bound, False),
         ("cummax", f"lax.cummin({{0}}, axis={axis}, reverse={reverse})", x.bound, False),
-    ))
+    )
+    # cummax and cummin of complex numbers: numlir refuses them (jax orders lexicographically).
+    kind, template, bound, distinct = b.choice(options[:5] if x.cat == "c" else options)
     if kind == "cummax" and not b.kink_ok(x):
         raise Rejected("kink")
     return b.emit(kind, template, [x], bound, distinct)
@@ -757,6 +1003,8 @@ def op_dynamic_slice(b: Builder) -> Val:
 def op_scatter(b: Builder) -> Val:
     x = b.pick(lambda v: v.ndim >= 1)
     method = b.choice(("set", "add", "multiply", "min", "max")) if x.cat != "b" else "set"
+    if method in ("min", "max") and x.cat == "c":
+        raise Rejected("scatter min/max of complex numbers: numlir refuses them")
     if method in ("min", "max") and b.differentiable and x.cat == "f":
         raise Rejected("scatter min/max ties")
     if b.chance(0.5):
@@ -774,9 +1022,10 @@ def op_scatter(b: Builder) -> Val:
     # jax differentiates scatter-multiply only when told the indices are unique (they are).
     flag = ", unique_indices=True" if method == "multiply" else ""
     if b.chance(0.25):
-        literal = {"f": "1.5", "i": "2", "b": "True"}[x.cat]
+        literal = {"f": "1.5", "i": "2", "b": "True"}.get(x.cat) or b.choice(("1.5", "(1.5-0.5j)"))
         return b.emit("scatter", f"{{0}}.at[{index}].{method}({literal}{flag})", [x], x.bound * 2)
-    u = b.partner(broadcast_partner_shape(b, target.shape, into=True), x.cat,
+    u = b.partner(broadcast_partner_shape(b, target.shape, into=True),
+                  b.real_or_complex(x.cat) if x.cat == "c" else x.cat,  # real updates of complex
                   lambda v: broadcasts_into(v.shape, target.shape))
     bound = x.bound * u.bound if method == "multiply" else x.bound + u.bound
     return b.emit("scatter", f"{{0}}.at[{index}].{method}({{1}}{flag})", [x, u], bound)
@@ -810,7 +1059,9 @@ def op_pad(b: Builder) -> Val:
     x = b.pick(lambda v: v.ndim >= 1)
     if b.chance(0.6):
         widths = tuple((int(b.rng.integers(0, 3)), int(b.rng.integers(0, 3))) for _ in x.shape)
-        extra = b.choice(("", "", ", constant_values=1.5" if x.cat == "f" else ", constant_values=2",
+        constant = {"f": ", constant_values=1.5", "c": ", constant_values=(1.5-0.5j)"}.get(
+            x.cat, ", constant_values=2")
+        extra = b.choice(("", "", constant,
                           ", mode='edge'", ", mode='reflect'", ", mode='wrap'"))
         return b.emit("pad", f"jnp.pad({{0}}, {widths}{extra})", [x], x.bound + 2)
     cfg = tuple((int(b.rng.integers(-1, 3)), int(b.rng.integers(-1, 3)), int(b.rng.integers(0, 2)))
@@ -827,11 +1078,11 @@ def op_matmul(b: Builder) -> Val:
         k = a.shape[-1]
         batch = broadcast_partner_shape(b, a.shape[:-2]) if b.chance(0.6) else ()
         rhs = b.choice(((k,), (k, b.dim()), tuple(batch) + (k, b.dim())))
-    c = b.partner(rhs, a.cat, lambda v: v.shape == rhs)
+    c = b.partner(rhs, b.real_or_complex(a.cat), lambda v: v.shape == rhs)
     x, y = (a, c)
     if b.chance(0.25) and c.ndim >= 2:  # the picked value as the right operand
         lhs = tuple(broadcast_partner_shape(b, c.shape[:-2])) + (b.dim(), c.shape[-2])
-        x, y = b.partner(lhs, a.cat, lambda v: v.shape == lhs), c
+        x, y = b.partner(lhs, b.real_or_complex(a.cat), lambda v: v.shape == lhs), c
     template = b.choice(("{0} @ {1}", "jnp.matmul({0}, {1})", "jnp.dot({0}, {1})"))
     k = x.shape[-1]
     return b.emit("matmul", template, [x, y], x.bound * y.bound * k)
@@ -847,8 +1098,10 @@ def op_matrix_polynomial(b: Builder) -> Val:
         a = b.choice(squares)
     else:
         n = b.dim()
-        a = b.input(tuple(b.shape(int(b.rng.integers(0, 2)))) + (n, n), b.dtype_of("f"))
-    c = b.partner(a.shape, a.cat, lambda v: v.shape == a.shape and v.aval.dtype == a.aval.dtype)
+        a = b.input(tuple(b.shape(int(b.rng.integers(0, 2)))) + (n, n),
+                    b.dtype_of(b.real_or_complex("f", 0.5)))
+    c = b.partner(a.shape, b.real_or_complex(a.cat),
+                  lambda v: v.shape == a.shape and v.aval.dtype == a.aval.dtype)
     k = a.shape[-1]
     return b.emit("matrix_polynomial", "{0} @ ({0} @ {0} + {1})", [a, c],
                   a.bound * (a.bound * a.bound * k + c.bound) * k)
@@ -867,7 +1120,8 @@ def op_dot_general(b: Builder) -> Val:
     shape = [b.dim() for _ in range(rank_b)]
     for da, db in zip(batch_a + contract_a, batch_b + contract_b):
         shape[db] = a.shape[da]
-    c = b.partner(tuple(shape), a.cat, lambda v: v.shape == tuple(shape) and v.aval.dtype == a.aval.dtype)
+    c = b.partner(tuple(shape), b.real_or_complex(a.cat),
+                  lambda v: v.shape == tuple(shape) and v.aval.dtype == a.aval.dtype)
     dn = f"(({tuple_src(contract_a) if nc else '()'}, {tuple_src(contract_b) if nc else '()'}), " \
          f"({tuple_src(batch_a) if nb else '()'}, {tuple_src(batch_b) if nb else '()'}))"
     k = int(np.prod([a.shape[d] for d in contract_a], dtype=np.int64))
@@ -889,15 +1143,15 @@ def op_einsum(b: Builder) -> Val:
     if b.chance(0.2) and a.ndim >= 2:  # broadcast batch dims through an ellipsis
         k = a.shape[-1]
         rhs = tuple(broadcast_partner_shape(b, a.shape[:-2])) + (k, b.dim())
-        c = b.partner(rhs, a.cat, lambda v: v.shape == rhs)
+        c = b.partner(rhs, b.real_or_complex(a.cat), lambda v: v.shape == rhs)
         return b.emit("einsum", "jnp.einsum('...ij,...jk->...ik', {0}, {1})", [a, c],
                       a.bound * c.bound * k)
     if b.chance(0.15) and a.ndim >= 2:  # a chain of three: contraction order is einsum's choice
         i, j = letters[-2], letters[-1]
         mid = (a.shape[-1], b.dim())
         last = (mid[1], b.dim())
-        c = b.partner(mid, a.cat, lambda v: v.shape == mid)
-        d = b.partner(last, a.cat, lambda v: v.shape == last)
+        c = b.partner(mid, b.real_or_complex(a.cat), lambda v: v.shape == mid)
+        d = b.partner(last, b.real_or_complex(a.cat), lambda v: v.shape == last)
         lead = "".join(letters[:-2])
         spec = f"{lead}{i}{j},{j}y,yz->{lead}{i}z"
         return b.emit("einsum", f"jnp.einsum('{spec}', {{0}}, {{1}}, {{2}})", [a, c, d],
@@ -908,7 +1162,7 @@ def op_einsum(b: Builder) -> Val:
     for l in new:
         sizes[l] = b.dim()
     shape = tuple(sizes[l] for l in rhs_letters)
-    c = b.partner(shape, a.cat, lambda v: v.shape == shape)
+    c = b.partner(shape, b.real_or_complex(a.cat), lambda v: v.shape == shape)
     everything = sorted(set(letters) | set(rhs_letters))
     out = [str(l) for l in b.rng.permutation(everything) if b.chance(0.6)]
     spec = "".join(letters) + "," + "".join(rhs_letters) + "->" + "".join(out)
@@ -920,7 +1174,7 @@ def op_tensordot(b: Builder) -> Val:
     a = b.pick(lambda v: v.ndim >= 1 and v.cat != "b")
     n = int(b.rng.integers(0, min(2, a.ndim) + 1))
     shape = tuple(a.shape[a.ndim - n:]) + tuple(b.shape(int(b.rng.integers(0, 2))))
-    c = b.partner(shape, a.cat, lambda v: v.shape == shape)
+    c = b.partner(shape, b.real_or_complex(a.cat), lambda v: v.shape == shape)
     k = int(np.prod(a.shape[a.ndim - n:], dtype=np.int64))
     kind, template = b.choice((("tensordot", f"jnp.tensordot({{0}}, {{1}}, axes={n})"),
                                ("outer", "jnp.outer({0}, {1})")))
@@ -965,7 +1219,8 @@ def op_conv(b: Builder) -> Val:
 
 
 def op_reduce_window(b: Builder) -> Val:
-    x = b.pick(lambda v: v.ndim >= 1 and v.cat != "b")
+    # Not of complex numbers: numlir refuses them (as it does complex convolutions).
+    x = b.pick(lambda v: v.ndim >= 1 and v.cat in "fi")
     window = tuple_src([int(b.rng.integers(1, min(3, d) + 1)) for d in x.shape])
     strides = tuple_src([b.choice((1, 1, 2)) for _ in x.shape])
     padding = b.choice(("'VALID'", "'SAME'",
@@ -988,63 +1243,85 @@ def op_reduce_window(b: Builder) -> Val:
 
 
 _BRANCHES = {"f": ("p * q", "p + q", "jnp.sin(p) - q", "jnp.tanh(p * q)", "p - jnp.cos(q)"),
+             "c": ("p * q", "p + q", "jnp.sin(p) - q", "p - jnp.conj(q)", "p * (0.5-1j) + q"),
              "i": ("p + q", "p * q", "p - q", "jnp.maximum(p, q)")}
 _BRANCHES1 = {"f": ("jnp.sin(p)", "p * 2.0", "jnp.tanh(p) + 1.0", "p[::-1] * 0.5 if p.ndim else p"),
+              "c": ("jnp.sin(p)", "p * (2.0-1j)", "jnp.conj(p) + 1.0",
+                    "p[::-1] * 0.5j if p.ndim else p"),
               "i": ("p + 1", "p * 2", "-p", "p % 3")}
-_PREDICATE = {"f": "jnp.sum({%d}) > 0", "i": "jnp.sum({%d}) %% 2 == 0", "b": "jnp.any({%d})"}
+_PREDICATE = {"f": "jnp.sum({%d}) > 0", "i": "jnp.sum({%d}) %% 2 == 0", "b": "jnp.any({%d})",
+              "c": "jnp.sum(jnp.real({%d})) > 0"}
 
 
 def op_cond(b: Builder) -> Val:
-    x = b.pick(lambda v: v.cat in "fi")
+    x = b.pick(lambda v: v.cat in "fic")
     p = b.pick()
     pred = _PREDICATE[p.cat]
     if b.chance(0.4):
         br = _BRANCHES1[x.cat]
+        bound = x.bound * 2 + 1
+        if x.cat == "c":  # |sin(p)| <= cosh(|p|), |2 - 1j| < 2.3
+            bound = max(x.bound * 2.3 + 1, math.cosh(min(x.bound, 30.0)))
         if b.chance(0.3):
-            idx = "jnp.sum({1} > 0) % 3" if p.cat != "b" else "jnp.sum({1}) % 3"
+            idx = {"b": "jnp.sum({1}) % 3", "c": "jnp.sum(jnp.real({1}) > 0) % 3"}.get(
+                p.cat, "jnp.sum({1} > 0) % 3")
             fns = ", ".join(f"lambda p: {e}" for e in (b.choice(br), b.choice(br), b.choice(br)))
-            return b.emit("switch", f"lax.switch({idx}, [{fns}], {{0}})", [x, p], x.bound * 2 + 1)
+            return b.emit("switch", f"lax.switch({idx}, [{fns}], {{0}})", [x, p], bound)
         template = (f"lax.cond({pred % 1}, lambda p: {b.choice(br)}, lambda p: {b.choice(br)}, {{0}})")
-        return b.emit("cond", template, [x, p], x.bound * 2 + 1)
+        return b.emit("cond", template, [x, p], bound)
     y = b.partner(broadcast_partner_shape(b, x.shape), x.cat,
                   lambda v: broadcastable(v.shape, x.shape), exclude=(x.name,))
     br = _BRANCHES[x.cat]
     template = (f"lax.cond({pred % 2}, lambda p, q: {b.choice(br)}, lambda p, q: {b.choice(br)}, "
                 "{0}, {1})")
-    return b.emit("cond", template, [x, y, p], x.bound * y.bound + x.bound + y.bound)
+    bound = x.bound * y.bound + x.bound + y.bound
+    if x.cat == "c":  # |sin(p)| <= cosh(|p|)
+        bound = bound + math.cosh(min(x.bound, 30.0)) + 2 * x.bound
+    return b.emit("cond", template, [x, y, p], bound)
 
 
 def op_loop(b: Builder) -> Val:
-    x = b.pick(lambda v: v.cat in "fi")
+    x = b.pick(lambda v: v.cat in "fic")
     n = int(b.rng.integers(1, 5))
-    if b.differentiable and x.cat == "f" or b.chance(0.4):
-        body = "c * 0.8 + jnp.sin(c + i)" if x.cat == "f" else "c * 2 - i"
-        bound = x.bound + 5 if x.cat == "f" else x.bound * 2 ** n + 2 ** n * n
+    if b.differentiable and x.cat in "fc" or b.chance(0.4):
+        body = {"f": "c * 0.8 + jnp.sin(c + i)",
+                "c": "c * (0.6+0.3j) + jnp.exp(0.5j * i).astype(c.dtype)"}.get(
+            x.cat, "c * 2 - i")
+        # |c * (0.6+0.3j)| <= 0.68 |c|: the complex carry stays within |x| + 1 / (1 - 0.68).
+        bound = {"f": x.bound + 5, "c": x.bound + 3.2}.get(x.cat, x.bound * 2 ** n + 2 ** n * n)
         template = f"lax.fori_loop(0, {n}, lambda i, c: {body}, {{0}})"
         return b.emit("fori_loop", template, [x], bound)
     y = b.partner(broadcast_partner_shape(b, x.shape, into=True), x.cat,
                   lambda v: broadcasts_into(v.shape, x.shape), exclude=(x.name,))
+    test = "jnp.max(c[1])"
     if x.cat == "f":
         body, limit, bound = "jnp.tanh(c[1]) * 1.5 + jnp.sin({1})", "1.5", 3.0
+    elif x.cat == "c":  # the exit tests the modulus; a step takes |c| < 3 to under 2.2 + |y|
+        body, limit, bound = "c[1] * (0.5+0.5j) + {1}", "3.0", 2.2 + y.bound
+        test = "jnp.max(jnp.abs(c[1]))"
     else:
         body, limit, bound = "c[1] * 2 + {1}", "100", (x.bound + y.bound) * 2 ** n + 200
-    template = (f"lax.while_loop(lambda c: (c[0] < {n}) & (jnp.max(c[1]) < {limit}), "
+    template = (f"lax.while_loop(lambda c: (c[0] < {n}) & ({test} < {limit}), "
                 f"lambda c: (c[0] + 1, {body}), (0, {{0}}))[1]")
     return b.emit("while_loop", template, [x, y], max(bound, x.bound))
 
 
 def op_scan(b: Builder) -> Val:
-    c = b.pick(lambda v: v.cat in "fi")
+    c = b.pick(lambda v: v.cat in "fic")
     length = int(b.rng.integers(1, 5))
     reverse = b.chance(0.3)
     which = int(b.rng.integers(2))
     if b.chance(0.3):
-        body = "(jnp.tanh(c) + 0.5, c * 2.0)" if c.cat == "f" else "(c + 1, c * 2)"
+        body = {"f": "(jnp.tanh(c) + 0.5, c * 2.0)",
+                "c": "(c * (0.5+0.5j) + 0.5, jnp.conj(c) * 2.0)"}.get(c.cat, "(c + 1, c * 2)")
         template = f"lax.scan(lambda c, _: {body}, {{0}}, None, length={length}, reverse={reverse})[{which}]"
         return b.emit("scan", template, [c], c.bound * 2 + length)
     shape = (length,) + c.shape
     xs = b.partner(shape, c.cat, lambda v: v.aval == Aval(shape, c.aval.dtype))
-    if c.cat == "f":
+    if c.cat == "c":
+        body = b.choice(("(c * 0.5 + x, c * x)", "(c * (0.5-0.5j) - x, jnp.sum(c * jnp.conj(x)))",
+                         "(c - x * 0.5, jnp.real(c))"))
+    elif c.cat == "f":
         body = b.choice(("(c * 0.5 + x, jnp.sin(c) * x)", "(jnp.tanh(c + x), jnp.sum(c * x))",
                          "(c - x * 0.5, c)"))
     else:
@@ -1058,17 +1335,21 @@ def op_sort(b: Builder) -> Val:
     x = b.pick(lambda v: v.ndim >= 1)
     axis = int(b.rng.integers(-x.ndim, x.ndim))
     k = int(b.rng.integers(1, x.shape[-1] + 1))
-    kind, template, kinked = b.choice((
+    options = (
         ("sort", f"jnp.sort({{0}}, axis={axis})", True),
         ("argsort", f"jnp.argsort({{0}}, axis={axis})", False),
         ("top_k", f"lax.top_k({{0}}, {k})[0]", True),
-    ))
+    )
+    if b.complex_program:  # complex numbers sort lexicographically; jax has no top_k of them
+        options = options[:2] + (("sort_complex", "jnp.sort_complex({0})", True),)
+    kind, template, kinked = b.choice(options)
     if x.cat == "b" and kind == "top_k":
         raise Rejected("top_k of bool")
     if kinked and not b.kink_ok(x):
         raise Rejected("kink")
+    # sort_complex of real values: complex ones on the real axis, not distinct.
     return b.emit(kind, template, [x], x.bound if kind != "argsort" else float(x.aval.size),
-                  x.distinct and kind != "argsort")
+                  x.distinct and kind != "argsort" and (kind != "sort_complex" or x.cat == "c"))
 
 
 def op_triangle(b: Builder) -> Val:
@@ -1088,6 +1369,94 @@ def op_one_hot(b: Builder) -> Val:
     return b.emit("one_hot", f"nn.one_hot({{0}}, {int(b.rng.integers(2, 6))})", [x], 1.0)
 
 
+# -- complex programs only ---------------------------------------------------------------------
+
+def op_make_complex(b: Builder) -> Val:
+    """Complex values from real ones: ``lax.complex``, ``a + 1j * b``, ``exp(1j * a)``, a Python
+    complex scalar times a real value. Distinct where both parts are (so off both axes)."""
+    style = b.choice(("complex", "complex", "plus_1j", "plus_1j", "cis", "scalar"))
+    if style == "scalar":  # a weak complex scalar: complex64 with x64 off, complex128 with it on
+        x = b.pick(lambda v: v.cat in "fi", allow_empty=True)
+        return b.emit("make_complex", b.choice(("{0} * (1.5-0.5j)", "(0.5+2j) * {0}", "{0} + 1j")),
+                      [x], 2.1 * x.bound + 1.0, x.distinct)
+    x = b.pick(lambda v: v.cat == "f", allow_empty=True)
+    if style == "cis":
+        return b.emit("make_complex", "jnp.exp(1j * {0})", [x], 1.0, x.distinct)
+    if style == "complex":  # lax.complex: equal dtypes; shapes equal or one of them a scalar
+        shape = () if b.chance(0.15) else x.shape
+        y = b.partner(shape, "f", lambda v: v.aval == Aval(shape, x.aval.dtype), exclude=(x.name,))
+        re, im = (x, y) if b.chance(0.5) else (y, x)
+        out = np.broadcast_shapes(re.shape, im.shape)
+        return b.emit("make_complex", "lax.complex({0}, {1})", [re, im], re.bound + im.bound,
+                      re.distinct and im.distinct and out in (re.shape, im.shape))
+    y = b.partner(broadcast_partner_shape(b, x.shape), "f",
+                  lambda v: broadcastable(v.shape, x.shape), exclude=(x.name,))
+    re, im = (x, y) if b.chance(0.5) else (y, x)
+    out = np.broadcast_shapes(re.shape, im.shape)
+    template = b.choice(("{0} + 1j * {1}", "{0} - {1} * 1j", "jnp.add({0}, jnp.multiply(1j, {1}))"))
+    return b.emit("make_complex", template, [re, im], re.bound + im.bound,
+                  re.distinct and im.distinct and out in (re.shape, im.shape))
+
+
+#: Real-valued ends of complex values: what a real loss of a complex program looks like. The
+#: third field: whether the reduction has a kink at 0 (abs, the norm), so a differentiated
+#: program only applies it to distinct values.
+_COMPLEX_TO_REAL = (
+    ("abs2_sum", "jnp.sum(jnp.abs({0}) ** 2{axes})", False),
+    ("abs2_sum", "jnp.sum(jnp.real({0} * jnp.conj({0})){axes})", False),
+    ("real_abs_sum", "jnp.sum(jnp.real({0}) + jnp.abs({0}){axes})", True),
+    ("real_abs_sum", "jnp.sum(jnp.imag({0}) * 0.5 - jnp.abs({0}){axes})", True),
+    ("norm", "jnp.linalg.norm({0}{axes})", True),
+    ("vdot_self", "jnp.real(jnp.vdot({0}, {0}))", False),
+)
+
+
+def complex_to_real(b: Builder, x: Val) -> Val:
+    kind, template, kinked = b.choice(_COMPLEX_TO_REAL)
+    if kinked and not b.kink_ok(x):
+        raise Rejected("kink")
+    axes = ""
+    if x.ndim and b.chance(0.5):
+        axes = f", axis={axes_arg(b, x.ndim, allow_tuple=kind != 'norm')}"
+    if kind == "norm" and axes == ", axis=None":
+        axes = ""
+    m, n = x.bound, x.aval.size
+    bound = {"abs2_sum": m * m * n, "real_abs_sum": 2 * m * n, "norm": m * math.sqrt(n + 1),
+             "vdot_self": m * m * n}[kind]
+    return b.emit(kind, template.replace("{axes}", axes), [x], bound, x.distinct)
+
+
+def op_complex_to_real(b: Builder) -> Val:
+    return complex_to_real(b, b.pick(lambda v: v.cat == "c"))
+
+
+def op_complex_unary(b: Builder) -> Val:
+    """An elementwise op of a complex value (op_unary picks among the real ones too)."""
+    return op_unary(b, b.pick(lambda v: v.cat == "c", allow_empty=True))
+
+
+def op_complex_parts(b: Builder) -> Val:
+    """real, imag, abs, abs**2, angle of a complex value: real values that flow on into the
+    real ops."""
+    return op_unary(b, b.pick(lambda v: v.cat == "c", allow_empty=True), _COMPLEX_PARTS_OPS)
+
+
+def op_vdot(b: Builder) -> Val:
+    """Contractions that conjugate their first operand (vdot, vecdot), or do not (inner)."""
+    a = b.pick(lambda v: v.ndim >= 1 and v.cat in "fc")
+    kind = b.choice(("vdot", "vdot", "vecdot", "inner"))
+    if kind == "vdot":  # flattens both: any shape of the same size
+        shape = random_shape_of_size(b, a.aval.size) if b.chance(0.4) else a.shape
+        c = b.partner(shape, b.real_or_complex(a.cat, 0.3), lambda v: v.shape == shape)
+        return b.emit("vdot", "jnp.vdot({0}, {1})", [a, c], a.bound * c.bound * a.aval.size)
+    shape = broadcast_partner_shape(b, a.shape[:-1]) + (a.shape[-1],)
+    c = b.partner(shape, b.real_or_complex(a.cat, 0.3), lambda v: v.shape == shape)
+    template = "jnp.vecdot({0}, {1})" if kind == "vecdot" else "jnp.inner({0}, {1})"
+    if kind == "inner" and b.chance(0.5):
+        template = "jnp.inner({1}, {0})"
+    return b.emit(kind, template, [a, c], a.bound * c.bound * a.shape[-1])
+
+
 #: Op families and their weights (the elementwise ones carry more: they are the glue).
 FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_unary, 8), (op_binary, 8), (op_cast, 2), (op_lax_binary, 1), (op_compare, 2), (op_where, 3),
@@ -1099,14 +1468,27 @@ FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_conv, 2), (op_reduce_window, 2), (op_cond, 2), (op_loop, 2), (op_scan, 2),
     (op_sort, 1), (op_triangle, 1), (op_one_hot, 1),
 )
+#: The families complex programs add to those.
+#: (More elementwise ops too: the complex tables are long, and their ops are the new code.)
+COMPLEX_FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
+    (op_make_complex, 4), (op_complex_to_real, 2), (op_vdot, 2), (op_complex_unary, 12),
+    (op_complex_parts, 5), (op_binary, 4),
+)
 
 
-def generate(seed, index: int = 0) -> Program:
-    """The program for ``(seed, index)``; the same pair always gives the same program."""
+def generate(seed, index: int = 0, families=None) -> Program:
+    """The program for ``(seed, index)``; the same pair always gives the same program.
+
+    ``families`` (names from ``FAMILY_NAMES``) restricts the programs to those families, with
+    their weights relative to one another: ``("complex64", "complex128")`` gives only
+    complex programs (another program for the same index than without the restriction)."""
     rng = np.random.default_rng([int(seed), int(index)])
-    weights = np.array([w for _, _, w in FAMILIES])
-    dtype, x64, _ = FAMILIES[int(rng.choice(len(FAMILIES), p=weights / weights.sum()))]
-    differentiable = dtype.startswith("float") and rng.random() < 0.8
+    chosen = [f for f in FAMILIES if families is None or family_name(f[0], f[1]) in families]
+    if not chosen:
+        raise ValueError(f"no program family among {families!r}; the families: {FAMILY_NAMES}")
+    weights = np.array([w for _, _, w in chosen])
+    dtype, x64, _ = chosen[int(rng.choice(len(chosen), p=weights / weights.sum()))]
+    differentiable = dtype.startswith(("float", "complex")) and rng.random() < 0.8
     b = Builder(rng, dtype, x64, differentiable, batch_size=int(rng.integers(1, 4)))
     jax = _jax()
     previous = jax.config.jax_enable_x64
@@ -1114,22 +1496,25 @@ def generate(seed, index: int = 0) -> Program:
     try:
         for _ in range(int(rng.integers(1, 3))):
             b.input(b.shape())
-        families = [f for f, _ in FAMILY_WEIGHTS]
-        fam_p = np.array([w for _, w in FAMILY_WEIGHTS], dtype=float)
+        table = FAMILY_WEIGHTS + (COMPLEX_FAMILY_WEIGHTS if b.complex_program else ())
+        ops = [f for f, _ in table]
+        fam_p = np.array([w for _, w in table], dtype=float)
         fam_p /= fam_p.sum()
         target = int(rng.integers(2, 9))
         attempts = 0
         while len(b.ops) < target and attempts < 12 * target:
             attempts += 1
-            family = families[int(rng.choice(len(families), p=fam_p))]
+            family = ops[int(rng.choice(len(ops), p=fam_p))]
             try:
                 family(b)
             except Rejected:
                 pass
+        if b.complex_program and differentiable:
+            _end_with_real_values(b)
     finally:
         jax.config.update("jax_enable_x64", previous)
     if not b.ops:
-        return generate(seed, index + 1_000_003)
+        return generate(seed, index + 1_000_003, families)
     used = {a for op in b.ops for a in op.args}
     outputs = [op.out for op in b.ops if op.out not in used][-3:]
     if not any(inp.batch_axis is not None for inp in b.inputs):
@@ -1137,6 +1522,22 @@ def generate(seed, index: int = 0) -> Program:
         first.batch_axis = 0
         first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name)
                                   for _ in range(b.batch_size)])
+    origin = ("seed", int(seed), int(index)) + ((tuple(families),) if families is not None else ())
     program = Program(b.inputs, b.ops, tuple(outputs), x64=x64, differentiable=differentiable,
-                      batch_size=b.batch_size, origin=("seed", int(seed), int(index)))
+                      batch_size=b.batch_size, origin=origin)
     return program.pruned()
+
+
+def _end_with_real_values(b: Builder) -> None:
+    """Most complex outputs of a differentiated program get a real-valued reduction (the loss
+    of a complex program, as one writes it: ``sum(abs(z) ** 2)``, ``sum(real(z) + abs(z))``, a
+    norm), so the gradient also flows through those ends and not only through the linear
+    ``real(out * w)`` that the grad modes' loss applies to a complex output."""
+    used = {a for op in b.ops for a in op.args}
+    ends = [v for v in b.vals if v.cat == "c" and v.name not in used and v.name.startswith("v")]
+    for val in ends:
+        if b.chance(0.6):
+            try:
+                complex_to_real(b, val)
+            except Rejected:
+                pass

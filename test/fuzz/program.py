@@ -17,6 +17,8 @@ from typing import Iterable
 import numpy as np
 
 FLOAT_DTYPES = ("bfloat16", "float16", "float32", "float64")
+#: Complex dtypes and the float dtype of their parts.
+COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +39,15 @@ class Aval:
     @property
     def is_float(self) -> bool:
         return self.dtype in FLOAT_DTYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX_PARTS
+
+    @property
+    def is_inexact(self) -> bool:
+        """Float or complex: what a gradient flows through."""
+        return self.is_float or self.is_complex
 
     def __str__(self) -> str:
         return f"{self.dtype}{list(self.shape)}"
@@ -96,11 +107,20 @@ class Program:
         return [table[name] for name in self.outputs]
 
     def grad_argnums(self) -> tuple[int, ...]:
-        return tuple(i for i, inp in enumerate(self.inputs) if inp.aval.is_float)
+        """The float and complex inputs (a complex one gets jax's conjugate gradient)."""
+        return tuple(i for i, inp in enumerate(self.inputs) if inp.aval.is_inexact)
 
     def has_grad(self) -> bool:
         return (self.differentiable and bool(self.grad_argnums())
-                and any(a.is_float for a in self.output_avals()))
+                and any(a.is_inexact for a in self.output_avals()))
+
+    def complex_argnums(self) -> tuple[int, ...]:
+        """The complex inputs: what ``grad(..., holomorphic=True)`` differentiates."""
+        return tuple(i for i, inp in enumerate(self.inputs) if inp.aval.is_complex)
+
+    def has_holomorphic_grad(self) -> bool:
+        return (self.differentiable and bool(self.complex_argnums())
+                and any(a.is_inexact for a in self.output_avals()))
 
     def in_axes(self) -> tuple[int | None, ...]:
         return tuple(inp.batch_axis for inp in self.inputs)

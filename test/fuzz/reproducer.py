@@ -18,13 +18,28 @@ _MODE_CODE = {
     "eager": "fn = f",
     "jit": "fn = lib.jit(f)",
     "grad": "fn = lib.grad(make_loss(lib, f), argnums=ARGNUMS)",
+    "holomorphic_grad": ("fn = lib.grad(make_holomorphic_loss(lib, f), argnums=COMPLEX_ARGNUMS, "
+                         "holomorphic=True)"),
     "vmap": "fn = lib.vmap(f, in_axes=IN_AXES)",
     "jit_vmap_grad": "fn = lib.jit(lib.vmap(lib.grad(make_loss(lib, f), argnums=ARGNUMS), in_axes=IN_AXES))",
     "jit_donate": "fn = lib.jit(f, **({'donate_argnums': tuple(range(len(INPUTS)))} if lib is NUMLIR else {}))",
 }
 
 
+#: How a reproducer builds a complex input from its parts (``array_source``'s complex form).
+COMPLEX_ARRAY_SOURCE = '''
+def complex_array(re, im, dtype):
+    """A complex array from its parts (exact, infinities and NaNs included)."""
+    out = np.empty(np.shape(re), dtype)
+    out.real, out.imag = re, im
+    return out
+'''
+
+
 def array_source(a: np.ndarray) -> str:
+    if a.dtype.kind == "c":  # the parts apart: repr(complex(inf, nan)) is "(inf+nanj)", not Python
+        return (f"complex_array({a.real.tolist()!r}, {a.imag.tolist()!r}, "
+                f"dtype=np.{a.dtype.name})")
     if a.dtype.name == "bfloat16":
         return f"np.array({a.astype(np.float32).tolist()!r}, dtype=np.float32).astype(jnp_bfloat16)"
     return f"np.array({a.tolist()!r}, dtype=np.{a.dtype.name})"
@@ -36,26 +51,66 @@ def script(program: Program, outcome: Outcome, note: str = "") -> str:
     arrays = [inp.batched if batched and inp.batch_axis is not None else inp.value
               for inp in program.inputs]
     inputs = "\n".join(f"    {array_source(a)},  # {inp.name}" for inp, a in zip(program.inputs, arrays))
-    weights = [list(a.shape) if a.is_float else None for a in program.output_avals()]
+    weights = [None if not a.is_inexact else (list(a.shape), a.is_complex)
+               for a in program.output_avals()]
     detail = textwrap.indent(outcome.detail.strip(), "    ") if outcome.detail else ""
     rtol = compare.program_rtol(program.dtypes())
     uses_grad = "grad" in mode
     loss = ""
-    if uses_grad:
+    if mode == "holomorphic_grad":
         loss = f'''
-OUTPUT_WEIGHT_SHAPES = {weights!r}
+OUTPUT_WEIGHTS = {weights!r}
+COMPLEX_ARGNUMS = {program.complex_argnums()!r}
 
 
-def make_loss(lib, f):
-    """sum_i sum(out_i * w_i) over the float outputs, with fixed uneven weights."""
-    weights = [None if s is None else np.cos(np.arange(int(np.prod(s))) * 1.37 + 0.3).reshape(s)
-               for s in OUTPUT_WEIGHT_SHAPES]
+def weights_of(shape, complex_weights):
+    k = np.arange(int(np.prod(shape)))
+    w = np.cos(k * 1.37 + 0.3)
+    if complex_weights:
+        w = w + 1j * np.sin(k * 0.71 + 1.1)
+    return w.reshape(shape)
+
+
+def make_holomorphic_loss(lib, f):
+    """sum_i sum(out_i * w_i) over the float and complex outputs, with fixed uneven complex
+    weights: a complex scalar."""
+    weights = [None if spec is None else weights_of(spec[0], True) for spec in OUTPUT_WEIGHTS]
 
     def loss(*xs):
         total = 0.0
         for out, w in zip(f(*xs), weights):
             if w is not None:
-                total = total + lib.jnp.sum(out * w.astype(out.dtype))
+                wide = out.dtype in (np.float64, np.complex128)
+                total = total + lib.jnp.sum(out * w.astype(np.complex128 if wide else np.complex64))
+        return total
+
+    return loss
+'''
+    elif uses_grad:
+        loss = f'''
+# (shape, complex) of each float or complex output's weights; None for the others.
+OUTPUT_WEIGHTS = {weights!r}
+
+
+def weights_of(shape, complex_weights):
+    k = np.arange(int(np.prod(shape)))
+    w = np.cos(k * 1.37 + 0.3)
+    if complex_weights:
+        w = w + 1j * np.sin(k * 0.71 + 1.1)
+    return w.reshape(shape)
+
+
+def make_loss(lib, f):
+    """sum_i sum(out_i * w_i) over the float outputs and sum_i sum(real(out_i * w_i)) over the
+    complex ones, with fixed uneven weights."""
+    weights = [None if spec is None else weights_of(*spec) for spec in OUTPUT_WEIGHTS]
+
+    def loss(*xs):
+        total = 0.0
+        for out, w in zip(f(*xs), weights):
+            if w is not None:
+                term = out * w.astype(out.dtype)
+                total = total + lib.jnp.sum(lib.jnp.real(term) if np.iscomplexobj(w) else term)
         return total
 
     return loss
@@ -76,6 +131,11 @@ import numlir.numpy
 
 jnp_bfloat16 = jax.numpy.bfloat16
 inf, nan = np.inf, np.nan  # how tolist() writes the inputs' non-finite values
+
+
+{COMPLEX_ARRAY_SOURCE.strip()}
+
+
 X64 = {program.x64}
 jax.config.update("jax_enable_x64", X64)
 numlir.config.update("jax_enable_x64", X64)
@@ -107,11 +167,26 @@ def run(lib):
 
 
 def check(got, want):
-    """Shapes and dtypes exactly; floats to RTOL of the leaf's magnitude; the rest exactly."""
+    """Shapes and dtypes exactly; floats (complex numbers: by the modulus) to RTOL of the
+    leaf's magnitude; the rest exactly."""
     assert len(got) == len(want), (len(got), len(want))
     for i, (g, w) in enumerate(zip(got, want)):
         assert g.shape == w.shape and g.dtype == w.dtype, (i, g.shape, g.dtype, w.shape, w.dtype)
-        if w.dtype.kind == "f" or w.dtype.name == "bfloat16":
+        if w.dtype.kind == "c":
+            for part in ("real", "imag"):  # NaN and inf in the same places in each part
+                gp, wp = getattr(g, part), getattr(w, part)
+                np.testing.assert_array_equal(np.isnan(gp), np.isnan(wp),
+                                              err_msg=f"result {{i}} {{part}}")
+                np.testing.assert_array_equal(np.where(np.isinf(gp), gp, 0),
+                                              np.where(np.isinf(wp), wp, 0),
+                                              err_msg=f"result {{i}} {{part}}")
+            # A part that is not finite (in both) drops out of the modulus.
+            g128, w128 = (np.where(np.isfinite(a.real), a.real, 0)
+                          + 1j * np.where(np.isfinite(a.imag), a.imag, 0) for a in (g, w))
+            scale = np.max(np.abs(w128[np.isfinite(w)]), initial=0.0)
+            np.testing.assert_allclose(g128, w128, rtol=RTOL, atol=RTOL * max(scale, SCALE_FLOOR),
+                                       err_msg=f"result {{i}}")
+        elif w.dtype.kind == "f" or w.dtype.name == "bfloat16":
             g64, w64 = g.astype(np.float64), w.astype(np.float64)
             scale = np.max(np.abs(w64[np.isfinite(w64)]), initial=0.0)
             np.testing.assert_allclose(g64, w64, rtol=RTOL, atol=RTOL * max(scale, SCALE_FLOOR),

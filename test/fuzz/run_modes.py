@@ -4,8 +4,14 @@ Modes:
 
 - ``eager``: ``f(*xs)``, op by op;
 - ``jit``: ``jit(f)(*xs)``;
-- ``grad``: ``grad(loss, argnums=<float inputs>)(*xs)``, eagerly, where ``loss``
-  is ``sum_i sum(out_i * w_i)`` over the float outputs, ``w_i`` fixed weights;
+- ``grad``: ``grad(loss, argnums=<float and complex inputs>)(*xs)``, eagerly, where
+  ``loss`` is ``sum_i sum(out_i * w_i)`` over the float outputs and
+  ``sum_i sum(real(out_i * w_i))`` over the complex ones, ``w_i`` fixed weights
+  (complex ones for complex outputs);
+- ``holomorphic_grad``: ``grad(hloss, argnums=<complex inputs>, holomorphic=True)(*xs)``,
+  eagerly, where ``hloss`` is ``sum_i sum(out_i * w_i)`` over the float and complex outputs
+  with complex weights: a complex scalar, whose "gradient" jax defines for any function
+  (holomorphic or not) as the pullback of 1;
 - ``vmap``: ``vmap(f, in_axes)(*batched xs)``, eagerly;
 - ``jit_vmap_grad``: ``jit(vmap(grad(loss, argnums), in_axes))(*batched xs)``;
 - ``jit_donate``: ``jit(f, donate_argnums=<every input>)(*xs)`` on numlir (jax's
@@ -46,7 +52,7 @@ import numpy as np
 from . import compare, render
 from .program import Program
 
-MODES = ("eager", "jit", "grad", "vmap", "jit_vmap_grad", "jit_donate")
+MODES = ("eager", "jit", "grad", "holomorphic_grad", "vmap", "jit_vmap_grad", "jit_donate")
 BATCHED_MODES = ("vmap", "jit_vmap_grad")
 SKIPS = ("jax_error", "jax_crash", "unstable", "jax_disagrees")
 #: What ``check`` announces before each stretch of work, so that the sandbox,
@@ -73,6 +79,8 @@ def applicable_modes(program: Program) -> list[str]:
         modes.append("jit_donate")
     if program.has_grad():
         modes.append("grad")
+    if program.has_holomorphic_grad():
+        modes.append("holomorphic_grad")
     if program.has_vmap():
         modes.append("vmap")
         if program.has_grad():
@@ -109,20 +117,52 @@ def set_x64(enabled: bool) -> None:
     jax.config.update("jax_enable_x64", enabled)
 
 
-def loss_weights(shape) -> np.ndarray:
-    """Fixed, uneven weights, so every output element matters differently to the loss."""
+def loss_weights(shape, complex_weights: bool = False) -> np.ndarray:
+    """Fixed, uneven weights, so every output element matters differently to the loss;
+    complex ones (for a complex output, whose loss term is ``sum(real(out * w))``) with an
+    imaginary part, so both parts of the output reach the gradient."""
     size = int(np.prod(shape, dtype=np.int64))
-    return np.cos(np.arange(size) * 1.37 + 0.3).reshape(shape)
+    k = np.arange(size)
+    w = np.cos(k * 1.37 + 0.3)
+    if complex_weights:
+        w = w + 1j * np.sin(k * 0.71 + 1.1)
+    return w.reshape(shape)
 
 
 def make_loss(lib: Library, f, program: Program):
-    weights = [loss_weights(a.shape) if a.is_float else None for a in program.output_avals()]
+    """``sum_i sum(out_i * w_i)`` over the float outputs, plus ``sum(real(out_i * w_i))`` over
+    the complex ones: a real scalar, as grad needs."""
+    weights = [loss_weights(a.shape, a.is_complex) if a.is_inexact else None
+               for a in program.output_avals()]
+
+    def loss(*xs):
+        total = 0.0
+        for out, w in zip(f(*xs), weights):
+            if w is None:
+                continue
+            term = out * w.astype(out.dtype)
+            total = total + lib.jnp.sum(lib.jnp.real(term) if np.iscomplexobj(w) else term)
+        return total
+
+    return loss
+
+
+def complex_of(dtype) -> type:
+    """The complex dtype of a float (or complex) dtype's precision."""
+    return np.complex128 if np.dtype(dtype).name in ("float64", "complex128") else np.complex64
+
+
+def make_holomorphic_loss(lib: Library, f, program: Program):
+    """``sum_i sum(out_i * w_i)`` over the float and complex outputs, with complex weights: a
+    complex scalar, as ``grad(..., holomorphic=True)`` needs."""
+    weights = [loss_weights(a.shape, True) if a.is_inexact else None
+               for a in program.output_avals()]
 
     def loss(*xs):
         total = 0.0
         for out, w in zip(f(*xs), weights):
             if w is not None:
-                total = total + lib.jnp.sum(out * w.astype(out.dtype))
+                total = total + lib.jnp.sum(out * w.astype(complex_of(out.dtype)))
         return total
 
     return loss
@@ -140,6 +180,9 @@ def mode_function(lib: Library, program: Program, mode: str):
         return _donating(lib.jit(f, donate_argnums=tuple(range(len(program.inputs)))))
     if mode == "vmap":
         return lib.vmap(f, in_axes=program.in_axes())
+    if mode == "holomorphic_grad":
+        return lib.grad(make_holomorphic_loss(lib, f, program), argnums=program.complex_argnums(),
+                        holomorphic=True)
     grad = lib.grad(make_loss(lib, f, program), argnums=program.grad_argnums())
     if mode == "grad":
         return grad
@@ -181,12 +224,21 @@ def evaluate(lib: Library, program: Program, mode: str, arrays, fn=None) -> list
 
 
 def perturbed(arrays, rng: np.random.Generator) -> list[np.ndarray]:
+    """The float inputs, each element moved by a few ulps; complex ones in each part."""
     out = []
     for a in arrays:
-        name = a.dtype.name
+        name = compare.part_dtype(a.dtype.name)
         if name in compare.PERTURBATION:
-            noise = 1.0 + compare.PERTURBATION[name] * rng.standard_normal(a.shape)
-            out.append(np.asarray(a.astype(np.float64) * noise).astype(a.dtype))
+            eps = compare.PERTURBATION[name]
+            if np.iscomplexobj(a):
+                re = a.real.astype(np.float64) * (1.0 + eps * rng.standard_normal(a.shape))
+                im = a.imag.astype(np.float64) * (1.0 + eps * rng.standard_normal(a.shape))
+                moved = np.empty(a.shape, a.dtype)
+                moved.real, moved.imag = re, im
+                out.append(moved)
+            else:
+                noise = 1.0 + eps * rng.standard_normal(a.shape)
+                out.append(np.asarray(a.astype(np.float64) * noise).astype(a.dtype))
         else:
             out.append(a)
     return out
@@ -259,7 +311,7 @@ def check(program: Program, mode: str, announce=_no_announcement) -> Outcome:
         return Outcome(mode, "jax_disagrees", verdict.detail)
     if verdict.kind in ("value", "nonfinite"):
         rng = np.random.default_rng(0)
-        if any(a.dtype.name in compare.PERTURBATION for a in arrays):
+        if any(compare.part_dtype(a.dtype.name) in compare.PERTURBATION for a in arrays):
             for _ in range(3):
                 moved = evaluate(jax_lib, program, mode, perturbed(arrays, rng), jax_fn)
                 if not compare.compare(moved, want, rtol).ok:
@@ -281,9 +333,14 @@ def _matches_jax_op_by_op(got, program: Program, mode: str, arrays, rtol: float)
 
 
 def upcast(program: Program) -> Program:
-    """The program with every float in float64 (run with x64 on): the reference for rounding."""
+    """The program with every float in float64 and every complex in complex128 (run with x64
+    on): the reference for rounding."""
     def wide(a):
-        return None if a is None else (a.astype(np.float64) if a.dtype.name in compare.RTOL else a)
+        if a is None:
+            return None
+        if np.iscomplexobj(a):
+            return a.astype(np.complex128)
+        return a.astype(np.float64) if a.dtype.name in compare.RTOL else a
 
     ops = [dataclasses.replace(op, template=_widen(op.template)) for op in program.ops]
     inputs = [dataclasses.replace(i, value=wide(i.value), batched=wide(i.batched)) for i in program.inputs]
@@ -293,7 +350,7 @@ def upcast(program: Program) -> Program:
 def _widen(template: str) -> str:
     for name in ("bfloat16", "float16", "float32"):
         template = template.replace(f"jnp.{name}", "jnp.float64")
-    return template
+    return template.replace("jnp.complex64", "jnp.complex128")
 
 
 def intermediates(program: Program) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:

@@ -91,7 +91,7 @@ def test_generator_is_deterministic_and_covers_the_op_families():
                    "matmul", "concatenate", "where", "scatter", "pad", "conv", "reduce_window",
                    "cond", "while_loop", "scan"):
         assert family in kinds, family
-    assert {"float32", "float64", "int32", "bool", "bfloat16"} <= dtypes
+    assert {"float32", "float64", "int32", "bool", "bfloat16", "complex64", "complex128"} <= dtypes
     assert set(range(5)) <= ranks
 
 
@@ -121,10 +121,10 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
 
     real_generate = sandbox.Worker.generate
 
-    def failing_on_11(self, seed, index):
+    def failing_on_11(self, seed, index, families=None):
         if index == 11:
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\nOverflowError: boom")
-        return real_generate(self, seed, index)
+        return real_generate(self, seed, index, families)
 
     monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
     started = []
@@ -138,7 +138,7 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
     # recycle_every=2: the third program runs in a fresh worker process.
     args = argparse.Namespace(seed=3, start=10, n=3, out=str(tmp_path), modes=["jit"], timeout=300.0,
                               no_minimize=True, budget=0, minimize_per_signature=0,
-                              recycle_every=2)
+                              recycle_every=2, families=None)
     c = campaign.Campaign(args)
 
     class Bar:
@@ -344,7 +344,8 @@ def test_a_running_campaign_keeps_its_summary_current(tmp_path):
 
     from fuzz import campaign
 
-    args = argparse.Namespace(seed=1, start=10, n=5, out=str(tmp_path), minimize_per_signature=0)
+    args = argparse.Namespace(seed=1, start=10, n=5, out=str(tmp_path), minimize_per_signature=0,
+                              families=None)
     c = campaign.Campaign(args)
     for index in (10, 11, 13):
         c.record(index, _chain_program(), [Outcome("jit", "ok")])
@@ -361,3 +362,160 @@ def test_every_mode_has_reproducer_code():
 def test_known_bugs_carry_reproducers():
     for bug in known_bugs.KNOWN_BUGS:
         assert bug.description and bug.reproducer and bug.statuses, bug.name
+
+
+# -- complex programs ----------------------------------------------------------------------------
+
+COMPLEX = ("complex64", "complex128")
+
+
+def test_complex_programs_cover_the_complex_op_tables():
+    kinds, dtypes, complex_ones, with_grad = set(), set(), 0, 0
+    for index in range(150):
+        program = generate.generate(5, index, families=COMPLEX)
+        kinds.update(program.kinds())
+        dtypes.update(program.dtypes())
+        complex_ones += bool({"complex64", "complex128"} & set(program.dtypes()))
+        with_grad += program.has_grad() and any(i.aval.is_complex for i in program.inputs)
+        assert program.origin == ("seed", 5, index, COMPLEX)
+    assert complex_ones >= 140 and with_grad >= 60, (complex_ones, with_grad)
+    for kind in ("make_complex", "real", "imag", "abs", "abs2", "angle", "conj", "complex_scalar",
+                 "exp", "log", "sqrt", "div", "power", "mul_conj", "abs2_sum", "real_abs_sum", "norm",
+                 "vdot", "vecdot", "matmul", "einsum", "dot_general", "reduce_sum", "reduce_prod",
+                 "reduce_var", "cumsum", "cumprod", "sort_complex", "cast", "compare", "where",
+                 "scatter", "gather", "pad", "concatenate", "scan", "fori_loop", "cond", "cosh",
+                 "arcsin", "arctan", "arccosh", "logistic", "atan2", "maximum", "reduce_max"):
+        assert kind in kinds, kind
+    assert {"complex64", "complex128", "float32", "float64"} <= dtypes
+    with pytest.raises(ValueError, match="no program family"):
+        generate.generate(5, 0, families=("complex256",))
+
+
+def test_complex_programs_agree_with_jax_in_every_mode(worker):
+    """The first complex programs of a seed that between them run in every mode."""
+    covered, failures = set(), []
+    for index in range(60):
+        program = generate.generate(SEED, index, families=COMPLEX)
+        modes = set(run_modes.applicable_modes(program))
+        if modes <= covered:
+            continue
+        covered |= modes
+        for outcome in worker.check(program):
+            assert outcome.status not in ("jax_error", "jax_crash"), (index, outcome)
+            if outcome.failed and not known_bugs.match(program, outcome):
+                note = f"complex program {index}\n"
+                failures.append(reproducer.script(program, outcome, note=note))
+        if covered == set(MODES):
+            break
+    assert covered == set(MODES), covered
+    assert not failures, "\n\n".join(failures)
+
+
+def test_complex_results_compare_by_the_modulus_of_the_difference():
+    rtol = compare.program_rtol(["complex64", "int32"])
+    assert rtol == compare.RTOL["float32"]
+    assert compare.program_rtol(["complex128"]) == compare.RTOL["float64"]
+    assert compare.program_rtol(["complex128", "bfloat16"]) == compare.RTOL["bfloat16"]
+    w = np.array([1 + 1j, -2 + 0.5j, 3j], np.complex64)
+    assert compare.compare([w * (1 + 5e-5j)], [w], rtol).ok
+    off = w.copy()
+    off[1] += 1e-3j  # only the imaginary part is off
+    verdict = compare.compare([off], [w], rtol)
+    assert not verdict.ok and verdict.kind == "value" and "worst at (1,)" in verdict.detail, verdict
+    assert not compare.compare([np.conj(w)], [w], rtol).ok  # same modulus, another number
+    assert compare.compare([w.astype(np.complex128)], [w], rtol).kind == "dtype"
+    # NaN and inf in the same places in each part; a finite part next to an infinite one counts.
+    nan_re, nan_im = (np.array([c], np.complex64) for c in (complex(np.nan, 1), complex(1, np.nan)))
+    assert compare.compare([nan_re], [nan_re], rtol).ok
+    assert compare.compare([nan_im], [nan_re], rtol).kind == "nonfinite"
+    inf_re = np.array([complex(np.inf, 2.0)], np.complex64)
+    assert compare.compare([inf_re], [inf_re], rtol).ok
+    assert compare.compare([np.array([complex(2.0, np.inf)], np.complex64)], [inf_re],
+                           rtol).kind == "nonfinite"
+    assert compare.compare([inf_re + 0.5j], [inf_re], rtol).kind == "value"
+    assert compare.compare([-inf_re], [inf_re], rtol).kind == "nonfinite"
+    # Rounding: numlir as close to the complex128 answer as jax, on the other side of it.
+    truth = [np.array([1 + 1j])]
+    jax_off = [np.array([1 + 1.0003j], np.complex64)]
+    assert not compare.compare([np.array([0.9996 + 1j], np.complex64)], jax_off, rtol).ok
+    ours, far = (np.array([c], np.complex64) for c in (0.9996 + 1j, 0.999 + 1j))
+    assert compare.within_reference_error([ours], jax_off, truth, rtol)
+    assert not compare.within_reference_error([far], jax_off, truth, rtol)
+
+
+def test_complex_inputs_are_perturbed_in_both_parts():
+    z = np.array([1 + 2j, -0.5 - 0.25j], np.complex64)
+    (moved,) = run_modes.perturbed([z], np.random.default_rng(0))
+    assert moved.dtype == z.dtype
+    for part in ("real", "imag"):
+        rel = np.abs(getattr(moved, part) / getattr(z, part) - 1)
+        assert (rel > 0).all() and (rel < 30 * compare.PERTURBATION["float32"]).all(), (part, rel)
+    wide = run_modes.upcast(Program([Input("x0", z, None, None)],
+                                    [Op("v0", "cast", "{0}.astype(jnp.complex64)", ("x0",),
+                                        Aval((2,), "complex64"))], ("v0",)))
+    assert wide.inputs[0].value.dtype == np.complex128
+    assert wide.ops[0].template == "{0}.astype(jnp.complex128)"
+
+
+def test_complex_inputs_render_exactly_non_finite_parts_included():
+    a = np.array([1.5 - 0.25j, complex(np.inf, np.nan), complex(-0.0, -np.inf), 1 / 3 + 0j],
+                 np.complex64)
+    namespace = {"np": np, "inf": np.inf, "nan": np.nan}
+    exec(reproducer.COMPLEX_ARRAY_SOURCE, namespace)
+    back = eval(reproducer.array_source(a), namespace)
+    assert back.dtype == a.dtype
+    for part in ("real", "imag"):
+        got, want = getattr(back, part), getattr(a, part)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def _complex_program() -> Program:
+    """exp of a complex input times a complex scalar (a complex output, and a real end of it),
+    and the conjugate of a complex input with non-finite parts that jax and numlir pass through
+    alike; the gradient of the loss does not read them."""
+    rng = np.random.default_rng(0)
+
+    def draw(shape):
+        return (rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)).astype(np.complex64)
+
+    x0, x1 = draw((2, 3)), np.array([complex(np.inf, np.nan), 0.5 - 1j], np.complex64)
+    ops = [Op("v0", "exp", "jnp.exp({0}) * (1.5-0.5j)", ("x0",), Aval((2, 3), "complex64")),
+           Op("v1", "abs2_sum", "jnp.sum(jnp.abs({0}) ** 2, axis=0)", ("v0",),
+              Aval((3,), "float32")),
+           Op("v2", "conj", "jnp.conj({0})", ("x1",), Aval((2,), "complex64"))]
+    return Program([Input("x0", x0, 0, np.stack([x0, draw((2, 3))])), Input("x1", x1, None, None)],
+                   ops, ("v0", "v1", "v2"))
+
+
+def test_reproducer_of_a_complex_program_is_a_standalone_script(tmp_path):
+    import subprocess
+
+    program = _complex_program()
+    text = reproducer.script(program, Outcome("jit_vmap_grad", "wrong", "value: (test)"))
+    # The script's loss is the campaign's: complex weights for the complex outputs.
+    namespace = {"__name__": "reproducer"}
+    exec(compile(text, "repro.py", "exec"), namespace)
+    for spec in namespace["OUTPUT_WEIGHTS"]:
+        np.testing.assert_array_equal(namespace["weights_of"](*spec),
+                                      run_modes.loss_weights(spec[0], spec[1]))
+    assert [spec[1] for spec in namespace["OUTPUT_WEIGHTS"]] == [True, False, True]
+    path = tmp_path / "repro.py"
+    path.write_text(text)
+    result = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                            timeout=300, cwd=tmp_path, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "numlir agrees with jax" in result.stdout
+    # The holomorphic mode's script, run here: its loss is the campaign's too.
+    namespace = {"__name__": "reproducer"}
+    text = reproducer.script(program, Outcome("holomorphic_grad", "wrong", "value: (test)"))
+    exec(compile(text, "repro.py", "exec"), namespace)
+    assert namespace["COMPLEX_ARGNUMS"] == (0, 1)
+    for lib in ("JAX", "NUMLIR"):
+        got = namespace["run"](namespace[lib])
+        api = run_modes.library(lib.lower())
+        want = run_modes.evaluate(api, program, "holomorphic_grad",
+                                  run_modes.mode_inputs(program, "holomorphic_grad"))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5)
+    namespace["check"](namespace["run"](namespace["NUMLIR"]), namespace["run"](namespace["JAX"]))
