@@ -1,6 +1,8 @@
 """jax.nn's remaining activations on numlir, against jax: values over dtypes and shapes,
 eager and jit, and gradients (numerically checked in float64)."""
 
+import zlib
+
 import jax
 import ml_dtypes
 import numpy as np
@@ -12,11 +14,14 @@ from numlir import nn
 
 NAMES = ["glu", "hard_sigmoid", "hard_silu", "hard_swish", "identity", "log1mexp", "logmeanexp",
          "mish", "soft_sign", "sparse_plus", "sparse_sigmoid", "squareplus"]
-RNG = np.random.default_rng(11)
 
 
 def _input(name, shape, dtype):
-    x = RNG.uniform(-4, 4, size=shape)
+    # Seeded per call site, not from a shared stream: the values must not depend on which
+    # tests ran before in this worker (squareplus cancels for negative x, so its relative
+    # error depends on the draw).
+    rng = np.random.default_rng(zlib.crc32(f"{name}{shape}".encode()))
+    x = rng.uniform(-4, 4, size=shape)
     if name == "log1mexp":
         x = np.abs(x) + 1e-3  # defined for x >= 0; both sides of the split at log 2
     return x.astype(dtype)
@@ -74,7 +79,7 @@ def test_glu_of_an_odd_axis_names_it():
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (0, True), ((0, 2), False), (-1, False)])
 def test_logmeanexp_with_and_without_where(axis, keepdims):
     x = _input("logmeanexp", (3, 4, 5), np.float32)
-    where = RNG.uniform(size=(3, 4, 5)) > 0.3
+    where = np.random.default_rng(3).uniform(size=(3, 4, 5)) > 0.3
     for w in (None, where):
         got = np.asarray(numlir.jit(lambda v, m=w: nn.logmeanexp(v, axis=axis, where=m, keepdims=keepdims))(x))
         want = np.asarray(jax.nn.logmeanexp(x, axis=axis, where=w, keepdims=keepdims))
@@ -84,7 +89,8 @@ def test_logmeanexp_with_and_without_where(axis, keepdims):
 @pytest.mark.parametrize("b", [0.5, 4.0, np.float32(9.0)])
 def test_squareplus_smoothness(b):
     x = _input("squareplus", (7,), np.float32)
-    np.testing.assert_allclose(np.asarray(nn.squareplus(x, b)), np.asarray(jax.nn.squareplus(x, b)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(nn.squareplus(x, b)), np.asarray(jax.nn.squareplus(x, b)),
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_log1mexp_is_accurate_at_both_ends(x64):
