@@ -44,33 +44,6 @@ class KnownBug:
 
 KNOWN_BUGS: tuple[KnownBug, ...] = (
     KnownBug(
-        name="complex-softplus",
-        description=("nn.softplus of complex numbers is max(x, 0) + log1p(exp(-|x|)), the real "
-                     "formula, since complex max/min landed: wrong values (it refused complex "
-                     "numbers before); jax gives log(1 + exp(z))"),
-        reproducer=(
-            "import numpy as np, jax, numlir, numlir.numpy as jnp\n"
-            "z = np.array([0.3 - 0.6j, -1.2 + 0.4j], np.complex64)\n"
-            "print(numlir.nn.softplus(jnp.asarray(z)))  # [0.713-0.6j, 0.249+0.j]\n"
-            "print(jax.nn.softplus(z))                  # [0.810-0.346j, 0.249+0.0916j]\n"),
-        statuses=("wrong",),
-        kinds=("complex_softplus",),
-        dtypes=("complex64", "complex128"),
-    ),
-    KnownBug(
-        name="complex-logaddexp",
-        description=("jnp.logaddexp and logaddexp2 of complex numbers raise a TypeError (lax.select "
-                     "of a complex and a float) where jax computes log(exp(a) + exp(b))"),
-        reproducer=(
-            "import numpy as np, numlir.numpy as jnp\n"
-            "z = np.array([0.3 - 0.6j], np.complex64)\n"
-            "jnp.logaddexp(jnp.asarray(z), jnp.asarray(z))  # TypeError: lax.select requires ...\n"),
-        statuses=("error",),
-        detail=r"lax\.select requires arguments to have the same dtypes",
-        kinds=("complex_logaddexp",),
-        dtypes=("complex64", "complex128"),
-    ),
-    KnownBug(
         name="complex-asarray-bool",
         description=("jnp.asarray(z, dtype=bool) (and jnp.array) of a complex array tests both "
                      "parts, as .astype; jax's drops the imaginary part first, as its "

@@ -407,3 +407,18 @@ def test_complex_to_bool_follows_jax_per_function():
             for x in (z, z[:1]):
                 _check(fn, ref, x, modes=("eager", "jit"))
             _check(lambda a: fn(a[None]), lambda a: ref(a[None]), z, modes=("vmap",))
+
+
+@pytest.mark.parametrize("name", ["softplus", "mish", "logaddexp", "logaddexp2"])
+def test_softplus_and_logaddexp_of_complex_numbers_are_jaxs(name):
+    # Fuzzer (complex-softplus, complex-logaddexp): softplus and mish applied the real
+    # max/abs formula to complex numbers (wrong values); logaddexp raised a TypeError.
+    z = np.array([0.3 - 0.6j, -1.2 + 0.4j, 3 + 2j, -0.1 - 3j], C64)
+    if name.startswith("logaddexp"):
+        fn = lambda a: getattr(jnp, name)(a, a[::-1])  # noqa: E731
+        ref = lambda a: getattr(jnp_ref, name)(a, a[::-1])  # noqa: E731
+    else:
+        fn, ref = getattr(numlir.nn, name), getattr(jax.nn, name)
+    _check(fn, ref, z, tol=2e-6, modes=("eager", "jit"))
+    loss = lambda f, m: lambda a: m.sum(m.abs(f(a)) ** 2)  # noqa: E731
+    _check(numlir.grad(loss(fn, jnp)), jax.grad(loss(ref, jnp_ref)), z, tol=2e-5, modes=("eager",))

@@ -34,6 +34,8 @@ tanh = jnp.tanh
 def softplus(x):
     """``log(1 + exp(x))``, computed stably."""
     (x,) = promote_args_inexact("softplus", x)
+    if jnp.iscomplexobj(x):  # the max/abs form is for reals; jax's is logaddexp(x, 0)
+        return jnp.logaddexp(x, 0)
     return jnp.maximum(x, 0) + jnp.log(1 + jnp.exp(-jnp.abs(x)))
 
 

@@ -50,7 +50,10 @@ hard_swish = hard_silu
 def mish(x):
     """``x * tanh(softplus(x))``."""
     (x,) = promote_arrays_inexact("mish", x)
-    softplus = ufuncs.maximum(x, 0) + ufuncs.log1p(ufuncs.exp(-ufuncs.abs(x)))
+    if np.issubdtype(x.dtype, np.complexfloating):  # jax's softplus is logaddexp(x, 0)
+        softplus = ufuncs._logaddexp(x, creation.zeros((), x.dtype))
+    else:
+        softplus = ufuncs.maximum(x, 0) + ufuncs.log1p(ufuncs.exp(-ufuncs.abs(x)))
     return x * ufuncs.tanh(softplus)
 
 

@@ -447,7 +447,25 @@ def _hypot(x, y):
 hypot = _binary("hypot", _hypot, inexact=True)
 
 
+def _wrap_phase(x):
+    """``x`` brought into [-pi, pi) by whole turns."""
+    pi = ew.convert_element_type(np.pi, dtype_of(x), weak_type=True)
+    turn = ew.convert_element_type(2 * np.pi, dtype_of(x), weak_type=True)
+    rem = ew.rem(ew.add(x, pi), turn)
+    return ew.sub(ew.select(ew.lt(rem, ew.const(rem, 0)), ew.add(rem, turn), rem), pi)
+
+
+def _complex_logaddexp(x, y):
+    # As jax: around the (lexicographic) larger operand, the phase wrapped into [-pi, pi).
+    amax = ew.max(x, y)
+    two = ew.convert_element_type(2, dtype_of(x), weak_type=True)
+    out = ew.add(amax, float_math.log1p(ew.exp(ew.sub(ew.add(x, y), ew.mul(amax, two)))))
+    return complex_ops.complex(complex_ops.real(out), _wrap_phase(complex_ops.imag(out)))
+
+
 def _logaddexp(x, y):
+    if dtypes.is_complex(dtype_of(x)):
+        return _complex_logaddexp(x, y)
     amax = ew.max(x, y)
     delta = ew.sub(x, y)
     # Equal infinities give NaN in delta; the max is then the answer.
