@@ -35,6 +35,16 @@ def complex_array(re, im, dtype):
     return out
 '''
 
+WEIGHTS_SOURCE = '''
+def weights_of(shape, complex_weights):
+    """Fixed uneven weights for a loss over an output of this shape."""
+    k = np.arange(int(np.prod(shape)))
+    w = np.cos(k * 1.37 + 0.3)
+    if complex_weights:
+        w = w + 1j * np.sin(k * 0.71 + 1.1)
+    return w.reshape(shape)
+'''
+
 
 def array_source(a: np.ndarray) -> str:
     if a.dtype.kind == "c":  # the parts apart: repr(complex(inf, nan)) is "(inf+nanj)", not Python
@@ -62,13 +72,7 @@ def script(program: Program, outcome: Outcome, note: str = "") -> str:
 OUTPUT_WEIGHTS = {weights!r}
 COMPLEX_ARGNUMS = {program.complex_argnums()!r}
 
-
-def weights_of(shape, complex_weights):
-    k = np.arange(int(np.prod(shape)))
-    w = np.cos(k * 1.37 + 0.3)
-    if complex_weights:
-        w = w + 1j * np.sin(k * 0.71 + 1.1)
-    return w.reshape(shape)
+{WEIGHTS_SOURCE.strip()}
 
 
 def make_holomorphic_loss(lib, f):
@@ -91,13 +95,7 @@ def make_holomorphic_loss(lib, f):
 # (shape, complex) of each float or complex output's weights; None for the others.
 OUTPUT_WEIGHTS = {weights!r}
 
-
-def weights_of(shape, complex_weights):
-    k = np.arange(int(np.prod(shape)))
-    w = np.cos(k * 1.37 + 0.3)
-    if complex_weights:
-        w = w + 1j * np.sin(k * 0.71 + 1.1)
-    return w.reshape(shape)
+{WEIGHTS_SOURCE.strip()}
 
 
 def make_loss(lib, f):

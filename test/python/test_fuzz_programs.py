@@ -22,7 +22,7 @@ from fuzz.run_modes import MODES, Outcome  # noqa: E402
 from fuzz.sandbox import Worker  # noqa: E402
 
 SEED = 8
-PROGRAMS = 250
+PROGRAMS = 200
 CHUNK = 25
 
 
