@@ -1,4 +1,5 @@
-"""jax.scipy.linalg for real matrices: factor-and-solve pairs, expm, special matrices."""
+"""jax.scipy.linalg: factor-and-solve pairs for real matrices, expm, special matrices, the
+real and complex Schur forms."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import functools
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.forward_mode import jvp
 from numlir._src.jit import jit
 from numlir._src.lax.elementwise import no_derivative, stop_gradient
@@ -20,7 +21,7 @@ from numlir._src.numpy import joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
-from numlir._src.scipy import linalg_schur
+from numlir._src.scipy import linalg_complex_schur, linalg_schur
 
 
 def _vector_rhs(b):
@@ -419,25 +420,76 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
 
 
 def schur(a, output: str = "real"):
-    """(t, z) with ``a = z @ t @ z.T`` for (..., n, n) ``a``: z orthogonal, t quasi upper
-    triangular (the real Schur form; ``output="real"``), each 2 x 2 diagonal block holding
-    a complex pair in LAPACK's standard form. Francis double-shift QR iterations; the order
-    of the eigenvalues along t's diagonal may differ from LAPACK's. Not differentiable, as
-    in JAX; ``output="complex"`` needs complex numbers, which numlir does not have yet.
+    """(t, z) with ``a = z @ t @ z^H`` for (..., n, n) ``a``, z orthogonal (unitary).
+
+    ``output="real"`` on a real matrix gives the real Schur form: t quasi upper
+    triangular, each 2 x 2 diagonal block holding a complex pair in LAPACK's standard form
+    (Francis double-shift QR; the order of the eigenvalues along t's diagonal may differ
+    from LAPACK's). ``output="complex"`` gives t upper triangular and complex: for a real
+    matrix its real form turned complex by ``rsf2csf``; a complex matrix gets the complex
+    form whatever ``output`` says, as in JAX (complex Hessenberg reduction, then
+    single-shift QR). The result is complex64 or complex128 as JAX's (integers and
+    float16 go to complex64, 64-bit integers to complex128). Not differentiable, as in JAX.
 
     Example::
 
         >>> t, z = jsl.schur(jnp.array([[0., 3., 3.], [0., 1., 2.], [2., 0., 1.]]))
         >>> jnp.allclose(z @ t @ z.T, a, atol=1e-5)
         Array(True, dtype=bool)
+        >>> tc, zc = jsl.schur(a, output="complex")
+        >>> jnp.allclose(zc @ tc @ zc.conj().T, a, atol=1e-5)
+        Array(True, dtype=bool)
     """
     if output not in ("real", "complex"):
         raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
-    if output == "complex":
-        raise NotImplementedError("schur(output='complex') needs complex numbers, which numlir "
-                                  "does not support yet")
-    a = no_derivative(masks.as_square_matrix("schur", a), "Differentiation rule for 'schur'")
+    a = masks.as_square_matrix("schur", a, allow_complex=True)
+    a = no_derivative(a, "Differentiation rule for 'schur'")
+    if output == "complex" or dtypes.is_complex(a.dtype):
+        return _complex_schur_form(a)
     return linalg_schur.real_schur(a)
+
+
+def _complex_schur_form(a):
+    """(t, z) with ``a = z t z^H``, t upper triangular: a complex matrix factored directly, a
+    real one through its real Schur form and rsf2csf, in the precision of the complex
+    dtype JAX gives it (float16 in float32)."""
+    if dtypes.is_complex(a.dtype):
+        return linalg_complex_schur.complex_schur(a)
+    complex_dtype = dtypes.complex_dtype_of(a.dtype)
+    t, z = linalg_schur.real_schur(a.astype(dtypes.complex_part_dtype(complex_dtype)))
+    return linalg_complex_schur.rsf2csf(t.astype(complex_dtype), z.astype(complex_dtype))
+
+
+def rsf2csf(T, Z, check_finite: bool = True):
+    """The complex Schur form (t, z) of the real Schur form (T, Z) (``schur(a)``): each
+    2 x 2 diagonal block of T, a complex pair, is split by a complex Givens rotation, so t
+    is upper triangular and ``a = z @ t @ z^H``; both complex64 or complex128. T and Z
+    are (..., n, n), their batch dimensions broadcast. Differentiable, as in JAX.
+
+    Example::
+
+        >>> tr, zr = jsl.schur(a)
+        >>> tc, zc = jsl.rsf2csf(tr, zr)
+        >>> jnp.allclose(zc @ tc @ zc.conj().T, a, atol=1e-5)
+        Array(True, dtype=bool)
+    """
+    del check_finite
+    t, z = cr.asarray(T), cr.asarray(Z)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise core.value_error("Input 'T' must be square.")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise core.value_error("Input 'Z' must be square.")
+    if t.shape[-1] != z.shape[-1]:
+        raise core.value_error(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    try:
+        batch = tuple(np.broadcast_shapes(t.shape[:-2], z.shape[:-2]))
+    except ValueError:
+        raise core.value_error(f"rsf2csf: the batch dimensions of T {t.shape} and Z {z.shape} "
+                               "do not broadcast") from None
+    t, z = promote_dtypes_inexact(t, z)
+    complex_dtype = dtypes.complex_dtype_of(t.dtype)
+    t, z = (reshaping.broadcast_to(x.astype(complex_dtype), batch + x.shape[-2:]) for x in (t, z))
+    return linalg_complex_schur.rsf2csf(t, z)
 
 
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
