@@ -1,5 +1,5 @@
 """jax.scipy.linalg: factor-and-solve pairs for real matrices, expm, special matrices, the
-real and complex Schur forms."""
+real and complex Schur forms and the matrix functions built on the complex one (sqrtm, funm)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from numlir._src.linalg import decompositions, masks, solvers, triangular
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import svd as _svd
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import joining, linalg_ops, reshaping
+from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
-from numlir._src.scipy import linalg_complex_schur, linalg_schur
+from numlir._src.scipy import linalg_complex_schur, linalg_matrix_functions, linalg_schur
 
 
 def _vector_rhs(b):
@@ -490,6 +490,66 @@ def rsf2csf(T, Z, check_finite: bool = True):
     complex_dtype = dtypes.complex_dtype_of(t.dtype)
     t, z = (reshaping.broadcast_to(x.astype(complex_dtype), batch + x.shape[-2:]) for x in (t, z))
     return linalg_complex_schur.rsf2csf(t, z)
+
+
+def _as_single_square_matrix(name: str, a):
+    """``a`` checked to be one square matrix (as JAX, sqrtm and funm do not batch: vmap
+    them), promoted to an inexact dtype."""
+    a = cr.asarray(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise core.value_error(f"{name}: expected a square 2-D matrix, got shape {a.shape} (for "
+                               "a batch of matrices, vmap it, as in JAX)")
+    (a,) = promote_dtypes_inexact(a)
+    return no_derivative(a, "Differentiation rule for 'schur'")
+
+
+def sqrtm(A, blocksize: int = 1):
+    """The principal square root of the (n, n) matrix A, complex as JAX's (complex64 or
+    complex128 whatever A's dtype): from the complex Schur form A = Z T Z^H, the upper
+    triangular root U of T (Björck & Hammarling's recurrence, ``blocksize=1``) and then
+    Z U Z^H. Not differentiable (the Schur form is not), as in JAX.
+
+    Example::
+
+        >>> r = jsl.sqrtm(jnp.array([[4., 1.], [0., 9.]]))
+        >>> r.real
+        Array([[2. , 0.2],
+               [0. , 3. ]], dtype=float32)
+    """
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    a = _as_single_square_matrix("sqrtm", A)
+    return _sqrtm(a)
+
+
+@jit
+def _sqrtm(a):
+    t, z = _complex_schur_form(a)
+    root = linalg_matrix_functions.triangular_sqrt(t)
+    return linalg_ops.matmul(linalg_ops.matmul(z, root), float_ops.conjugate(z).swapaxes(-1, -2))
+
+
+def funm(A, func, disp: bool = True):
+    """func(A) for the (n, n) matrix A and a scalar function ``func`` (applied elementwise
+    to the eigenvalues, so it must take complex arrays): the complex Schur form
+    A = Z T Z^H, then F = func(T) by Parlett's recurrence, then Z F Z^H, complex as JAX's.
+    Parlett's recurrence divides by differences of eigenvalues, so repeated or close
+    eigenvalues give inaccurate or non-finite results, as in JAX and SciPy. With
+    ``disp=False`` also JAX's error estimate (a real scalar). Not differentiable.
+
+    Example::
+
+        >>> jnp.allclose(jsl.funm(a, jnp.exp), jsl.expm(a), rtol=1e-4)
+        Array(True, dtype=bool)
+    """
+    a = _as_single_square_matrix("funm", A)
+    t, z = _complex_schur_form(a)
+    f_diagonal = cr.asarray(func(joining.diagonal(t, axis1=-2, axis2=-1))).astype(t.dtype)
+    f, minden = linalg_matrix_functions.parlett(f_diagonal, t)
+    f = linalg_ops.matmul(linalg_ops.matmul(z, f), float_ops.conjugate(z).swapaxes(-1, -2))
+    if disp:
+        return f
+    return f, linalg_matrix_functions.parlett_error(f, t, minden)
 
 
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
