@@ -137,7 +137,7 @@ def wofz(z):
     Example::
 
         >>> numlir.scipy.special.wofz(1.0 + 1.0j)
-        Array(0.30474424+0.20821894j, dtype=complex64)
+        Array(0.30474427+0.20821898j, dtype=complex64)
     """
     check_arraylike("wofz", z)
     dtype = dtypes.complex_dtype_of(dtype_of(z))

@@ -182,7 +182,7 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     Example::
 
         >>> numlir.scipy.special.sph_harm_y(jnp.array([1]), jnp.array([1]), 0.5, 0.3)
-        Array([-0.15824115-0.04895004j], dtype=complex64)
+        Array([-0.15824072-0.04894959j], dtype=complex64)
     """
     if diff_n is not None:
         raise NotImplementedError("The 'diff_n' argument to numlir.scipy.special.sph_harm_y is not supported.")
