@@ -240,14 +240,13 @@ def test_schur_small_matrices(x64):
     assert nsl.schur(np.zeros((0, 0)))[0].shape == (0, 0)
 
 
-def test_schur_under_vmap_is_not_differentiable_and_refuses_complex(x64):
+def test_schur_under_vmap_is_not_differentiable_and_checks_output(x64):
+    # (output="complex" and complex input: test_scipy_linalg_complex_schur.py)
     a = rand((2, 4, 4), 6)
     t, z = numlir.jit(numlir.vmap(nsl.schur))(a)
     _check_schur(a, t, z, 1e-13)
     with pytest.raises(NotImplementedError, match="schur"):
         numlir.jvp(nsl.schur, (a[0],), (a[0],))
-    with pytest.raises(NotImplementedError, match="complex"):
-        nsl.schur(a[0], output="complex")
     with pytest.raises(ValueError, match="output"):
         nsl.schur(a[0], output="imaginary")
 

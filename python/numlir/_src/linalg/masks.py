@@ -44,20 +44,21 @@ def safe_divide(x, d):
     return uf.where(nonzero, x / uf.where(nonzero, d, 1), 0)
 
 
-def as_float_matrix(name: str, a, min_ndim: int = 2):
-    """``a`` promoted to an inexact dtype, checked to be a real (..., m, n) array."""
+def as_float_matrix(name: str, a, min_ndim: int = 2, allow_complex: bool = False):
+    """``a`` promoted to an inexact dtype, checked to be a (..., m, n) array, real unless
+    ``allow_complex``."""
     (a,) = promote_dtypes_inexact(cr.asarray(a))
     if a.ndim < min_ndim:
         raise core.value_error(f"{name}: input must have dimension >= {min_ndim}, got shape "
                                f"{a.shape}")
-    if np.dtype(a.dtype).kind == "c":
+    if np.dtype(a.dtype).kind == "c" and not allow_complex:
         raise TypeError(f"{name}: complex input is not supported; numlir's linear algebra "
                         "handles real matrices")
     return a
 
 
-def as_square_matrix(name: str, a):
-    a = as_float_matrix(name, a)
+def as_square_matrix(name: str, a, allow_complex: bool = False):
+    a = as_float_matrix(name, a, allow_complex=allow_complex)
     if a.shape[-1] != a.shape[-2]:
         raise core.value_error(f"{name}: the last two dimensions must be square, got shape "
                                f"{a.shape}")

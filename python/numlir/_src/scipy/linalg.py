@@ -1,4 +1,5 @@
-"""jax.scipy.linalg for real matrices: factor-and-solve pairs, expm, special matrices."""
+"""jax.scipy.linalg: factor-and-solve pairs for real matrices, expm, special matrices, the
+real and complex Schur forms and the matrix functions built on the complex one (sqrtm, funm)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import functools
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.forward_mode import jvp
 from numlir._src.jit import jit
 from numlir._src.lax.elementwise import no_derivative, stop_gradient
@@ -16,11 +17,11 @@ from numlir._src.linalg import decompositions, masks, solvers, triangular
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import svd as _svd
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import joining, linalg_ops, reshaping
+from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
-from numlir._src.scipy import linalg_schur
+from numlir._src.scipy import linalg_complex_schur, linalg_matrix_functions, linalg_schur
 
 
 def _vector_rhs(b):
@@ -419,25 +420,136 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
 
 
 def schur(a, output: str = "real"):
-    """(t, z) with ``a = z @ t @ z.T`` for (..., n, n) ``a``: z orthogonal, t quasi upper
-    triangular (the real Schur form; ``output="real"``), each 2 x 2 diagonal block holding
-    a complex pair in LAPACK's standard form. Francis double-shift QR iterations; the order
-    of the eigenvalues along t's diagonal may differ from LAPACK's. Not differentiable, as
-    in JAX; ``output="complex"`` needs complex numbers, which numlir does not have yet.
+    """(t, z) with ``a = z @ t @ z^H`` for (..., n, n) ``a``, z orthogonal (unitary).
+
+    ``output="real"`` on a real matrix gives the real Schur form: t quasi upper
+    triangular, each 2 x 2 diagonal block holding a complex pair in LAPACK's standard form
+    (Francis double-shift QR; the order of the eigenvalues along t's diagonal may differ
+    from LAPACK's). ``output="complex"`` gives t upper triangular and complex: for a real
+    matrix its real form turned complex by ``rsf2csf``; a complex matrix gets the complex
+    form whatever ``output`` says, as in JAX (complex Hessenberg reduction, then
+    single-shift QR). The result is complex64 or complex128 as JAX's (integers and
+    float16 go to complex64, 64-bit integers to complex128). Not differentiable, as in JAX.
 
     Example::
 
         >>> t, z = jsl.schur(jnp.array([[0., 3., 3.], [0., 1., 2.], [2., 0., 1.]]))
         >>> jnp.allclose(z @ t @ z.T, a, atol=1e-5)
         Array(True, dtype=bool)
+        >>> tc, zc = jsl.schur(a, output="complex")
+        >>> jnp.allclose(zc @ tc @ zc.conj().T, a, atol=1e-5)
+        Array(True, dtype=bool)
     """
     if output not in ("real", "complex"):
         raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
-    if output == "complex":
-        raise NotImplementedError("schur(output='complex') needs complex numbers, which numlir "
-                                  "does not support yet")
-    a = no_derivative(masks.as_square_matrix("schur", a), "Differentiation rule for 'schur'")
+    a = masks.as_square_matrix("schur", a, allow_complex=True)
+    a = no_derivative(a, "Differentiation rule for 'schur'")
+    if output == "complex" or dtypes.is_complex(a.dtype):
+        return _complex_schur_form(a)
     return linalg_schur.real_schur(a)
+
+
+def _complex_schur_form(a):
+    """(t, z) with ``a = z t z^H``, t upper triangular: a complex matrix factored directly, a
+    real one through its real Schur form and rsf2csf, in the precision of the complex
+    dtype JAX gives it (float16 in float32)."""
+    if dtypes.is_complex(a.dtype):
+        return linalg_complex_schur.complex_schur(a)
+    complex_dtype = dtypes.complex_dtype_of(a.dtype)
+    t, z = linalg_schur.real_schur(a.astype(dtypes.complex_part_dtype(complex_dtype)))
+    return linalg_complex_schur.rsf2csf(t.astype(complex_dtype), z.astype(complex_dtype))
+
+
+def rsf2csf(T, Z, check_finite: bool = True):
+    """The complex Schur form (t, z) of the real Schur form (T, Z) (``schur(a)``): each
+    2 x 2 diagonal block of T, a complex pair, is split by a complex Givens rotation, so t
+    is upper triangular and ``a = z @ t @ z^H``; both complex64 or complex128. T and Z
+    are (..., n, n), their batch dimensions broadcast. Differentiable, as in JAX.
+
+    Example::
+
+        >>> tr, zr = jsl.schur(a)
+        >>> tc, zc = jsl.rsf2csf(tr, zr)
+        >>> jnp.allclose(zc @ tc @ zc.conj().T, a, atol=1e-5)
+        Array(True, dtype=bool)
+    """
+    del check_finite
+    t, z = cr.asarray(T), cr.asarray(Z)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise core.value_error("Input 'T' must be square.")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise core.value_error("Input 'Z' must be square.")
+    if t.shape[-1] != z.shape[-1]:
+        raise core.value_error(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    try:
+        batch = tuple(np.broadcast_shapes(t.shape[:-2], z.shape[:-2]))
+    except ValueError:
+        raise core.value_error(f"rsf2csf: the batch dimensions of T {t.shape} and Z {z.shape} "
+                               "do not broadcast") from None
+    t, z = promote_dtypes_inexact(t, z)
+    complex_dtype = dtypes.complex_dtype_of(t.dtype)
+    t, z = (reshaping.broadcast_to(x.astype(complex_dtype), batch + x.shape[-2:]) for x in (t, z))
+    return linalg_complex_schur.rsf2csf(t, z)
+
+
+def _as_single_square_matrix(name: str, a):
+    """``a`` checked to be one square matrix (as JAX, sqrtm and funm do not batch: vmap
+    them), promoted to an inexact dtype."""
+    a = cr.asarray(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise core.value_error(f"{name}: expected a square 2-D matrix, got shape {a.shape} (for "
+                               "a batch of matrices, vmap it, as in JAX)")
+    (a,) = promote_dtypes_inexact(a)
+    return no_derivative(a, "Differentiation rule for 'schur'")
+
+
+def sqrtm(A, blocksize: int = 1):
+    """The principal square root of the (n, n) matrix A, complex as JAX's (complex64 or
+    complex128 whatever A's dtype): from the complex Schur form A = Z T Z^H, the upper
+    triangular root U of T (Björck & Hammarling's recurrence, ``blocksize=1``) and then
+    Z U Z^H. Not differentiable (the Schur form is not), as in JAX.
+
+    Example::
+
+        >>> r = jsl.sqrtm(jnp.array([[4., 1.], [0., 9.]]))
+        >>> r.real
+        Array([[2. , 0.2],
+               [0. , 3. ]], dtype=float32)
+    """
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    a = _as_single_square_matrix("sqrtm", A)
+    return _sqrtm(a)
+
+
+@jit
+def _sqrtm(a):
+    t, z = _complex_schur_form(a)
+    root = linalg_matrix_functions.triangular_sqrt(t)
+    return linalg_ops.matmul(linalg_ops.matmul(z, root), float_ops.conjugate(z).swapaxes(-1, -2))
+
+
+def funm(A, func, disp: bool = True):
+    """func(A) for the (n, n) matrix A and a scalar function ``func`` (applied elementwise
+    to the eigenvalues, so it must take complex arrays): the complex Schur form
+    A = Z T Z^H, then F = func(T) by Parlett's recurrence, then Z F Z^H, complex as JAX's.
+    Parlett's recurrence divides by differences of eigenvalues, so repeated or close
+    eigenvalues give inaccurate or non-finite results, as in JAX and SciPy. With
+    ``disp=False`` also JAX's error estimate (a real scalar). Not differentiable.
+
+    Example::
+
+        >>> jnp.allclose(jsl.funm(a, jnp.exp), jsl.expm(a), rtol=1e-4)
+        Array(True, dtype=bool)
+    """
+    a = _as_single_square_matrix("funm", A)
+    t, z = _complex_schur_form(a)
+    f_diagonal = cr.asarray(func(joining.diagonal(t, axis1=-2, axis2=-1))).astype(t.dtype)
+    f, minden = linalg_matrix_functions.parlett(f_diagonal, t)
+    f = linalg_ops.matmul(linalg_ops.matmul(z, f), float_ops.conjugate(z).swapaxes(-1, -2))
+    if disp:
+        return f
+    return f, linalg_matrix_functions.parlett_error(f, t, minden)
 
 
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):

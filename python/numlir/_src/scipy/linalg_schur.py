@@ -29,7 +29,7 @@ from numlir._src.numpy import ufuncs as uf
 SWEEPS_PER_EIGENVALUE = 30
 
 
-def _onehot(k, n: int, dtype):
+def onehot(k, n: int, dtype):
     """(..., n) with a 1 at position ``k`` ((...,) indices, or a scalar); all zero when k
     is outside [0, n)."""
     return (cr.arange(n) == cr.asarray(k)[..., None]).astype(dtype)
@@ -39,7 +39,7 @@ def _outer(u, v):
     return u[..., :, None] * v[..., None, :]
 
 
-def _entry(h, ei, ej):
+def entry(h, ei, ej):
     """h[..., i, j] for one-hot ei, ej."""
     return red.sum(h * _outer(ei, ej), axis=(-2, -1))
 
@@ -77,8 +77,8 @@ def hessenberg_form(a):
 
     def step(k, carry):
         h, q = carry
-        column = red.sum(h * _onehot(k, n, a.dtype), axis=-1)
-        u = unit_reflector(uf.where(rows > k, column, 0), _onehot(k + 1, n, a.dtype))
+        column = red.sum(h * onehot(k, n, a.dtype), axis=-1)
+        u = unit_reflector(uf.where(rows > k, column, 0), onehot(k + 1, n, a.dtype))
         return _reflect(h, q, u)
 
     h, q = fori_loop(0, max(n - 2, 0), step, (a, _identity_like(a)))
@@ -92,10 +92,10 @@ def _subdiagonal(h):
     return joining.diagonal(h, offset=-1, axis1=-2, axis2=-1)
 
 
-def _deflate(h):
+def deflate(h):
     """h with each negligible subdiagonal entry set to zero, by LAPACK's (dlahqr's) test:
     |h[k+1, k]| at most eps times its diagonal neighbours (their own neighbours when both
-    are zero), refined as Ahues & Tisseur; or tiny."""
+    are zero), refined as Ahues & Tisseur; or tiny. h may be complex: the test reads moduli."""
     n = h.shape[-1]
     finfo = np.finfo(np.dtype(h.dtype))
     ulp, small_number = float(finfo.eps), float(finfo.tiny) * (n / float(finfo.eps))
@@ -103,7 +103,7 @@ def _deflate(h):
     above, below = d[..., :-1], d[..., 1:]
     sub = uf.abs(_subdiagonal(h))
     sup = uf.abs(joining.diagonal(h, offset=1, axis1=-2, axis2=-1))
-    zero_pad = cr.zeros(sub.shape[:-1] + (1,), h.dtype)
+    zero_pad = cr.zeros(sub.shape[:-1] + (1,), sub.dtype)  # real, like the moduli it pads
     neighbours = (joining.concatenate([zero_pad, sub[..., :-1]], axis=-1)
                   + joining.concatenate([sub[..., 1:], zero_pad], axis=-1))
     scale = uf.abs(above) + uf.abs(below)
@@ -119,16 +119,17 @@ def _deflate(h):
     return uf.where(kill, 0, h)
 
 
-def _active_window(h):
-    """(lo, hi, active): the rows of the lowest unreduced diagonal block of size >= 3, and
-    whether there is one (then there is work left)."""
+def active_window(h, min_size: int = 3):
+    """(lo, hi, active): the rows of the lowest unreduced diagonal block of size >=
+    ``min_size``, and whether there is one (then there is work left). The real form keeps
+    2 x 2 blocks (min_size 3); the complex form reduces them too (min_size 2)."""
     n = h.shape[-1]
     positions = cr.arange(n, dtype=np.int32)
     starts = joining.concatenate(
         [cr.ones(h.shape[:-2] + (1,), np.int32), (_subdiagonal(h) == 0).astype(np.int32)], axis=-1)
     block = cumulative.cumsum(starts, axis=-1)
     sizes = red.sum(block[..., :, None] == block[..., None, :], axis=-1)
-    hi = red.max(uf.where(sizes >= 3, positions, -1), axis=-1)
+    hi = red.max(uf.where(sizes >= min_size, positions, -1), axis=-1)
     block_at_hi = red.sum(uf.where(positions == hi[..., None], block, 0), axis=-1)
     lo = red.min(uf.where(block == block_at_hi[..., None], positions, n), axis=-1)
     return lo, hi, hi >= 0
@@ -143,15 +144,15 @@ def _francis_sweep(h, q, lo, hi, active, since_deflation):
     n, dtype = h.shape[-1], h.dtype
 
     def e(k):
-        return _onehot(k, n, dtype)
+        return onehot(k, n, dtype)
 
-    h11, h12 = _entry(h, e(hi - 1), e(hi - 1)), _entry(h, e(hi - 1), e(hi))
-    h21, h22 = _entry(h, e(hi), e(hi - 1)), _entry(h, e(hi), e(hi))
+    h11, h12 = entry(h, e(hi - 1), e(hi - 1)), entry(h, e(hi - 1), e(hi))
+    h21, h22 = entry(h, e(hi), e(hi - 1)), entry(h, e(hi), e(hi))
     bottom = since_deflation % 20 == 0
     top = (since_deflation % 10 == 0) & ~bottom
-    size = uf.where(bottom, uf.abs(h21) + uf.abs(_entry(h, e(hi - 1), e(hi - 2))),
-                    uf.abs(_entry(h, e(lo + 1), e(lo))) + uf.abs(_entry(h, e(lo + 2), e(lo + 1))))
-    corner = uf.where(bottom, h22, _entry(h, e(lo), e(lo)))
+    size = uf.where(bottom, uf.abs(h21) + uf.abs(entry(h, e(hi - 1), e(hi - 2))),
+                    uf.abs(entry(h, e(lo + 1), e(lo))) + uf.abs(entry(h, e(lo + 2), e(lo + 1))))
+    corner = uf.where(bottom, h22, entry(h, e(lo), e(lo)))
     exceptional = bottom | top
     h11 = uf.where(exceptional, 0.75 * size + corner, h11)
     h22 = uf.where(exceptional, h11, h22)
@@ -297,7 +298,7 @@ def _real_schur(a):
     h, q = hessenberg_form(a)
     if n < 2:
         return h, q
-    h = _deflate(h)
+    h = deflate(h)
     if n > 2:
         def not_done(carry):
             sweeps, _, _, unfinished, _, _ = carry
@@ -305,16 +306,16 @@ def _real_schur(a):
 
         def sweep(carry):
             sweeps, last_hi, since_deflation, _, h, q = carry
-            lo, hi, active = _active_window(h)
+            lo, hi, active = active_window(h)
             since_deflation = uf.where(hi == last_hi, since_deflation + 1, 1)
             h, q = _francis_sweep(h, q, lo, hi, active, since_deflation)
-            h = _deflate(h)
-            return sweeps + 1, hi, since_deflation, red.any(_active_window(h)[2]), h, q
+            h = deflate(h)
+            return sweeps + 1, hi, since_deflation, red.any(active_window(h)[2]), h, q
 
         counters = cr.zeros(a.shape[:-2], np.int32)
-        init = (cr.asarray(0, np.int32), counters - 1, counters, red.any(_active_window(h)[2]), h, q)
+        init = (cr.asarray(0, np.int32), counters - 1, counters, red.any(active_window(h)[2]), h, q)
         h, q = while_loop(not_done, sweep, init)[4:]
-    converged = ~_active_window(h)[2][..., None, None]
+    converged = ~active_window(h)[2][..., None, None]
     t, z = _standardize_blocks(h, q)
     return uf.where(converged, t, np.nan), uf.where(converged, z, np.nan)
 

@@ -17,6 +17,7 @@ import numpy as np
 from numlir._src import core
 from numlir._src.lax import composite_primitives
 from numlir._src.lax import elementwise as ew
+from numlir._src.lax import type_checks as tc
 from numlir._src.numpy import reshaping
 from numlir._src.numpy.util import broadcast_shapes, dtype_of, promote_arrays_inexact
 
@@ -27,8 +28,9 @@ def compute_dtype(dtype) -> np.dtype:
     return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
 
-def primitive(name: str, impl: Callable, arity: int) -> core.Primitive:
-    """An elementwise primitive whose body is ``impl`` (called in the compute dtype)."""
+def primitive(name: str, impl: Callable, arity: int, accepted=(tc.FLOAT,)) -> core.Primitive:
+    """An elementwise primitive whose body is ``impl`` (called in the compute dtype), taking
+    the dtypes ``accepted`` (type_checks' kinds)."""
 
     def body(*args):
         dtype = dtype_of(args[0])
@@ -36,7 +38,7 @@ def primitive(name: str, impl: Callable, arity: int) -> core.Primitive:
         out = impl(*(ew.convert_element_type(a, work) for a in args))
         return ew.convert_element_type(out, dtype)
 
-    return composite_primitives.elementwise(name, body, arity)
+    return composite_primitives.elementwise(name, body, arity, accepted)
 
 
 def promote(name: str, *args) -> list:
