@@ -174,6 +174,25 @@ def test_svd_users(x64):
         np.testing.assert_allclose(p, p_ref, atol=1e-12)
 
 
+def test_pinv_lstsq_matrix_rank_cond_match_jax(x64):
+    a = _complex((5, 3), 20)
+    deficient = _complex((4, 2), 21) @ _complex((2, 3), 22)
+    b = _complex((5, 2), 23)
+    for x in (a, deficient):
+        np.testing.assert_allclose(np.asarray(jnp.linalg.pinv(x)),
+                                   np.asarray(jnp_ref.linalg.pinv(x)), atol=1e-11)
+    assert int(jnp.linalg.matrix_rank(deficient)) == 2
+    assert int(jnp.linalg.matrix_rank(a)) == 3
+    for got, want in zip(jnp.linalg.lstsq(a, b), jnp_ref.linalg.lstsq(a, b)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=1e-11)
+    for p in (None, 2, -2):
+        np.testing.assert_allclose(np.asarray(jnp.linalg.cond(a[:3], p)),
+                                   np.asarray(jnp_ref.linalg.cond(a[:3], p)), rtol=1e-11)
+    with pytest.raises(TypeError, match="complex inverse"):
+        jnp.linalg.cond(a[:3], "fro")
+
+
 # --- derivatives against jax (complex128, phase-invariant losses) -----------------------------
 
 
