@@ -56,21 +56,22 @@ def _uplo(UPLO) -> bool:  # noqa: N803 - numpy's name
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric (..., n, n) ``a``
-    (cyclic Jacobi), with JAX's derivative rule."""
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of symmetric or Hermitian
+    (..., n, n) ``a`` (cyclic Jacobi), with JAX's derivative rule."""
     w, v = _eigh.eigh(a, lower=_uplo(UPLO), symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
-    """The eigenvalues of symmetric ``a``, ascending."""
+    """The eigenvalues of symmetric or Hermitian ``a``, ascending and real."""
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
-    """``a = U @ diag(S) @ Vh`` for real (..., m, n) ``a`` (one-sided Jacobi), S descending;
-    S alone if not ``compute_uv``. Derivatives follow JAX's rule (reduced matrices).
+    """``a = U @ diag(S) @ Vh`` for real or complex (..., m, n) ``a`` (one-sided Jacobi), S
+    real and descending; S alone if not ``compute_uv``. Derivatives follow JAX's rule
+    (reduced matrices).
 
     Example::
 

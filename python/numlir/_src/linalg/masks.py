@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import core, dtypes
 from numlir._src.numpy import creation as cr
+from numlir._src.numpy import float_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
@@ -31,11 +32,39 @@ def outer(u, v):
     return u[..., :, None] * v[..., None, :]
 
 
-def rotate_columns(x, ep, eq, c, s):
+def rotate_columns(x, ep, eq, c, s, phase=None):
     """x J for the plane rotation J with J_pp = J_qq = c, J_pq = s, J_qp = -s, the columns
-    p and q given by one-hot ``ep``, ``eq``; c, s of shape (..., 1)."""
+    p and q given by one-hot ``ep``, ``eq``; c, s of shape (..., 1). A complex unit
+    ``phase`` (..., 1) first multiplies column q, so J becomes the unitary
+    diag(1, phase) J of the complex Jacobi methods."""
     xp, xq = column(x, ep), column(x, eq)
-    return x + outer(c * xp - s * xq - xp, ep) + outer(s * xp + c * xq - xq, eq)
+    turned_q = xq if phase is None else phase * xq
+    return x + outer(c * xp - s * turned_q - xp, ep) + outer(s * xp + c * turned_q - xq, eq)
+
+
+def is_complex(a) -> bool:
+    return dtypes.is_complex(a.dtype)
+
+
+def adjoint(a):
+    """The conjugate transpose of the last two axes (the transpose for a real ``a``)."""
+    return float_ops.conjugate(a).swapaxes(-1, -2)
+
+
+def squared_modulus(x):
+    """|x|^2 elementwise, real: for complex x, re^2 + im^2 without a square root."""
+    if not is_complex(x):
+        return x * x
+    re, im = float_ops.real(x), float_ops.imag(x)
+    return re * re + im * im
+
+
+def unit_phase(z):
+    """z / |z| where z != 0, else 1: the phase that turns z real and nonnegative when
+    multiplied by its conjugate."""
+    magnitude = uf.abs(z)
+    nonzero = magnitude > 0
+    return uf.where(nonzero, z / uf.where(nonzero, magnitude, 1).astype(z.dtype), 1)
 
 
 def safe_divide(x, d):
@@ -66,4 +95,5 @@ def as_square_matrix(name: str, a, allow_complex: bool = False):
 
 
 def symmetrize(a):
-    return (a + a.swapaxes(-1, -2)) / 2
+    """(a + a^H) / 2: the symmetric (Hermitian, for complex ``a``) part, as jax's."""
+    return (a + adjoint(a)) / 2

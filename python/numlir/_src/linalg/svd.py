@@ -1,4 +1,9 @@
-"""Singular value decomposition by one-sided Jacobi rotations, with JAX's JVP rule."""
+"""Singular value decomposition by one-sided Jacobi rotations, with JAX's JVP rule.
+
+Complex matrices use the same one-sided (Hestenes) method with the complex Jacobi step of
+eigh.py on each 2 x 2 block of the Gram matrix X^H X: every step is unitary, so the
+singular values are accurate to eps * |A| and the vectors come out unitary without
+having to be separated from the doubled singular values of a real embedding."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from numlir._src.lax.control_flow import while_loop
 from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import eigh, masks, qr
 from numlir._src.numpy import creation as cr
+from numlir._src.numpy import float_ops
 from numlir._src.numpy import joining, linalg_ops, sorting
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
@@ -17,13 +23,13 @@ MAX_SWEEPS = 30
 
 
 def _column_orthogonality(x):
-    """max over column pairs of |x_i . x_j| / (|x_i| |x_j|): 0 when the columns are
+    """max over column pairs of |x_i^H x_j| / (|x_i| |x_j|): 0 when the columns are
     orthogonal."""
-    gram = linalg_ops.matmul(x.swapaxes(-1, -2), x)
-    norms = uf.sqrt(joining.diagonal(gram, axis1=-2, axis2=-1))
+    gram = linalg_ops.matmul(masks.adjoint(x), x)
+    norms = uf.sqrt(float_ops.real(joining.diagonal(gram, axis1=-2, axis2=-1)))
     scale = norms[..., :, None] * norms[..., None, :]
     n = x.shape[-1]
-    cosines = masks.safe_divide(uf.abs(gram), scale) * (1 - cr.eye(n, dtype=x.dtype))
+    cosines = masks.safe_divide(uf.abs(gram), scale) * (1 - cr.eye(n, dtype=scale.dtype))
     return red.max(cosines, axis=(-2, -1))
 
 
@@ -34,17 +40,22 @@ def _jacobi(a):
     pairs = table_p.shape[0]
     positions = cr.arange(n, dtype=np.int32)
     tolerance = float(np.finfo(np.dtype(a.dtype)).eps) * n
+    complex_entries = masks.is_complex(a)
 
     def rotate(k, carry):
         x, v = carry
         ep = (positions == joining.take(table_p, k)).astype(a.dtype)
         eq = (positions == joining.take(table_q, k)).astype(a.dtype)
         xp, xq = masks.column(x, ep), masks.column(x, eq)
-        # the rotation that diagonalizes the Gram block [[|xp|^2, xp.xq], [xp.xq, |xq|^2]]
-        c, s = eigh.rotation(red.sum(xp * xp, axis=-1), red.sum(xq * xq, axis=-1),
-                             red.sum(xp * xq, axis=-1))
+        # the step that diagonalizes the Gram block [[|xp|^2, xp^H xq], [xq^H xp, |xq|^2]]
+        c, s, phase = eigh.pair_rotation(
+            red.sum(masks.squared_modulus(xp), axis=-1),
+            red.sum(masks.squared_modulus(xq), axis=-1),
+            red.sum(float_ops.conjugate(xp) * xq, axis=-1), complex_entries)
         c, s = c[..., None], s[..., None]
-        return masks.rotate_columns(x, ep, eq, c, s), masks.rotate_columns(v, ep, eq, c, s)
+        phase = None if phase is None else phase[..., None]
+        return (masks.rotate_columns(x, ep, eq, c, s, phase),
+                masks.rotate_columns(v, ep, eq, c, s, phase))
 
     def not_converged(carry):
         count, x, _ = carry
@@ -60,9 +71,53 @@ def _jacobi(a):
     return x, v
 
 
+def _unitary_householder_qr(a):
+    """(q, r) with a = q r for complex (..., m, n) ``a``, q unitary: step k reflects
+    x = r[k:, k] onto beta e_k, beta = -phase(x_0) |x|, and skips columns with nothing
+    below the diagonal. (qr.py's Householder QR takes real matrices.)"""
+    m, n = a.shape[-2:]
+    rows = cr.arange(m)
+    q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
+
+    def step(k, carry):
+        r, q = carry
+        e = masks.onehot(k, m, a.dtype)
+        x = uf.where(rows >= k, masks.column(r, masks.onehot(k, n, a.dtype)), 0)
+        alpha = red.sum(x * e, axis=-1)
+        below_squared = red.sum(uf.where(rows > k, masks.squared_modulus(x), 0), axis=-1)
+        reflect = below_squared > 0
+        norm = uf.sqrt(masks.squared_modulus(alpha) + below_squared)
+        beta = -masks.unit_phase(alpha) * norm.astype(a.dtype)
+        v = x - beta[..., None] * e
+        v_norm = uf.sqrt(red.sum(masks.squared_modulus(v), axis=-1))
+        v = uf.where(reflect[..., None], v / uf.where(reflect, v_norm, 1)[..., None], 0)
+        v_conj = float_ops.conjugate(v)
+        # the reflection I - 2 v v^H from the left on r, from the right on q
+        r = r - 2 * masks.outer(v, linalg_ops.matmul(v_conj[..., None, :], r)[..., 0, :])
+        q = q - 2 * masks.outer(linalg_ops.matmul(q, v[..., :, None])[..., 0], v_conj)
+        return r, q
+
+    r, q = fori_loop(0, min(m, n), step, (a, q0))
+    return q, joining.triu(r)
+
+
+def _unitary_completion(u):
+    """The complex case of _orthonormal_completion: the phases of r's diagonal, not its
+    signs, turn q's leading columns back into u's."""
+    q, r = _unitary_householder_qr(u)
+    n = u.shape[-1]
+    phases = masks.unit_phase(joining.diagonal(r, axis1=-2, axis2=-1))
+    phases = joining.concatenate(
+        [phases, cr.ones(phases.shape[:-1] + (q.shape[-1] - n,), u.dtype)], axis=-1)
+    return q * phases[..., None, :]
+
+
 def _orthonormal_completion(u):
-    """An orthogonal (..., m, m) matrix whose first n columns are u's nonzero columns: its
-    zero columns (zero singular values) and the columns past n span the rest."""
+    """An orthogonal (unitary) (..., m, m) matrix whose first n columns are u's nonzero
+    columns: its zero columns (zero singular values) and the columns past n span the
+    rest."""
+    if masks.is_complex(u):
+        return _unitary_completion(u)
     q, r = qr.householder_qr(u)
     n = u.shape[-1]
     signs = uf.where(joining.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(u.dtype)
@@ -74,61 +129,68 @@ def _orthonormal_completion(u):
 def _tall_svd(a):
     """(u (..., m, n), s descending, vt (..., n, n)) of (..., m, n) ``a``, m >= n."""
     x, v = _jacobi(a)
-    s = uf.sqrt(red.sum(x * x, axis=-2))
+    s = uf.sqrt(red.sum(masks.squared_modulus(x), axis=-2))
     order = sorting.argsort(-s, axis=-1)
     s = joining.take_along_axis(s, order, axis=-1)
     x = joining.take_along_axis(x, order[..., None, :], axis=-1)
     v = joining.take_along_axis(v, order[..., None, :], axis=-1)
-    u = masks.safe_divide(x, s[..., None, :])
+    u = masks.safe_divide(x, s[..., None, :].astype(x.dtype))
     u = _orthonormal_completion(u)[..., :, :a.shape[-1]]
-    return u, s, v.swapaxes(-1, -2)
+    return u, s, masks.adjoint(v)
 
 
 @custom_jvp
 def reduced_svd(a):
-    """(u (..., m, k), s (..., k) descending, vt (..., k, n)), k = min(m, n)."""
+    """(u (..., m, k), s (..., k) descending and real, vh (..., k, n)), k = min(m, n)."""
     m, n = a.shape[-2:]
     if m >= n:
         return _tall_svd(a)
-    u, s, vt = _tall_svd(a.swapaxes(-1, -2))
-    return vt.swapaxes(-1, -2), s, u.swapaxes(-1, -2)
+    u, s, vt = _tall_svd(masks.adjoint(a))
+    return masks.adjoint(vt), s, masks.adjoint(u)
 
 
 @reduced_svd.defjvp
 def _svd_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     u, s, vt = reduced_svd(a)
-    ut, v = u.swapaxes(-1, -2), vt.swapaxes(-1, -2)
+    ut, v = masks.adjoint(u), masks.adjoint(vt)
     k = s.shape[-1]
-    eye = cr.eye(k, dtype=a.dtype)
+    eye = cr.eye(k, dtype=s.dtype)
     ds_full = linalg_ops.matmul(linalg_ops.matmul(ut, da), v)
-    ds = joining.diagonal(ds_full, axis1=-2, axis2=-1)
+    # singular values stay real: only Re diag(U^H dA V) moves them
+    ds = float_ops.real(joining.diagonal(ds_full, axis1=-2, axis2=-1))
     row_s, col_s = s[..., None, :], s[..., :, None]
     # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal
     gaps = (row_s + col_s) * (row_s - col_s)
     f = uf.reciprocal(gaps + eye) - eye
     scaled_right = row_s * ds_full   # dS diag(s)
     scaled_left = col_s * ds_full    # diag(s) dS
-    du = linalg_ops.matmul(u, f * (scaled_right + scaled_right.swapaxes(-1, -2)))
-    dv = linalg_ops.matmul(v, f * (scaled_left + scaled_left.swapaxes(-1, -2)))
-    m, n = a.shape[-2:]
+    du = linalg_ops.matmul(u, f * (scaled_right + masks.adjoint(scaled_right)))
+    dv = linalg_ops.matmul(v, f * (scaled_left + masks.adjoint(scaled_left)))
     inverse_s = masks.safe_divide(cr.ones_like(s), s)[..., None, :]
+    if masks.is_complex(a):
+        # the imaginary part of diag(U^H dA V) turns u_i and v_i by a common phase; as
+        # JAX, it is given to U alone (zero for real matrices)
+        du = du + linalg_ops.matmul(u, (ds_full - masks.adjoint(ds_full)) / 2 * eye
+                                    * inverse_s)
+    m, n = a.shape[-2:]
     if m > n:
         dav = linalg_ops.matmul(da, v)
         du = du + (dav - linalg_ops.matmul(u, linalg_ops.matmul(ut, dav))) * inverse_s
     if n > m:
-        dau = linalg_ops.matmul(da.swapaxes(-1, -2), u)
+        dau = linalg_ops.matmul(masks.adjoint(da), u)
         dv = dv + (dau - linalg_ops.matmul(v, linalg_ops.matmul(vt, dau))) * inverse_s
-    return (u, s, vt), (du, ds, dv.swapaxes(-1, -2))
+    return (u, s, vt), (du, ds, masks.adjoint(dv))
 
 
 def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
-    """``jax.numpy.linalg.svd`` for real matrices: (u, s, vh) with a = u diag(s) vh, or s."""
-    a = masks.as_float_matrix("svd", a)
+    """``jax.numpy.linalg.svd``: (u, s, vh) with a = u diag(s) vh, or s; s is real (float32
+    for complex64, float64 for complex128)."""
+    a = masks.as_float_matrix("svd", a, allow_complex=True)
     m, n = a.shape[-2:]
     if min(m, n) == 0:
         k = min(m, n)
-        s = cr.zeros(a.shape[:-2] + (k,), a.dtype)
+        s = cr.zeros(a.shape[:-2] + (k,), float_ops.real(cr.zeros((), a.dtype)).dtype)
         if not compute_uv:
             return s
         eye = lambda size, cols: cr.zeros(a.shape[:-2] + (size, cols), a.dtype) + cr.eye(
@@ -141,5 +203,5 @@ def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
         if m > n:
             u = _orthonormal_completion(u)
         elif n > m:
-            vt = _orthonormal_completion(vt.swapaxes(-1, -2)).swapaxes(-1, -2)
+            vt = masks.adjoint(_orthonormal_completion(masks.adjoint(vt)))
     return u, s, vt

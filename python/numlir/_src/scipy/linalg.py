@@ -218,12 +218,14 @@ def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
          overwrite_b: bool = False, turbo: bool = True, eigvals=None, type: int = 1,  # noqa: A002
          check_finite: bool = True):
-    """Eigenvalues (and eigenvectors) of symmetric ``a``; ``b`` (the generalized problem)
-    is not supported."""
+    """Eigenvalues (and eigenvectors) of symmetric or Hermitian ``a`` (of its Hermitian
+    part, as jax); ``b`` (the generalized problem) is not supported."""
     del overwrite_a, overwrite_b, turbo, type, check_finite
     if b is not None or eigvals is not None:
         raise TypeError("eigh: the generalized problem (b) and eigvals are not supported")
-    w, v = decompositions.eigh(a, "L" if lower else "U", symmetrize_input=False)
+    # as jax's, which calls lax.linalg.eigh with its default symmetrize_input=True: the
+    # Hermitian part (a + a^H) / 2 is factored, whatever ``lower`` says
+    w, v = decompositions.eigh(a, "L" if lower else "U", symmetrize_input=True)
     return w if eigvals_only else (w, v)
 
 
@@ -375,10 +377,11 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
         raise ValueError(f"polar: method must be 'qdwh' or 'svd', got {method!r}")
     u_svd, s, vt = _svd.svd(a, full_matrices=False)
     unitary = linalg_ops.matmul(u_svd, vt)
+    # p is Hermitian positive semidefinite: V S V^H, or U S U^H for side "left"
     if side == "right":
-        p = linalg_ops.matmul(vt.swapaxes(-1, -2) * s[..., None, :], vt)
+        p = linalg_ops.matmul(masks.adjoint(vt) * s[..., None, :], vt)
     else:
-        p = linalg_ops.matmul(u_svd * s[..., None, :], u_svd.swapaxes(-1, -2))
+        p = linalg_ops.matmul(u_svd * s[..., None, :], masks.adjoint(u_svd))
     return unitary, p
 
 
