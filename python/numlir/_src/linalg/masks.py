@@ -6,6 +6,7 @@ import numpy as np
 
 from numlir._src import core
 from numlir._src.numpy import creation as cr
+from numlir._src.numpy import float_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.numpy.util import promote_dtypes_inexact
@@ -65,5 +66,19 @@ def as_square_matrix(name: str, a, allow_complex: bool = False):
     return a
 
 
+def adjoint(a):
+    """The conjugate transpose a^H over the last two axes (the transpose of a real ``a``)."""
+    return float_ops.conj(a.swapaxes(-1, -2))
+
+
+def magnitude_for_pivoting(x):
+    """|re x| + |im x| for complex ``x`` (LAPACK's cabs1, which i?amax uses to pick pivots,
+    so the row choices match getrf's), |x| for real."""
+    if np.dtype(x.dtype).kind == "c":
+        return uf.abs(float_ops.real(x)) + uf.abs(float_ops.imag(x))
+    return uf.abs(x)
+
+
 def symmetrize(a):
-    return (a + a.swapaxes(-1, -2)) / 2
+    """(a + a^H) / 2: the Hermitian (for real ``a``, symmetric) part, as JAX's."""
+    return (a + adjoint(a)) / 2
