@@ -1,5 +1,5 @@
-"""Complex matrices in the factorizations and solvers: jnp.linalg, numlir.scipy.linalg and the
-lax-level triangular_solve / lu / qr, against jax (values, pivots, derivatives) and numpy.
+"""Complex matrices in the factorizations and solvers: jnp.linalg, numlir.scipy.linalg and
+numlir.lax.linalg, against jax (values, pivots, derivatives) and numpy.
 
 complex128 runs with x64 on; complex64 with the float32 tolerances. Values are compared
 relative to the largest entry of jax's result, so that one tolerance serves every size.
@@ -13,11 +13,9 @@ import numpy as np
 import pytest
 
 import numlir
+import numlir.lax.linalg as nl_lax_linalg
 import numlir.numpy as jnp
 import numlir.scipy.linalg as nsl
-from numlir._src.linalg import lu as nl_lu
-from numlir._src.linalg import qr as nl_qr
-from numlir._src.linalg import triangular as nl_triangular
 
 C64, C128 = np.complex64, np.complex128
 TOL = {C64: 2e-5, C128: 1e-11}
@@ -92,7 +90,8 @@ SOLVER_CASES = {  # name: (function of (numpy-like module, scipy.linalg-like mod
     "scipy_cho_solve_upper": (lambda m, s: lambda a, b: s.cho_solve(s.cho_factor(a), b),
                               lambda d: (hermitian_positive(N, d), crand((N, 2), d, 1))),
     "scipy_lu": (lambda m, s: s.lu, lambda d: (crand((N, N), d),)),
-    "scipy_lu_wide": (lambda m, s: lambda x: s.lu(x, permute_l=True), lambda d: (crand((3, 5), d),)),
+    "scipy_lu_wide": (lambda m, s: lambda x: s.lu(x, permute_l=True),
+                      lambda d: (crand((3, 5), d),)),
     "scipy_lu_factor": (lambda m, s: s.lu_factor, lambda d: (crand((2, N, N), d),)),
     "scipy_qr": (lambda m, s: s.qr, lambda d: (crand((5, 3), d),)),
     "scipy_qr_economic": (lambda m, s: lambda x: s.qr(x, mode="economic"),
@@ -147,11 +146,11 @@ def test_scipy_triangular_and_lu_solves_take_trans(trans, lower, x64):
 def test_lax_triangular_solve_flags(left_side, transpose_a, conjugate_a, dtype):
     a = np.tril(well_conditioned(N, dtype, (2,)))
     b = crand((2, N, 3) if left_side else (2, 3, N), dtype, 1)
-    flags = dict(left_side=left_side, lower=True, transpose_a=transpose_a,
-                 conjugate_a=conjugate_a)
-    assert_close(nl_triangular.triangular_solve(a, b, **flags),
+    flags = {"left_side": left_side, "lower": True, "transpose_a": transpose_a,
+             "conjugate_a": conjugate_a}
+    assert_close(nl_lax_linalg.triangular_solve(a, b, **flags),
                  jax_lax_linalg.triangular_solve(a, b, **flags), TOL[dtype])
-    assert_close(nl_triangular.triangular_solve(a, b, unit_diagonal=True, **flags),
+    assert_close(nl_lax_linalg.triangular_solve(a, b, unit_diagonal=True, **flags),
                  jax_lax_linalg.triangular_solve(a, b, unit_diagonal=True, **flags), TOL[dtype])
 
 
@@ -160,13 +159,13 @@ def test_lax_triangular_solve_flags(left_side, transpose_a, conjugate_a, dtype):
                          indirect=["dtype"])
 def test_lax_lu_has_lapacks_pivots(shape, dtype):
     a = crand(shape, dtype, 3)
-    factors, pivots, permutation = nl_lu.lu(a)
+    factors, pivots, permutation = nl_lax_linalg.lu(a)
     j_factors, j_pivots, j_permutation = jax_lax_linalg.lu(a)
     np.testing.assert_array_equal(np.asarray(pivots), np.asarray(j_pivots))
     np.testing.assert_array_equal(np.asarray(permutation), np.asarray(j_permutation))
     assert_close(factors, j_factors, TOL[dtype])
     np.testing.assert_array_equal(
-        np.asarray(nl_lu.pivots_to_permutation(pivots, shape[-2])),
+        np.asarray(nl_lax_linalg.lu_pivots_to_permutation(pivots, shape[-2])),
         np.asarray(jax_lax_linalg.lu_pivots_to_permutation(j_pivots, shape[-2])))
 
 
@@ -174,7 +173,7 @@ def test_lu_picks_pivots_by_lapacks_one_norm_of_the_parts():
     # |3+3i| > |4| but |re| + |im| = 6 > 4: LAPACK (and so jax) pivots on row 1 either way;
     # with 4.5 the moduli (4.24 < 4.5) and cabs1 (6 > 4.5) disagree, and cabs1 decides
     a = np.array([[4.5, 1], [3 + 3j, 2]], C64)
-    _, pivots, _ = nl_lu.lu(a)
+    _, pivots, _ = nl_lax_linalg.lu(a)
     np.testing.assert_array_equal(np.asarray(pivots), np.asarray(jax_lax_linalg.lu(a)[1]))
     assert int(np.asarray(pivots)[0]) == 1
 
@@ -182,7 +181,7 @@ def test_lu_picks_pivots_by_lapacks_one_norm_of_the_parts():
 @pytest.mark.parametrize("shape", [(1, 1), (6, 4), (4, 6), (2, 5, 5)])
 def test_qr_reconstructs_with_a_unitary_q_and_real_diagonal(shape, dtype):
     a = crand(shape, dtype, 5)
-    q, r = nl_qr.householder_qr(a)
+    q, r = nl_lax_linalg.qr(a)
     q, r = np.asarray(q), np.asarray(r)
     m = shape[-2]
     tol = 50 * TOL[dtype]
@@ -191,6 +190,15 @@ def test_qr_reconstructs_with_a_unitary_q_and_real_diagonal(shape, dtype):
                                np.broadcast_to(np.eye(m), q.shape), atol=tol)
     assert np.all(np.tril(r, -1) == 0)
     np.testing.assert_array_equal(np.imag(np.diagonal(r, axis1=-2, axis2=-1)), 0)
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_lax_qr_and_cholesky_match_jax(full_matrices, x64):
+    a = crand((2, 5, 3), C128, 6)
+    assert_close(nl_lax_linalg.qr(a, full_matrices=full_matrices),
+                 jax_lax_linalg.qr(a, full_matrices=full_matrices), TOL[C128])
+    spd = hermitian_positive(3, C128, seed=7)
+    assert_close(nl_lax_linalg.cholesky(spd), jax_lax_linalg.cholesky(spd), TOL[C128])
 
 
 def test_qr_of_a_real_column_with_zeros_below_is_untouched(x64):
@@ -304,7 +312,7 @@ def test_lax_triangular_solve_derivatives_match_jax(x64):
         return lambda a, b: m.sum(abs(solve(a, b, left_side=True, lower=True,
                                              transpose_a=True, conjugate_a=True)) ** 2)
 
-    got = numlir.grad(loss(jnp, nl_triangular.triangular_solve), argnums=(0, 1))(a, b)
+    got = numlir.grad(loss(jnp, nl_lax_linalg.triangular_solve), argnums=(0, 1))(a, b)
     want = jax.grad(loss(jnp_ref, jax_lax_linalg.triangular_solve), argnums=(0, 1))(a, b)
     # jax's rule gives a gradient in the lower triangle only, as the solve reads no more
     assert_close([np.tril(got[0]), got[1]], [np.tril(want[0]), want[1]], 1e-10)

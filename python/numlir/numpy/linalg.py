@@ -1,4 +1,5 @@
-"""numlir.numpy.linalg: ``jax.numpy.linalg``; the factorizations take real matrices.
+"""numlir.numpy.linalg: ``jax.numpy.linalg``; eigh, svd and eig take real matrices, the
+solvers, Cholesky and QR complex ones too.
 
 The factorizations (Cholesky, LU, QR, symmetric eigendecomposition, SVD) are
 numlir compositions, batched over leading axes, with JAX's derivative rules
