@@ -201,6 +201,15 @@ def test_lax_qr_and_cholesky_match_jax(full_matrices, x64):
     assert_close(nl_lax_linalg.cholesky(spd), jax_lax_linalg.cholesky(spd), TOL[C128])
 
 
+@pytest.mark.parametrize("mode, conjugate", [("left", False), ("right", True),
+                                             ("left", True)])
+def test_scipy_qr_multiply(mode, conjugate, x64):
+    a = crand((5, 3), C128, 8)
+    c = crand((3, 2) if mode == "left" else (2, 5), C128, 9)
+    assert_close(nsl.qr_multiply(a, c, mode=mode, conjugate=conjugate),
+                 jsl.qr_multiply(a, c, mode=mode, conjugate=conjugate), TOL[C128])
+
+
 def test_qr_of_a_real_column_with_zeros_below_is_untouched(x64):
     # LAPACK's zlarfg leaves H = I when the column is real and zero below the diagonal
     a = np.array([[-2, 1j], [0, 3]], C128)

@@ -175,8 +175,9 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
                 overwrite_a: bool = False, overwrite_c: bool = False):
     """(q @ c, r) (``mode="left"``, c (..., k, p)) or (c @ q, r) (``mode="right"``, c
     (..., p, m)) for ``a = q r`` (..., m, n), k = min(m, n), r (..., k, n); with
-    ``pivoting`` the column permutation too. A 1-D c is a column (left) or row (right)
-    vector and the product comes back 1-D.
+    ``pivoting`` the column permutation too (real ``a`` only). ``conjugate`` puts conj(q)
+    in place of q. A 1-D c is a column (left) or row (right) vector and the product comes
+    back 1-D.
 
     Example::
 
@@ -185,11 +186,11 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
         >>> jsl.solve_triangular(r, qtb)   # the least-squares fit
         Array([2.5, 0.5], dtype=float32)
     """
-    del conjugate, overwrite_a, overwrite_c  # real matrices: conjugation changes nothing
+    del overwrite_a, overwrite_c
     a, c = promote_dtypes_inexact(cr.asarray(a), cr.asarray(c))
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
-    a = masks.as_float_matrix("qr_multiply", a)
+    a = masks.as_float_matrix("qr_multiply", a, allow_complex=not pivoting)
     vector = c.ndim == 1
     if vector:
         c = c[:, None] if mode == "left" else c[None, :]
@@ -203,11 +204,11 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
         raise core.value_error(
             f"Array shapes are not compatible for c @ Q operation: a has shape {a.shape} so Q "
             f"has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
-    return _qr_multiply(a, c, mode, pivoting, vector)
+    return _qr_multiply(a, c, mode, pivoting, vector, conjugate)
 
 
-@functools.partial(jit, static_argnums=(2, 3, 4))
-def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
+@functools.partial(jit, static_argnums=(2, 3, 4, 5))
+def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool, conjugate: bool):
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = tuple(np.broadcast_shapes(a.shape[:-2], c.shape[:-2]))
@@ -217,6 +218,8 @@ def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
         q, r, p = _pivoted_qr(a)
     else:
         q, r = decompositions.qr(a, "complete")
+    if conjugate:  # scipy's conjugate multiplies by conj(Q), not Q^H
+        q = float_ops.conj(q)
     product = (linalg_ops.matmul(q[..., :, :k], c) if mode == "left"
                else linalg_ops.matmul(c, q)[..., :k])
     if vector:
