@@ -143,3 +143,5 @@ def optimization_barrier(operand):
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 
 _traceback_util.wrap_public_functions(globals())
+
+from numlir.lax import linalg  # noqa: E402 - jax.lax.linalg is there once jax.lax is

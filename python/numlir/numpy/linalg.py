@@ -1,5 +1,5 @@
-"""numlir.numpy.linalg: ``jax.numpy.linalg``; eigh and svd (and pinv, lstsq, matrix_rank,
-cond, norm) take complex matrices too, the other factorizations real ones.
+"""numlir.numpy.linalg: ``jax.numpy.linalg``; every factorization and solver takes complex
+matrices too, except eig and eigvals, which take real ones (and return complex results).
 
 The factorizations (Cholesky, LU, QR, symmetric eigendecomposition, SVD) are
 numlir compositions, batched over leading axes, with JAX's derivative rules

@@ -1,5 +1,5 @@
-"""numlir.scipy.linalg: linear algebra, as jax.scipy.linalg (the factorizations take real
-matrices; schur, rsf2csf, sqrtm and funm complex ones too)."""
+"""numlir.scipy.linalg: linear algebra, as jax.scipy.linalg (eigh and svd take real matrices;
+the solves, Cholesky, LU, QR, expm, schur, rsf2csf, sqrtm and funm complex ones too)."""
 
 from numlir._src.scipy.linalg import (block_diag, cho_factor, cho_solve, cholesky, circulant, companion,
                                       det, eigh, eigh_tridiagonal, expm, expm_frechet, funm, hankel,

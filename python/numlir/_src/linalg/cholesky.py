@@ -6,13 +6,13 @@ from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import masks, triangular
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import joining, linalg_ops
+from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import ufuncs as uf
 
 
 def _factor(a):
-    """Lower L with L L^T = a for symmetric positive definite ``a`` (..., n, n); a matrix
-    that is not positive definite gives NaN, as JAX's does."""
+    """Lower L with L L^H = a for Hermitian (real: symmetric) positive definite ``a``
+    (..., n, n); a matrix that is not positive definite gives NaN, as JAX's does."""
     n = a.shape[-1]
     positions = cr.arange(n)
 
@@ -20,9 +20,11 @@ def _factor(a):
         rest, lower = carry
         e = masks.onehot(k, n, a.dtype)
         col = masks.column(rest, e)
-        pivot = uf.sqrt(linalg_ops.matmul(col, e))[..., None]
-        c = uf.where(positions >= k, col / pivot, 0)
-        return rest - masks.outer(c, c), lower + masks.outer(c, e)
+        # the pivot of a Hermitian matrix is real: its imaginary part is rounding, dropped
+        # so that L's diagonal is real as LAPACK's
+        pivot = uf.sqrt(float_ops.real(linalg_ops.matmul(col, e))).astype(a.dtype)[..., None]
+        c = uf.where(positions > k, col / pivot, uf.where(positions == k, pivot, 0))
+        return rest - masks.outer(c, float_ops.conj(c)), lower + masks.outer(c, e)
 
     _, lower = fori_loop(0, n, step, (a, cr.zeros_like(a)))
     return lower
@@ -37,19 +39,20 @@ def cholesky_lower(a):
 def _cholesky_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     lower = cholesky_lower(a)
-    # dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with half the diagonal
+    # dL = L Phi(L^-1 dA L^-H), Phi: the lower triangle with half the diagonal; L^-1 dA L^-H
+    # is (L^-1 (L^-1 dA)^H)^H, which needs no Hermitian dA
     left = triangular.solve_left(lower, da, lower=True)
-    middle = triangular.solve_left(lower, left.swapaxes(-1, -2), lower=True)
+    middle = masks.adjoint(triangular.solve_left(lower, masks.adjoint(left), lower=True))
     n = a.shape[-1]
     phi = joining.tril(middle) - middle * cr.eye(n, dtype=a.dtype) / 2
     return lower, linalg_ops.matmul(lower, phi)
 
 
 def cholesky(a, *, lower: bool = True, symmetrize_input: bool = True):
-    """The Cholesky factor of the symmetric positive definite (..., n, n) ``a``: lower
-    (``L L^T = a``) or upper (``U^T U = a``)."""
-    a = masks.as_square_matrix("cholesky", a)
+    """The Cholesky factor of the Hermitian (real: symmetric) positive definite (..., n, n)
+    ``a``: lower (``L L^H = a``) or upper (``U^H U = a``)."""
+    a = masks.as_square_matrix("cholesky", a, allow_complex=True)
     if symmetrize_input:
         a = masks.symmetrize(a)
     factor = cholesky_lower(a)
-    return factor if lower else factor.swapaxes(-1, -2)
+    return factor if lower else masks.adjoint(factor)

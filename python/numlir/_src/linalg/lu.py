@@ -28,7 +28,7 @@ def lu(a):
     """(lu, pivots, permutation) of (..., m, n) ``a``, as ``jax.lax.linalg.lu``: ``lu``
     holds the unit lower factor's multipliers below the diagonal and U on and above it;
     row i was swapped with row pivots[i] at step i; ``a[permutation] = L @ U``."""
-    a = masks.as_float_matrix("lu", a)
+    a = masks.as_float_matrix("lu", a, allow_complex=True)
     m, n = a.shape[-2:]
     steps = min(m, n)
     rows, cols = cr.arange(m), cr.arange(n)
@@ -40,12 +40,14 @@ def lu(a):
         s, pivots, perm = carry
         ek_col = masks.onehot(k, n, a.dtype)
         col = masks.column(s, ek_col)
-        candidates = uf.where(rows >= k, uf.abs(col), -1)
+        candidates = uf.where(rows >= k, masks.magnitude_for_pivoting(col), -1)
         p = red.argmax(candidates, axis=-1).astype(np.int32)
-        ek = masks.onehot(k, m, a.dtype) + cr.zeros_like(col)
-        ep = (rows == p[..., None]).astype(a.dtype)
+        # the row masks as booleans first: a complex mask cannot be cast to int32 cleanly
+        is_k = (rows == k) | cr.zeros(col.shape, bool)
+        is_p = rows == p[..., None]
+        ek, ep = is_k.astype(a.dtype), is_p.astype(a.dtype)
         s = _swap(s, ek, ep)
-        perm = _swap(perm, ek.astype(np.int32), ep.astype(np.int32))
+        perm = _swap(perm, is_k.astype(np.int32), is_p.astype(np.int32))
         pivots = pivots + (cr.arange(steps) == k).astype(np.int32) * p[..., None]
         pivot_row = red.sum(s * ek[..., :, None], axis=-2)
         pivot = red.sum(pivot_row * ek_col, axis=-1)[..., None]
@@ -82,15 +84,18 @@ def pivots_to_permutation(pivots, m: int):
     return fori_loop(0, pivots.shape[-1], step, perm)
 
 
-def solve_with_factors(factors, permutation, b, *, transpose: bool = False):
-    """X with a X = b (or a^T X = b), from ``lu``'s factors of square a; b (..., n, k)."""
+def solve_with_factors(factors, permutation, b, *, transpose: bool = False,
+                       conjugate: bool = False):
+    """X with a X = b (or a^T X = b, or a^H X = b if also ``conjugate``), from ``lu``'s
+    factors of square a; b (..., n, k)."""
     factors, b = triangular.broadcast_batch("lu_solve", factors, b)
     p = permutation_matrix(permutation, factors.dtype)
     if not transpose:  # P a = L U
         y = triangular.solve_left(factors, linalg_ops.matmul(p, b), lower=True,
                                   unit_diagonal=True)
         return triangular.solve_left(factors, y, lower=False)
-    # a^T = U^T L^T P
-    z = triangular.solve_left(factors, b, lower=False, transpose_a=True)
-    w = triangular.solve_left(factors, z, lower=True, transpose_a=True, unit_diagonal=True)
+    # a^T = U^T L^T P (a^H = U^H L^H P: P is real)
+    z = triangular.solve_left(factors, b, lower=False, transpose_a=True, conjugate_a=conjugate)
+    w = triangular.solve_left(factors, z, lower=True, transpose_a=True, conjugate_a=conjugate,
+                              unit_diagonal=True)
     return linalg_ops.matmul(p.swapaxes(-1, -2), w)

@@ -94,6 +94,14 @@ def as_square_matrix(name: str, a, allow_complex: bool = False):
     return a
 
 
+def magnitude_for_pivoting(x):
+    """|re x| + |im x| for complex ``x`` (LAPACK's cabs1, which i?amax uses to pick pivots,
+    so the row choices match getrf's), |x| for real."""
+    if np.dtype(x.dtype).kind == "c":
+        return uf.abs(float_ops.real(x)) + uf.abs(float_ops.imag(x))
+    return uf.abs(x)
+
+
 def symmetrize(a):
     """(a + a^H) / 2: the symmetric (Hermitian, for complex ``a``) part, as jax's."""
     return (a + adjoint(a)) / 2

@@ -26,7 +26,7 @@ class SlogdetResult(NamedTuple):
 
 def _promoted_pair(name: str, a, b):
     a, b = promote_dtypes_inexact(cr.asarray(a), cr.asarray(b))
-    return masks.as_square_matrix(name, a), b
+    return masks.as_square_matrix(name, a, allow_complex=True), b
 
 
 def solve(a, b):
@@ -49,13 +49,13 @@ def solve(a, b):
 
 def inv(a):
     """The inverse of square (..., n, n) ``a``; inf or NaN where it is singular."""
-    a = masks.as_square_matrix("inv", a)
+    a = masks.as_square_matrix("inv", a, allow_complex=True)
     eye = cr.zeros_like(a) + cr.eye(a.shape[-1], dtype=a.dtype)
     return solve(a, eye)
 
 
 def _lu_diagonal_and_parity(name: str, a):
-    a = masks.as_square_matrix(name, a)
+    a = masks.as_square_matrix(name, a, allow_complex=True)
     factors, pivots, _ = _lu.lu(a)
     diagonal = joining.diagonal(factors, axis1=-2, axis2=-1)
     swaps = red.sum(pivots != cr.arange(a.shape[-1], dtype=np.int32), axis=-1)
@@ -69,12 +69,21 @@ def det(a):
     return parity * red.prod(diagonal, axis=-1)
 
 
+def _unit_sign(x):
+    """sign(x); for complex x, x / |x| written out, because lax.sign's derivative is zero
+    while the phase of a complex determinant moves with the matrix (0 where x is 0)."""
+    if dtypes.is_complex(x.dtype):
+        return masks.safe_divide(x, uf.abs(x).astype(x.dtype))
+    return uf.sign(x)
+
+
 def slogdet(a, *, method=None):
-    """(sign, log|det|) of square ``a``; (0, -inf) for a singular matrix."""
+    """(sign, log|det|) of square ``a``; (0, -inf) for a singular matrix. The sign of a
+    complex ``a`` is the unit complex number det / |det| and log|det| is real."""
     if method not in (None, "lu"):
         raise ValueError(f"slogdet: method must be 'lu', got {method!r}")
     diagonal, parity = _lu_diagonal_and_parity("slogdet", a)
-    sign = parity * red.prod(uf.sign(diagonal), axis=-1)
+    sign = parity * red.prod(_unit_sign(diagonal), axis=-1)
     return SlogdetResult(sign, red.sum(uf.log(uf.abs(diagonal)), axis=-1))
 
 
@@ -137,7 +146,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 def matrix_power(a, n: int):
     """``a`` multiplied by itself ``n`` times (square-and-multiply); negative ``n`` inverts."""
-    a = masks.as_square_matrix("matrix_power", a)
+    a = masks.as_square_matrix("matrix_power", a, allow_complex=True)
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"matrix_power: the exponent must be an integer, got {n!r}")
     if n < 0:

@@ -8,7 +8,7 @@ from numlir._src import core
 from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import masks
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import joining, linalg_ops, reshaping
+from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 
@@ -42,10 +42,14 @@ def _forward_substitution(a, b, unit_diagonal: bool):
     return fori_loop(0, n, step, cr.zeros_like(b))
 
 
-def solve_left(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: bool = False):
-    """X with op(a) @ X = b for the triangle of ``a`` that ``lower`` names, op = transpose
-    if ``transpose_a``; a (..., n, n), b (..., n, k)."""
+def solve_left(a, b, *, lower: bool, transpose_a: bool = False, conjugate_a: bool = False,
+               unit_diagonal: bool = False):
+    """X with op(a) @ X = b for the triangle of ``a`` that ``lower`` names: op(a) is a, its
+    transpose if ``transpose_a``, conjugated if ``conjugate_a`` (both: a^H); a (..., n, n),
+    b (..., n, k)."""
     a, b = broadcast_batch("triangular_solve", a, b)
+    if conjugate_a:
+        a = float_ops.conj(a)
     if transpose_a:
         a, lower = a.swapaxes(-1, -2), not lower
     if lower:
@@ -59,14 +63,15 @@ def solve_left(a, b, *, lower: bool, transpose_a: bool = False, unit_diagonal: b
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False):
-    """``jax.lax.linalg.triangular_solve``: X with op(a) X = b (left_side) or X op(a) = b."""
-    del conjugate_a  # real matrices only
-    a = masks.as_square_matrix("triangular_solve", a)
-    b = masks.as_float_matrix("triangular_solve", cr.asarray(b).astype(a.dtype))
+    """``jax.lax.linalg.triangular_solve``: X with op(a) X = b (left_side) or X op(a) = b,
+    op(a) = a, a^T (``transpose_a``), conj(a) (``conjugate_a``) or a^H (both)."""
+    a = masks.as_square_matrix("triangular_solve", a, allow_complex=True)
+    b = masks.as_float_matrix("triangular_solve", cr.asarray(b).astype(a.dtype),
+                              allow_complex=True)
     if left_side:
-        return solve_left(a, b, lower=lower, transpose_a=transpose_a,
+        return solve_left(a, b, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
                           unit_diagonal=unit_diagonal)
-    # X op(a) = b  <=>  op(a)^T X^T = b^T
+    # X op(a) = b  <=>  op(a)^T X^T = b^T, and op(a)^T keeps the conjugation
     xt = solve_left(a, b.swapaxes(-1, -2), lower=lower, transpose_a=not transpose_a,
-                    unit_diagonal=unit_diagonal)
+                    conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
     return xt.swapaxes(-1, -2)

@@ -29,22 +29,27 @@ def _vector_rhs(b):
     return (b[..., None], True) if b.ndim == 1 else (b, False)
 
 
-def _trans(trans) -> bool:
+def _trans(trans) -> tuple[bool, bool]:
+    """(transpose, conjugate) for scipy's ``trans``: 0/"N" a, 1/"T" a^T, 2/"C" a^H."""
     if trans in (0, "N"):
-        return False
-    if trans in (1, "T", 2, "C"):
-        return True
+        return False, False
+    if trans in (1, "T"):
+        return True, False
+    if trans in (2, "C"):
+        return True, True
     raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
 
 
 def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
                      overwrite_b: bool = False, debug=None, check_finite: bool = True):
-    """x with ``a x = b`` (``trans``: ``a^T x = b``) for triangular ``a``; b (n,) or (n, k)."""
+    """x with ``a x = b`` (``trans``: ``a^T x = b``, or ``a^H x = b`` for 2/"C") for
+    triangular ``a``; b (n,) or (n, k)."""
     del overwrite_b, debug, check_finite
     a, b = promote_dtypes_inexact(cr.asarray(a), cr.asarray(b))
-    a = masks.as_square_matrix("solve_triangular", a)
+    a = masks.as_square_matrix("solve_triangular", a, allow_complex=True)
     b, vector = _vector_rhs(b)
-    x = triangular.solve_left(a, b, lower=lower, transpose_a=_trans(trans),
+    transpose, conjugate = _trans(trans)
+    x = triangular.solve_left(a, b, lower=lower, transpose_a=transpose, conjugate_a=conjugate,
                               unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
 
@@ -67,11 +72,11 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     c, lower = c_and_lower
     c, b = promote_dtypes_inexact(cr.asarray(c), cr.asarray(b))
     b, vector = _vector_rhs(b)
-    if lower:  # a = L L^T
+    if lower:  # a = L L^H
         y = triangular.solve_left(c, b, lower=True)
-        x = triangular.solve_left(c, y, lower=True, transpose_a=True)
-    else:  # a = U^T U
-        y = triangular.solve_left(c, b, lower=False, transpose_a=True)
+        x = triangular.solve_left(c, y, lower=True, transpose_a=True, conjugate_a=True)
+    else:  # a = U^H U
+        y = triangular.solve_left(c, b, lower=False, transpose_a=True, conjugate_a=True)
         x = triangular.solve_left(c, y, lower=False)
     return x[..., 0] if vector else x
 
@@ -84,13 +89,16 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bool = True):
-    """x with ``a x = b`` (or ``a^T x = b``) from ``lu_factor(a)``."""
+    """x with ``a x = b`` (or ``a^T x = b``, ``a^H x = b``, as ``trans`` says) from
+    ``lu_factor(a)``."""
     del overwrite_b, check_finite
     factors, pivots = lu_and_piv
     factors, b = promote_dtypes_inexact(cr.asarray(factors), cr.asarray(b))
     b, vector = _vector_rhs(b)
     permutation = _lu.pivots_to_permutation(cr.asarray(pivots), factors.shape[-2])
-    x = _lu.solve_with_factors(factors, permutation, b, transpose=_trans(trans))
+    transpose, conjugate = _trans(trans)
+    x = _lu.solve_with_factors(factors, permutation, b, transpose=transpose,
+                               conjugate=conjugate)
     return x[..., 0] if vector else x
 
 
@@ -102,7 +110,9 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     k = min(m, n)
     lower = joining.tril(factors[..., :, :k], -1) + cr.eye(m, k, dtype=factors.dtype)
     upper = joining.triu(factors[..., :k, :])
-    p = _lu.permutation_matrix(permutation, factors.dtype).swapaxes(-1, -2)
+    # p is real even for complex a, as JAX's
+    real_dtype = np.finfo(factors.dtype).dtype
+    p = _lu.permutation_matrix(permutation, real_dtype).swapaxes(-1, -2)
     if permute_l:
         return linalg_ops.matmul(p, lower), upper
     return p, lower, upper
@@ -165,8 +175,9 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
                 overwrite_a: bool = False, overwrite_c: bool = False):
     """(q @ c, r) (``mode="left"``, c (..., k, p)) or (c @ q, r) (``mode="right"``, c
     (..., p, m)) for ``a = q r`` (..., m, n), k = min(m, n), r (..., k, n); with
-    ``pivoting`` the column permutation too. A 1-D c is a column (left) or row (right)
-    vector and the product comes back 1-D.
+    ``pivoting`` the column permutation too (real ``a`` only). ``conjugate`` puts conj(q)
+    in place of q. A 1-D c is a column (left) or row (right) vector and the product comes
+    back 1-D.
 
     Example::
 
@@ -175,11 +186,11 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
         >>> jsl.solve_triangular(r, qtb)   # the least-squares fit
         Array([2.5, 0.5], dtype=float32)
     """
-    del conjugate, overwrite_a, overwrite_c  # real matrices: conjugation changes nothing
+    del overwrite_a, overwrite_c
     a, c = promote_dtypes_inexact(cr.asarray(a), cr.asarray(c))
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
-    a = masks.as_float_matrix("qr_multiply", a)
+    a = masks.as_float_matrix("qr_multiply", a, allow_complex=not pivoting)
     vector = c.ndim == 1
     if vector:
         c = c[:, None] if mode == "left" else c[None, :]
@@ -193,11 +204,11 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
         raise core.value_error(
             f"Array shapes are not compatible for c @ Q operation: a has shape {a.shape} so Q "
             f"has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
-    return _qr_multiply(a, c, mode, pivoting, vector)
+    return _qr_multiply(a, c, mode, pivoting, vector, conjugate)
 
 
-@functools.partial(jit, static_argnums=(2, 3, 4))
-def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
+@functools.partial(jit, static_argnums=(2, 3, 4, 5))
+def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool, conjugate: bool):
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = tuple(np.broadcast_shapes(a.shape[:-2], c.shape[:-2]))
@@ -207,6 +218,8 @@ def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool):
         q, r, p = _pivoted_qr(a)
     else:
         q, r = decompositions.qr(a, "complete")
+    if conjugate:  # scipy's conjugate multiplies by conj(Q), not Q^H
+        q = float_ops.conj(q)
     product = (linalg_ops.matmul(q[..., :, :k], c) if mode == "left"
                else linalg_ops.matmul(c, q)[..., :k])
     if vector:
@@ -279,7 +292,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):  # noqa
     differentiable. ``max_squarings`` bounds the squarings as JAX's does: a matrix whose
     1-norm needs more gives NaN."""
     del upper_triangular
-    a = masks.as_square_matrix("expm", A)
+    a = masks.as_square_matrix("expm", A, allow_complex=True)
     n = a.shape[-1]
     eye = cr.zeros_like(a) + cr.eye(n, dtype=a.dtype)
     norm1 = red.max(red.sum(uf.abs(a), axis=-2), axis=-1)

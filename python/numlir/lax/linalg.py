@@ -1,0 +1,55 @@
+"""numlir.lax.linalg: the factorizations with ``jax.lax.linalg``'s signatures, for real and
+complex (..., m, n) matrices, batched over the leading axes.
+
+The algorithms are numlir compositions (numlir._src.linalg, docs/linear-algebra.md) with
+LAPACK's conventions, so the factors, LU's pivots and QR's signs are JAX's.
+
+Example::
+
+    >>> import numlir.lax.linalg as lax_linalg
+    >>> lax_linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 5.0]]))
+    Array([[2., 0.],
+           [1., 2.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from numlir._src.linalg import cholesky as _cholesky
+from numlir._src.linalg import lu as _lu
+from numlir._src.linalg import masks as _masks
+from numlir._src.linalg import qr as _qr
+from numlir._src.linalg.triangular import triangular_solve
+from numlir._src.numpy import creation as _creation
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor L, ``x = L L^H``; NaN where ``x`` is not positive definite."""
+    return _cholesky.cholesky(x, lower=True, symmetrize_input=symmetrize_input)
+
+
+def lu(x):
+    """(lu, pivots, permutation) as LAPACK's getrf: ``x[permutation] = L @ U``."""
+    return _lu.lu(x)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The row order the swaps (i, pivots[i]) give, of length ``permutation_size``."""
+    return _lu.pivots_to_permutation(_creation.asarray(pivots), permutation_size)
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """(q, r) with ``x = q r``: q (..., m, m) and r (..., m, n) if ``full_matrices``, else
+    the reduced (..., m, k), (..., k, n), k = min(m, n)."""
+    del use_magma
+    if pivoting:
+        raise NotImplementedError("lax.linalg.qr: pivoting is not supported; "
+                                  "numlir.scipy.linalg.qr(pivoting=True) takes real matrices")
+    x = _masks.as_float_matrix("qr", x, allow_complex=True)
+    return tuple(_qr.qr(x, "complete" if full_matrices else "reduced"))
+
+
+__all__ = ["cholesky", "lu", "lu_pivots_to_permutation", "qr", "triangular_solve"]
+
+from numlir._src import traceback_util as _traceback_util  # noqa: E402
+
+_traceback_util.wrap_public_functions(globals())
