@@ -30,10 +30,9 @@ from numlir._src.numpy import joining as _joining
 from numlir._src.linalg.decompositions import (EighResult, QRResult, SVDResult, cholesky, eigh,
                                                eigvalsh, qr, svd, svdvals)
 from numlir._src.linalg.eig import eig, eigvals
-from numlir._src.linalg.solvers import (SlogdetResult, det, inv, matrix_power, multi_dot,
-                                        slogdet, solve, tensorinv, tensorsolve)
-# these take complex matrices too (and hand real ones to solvers.py's versions)
-from numlir._src.linalg.svd_users_complex import cond, lstsq, matrix_rank, pinv
+from numlir._src.linalg.solvers import (SlogdetResult, cond, det, inv, lstsq, matrix_power,
+                                        matrix_rank, multi_dot, pinv, slogdet, solve, tensorinv,
+                                        tensorsolve)
 from numlir._src.numpy import linalg_ops as _linalg_ops
 from numlir._src.numpy import products as _products
 from numlir._src.numpy import float_ops as _float_ops

@@ -81,8 +81,8 @@ def as_float_matrix(name: str, a, min_ndim: int = 2, allow_complex: bool = False
         raise core.value_error(f"{name}: input must have dimension >= {min_ndim}, got shape "
                                f"{a.shape}")
     if np.dtype(a.dtype).kind == "c" and not allow_complex:
-        raise TypeError(f"{name}: complex input is not supported; numlir's linear algebra "
-                        "handles real matrices")
+        raise TypeError(f"{name}: complex input is not supported yet; numlir's {name} "
+                        "takes real matrices")
     return a
 
 

@@ -91,21 +91,26 @@ def _default_rtol(a):
     return max(a.shape[-2:]) * float(np.finfo(np.dtype(a.dtype)).eps)
 
 
+def _reciprocal_above(s, cutoff):
+    """1 / s where s > cutoff, else 0: the singular values a pseudo-inverse keeps."""
+    return uf.where(s > cutoff, masks.safe_divide(cr.ones_like(s), s), 0)
+
+
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse from the SVD: singular values at most
     ``rtol * max(s)`` count as zero (default ``max(m, n) * eps``)."""
     del hermitian
-    a = masks.as_float_matrix("pinv", a)
+    a = masks.as_float_matrix("pinv", a, allow_complex=True)
     rtol = rcond if rtol is None else rtol
-    u, s, vt = _svd.svd(a, full_matrices=False)
+    u, s, vh = _svd.svd(a, full_matrices=False)
     cutoff = (_default_rtol(a) if rtol is None else rtol) * red.max(s, axis=-1, keepdims=True)
-    s_inv = uf.where(s > cutoff, masks.safe_divide(cr.ones_like(s), s), 0)
-    return linalg_ops.matmul(vt.swapaxes(-1, -2) * s_inv[..., None, :], u.swapaxes(-1, -2))
+    s_inv = _reciprocal_above(s, cutoff).astype(a.dtype)
+    return linalg_ops.matmul(masks.adjoint(vh) * s_inv[..., None, :], masks.adjoint(u))
 
 
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - numpy's name
     """The number of singular values above ``tol`` (default ``rtol * max(s)``)."""
-    M = masks.as_float_matrix("matrix_rank", M, min_ndim=1)
+    M = masks.as_float_matrix("matrix_rank", M, min_ndim=1, allow_complex=True)
     if M.ndim == 1:
         return red.any(M != 0).astype(dtypes.default_int_dtype())
     s = _svd.svd(M, full_matrices=False, compute_uv=False)
@@ -119,7 +124,7 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - numpy's name
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """(x, residuals, rank, s): the least-squares solution of ``a @ x = b`` from the SVD."""
     a, b = promote_dtypes_inexact(cr.asarray(a), cr.asarray(b))
-    a = masks.as_float_matrix("lstsq", a)
+    a = masks.as_float_matrix("lstsq", a, allow_complex=True)
     if a.ndim != 2:
         raise core.value_error(f"lstsq: a must be 2-D, got shape {a.shape}")
     vector = b.ndim == 1
@@ -129,16 +134,17 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
         raise core.shape_error(f"lstsq: a of shape {a.shape} and b of shape "
                                f"{b.shape[:1] if vector else b.shape} do not match")
     m, n = a.shape
-    u, s, vt = _svd.svd(a, full_matrices=False)
+    u, s, vh = _svd.svd(a, full_matrices=False)
     rtol = _default_rtol(a) if rcond is None else rcond
-    keep = s > rtol * (red.max(s) if s.shape[0] else 0)
-    rank = red.sum(keep)
-    s_inv = uf.where(keep, masks.safe_divide(cr.ones_like(s), s), 0)
-    x = linalg_ops.matmul(vt.T * s_inv[None, :], linalg_ops.matmul(u.T, b))
-    residual = red.sum(uf.square(b - linalg_ops.matmul(a, x)), axis=0)
+    rank_cutoff = rtol * (red.max(s) if s.shape[0] else 0)
+    rank = red.sum(s > rank_cutoff)
+    s_inv = _reciprocal_above(s, rank_cutoff).astype(a.dtype)
+    x = linalg_ops.matmul(masks.adjoint(vh) * s_inv[None, :],
+                          linalg_ops.matmul(masks.adjoint(u), b))
+    residual = red.sum(masks.squared_modulus(b - linalg_ops.matmul(a, x)), axis=0)
     if numpy_resid:  # numpy's: empty unless a is tall and of full rank (needs a concrete rank)
         if int(rank) < n or m <= n:
-            residual = cr.zeros((0,), a.dtype)
+            residual = cr.zeros((0,), s.dtype)
     if vector:
         x = x[:, 0]
     return x, residual, rank, s
@@ -204,7 +210,7 @@ def multi_dot(arrays, *, precision=None):
 def _matrix_norm(x, p):
     """The matrix norms ``cond`` takes besides 2 and -2, over the last two axes."""
     if p == "fro":
-        return uf.sqrt(red.sum(uf.square(x), axis=(-2, -1)))
+        return uf.sqrt(red.sum(masks.squared_modulus(x), axis=(-2, -1)))
     if p == "nuc":
         return red.sum(_svd.svd(x, full_matrices=False, compute_uv=False), axis=-1)
     if p in (1, -1, np.inf, -np.inf):
@@ -215,7 +221,7 @@ def _matrix_norm(x, p):
 
 def cond(x, p=None):
     """The condition number of ``x`` in norm ``p`` (default 2: max(s) / min(s))."""
-    x = masks.as_float_matrix("cond", x)
+    x = masks.as_float_matrix("cond", x, allow_complex=True)
     if p is None or p in (2, -2):
         s = _svd.svd(x, full_matrices=False, compute_uv=False)
         ratio = s[..., 0] / s[..., -1]
