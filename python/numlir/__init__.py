@@ -37,7 +37,8 @@ from numlir._src.saved_executable import load as load_executable
 from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, ShapedArray,
                               TracerBoolConversionError, UnexpectedTracerError,
                               ensure_compile_time_eval)
-from numlir import custom_derivatives, lax, nn, numpy, random, scipy, tree_util
+from numlir._src.callback import pure_callback
+from numlir import custom_derivatives, debug, lax, nn, numpy, random, scipy, tree_util
 
 jacobian = jacrev  # jax's other name for it
 
@@ -52,7 +53,7 @@ __all__ = [
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
-    "closure_convert", "custom_derivatives", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
+    "closure_convert", "custom_derivatives", "debug", "pure_callback", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
 ]
 

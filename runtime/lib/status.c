@@ -30,6 +30,8 @@ NLRT_API const char *nlrt_status_string(nlrt_status status) {
     return "OUT_OF_MEMORY";
   case NLRT_INVALID_EXECUTABLE:
     return "INVALID_EXECUTABLE";
+  case NLRT_HOST_CALLBACK_FAILED:
+    return "HOST_CALLBACK_FAILED";
   }
   return "UNKNOWN";
 }

@@ -391,6 +391,54 @@ static void test_out_of_memory(nlrt_device *device) {
               NLRT_LOAD_FAILED, "'short_table_allocator' is not a 24-byte");
 }
 
+/* The handler the call_host kernel reaches: doubles its operand, or fails
+ * when asked to. */
+static int host_calls;
+static int double_or_fail(void *user_data, uint64_t id, void *const *operands,
+                          size_t num_operands, void *const *results,
+                          size_t num_results) {
+  ++host_calls;
+  int *fail = user_data;
+  if (*fail || id != 42 || num_operands != 1 || num_results != 1)
+    return 1;
+  const float *x = operands[0];
+  float *out = results[0];
+  out[0] = 2 * x[0];
+  out[1] = 2 * x[1];
+  return 0;
+}
+
+static void test_host_callbacks(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, "call_host", &exe) ==
+        NLRT_OK);
+  if (!exe)
+    return;
+  float x[2] = {1, 2}, doubled[2] = {0, 0}, after[2] = {0, 0};
+  void *buffers[] = {x, doubled, after};
+  /* No handler: the call stops at the callback. */
+  nlrt_set_host_callback_handler(NULL, NULL);
+  CHECK_FAILS(nlrt_executable_execute(exe, buffers, 3),
+              NLRT_HOST_CALLBACK_FAILED,
+              "'call_host' (f32[2]->f32[2];f32[2]): host callback 42 failed");
+  CHECK(after[0] == 0);
+  int fail = 0;
+  nlrt_set_host_callback_handler(double_or_fail, &fail);
+  CHECK(nlrt_executable_execute(exe, buffers, 3) == NLRT_OK);
+  CHECK(host_calls == 1 && doubled[0] == 2 && doubled[1] == 4);
+  CHECK(after[0] == 2 && after[1] == 3);
+  /* A failing handler stops the call before the code after the callback. */
+  fail = 1;
+  after[0] = after[1] = 0;
+  CHECK_FAILS(nlrt_executable_execute(exe, buffers, 3),
+              NLRT_HOST_CALLBACK_FAILED, "host callback 42 failed");
+  CHECK(host_calls == 2 && after[0] == 0);
+  CHECK(strcmp(nlrt_status_string(NLRT_HOST_CALLBACK_FAILED),
+               "HOST_CALLBACK_FAILED") == 0);
+  nlrt_set_host_callback_handler(NULL, NULL);
+  nlrt_executable_release(exe);
+}
+
 static void test_executable_outlives_device_handle(void) {
   nlrt_device *device = NULL;
   nlrt_executable *exe = NULL;
@@ -485,6 +533,7 @@ int main(int argc, char **argv) {
   test_bad_files(device);
   test_images(device);
   test_out_of_memory(device);
+  test_host_callbacks(device);
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
   nlrt_device_close(device);

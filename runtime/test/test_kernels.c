@@ -87,3 +87,24 @@ EXPORT void unterminated(void **buffers) { (void)buffers; }
 EXPORT void *short_table_allocator[2] = {(void *)malloc, (void *)free};
 EXPORT const char short_table_signature[] = "->";
 EXPORT void short_table(void **buffers) { (void)buffers; }
+
+/* Calls back into the host as compiled code does, through its slot: out =
+ * the callback's result for x, then x + 1 (reached only if the callback
+ * returned). The slot starts at a function that does nothing. */
+typedef void (*host_callback_slot)(uint64_t, void *const *, uint64_t,
+                                   void *const *, uint64_t);
+static void no_host_callback(uint64_t id, void *const *operands, uint64_t n,
+                             void *const *results, uint64_t m) {
+  (void)id, (void)operands, (void)n, (void)results, (void)m;
+}
+EXPORT host_callback_slot call_host_host_callback = no_host_callback;
+EXPORT const char call_host_signature[] = "f32[2]->f32[2];f32[2]";
+EXPORT void call_host(void **buffers) {
+  void *operands[1] = {buffers[0]};
+  void *results[1] = {buffers[1]};
+  call_host_host_callback(42, operands, 1, results, 1);
+  const float *x = buffers[0];
+  float *after = buffers[2];
+  for (int i = 0; i < 2; ++i)
+    after[i] = x[i] + 1;
+}

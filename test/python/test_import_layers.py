@@ -69,6 +69,8 @@ LAYER_OF = {
     "numlir._src.compilation_cache": "core",
     "numlir._src.saved_executable": "runtime",
     "numlir._src.donation": "runtime",
+    "numlir._src.host_callbacks": "runtime",
+    "numlir._src.callback": "api",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._runtime": "runtime",

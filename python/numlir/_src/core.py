@@ -26,7 +26,7 @@ import itertools
 import math
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -190,11 +190,19 @@ class Primitive:
     """
 
     multiple_results = False
+    #: Has a side effect (a host callback): dead-code elimination keeps its equations.
+    effectful = False
 
     def __init__(self, name: str):
         self.name = name
         self.abstract_eval: Callable | None = None
         self.lowering: Callable | None = None
+        #: Runs the primitive eagerly in Python instead of through a compiled executable.
+        self.impl: Callable | None = None
+
+    def def_impl(self, rule: Callable) -> Callable:
+        self.impl = rule
+        return rule
 
     def __repr__(self):
         return self.name
@@ -711,16 +719,34 @@ def traced_value_origin(x: Tracer) -> tuple[str, str]:
                  "Python value")
 
 
+def _graphs_in(value) -> Iterator[Graph]:
+    if isinstance(value, ClosedGraph):
+        yield value.graph
+    elif isinstance(value, Graph):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _graphs_in(v)
+
+
+def has_effects(eqn: Eqn) -> bool:
+    """Whether ``eqn`` has a side effect: an effectful primitive, or a sub-graph (cond
+    branch, loop body...) holding one."""
+    if eqn.prim.effectful:
+        return True
+    return any(has_effects(e) for p in eqn.params.values() for g in _graphs_in(p) for e in g.eqns)
+
+
 def dce_graph(graph: Graph, used_outputs: Sequence[bool]) -> tuple[Graph, list[bool]]:
     """``graph`` keeping only the outputs ``used_outputs`` and the equations they need.
 
-    Returns the new graph (all invars kept) and which invars are used. Primitives
-    have no side effects, so an equation whose outputs are all unused is dropped.
+    Returns the new graph (all invars kept) and which invars are used. An equation
+    whose outputs are all unused is dropped, unless it has a side effect (has_effects).
     """
     live = {id(a) for a, u in zip(graph.outvars, used_outputs) if u and isinstance(a, Var)}
     kept = []
     for eqn in reversed(graph.eqns):
-        if any(id(v) in live for v in eqn.outputs):
+        if any(id(v) in live for v in eqn.outputs) or has_effects(eqn):
             kept.append(eqn)
             live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
     outvars = [a for a, u in zip(graph.outvars, used_outputs) if u]

@@ -158,6 +158,11 @@ def save(compiled, path) -> None:
     exe = compiled._exe
     if exe.image is None:
         raise ValueError("this executable was loaded without its image and cannot be saved")
+    if exe.has_host_callbacks:
+        raise ValueError(
+            "this executable calls host callbacks (numlir.debug.print, numlir.debug.callback, "
+            "numlir.pure_callback), which belong to the process that compiled it; it cannot "
+            "be saved")
     backend = dispatch.get_backend()
     metadata = {
         "numlir_version": compilation_cache.numlir_version(),

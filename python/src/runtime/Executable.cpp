@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executable.h"
+#include "HostCallbacks.h"
 
 #include "Dtypes.h"
 #include "Status.h"
@@ -195,6 +196,8 @@ void Executable::execute(nb::handle buffers) const {
     nb::gil_scoped_release release;
     status = nlrt_executable_execute(handle, pointers.data(), count);
   }
+  if (status == NLRT_HOST_CALLBACK_FAILED)
+    raisePendingCallbackError();
   checkStatus(status);
 }
 

@@ -7,6 +7,7 @@
 
 #include "Device.h"
 #include "Executable.h"
+#include "HostCallbacks.h"
 #include "Image.h"
 #include "Status.h"
 
@@ -111,6 +112,7 @@ of 64 KiB or more is kept for reuse instead of being unmapped. The cpu
 backend allocates large outputs here (`.view(dtype).reshape(shape)`), so a
 loop that drops last call's result takes no page faults for the next one.
 Raises OutOfMemoryError naming the size.)");
+  numlir::runtime::defineHostCallbacks(m);
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def("library_path", &libraryPath,
         "The path of the libnlrt.so in use, e.g. to link C programs "

@@ -101,7 +101,7 @@ extern "C" {
  * here changes incompatibly (a removed or re-typed function, a reordered
  * struct or enum). Compare it with nlrt_abi_version() at startup to detect a
  * header/library mismatch. */
-#define NLRT_ABI_VERSION 2
+#define NLRT_ABI_VERSION 3
 
 /* The entry point name the numlir compiler emits by default. */
 #define NLRT_DEFAULT_ENTRY "numlir_entry"
@@ -137,6 +137,10 @@ typedef enum nlrt_status {
    * checksum mismatch, or an image made for another driver. Nothing was
    * mapped or run. */
   NLRT_INVALID_EXECUTABLE = 7,
+  /* A host callback of the executable reported a failure (its handler
+   * returned non-zero; see "Host callbacks"). The call stopped there:
+   * everything it allocated is freed, the outputs may be partly written. */
+  NLRT_HOST_CALLBACK_FAILED = 8,
 } nlrt_status;
 
 /* The enumerator's name without prefix ("INVALID_ARGUMENT"); "UNKNOWN" for
@@ -315,6 +319,31 @@ NLRT_API nlrt_status nlrt_host_buffer_allocate(size_t size, void **out_buffer);
 
 /* Frees a buffer from nlrt_host_buffer_allocate. NULL is ignored. */
 NLRT_API void nlrt_host_buffer_free(void *buffer);
+
+/*===--- Host callbacks ----------------------------------------------------===*/
+
+/* Executables may call back into the process that runs them (hlo.host_callback:
+ * debug printing, pure_callback). The generated code passes a callback id,
+ * chosen by whoever compiled the module in this process, and dense row-major
+ * buffers: the operands, which the handler may read, and the results, which
+ * it must fill completely; their shapes and dtypes are known to whoever
+ * registered the id, not to the runtime. Buffers are valid only during the
+ * call. The handler runs on the thread that called nlrt_executable_execute
+ * (the compiler never places a callback inside a parallel loop), in program
+ * order, and may itself execute executables. It returns 0 on success;
+ * anything else stops the running call, which then returns
+ * NLRT_HOST_CALLBACK_FAILED (the handler keeps the details of the failure
+ * itself). With no handler registered a callback fails the same way. */
+typedef int (*nlrt_host_callback_handler)(void *user_data, uint64_t id,
+                                          void *const *operands,
+                                          size_t num_operands,
+                                          void *const *results,
+                                          size_t num_results);
+
+/* Registers the process-wide handler (NULL unregisters). The pair is read
+ * at each callback; set it before running executables that call back. */
+NLRT_API void nlrt_set_host_callback_handler(nlrt_host_callback_handler handler,
+                                             void *user_data);
 
 /*===--- Executable images -------------------------------------------------===*/
 

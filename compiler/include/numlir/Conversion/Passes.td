@@ -59,8 +59,8 @@ def ConvertHLOToLinalg : Pass<"convert-hlo-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect",
     "mlir::bufferization::BufferizationDialect",
     "mlir::complex::ComplexDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
-    "mlir::tensor::TensorDialect"
+    "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
   ];
 }
 

@@ -15,6 +15,14 @@
 // dependency beyond libc. `<entry>_allocation_sites` tells it which user
 // line each static allocation comes from, for that error's message.
 //
+// Host callbacks (hlo.host_callback, lowered by convert-hlo-to-linalg to calls
+// of private declarations marked `numlir.host_callback_id`) get their bodies
+// here: each packs its buffers' pointers into two arrays and calls through
+// the exported slot `<entry>_host_callback`, which the runtime points at its
+// dispatcher when it loads the executable (docs/runtime.md#host-callbacks).
+// The slot starts out at a function that does nothing, so an executable
+// loaded by anything else still runs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ABISignature.h"
@@ -22,6 +30,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -185,6 +194,118 @@ LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
   return success();
 }
 
+/// The suffix of the slot a host callback calls through.
+constexpr StringLiteral kHostCallbackSuffix = "_host_callback";
+
+/// Gives every host-callback declaration (see the file comment) a body that
+/// calls `void slot(uint64_t id, void *const *operands, uint64_t
+/// num_operands, void *const *results, uint64_t num_results)` through
+/// `<entry>_host_callback`.
+LogicalResult emitHostCallbacks(ModuleOp module, StringRef entry,
+                                Location loc) {
+  SmallVector<func::FuncOp> declarations;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function->hasAttr("numlir.host_callback_id"))
+      declarations.push_back(function);
+  if (declarations.empty())
+    return success();
+  MLIRContext *ctx = module.getContext();
+  std::string slotName = (entry + kHostCallbackSuffix).str();
+  if (module.lookupSymbol(slotName))
+    return module.emitError() << "cpu-emit-c-entry-point: symbol @"
+                              << slotName << " already exists";
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = IntegerType::get(ctx, 64);
+  auto slotType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                              {i64, ptr, i64, ptr, i64});
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto missing = LLVM::LLVMFuncOp::create(b, loc, slotName + "_missing",
+                                          slotType, LLVM::Linkage::Internal);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(missing.addEntryBlock(b));
+    LLVM::ReturnOp::create(b, loc, ValueRange());
+  }
+  auto slot = LLVM::GlobalOp::create(b, loc, ptr, /*isConstant=*/false,
+                                     LLVM::Linkage::External, slotName,
+                                     Attribute());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(b.createBlock(&slot.getInitializerRegion()));
+    LLVM::ReturnOp::create(b, loc,
+                           LLVM::AddressOfOp::create(b, loc, missing).getResult());
+  }
+
+  for (func::FuncOp function : declarations) {
+    if (!function.isDeclaration() || function.getNumResults() != 0)
+      return function.emitError()
+             << "cpu-emit-c-entry-point: host callback @"
+             << function.getSymName() << " is not a declaration without results";
+    auto numOperands =
+        function->getAttrOfType<IntegerAttr>("numlir.host_callback_operands");
+    int64_t numArgs = function.getNumArguments();
+    if (!numOperands || numOperands.getInt() < 0 ||
+        numOperands.getInt() > numArgs)
+      return function.emitError()
+             << "cpu-emit-c-entry-point: host callback @"
+             << function.getSymName()
+             << " needs numlir.host_callback_operands between 0 and "
+             << numArgs;
+    for (Type type : function.getArgumentTypes()) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || !memref.hasStaticShape() ||
+          !memref.getLayout().isIdentity())
+        return function.emitError()
+               << "cpu-emit-c-entry-point: host callback @"
+               << function.getSymName() << " takes " << type
+               << "; it needs static, identity-layout memrefs";
+    }
+    int64_t id =
+        cast<IntegerAttr>(function->getAttr("numlir.host_callback_id")).getInt();
+    Block *body = function.addEntryBlock();
+    function.setPrivate();
+    function->setAttr("llvm.linkage",
+                      LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body);
+    auto constant = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
+    // One array of pointers each for the operands and the results.
+    auto pointerArray = [&](ValueRange buffers) -> Value {
+      if (buffers.empty())
+        return LLVM::ZeroOp::create(b, loc, ptr);
+      Value array = LLVM::AllocaOp::create(b, loc, ptr, ptr,
+                                           constant(buffers.size()), 8);
+      for (auto [i, buffer] : llvm::enumerate(buffers)) {
+        Value address =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+        Value integer = arith::IndexCastOp::create(b, loc, i64, address);
+        Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, integer,
+                                                 LLVM::DereferenceableAttr());
+        Value element = LLVM::GEPOp::create(
+            b, loc, ptr, ptr, array,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+        LLVM::StoreOp::create(b, loc, pointer, element);
+      }
+      return array;
+    };
+    int64_t n = numOperands.getInt();
+    ValueRange arguments = body->getArguments();
+    Value operands = pointerArray(arguments.take_front(n));
+    Value results = pointerArray(arguments.drop_front(n));
+    Value callee = LLVM::LoadOp::create(
+        b, loc, ptr, LLVM::AddressOfOp::create(b, loc, slot));
+    LLVM::CallOp::create(b, loc, slotType,
+                         ValueRange{callee, constant(id), operands,
+                                    constant(n), results,
+                                    constant(numArgs - n)});
+    func::ReturnOp::create(b, loc);
+  }
+  return success();
+}
+
 /// The signature with signedness erased, as the memref level sees it.
 std::string signless(StringRef signature) {
   std::string text = signature.str();
@@ -298,7 +419,8 @@ struct CPUEmitCEntryPointPass
           /*isConstant=*/true, LLVM::Linkage::External,
           entry + kAllocationSitesSuffix.str(), b.getStringAttr(sites));
     }
-    if (failed(emitAllocatorTable(module, entry, loc)))
+    if (failed(emitAllocatorTable(module, entry, loc)) ||
+        failed(emitHostCallbacks(module, entry, loc)))
       return signalPassFailure();
   }
 };

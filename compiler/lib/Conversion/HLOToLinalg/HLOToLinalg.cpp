@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -45,7 +46,8 @@ struct ConvertHLOToLinalgPass
     target.addLegalDialect<arith::ArithDialect,
                            bufferization::BufferizationDialect,
                            complex::ComplexDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
+                           math::MathDialect, memref::MemRefDialect,
+                           scf::SCFDialect,
                            tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
@@ -70,6 +72,7 @@ struct ConvertHLOToLinalgPass
     populateControlFlowPatterns(converter, patterns);
     populateSortPatterns(converter, patterns);
     populateOptimizationBarrierPatterns(converter, patterns, target);
+    populateHostCallbackPatterns(converter, patterns);
 
     // Folding is hlo-optimize's job; lowering every op as written keeps
     // this pass independent of the hlo folders.

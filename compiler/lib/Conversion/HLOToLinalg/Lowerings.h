@@ -133,6 +133,10 @@ void populateControlFlowPatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateSortPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
+/// hlo.host_callback becomes a call of a private declaration on copies of
+/// its operands and fresh result buffers (HostCallbackToCall.cpp).
+void populateHostCallbackPatterns(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
 /// Keeps hlo.optimization_barrier legal (once its types are signless), the
 /// one hlo op that outlives the conversion.
 void populateOptimizationBarrierPatterns(const mlir::TypeConverter &converter,

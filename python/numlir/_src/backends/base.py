@@ -21,6 +21,9 @@ import numpy as np
 from numlir._src import compilation_cache, config, core
 from numlir._src.backends import dumps
 
+#: The op whose callback ids are process-local: modules with it are never cached on disk.
+HOST_CALLBACK_OP = "hlo.host_callback"
+
 _logger = logging.getLogger("numlir")
 
 
@@ -101,6 +104,8 @@ class Executable(abc.ABC):
     """
 
     image: bytes | None = None
+    #: Calls host callbacks, whose ids only mean something in this process: never saved.
+    has_host_callbacks: bool = False
 
     input_specs: Sequence[BufferSpec]
     output_specs: Sequence[BufferSpec]
@@ -183,6 +188,8 @@ class Backend(abc.ABC):
     def _cache_entry(self, module_text: str, options: Any) -> str | None:
         if not compilation_cache.enabled() or config.flags.dump_dir:
             return None  # a dump asks to see every stage run
+        if HOST_CALLBACK_OP in module_text:
+            return None  # its callback ids are this process's (docs/design-decisions.md)
         identity = self.cache_identity(options)
         if identity is None:
             return None
@@ -223,6 +230,7 @@ class Backend(abc.ABC):
         else:
             executable, payload = loaded
         executable.name = name
+        executable.has_host_callbacks = HOST_CALLBACK_OP in module_text
         if keep_image and isinstance(payload, bytes):
             executable.image = payload
         return executable

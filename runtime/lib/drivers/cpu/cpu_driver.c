@@ -92,6 +92,26 @@ static nlrt_status install_allocator(const nlrt_shared_object *object,
   return NLRT_OK;
 }
 
+/* Points the executable's host callback slot, if it has one, at the
+ * runtime's dispatcher (written only if it differs, as above). */
+static nlrt_status install_host_callback(const nlrt_shared_object *object,
+                                         const char *entry, const char *what) {
+  char name[256];
+  snprintf(name, sizeof(name), "%s_host_callback", entry);
+  void *slot = NULL;
+  nlrt_status status = nlrt_shared_object_find_table(
+      object, name, sizeof(void *), what, &slot);
+  if (status != NLRT_OK || !slot)
+    return status;
+  void (*dispatch)(uint64_t, void *const *, uint64_t, void *const *,
+                   uint64_t) = nlrt_host_callback_dispatch;
+  void *value;
+  memcpy(&value, &dispatch, sizeof(void *));
+  if (memcmp(slot, &value, sizeof(void *)) != 0)
+    memcpy(slot, &value, sizeof(void *));
+  return NLRT_OK;
+}
+
 /* Resolves the entry and signature in a freshly opened object and builds the
  * executable. Takes ownership of `object` (closed on failure). */
 static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
@@ -111,6 +131,8 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
                                             &signature);
   if (status == NLRT_OK)
     status = install_allocator(&object, entry, what);
+  if (status == NLRT_OK)
+    status = install_host_callback(&object, entry, what);
   if (status == NLRT_OK) {
     char sites_name[256];
     snprintf(sites_name, sizeof(sites_name), "%s_allocation_sites", entry);
@@ -219,8 +241,15 @@ static void describe_sites(const char *sites, const nlrt_host_failure *failure,
 static nlrt_status cpu_execute(nlrt_executable *base, void **buffers) {
   cpu_executable *executable = (cpu_executable *)base;
   nlrt_host_failure failure;
-  if (nlrt_host_call_run(executable->entry, buffers, &failure) == NLRT_OK)
+  nlrt_status status =
+      nlrt_host_call_run(executable->entry, buffers, &failure);
+  if (status == NLRT_OK)
     return NLRT_OK;
+  if (status == NLRT_HOST_CALLBACK_FAILED)
+    return nlrt_error(NLRT_HOST_CALLBACK_FAILED,
+                      "'%s' (%s): host callback %llu failed", base->entry,
+                      base->signature_text,
+                      (unsigned long long)failure.size);
   char human[32], type[256], where[1024];
   nlrt_format_bytes(failure.size, human, sizeof(human));
   describe_sites(executable->allocation_sites, &failure, type, sizeof(type),

@@ -178,6 +178,18 @@ static void *fail(uint64_t size, uint64_t alignment, int error) {
   call->failure.size = size;
   call->failure.alignment = alignment;
   call->failure.error = error;
+  call->failure.callback = 0;
+  longjmp(call->jump, 1);
+}
+
+void nlrt_host_call_abandon_for_callback(uint64_t id) {
+  host_call *call = current_call;
+  if (!call)
+    return;
+  call->failure.size = id;
+  call->failure.alignment = 0;
+  call->failure.error = 0;
+  call->failure.callback = 1;
   longjmp(call->jump, 1);
 }
 
@@ -285,7 +297,7 @@ nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
   if (!failed)
     return NLRT_OK;
   *failure = call.failure;
-  return NLRT_OUT_OF_MEMORY;
+  return failure->callback ? NLRT_HOST_CALLBACK_FAILED : NLRT_OUT_OF_MEMORY;
 }
 
 void nlrt_format_bytes(uint64_t bytes, char *out, size_t capacity) {

@@ -28,14 +28,26 @@ typedef struct nlrt_host_failure {
   uint64_t size;      /* bytes requested */
   uint64_t alignment; /* 0 for malloc-style requests */
   int error;          /* errno of the failure */
+  int callback;       /* 1: a host callback failed, `size` is its id */
 } nlrt_host_failure;
 
 /* Calls entry(buffers) on this thread. Returns NLRT_OK, or
- * NLRT_OUT_OF_MEMORY with *failure filled if an allocation failed (no
- * message is recorded). Either way every block allocated during the call
+ * NLRT_OUT_OF_MEMORY with *failure filled if an allocation failed, or
+ * NLRT_HOST_CALLBACK_FAILED if a host callback failed (no message is
+ * recorded). Either way every block allocated during the call
  * and not freed by it is freed: generated code cannot hand one out. */
 nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
                                nlrt_host_failure *failure);
+
+/* Stops the running call of this thread after a failed host callback `id`
+ * (never returns); outside a call it returns. */
+void nlrt_host_call_abandon_for_callback(uint64_t id);
+
+/* The slot value of an executable's `<entry>_host_callback`: runs the
+ * registered handler (host_callback.c). */
+void nlrt_host_callback_dispatch(uint64_t id, void *const *operands,
+                                 uint64_t num_operands, void *const *results,
+                                 uint64_t num_results);
 
 /* Frees every block the allocator keeps for reuse; returns their bytes. */
 uint64_t nlrt_host_release_cached_memory(void);

@@ -233,7 +233,9 @@ def CPUEmitCEntryPoint : Pass<"cpu-emit-c-entry-point", "mlir::ModuleOp"> {
     Option<"entry", "entry", "std::string", "\"numlir_entry\"",
            "The exported symbol of the C entry point">
   ];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def CPUStridedCopiesToLoops : Pass<"cpu-strided-copies-to-loops"> {

@@ -564,5 +564,6 @@ include "numlir/Dialect/HLO/IR/HLOControlFlowOps.td"
 include "numlir/Dialect/HLO/IR/HLOSortOps.td"
 include "numlir/Dialect/HLO/IR/HLOBarrierOps.td"
 include "numlir/Dialect/HLO/IR/HLOFusionOps.td"
+include "numlir/Dialect/HLO/IR/HLOHostCallbackOps.td"
 
 #endif // NUMLIR_DIALECT_HLO_IR_HLOOPS_TD
