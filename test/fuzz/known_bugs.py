@@ -43,21 +43,6 @@ class KnownBug:
 
 
 KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug(
-        name="complex-asarray-bool",
-        description=("jnp.asarray(z, dtype=bool) (and jnp.array) of a complex array tests both "
-                     "parts, as .astype; jax's drops the imaginary part first, as its "
-                     "lax.convert_element_type (and numlir's since f34c7a9): -2j gives False"),
-        reproducer=(
-            "import numpy as np, jax.numpy as jjnp, numlir.numpy as jnp\n"
-            "z = np.array([-2j, 1 + 1j], np.complex64)\n"
-            "print(jnp.asarray(jnp.asarray(z), dtype=jnp.bool_))    # [ True  True]\n"
-            "print(jjnp.asarray(jjnp.asarray(z), dtype=jjnp.bool_))  # [False  True]\n"),
-        statuses=("wrong",),
-        detail=r"^value: .*np\.True_ vs jax np\.False_",  # only ever True where jax says False
-        kinds=("cast",),
-        dtypes=("complex64", "complex128"),
-    ),
 )
 
 

@@ -422,3 +422,18 @@ def test_softplus_and_logaddexp_of_complex_numbers_are_jaxs(name):
     _check(fn, ref, z, tol=2e-6, modes=("eager", "jit"))
     loss = lambda f, m: lambda a: m.sum(m.abs(f(a)) ** 2)  # noqa: E731
     _check(numlir.grad(loss(fn, jnp)), jax.grad(loss(ref, jnp_ref)), z, tol=2e-5, modes=("eager",))
+
+
+def test_converting_a_complex_array_to_bool_keeps_its_real_part_as_jax():
+    """jnp.asarray/jnp.array of a numlir array to bool is lax's cast (real part), of a NumPy
+    array NumPy's conversion (both parts), and .astype tests both parts: jax's three rules
+    (fuzzer, known bug complex-asarray-bool: -2j gave True where jax gives False)."""
+    z = np.array([-2j, 1 + 1j, 0.5j, 0], np.complex64)
+    cases = [lambda m: m.asarray(m.asarray(z), dtype=bool), lambda m: m.array(m.asarray(z), dtype=bool),
+             lambda m: m.asarray(z, dtype=bool), lambda m: m.asarray(z).astype(bool)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        for case in cases:
+            np.testing.assert_array_equal(np.asarray(case(jnp)), np.asarray(case(jnp_ref)))
+        got = numlir.jit(lambda x: jnp.asarray(x, dtype=bool))(z)
+        np.testing.assert_array_equal(np.asarray(got), [False, True, False, False])

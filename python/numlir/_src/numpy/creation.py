@@ -41,7 +41,13 @@ def asarray(a, dtype=None, copy=None):
     Python scalars stay weakly typed, as in JAX: ``asarray(1.0)`` is a weak float32.
     """
     if isinstance(a, (core.Tracer, Array)):
-        return a if dtype is None else astype(a, dtype)
+        if dtype is None:
+            return a
+        if dtypes.is_complex(a.dtype) and dtypes.canonicalize_dtype(dtype) == np.bool_:
+            # As jax: converting an array (not astype) is lax's cast, which keeps the real
+            # part; a NumPy input goes through NumPy's conversion, which tests both parts.
+            return ew.convert_element_type(a, np.bool_, False)
+        return astype(a, dtype)
     if dtypes.is_python_scalar(a):
         weak = dtype is None and dtypes.is_weak_python_scalar(a)
         return ew.convert_element_type(a, dtype or dtypes.dtype_of_python_scalar(a), weak)
