@@ -179,3 +179,22 @@ def test_jnp_bool_names_the_bool_dtype_as_in_jax():
     assert jnp.bool is jnp.bool_
     assert x.astype(jnp.bool).dtype == jnp_ref.asarray(np.array([0.0, 2.0])).astype(jnp_ref.bool).dtype
     np.testing.assert_array_equal(np.asarray(jnp.asarray(x, dtype=jnp.bool)), [False, True])
+
+
+@pytest.mark.parametrize("enable_x64", [False, True])
+@pytest.mark.parametrize("int_dtype", [np.int8, np.uint8, np.int32])
+def test_power_of_a_float_to_a_strong_integer_array_is_strong_as_in_jax(enable_x64, int_dtype,
+                                                                         request):
+    """jax raises an inexact base to an integer array without promoting the exponent, so the
+    result is weakly typed only where both operands are (found by scipy.special.sph_harm_y,
+    whose (-1.0) ** |m| was a weak float64 under x64)."""
+    if enable_x64:
+        request.getfixturevalue("x64")
+    n = np.array([1, 2, 3], int_dtype)
+    cases = [lambda m: (-1.0) ** m.asarray(n), lambda m: m.power(2.0, m.asarray(n)),
+             lambda m: m.power(m.asarray(np.float16(2)), m.asarray(n)),
+             lambda m: m.asarray(n) ** 2.0, lambda m: m.power(2.5, 3)]
+    for case in cases:
+        got, want = case(jnp), case(jnp_ref)
+        assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

@@ -136,10 +136,17 @@ def power(x, y, /):
         if _is_bool(x):
             x = ew.convert_element_type(x, dtypes.default_int_dtype(), False)
         return _integer_pow(x, y)
+    y_aval = core.get_aval(y)
     x, y = promote_args("power", x, y)
     if _is_bool(x):
         raise core.shape_error("power does not accept dtype bool")
-    return ew.pow(x, y)
+    out = ew.pow(x, y)
+    if dtypes.is_inexact(dtype_of(out)) and dtypes.is_int(y_aval.dtype) and not y_aval.weak_type:
+        # As jax, which raises an inexact x to an integer array by lax.pow(x, y) without
+        # promoting y: the result is weak only where both operands are, so a strong
+        # integer exponent makes it strong (2.0 ** int32_array is a strong float).
+        out = ew.convert_element_type(out, dtype_of(out), False)
+    return out
 
 
 def negative(x, /):
