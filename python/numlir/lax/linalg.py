@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 from numlir._src.linalg import cholesky as _cholesky
+from numlir._src.linalg import eig as _eig
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import masks as _masks
 from numlir._src.linalg import qr as _qr
@@ -25,6 +26,17 @@ from numlir._src.numpy import creation as _creation
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower Cholesky factor L, ``x = L L^H``; NaN where ``x`` is not positive definite."""
     return _cholesky.cholesky(x, lower=True, symmetrize_input=symmetrize_input)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation=None):
+    """[w, vl, vr] as LAPACK's geev (vl and vr only if asked): eigenvalues, left eigenvectors
+    (``vl^H x = w vl^H``) and right ones (``x vr = vr w``), unit columns. The eigenvalues are
+    differentiable; the eigenvectors only with ``enable_eigvec_derivs=True``, as in JAX."""
+    del implementation
+    return _eig.lax_eig(x, compute_left_eigenvectors=compute_left_eigenvectors,
+                        compute_right_eigenvectors=compute_right_eigenvectors,
+                        enable_eigvec_derivs=enable_eigvec_derivs)
 
 
 def lu(x):
@@ -48,7 +60,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     return tuple(_qr.qr(x, "complete" if full_matrices else "reduced"))
 
 
-__all__ = ["cholesky", "lu", "lu_pivots_to_permutation", "qr", "triangular_solve"]
+__all__ = ["cholesky", "eig", "lu", "lu_pivots_to_permutation", "qr", "triangular_solve"]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

@@ -1,15 +1,28 @@
-"""Eigenvalues and eigenvectors of general real matrices, as LAPACK's dgeev (jnp.linalg.eig).
+"""Eigenvalues and eigenvectors of general matrices, as LAPACK's geev (jnp.linalg.eig).
 
-From the real Schur form ``a = z t z^T`` (scipy/linalg_schur.py): the eigenvalues are the
-1 x 1 and 2 x 2 diagonal blocks of ``t``, a complex pair with the positive imaginary part
-first. Each eigenvector of ``t`` is found by back substitution, all of them at once
-(dtrevc's starting values, so the result equals LAPACK's up to rounding: ``x_k = 1`` for
-a real eigenvalue; for a pair, dtrevc's choice between the two rows of the block), then
-multiplied by ``z``, scaled to unit norm, and, for a complex pair, turned so that its
-largest component is real with the sign of its real part (dgeev's rotation).
+Real input, as dgeev: from the real Schur form ``a = z t z^T`` (scipy/linalg_schur.py) the
+eigenvalues are the 1 x 1 and 2 x 2 diagonal blocks of ``t``, a complex pair with the
+positive imaginary part first. Each eigenvector of ``t`` is found by back substitution, all
+of them at once (dtrevc's starting values, so the result equals LAPACK's up to rounding:
+``x_k = 1`` for a real eigenvalue; for a pair, dtrevc's choice between the two rows of the
+block), then multiplied by ``z``, scaled to unit norm, and, for a complex pair, turned so
+that its largest component is real with the sign of its real part (dgeev's rotation).
 
-Small pivots are replaced by ``eps * |t|``, as dtrevc does, so a repeated eigenvalue of a
-diagonalizable matrix gets independent eigenvectors. No derivative rules yet.
+Complex input, as zgeev: from the complex Schur form ``a = z t z^H``
+(scipy/linalg_complex_schur.py) the eigenvalues are ``diag(t)``; the eigenvectors of the
+upper triangular ``t`` by back substitution (ztrevc), times ``z``, scaled to unit norm and
+turned so that their largest component is real and positive (zgeev).
+
+Small pivots are replaced by a floor (``eps * |t|`` for real input as dtrevc,
+``eps * |w_k|`` for complex input as ztrevc), so a repeated eigenvalue of a diagonalizable
+matrix gets independent eigenvectors, and a defective one gives LAPACK's nearly parallel
+pair.
+
+Derivatives are JAX's rules (custom_jvp): ``dw = diag(V^-1 dA V)`` for the eigenvalues;
+for the eigenvectors (only through ``lax.linalg.eig(enable_eigvec_derivs=True)``, as in
+JAX: ``jnp.linalg.eig`` refuses) nondegenerate perturbation theory plus the term that keeps
+geev's normalization. Both divide by differences of eigenvalues or by ``V``, so repeated
+eigenvalues give non-finite derivatives, as in JAX.
 """
 
 from __future__ import annotations
@@ -21,11 +34,14 @@ from numlir._src.jit import jit
 from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg.masks import as_square_matrix, onehot, row
+from numlir._src.custom_derivatives import custom_jvp
+from numlir._src.linalg.masks import adjoint, as_square_matrix, onehot, row
+from numlir._src.linalg.solvers import inv, solve
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
+from numlir._src.scipy.linalg_complex_schur import complex_schur
 from numlir._src.scipy.linalg_schur import eigenvalue_parts, real_schur
 
 
@@ -134,7 +150,7 @@ def _normalize(v, complex_pair):
     return uf.where(complex_pair[..., None, :], v * turn, v)
 
 
-def _eig(a):
+def _real_eig(a):
     t, z = real_schur(a)
     w_re, w_im = eigenvalue_parts(t)
     w = complex_ops.complex(w_re, w_im)
@@ -149,28 +165,170 @@ def _eig(a):
     return w, v
 
 
+def _cabs1(x):
+    """|Re x| + |Im x|, LAPACK's cheap modulus (its pivot tests use it)."""
+    return uf.abs(complex_ops.real(x)) + uf.abs(complex_ops.imag(x))
+
+
+def _triangular_eigenvectors(t, w):
+    """Columns x_k with ``(t - w_k) x_k = 0``, ``x_kk = 1`` and zeros below row k, for upper
+    triangular complex ``t`` and ``w = diag(t)``: solved upwards one row at a time, for all k
+    at once (ztrevc without its overflow scaling). A pivot ``t_ii - w_k`` below ztrevc's
+    floor ``max(eps |w_k|, tiny n / eps)`` is replaced by it, so repeated eigenvalues give
+    finite (nearly parallel) vectors as LAPACK's."""
+    n = t.shape[-1]
+    real = np.finfo(np.dtype(t.dtype)).dtype
+    finfo = np.finfo(real)
+    floor = uf.maximum(finfo.eps * _cabs1(w), finfo.tiny * (n / finfo.eps))  # (..., k)
+    columns = cr.arange(n)
+    x = cr.zeros_like(t) + cr.eye(n, dtype=t.dtype)
+
+    def solve_row(s, x):
+        i = n - 2 - s
+        ei = onehot(i, n, real)
+        ti = row(t, ei.astype(t.dtype))  # t[i, :]
+        rhs = -linalg_ops.matmul(ti[..., None, :], x)[..., 0, :]  # x[i, k > i] is still 0
+        pivot = red.sum(ti * ei, axis=-1)[..., None] - w
+        pivot = uf.where(_cabs1(pivot) < floor, floor.astype(t.dtype), pivot)
+        write = (ei != 0)[:, None] & (columns > i)[None, :]
+        return uf.where(write, (rhs / pivot)[..., None, :], x)
+
+    return fori_loop(0, n - 1, solve_row, x)
+
+
+def _unit_with_real_largest_component(v):
+    """Each column scaled to unit 2-norm and turned so that its largest component (the
+    first of the largest) is real and positive, as zgeev."""
+    v = v / uf.sqrt(red.sum(_squared_modulus(v), axis=-2, keepdims=True)).astype(v.dtype)
+    squares = _squared_modulus(v)
+    largest = (cr.arange(v.shape[-2])[:, None] == red.argmax(squares, axis=-2, keepdims=True))
+    picked = red.sum(uf.where(largest, v, 0), axis=-2, keepdims=True)
+    size = uf.sqrt(red.sum(uf.where(largest, squares, 0), axis=-2, keepdims=True))
+    v = v * (complex_ops.conj(picked) / uf.where(size == 0, 1, size).astype(v.dtype))
+    # zgeev sets that component's imaginary part to exactly zero
+    return uf.where(largest, complex_ops.real(v).astype(v.dtype), v)
+
+
+def _squared_modulus(x):
+    return uf.square(complex_ops.real(x)) + uf.square(complex_ops.imag(x))
+
+
+def _complex_eig(a):
+    t, z = complex_schur(a)
+    w = joining.diagonal(t, axis1=-2, axis2=-1)
+    v = linalg_ops.matmul(z, _triangular_eigenvectors(t, w))
+    return w, _unit_with_real_largest_component(v)
+
+
+def _eig(a):
+    return _complex_eig(a) if dtypes.is_complex(a.dtype) else _real_eig(a)
+
+
 _eig_jit = jit(_eig)
 
 
-def _checked(name, a):
-    a = as_square_matrix(name, a)
+def _eigenvalue_tangents(v, da):
+    """``diag(V^-1 dA V)``: first-order perturbation of simple eigenvalues."""
+    return red.sum(solve(v, da) * v.swapaxes(-1, -2), axis=-1)
+
+
+def _left_eigenvectors(w, vr, real_input: bool):
+    """The left eigenvectors from the right ones: the rows of ``vr^-1`` satisfy
+    ``y_j^H a = w_j y_j^H`` (for distinct eigenvalues), so their conjugates, normalized as
+    geev's, are its ``vl``. For a real eigenvalue of real input dgeev only scales to unit
+    norm; its sign there makes ``vl_j^H vr_j`` positive (dtrevc starts both from 1 in row
+    j of the Schur form), as ``vr^-1``'s own sign does."""
+    vl = adjoint(inv(vr))
+    if real_input:
+        return _normalize(vl, complex_ops.imag(w) != 0)
+    return _unit_with_real_largest_component(vl)
+
+
+def _eigenvector_tangents(w, v, da):
+    """(dw, dv) for ``a v = v diag(w)``: dv = V (F o V^-1 dA V) with ``F_ij = 1 / (w_j - w_i)``
+    off the diagonal, plus ``v_j c_j``, the multiple of each vector that keeps geev's
+    normalization: unit norm (``Re(v_j^H dv_j) = 0``) and a real largest component
+    (``Im dv_kj = 0``, k the row of v_j's largest component)."""
+    n = w.shape[-1]
+    eye = cr.eye(n, dtype=w.dtype)
+    gaps = uf.reciprocal(eye + w[..., None, :] - w[..., :, None]) - eye
+    projected = linalg_ops.matmul(solve(v, da), v)
+    dw = joining.diagonal(projected, axis1=-2, axis2=-1)
+    u = linalg_ops.matmul(v, gaps * projected)
+    largest = cr.arange(n)[:, None] == red.argmax(uf.abs(v), axis=-2, keepdims=True)
+    along = -complex_ops.real(red.sum(complex_ops.conj(v) * u, axis=-2))
+    turn = -(complex_ops.imag(red.sum(uf.where(largest, u, 0), axis=-2))
+             / complex_ops.real(red.sum(uf.where(largest, v, 0), axis=-2)))
+    return dw, u + v * complex_ops.complex(along, turn)[..., None, :]
+
+
+@custom_jvp
+def _eigenvalues(a):
     if dtypes.is_complex(a.dtype):
-        raise TypeError(f"{name}: complex input is not supported yet")
-    return ew.no_derivative(a, f"differentiation of {name}")
-
-
-def eig(a):
-    """Eigenvalues ``w`` and unit right eigenvectors ``v`` (columns) of square real ``a``,
-    ``a @ v = v * w``, as ``jnp.linalg.eig`` (LAPACK's dgeev): complex results, pairs of
-    conjugate eigenvalues with the positive imaginary part first. Batched over leading axes.
-    """
-    return tuple(_eig_jit(_checked("eig", a)))
-
-
-def eigvals(a):
-    """The eigenvalues of square real ``a``, as ``jnp.linalg.eigvals`` (complex, dgeev's
-    order)."""
-    a = _checked("eigvals", a)
+        t, _ = complex_schur(a)
+        return joining.diagonal(t, axis1=-2, axis2=-1)
     t, _ = real_schur(a)
     return complex_ops.complex(*eigenvalue_parts(t))
 
+
+@_eigenvalues.defjvp
+def _eigenvalues_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    w, v = _eig_jit(a)
+    return w, _eigenvalue_tangents(v, da.astype(v.dtype))
+
+
+@custom_jvp
+def _eigenvalues_and_vectors(a):
+    return tuple(_eig_jit(a))
+
+
+@_eigenvalues_and_vectors.defjvp
+def _eigenvalues_and_vectors_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    w, v = _eig_jit(a)
+    return (w, v), _eigenvector_tangents(w, v, da.astype(v.dtype))
+
+
+#: JAX's words where it refuses eigenvector derivatives without the opt-in.
+EIGENVECTOR_DERIVATIVES_REFUSED = (
+    "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+    "input that JAX cannot check (see the enable_eigvec_derivs argument to "
+    "jax.lax.linalg.eig). Pass enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. "
+    "See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+
+
+def eig(a):
+    """Eigenvalues ``w`` and unit right eigenvectors ``v`` (columns) of square ``a``,
+    ``a @ v = v * w``, as ``jnp.linalg.eig`` (LAPACK's dgeev / zgeev): complex results;
+    for real input, pairs of conjugate eigenvalues with the positive imaginary part first.
+    Batched over leading axes. Not differentiable, as JAX's (see ``lax.linalg.eig``)."""
+    a = as_square_matrix("eig", a, allow_complex=True)
+    a = ew.no_derivative(a, EIGENVECTOR_DERIVATIVES_REFUSED)
+    return tuple(_eig_jit(a))
+
+
+def eigvals(a):
+    """The eigenvalues of square ``a``, as ``jnp.linalg.eigvals`` (complex, geev's order);
+    differentiable as JAX's: ``dw = diag(V^-1 dA V)``."""
+    return _eigenvalues(as_square_matrix("eigvals", a, allow_complex=True))
+
+
+def lax_eig(x, *, compute_left_eigenvectors: bool = True,
+            compute_right_eigenvectors: bool = True, enable_eigvec_derivs: bool = False):
+    """``jax.lax.linalg.eig``: [w], then the left eigenvectors ``vl`` (``vl^H a = w vl^H``)
+    if asked, then the right ones ``vr``; eigenvector derivatives only with
+    ``enable_eigvec_derivs``."""
+    x = as_square_matrix("eig", x, allow_complex=True)
+    real_input = not dtypes.is_complex(x.dtype)
+    if not (compute_left_eigenvectors or compute_right_eigenvectors):
+        return [_eigenvalues(x)]
+    if not enable_eigvec_derivs:
+        x = ew.no_derivative(x, EIGENVECTOR_DERIVATIVES_REFUSED)
+    w, vr = _eigenvalues_and_vectors(x)
+    out = [w]
+    if compute_left_eigenvectors:
+        out.append(_left_eigenvectors(w, vr, real_input))
+    if compute_right_eigenvectors:
+        out.append(vr)
+    return out
