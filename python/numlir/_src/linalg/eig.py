@@ -30,11 +30,11 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import dtypes
+from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.jit import jit
 from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.scan import fori_loop
-from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.linalg.masks import adjoint, as_square_matrix, onehot, row
 from numlir._src.linalg.solvers import inv, solve
 from numlir._src.numpy import creation as cr
