@@ -1,5 +1,5 @@
 """numlir.numpy.linalg: ``jax.numpy.linalg``; every factorization and solver takes complex
-matrices too, except eig and eigvals, which take real ones (and return complex results).
+matrices too (eig and eigvals return complex results for real input as well).
 
 The factorizations (Cholesky, LU, QR, symmetric eigendecomposition, SVD) are
 numlir compositions, batched over leading axes, with JAX's derivative rules
