@@ -58,9 +58,11 @@ def test_eig_refuses_differentiation_as_jax():
 
 
 @pytest.mark.parametrize("p", [[1.0, -3.0, 2.0], [0.0, 1.0, 2.0], [1.0, 0.0, 0.0, -1.0],
-                               [2.0, 1.0, 5.0, -3.0, 1.0], [3.0], [0.0, 0.0]])
+                               [2.0, 1.0, 5.0, -3.0, 1.0], [3.0], [0.0, 0.0],
+                               [1.0, 2.0 - 1.0j, 3.0j]])
 def test_roots_match_jax(p):
-    p = np.array(p, np.float64)
+    # complex coefficients go through complex eigvals
+    p = np.array(p, np.complex128 if np.iscomplexobj(p) else np.float64)
     got, want = np.asarray(jnp.roots(p)), np.asarray(jnp_ref.roots(p))
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=2e-5)
