@@ -82,14 +82,14 @@ def test_gradient_and_jvp_of_eigvals_match_jax(dtype, x64):
         w = np_.linalg.eigvals(m)
         return np_.sum(np_.abs(w) ** 2) + np_.real(np_.sum(w * c))
 
-    g = np.asarray(numlir.grad(lambda m: loss(m, jnp))(a))
+    g = np.asarray(numlir.jit(numlir.grad(lambda m: loss(m, jnp)))(a))  # jit: one compilation
     np.testing.assert_allclose(g, np.asarray(jax.grad(lambda m: loss(m, jnp_ref))(a)), atol=1e-11)
     # and finite differences, with JAX's convention for complex a (grad |z|^2 = 2 conj z):
     # d loss = Re(sum(g da))
     h = 1e-6
     numeric = (loss(a + h * da, np) - loss(a - h * da, np)) / (2 * h)
     np.testing.assert_allclose(np.real(np.sum(g * da)), numeric, rtol=1e-7)
-    _, t = numlir.jvp(jnp.linalg.eigvals, (a,), (da,))
+    _, t = numlir.jit(lambda p, d: numlir.jvp(jnp.linalg.eigvals, (p,), (d,)))(a, da)
     w_ref, t_ref = jax.jvp(jnp_ref.linalg.eigvals, (a,), (da,))
     order = _matching(np.asarray(numlir.jit(jnp.linalg.eigvals)(a)), np.asarray(w_ref))
     np.testing.assert_allclose(np.asarray(t), np.asarray(t_ref)[order], atol=1e-12)
@@ -103,7 +103,8 @@ def test_eigenvector_derivatives_match_jax_with_enable_eigvec_derivs(x64):
     def right(m, module):
         return module.eig(m, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
 
-    (w, _), (dw, dv) = numlir.jvp(lambda m: right(m, lax_linalg), (a,), (da,))
+    # under jit: eager mode would compile each op of the Schur iteration on its own
+    (w, _), (dw, dv) = numlir.jit(lambda p, d: numlir.jvp(lambda m: right(m, lax_linalg), (p,), (d,)))(a, da)
     (w_ref, _), (dw_ref, dv_ref) = jax.jvp(lambda m: right(m, jax.lax.linalg), (a,), (da,))
     order = _matching(np.asarray(w), np.asarray(w_ref))
     np.testing.assert_allclose(np.asarray(dw), np.asarray(dw_ref)[order], atol=1e-12)
@@ -113,7 +114,7 @@ def test_eigenvector_derivatives_match_jax_with_enable_eigvec_derivs(x64):
         # a sum over all the vectors, so the eigenvalue order does not matter
         return np_.real(np_.sum(np_.abs(right(m, module)[1] * c) ** 2))
 
-    np.testing.assert_allclose(np.asarray(numlir.grad(lambda m: loss(m, lax_linalg, jnp))(a)),
+    np.testing.assert_allclose(np.asarray(numlir.jit(numlir.grad(lambda m: loss(m, lax_linalg, jnp)))(a)),
                                np.asarray(jax.grad(lambda m: loss(m, jax.lax.linalg, jnp_ref))(a)),
                                atol=1e-11)
 
