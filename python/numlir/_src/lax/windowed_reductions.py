@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from numlir._src import ad, batching, core, dtypes, traceback_util
+from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
@@ -247,8 +248,12 @@ def _reducer(prim: core.Primitive):
         params = _canonical_params(prim.name, operand, window_dimensions, window_strides, padding,
                                    base_dilation, window_dilation)
         kind = prim.name.removeprefix("reduce_window_")
-        if kind in ("max", "min") and dtypes.is_complex(core.get_aval(operand).dtype):
-            return _complex_window_extremum(kind, operand, **params)
+        if dtypes.is_complex(core.get_aval(operand).dtype):
+            if kind == "sum":  # linear: each part's window sum, keeping the sum's own rules
+                return complex_ops.complex(prim.bind(complex_ops.real(operand), **params),
+                                           prim.bind(complex_ops.imag(operand), **params))
+            if kind in ("max", "min", "prod"):
+                return _complex_window_reduction(kind, operand, **params)
         return prim.bind(operand, **params)
 
     reduce.__name__ = prim.name
@@ -257,12 +262,12 @@ def _reducer(prim: core.Primitive):
     return reduce
 
 
-def _complex_window_extremum(kind: str, x, *, window_dimensions, window_strides, padding,
-                             base_dilation, window_dilation):
-    """Max/min pooling of complex numbers in jax's lexicographic order, which
+def _complex_window_reduction(kind: str, x, *, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation):
+    """Complex window products, and max/min in jax's lexicographic order, which the real-only
     hlo.reduce_window lacks: each window offset's values are one strided slice of the padded,
-    base-dilated operand, combined by lax.max/lax.min (whose rules give derivatives, batching
-    and jit)."""
+    base-dilated operand, combined by lax.mul/lax.max/lax.min (whose rules give derivatives,
+    batching and jit)."""
     aval = core.get_aval(x)
     out_shape = _window_shape(f"reduce_window_{kind}", aval, window_dimensions, window_strides,
                               padding, base_dilation, window_dilation)
