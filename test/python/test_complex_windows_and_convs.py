@@ -268,12 +268,18 @@ def test_conv_wrappers_on_complex_operands(x64):
         _close(got, want)
 
 
-def test_conv_of_mixed_dtypes_is_refused_as_jax(x64):
+def test_conv_refuses_mixed_dtypes_and_real_preferred_types_as_jax(x64):
     x = jnp.asarray(_crand((1, 1, 4), C128))
     for other in (np.ones((1, 1, 2)), np.ones((1, 1, 2), C64)):
         with pytest.raises(TypeError, match="conv_general_dilated requires arguments to have "
                                             "the same dtypes"):
             lax.conv(x, jnp.asarray(other), (1,), "VALID")
+    with pytest.raises(TypeError, match="Input type is incompatible with `preferred_element_type`"):
+        lax.conv(x, x[:, :, :2], (1,), "VALID", preferred_element_type=np.float64)
+    got = lax.conv(x, x[:, :, :2], (1,), "VALID", preferred_element_type=C128)
+    want = jax.lax.conv(np.asarray(x), np.asarray(x)[:, :, :2], (1,), "VALID",
+                        preferred_element_type=C128)
+    _close(got, want)
 
 
 @pytest.mark.parametrize("name", ["convolve", "correlate"])

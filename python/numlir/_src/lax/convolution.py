@@ -500,9 +500,10 @@ def _conv_of_complex_parts(lhs, rhs, params):
     tc.check_same_dtypes("conv_general_dilated", [lhs_aval, rhs_aval])  # jax's error
     preferred = params["preferred_element_type"]
     if preferred is not None and not dtypes.is_complex(preferred):
-        raise core.shape_error(
-            f"conv_general_dilated: preferred_element_type {np.dtype(preferred).name} cannot "
-            f"hold the result of a convolution of {lhs_aval.dtype.name} operands")
+        raise core.shape_error(  # jax's first sentence, so code matching its error works
+            "Input type is incompatible with `preferred_element_type`: conv_general_dilated of "
+            f"{lhs_aval.dtype.name} operands needs a complex preferred_element_type, got "
+            f"{np.dtype(preferred).name}.")
     part_params = dict(params, preferred_element_type=(
         None if preferred is None else dtypes.complex_part_dtype(preferred)))
 
