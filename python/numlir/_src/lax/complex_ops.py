@@ -1,4 +1,5 @@
-"""The parts of complex numbers: real, imag, complex and conj, and abs's complex derivative.
+"""The parts of complex numbers: real, imag, complex and conj, and abs's complex derivative;
+and clamp of complex numbers (XLA's order: real parts only).
 
 The transpose rules are jax's: transposes are linear maps, not adjoints, so none
 conjugates except conj's own. With them, ``grad`` of a real-valued function of a
@@ -12,8 +13,10 @@ from numlir._src import ad, batching, core, dtypes
 from numlir._src import transpose as tr
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.elementwise import _abs_jvp as _real_abs_jvp
-from numlir._src.lax.elementwise import (_broadcast_operands, abs, abs_p, const, convert_element_type,
-                                         div, eq, mul, neg, select)
+from numlir._src.lax.elementwise import (_broadcast_operands, abs, abs_p, check_clamp_operands,
+                                         const, convert_element_type, div, eq, lt, mul, neg,
+                                         select)
+from numlir._src.lax.shape_ops import broadcast_in_dim
 from numlir._src.lowering import tensor_type
 
 
@@ -131,3 +134,21 @@ def _abs_jvp(t, x):
 
 # abs's rule covers both kinds here, where conj and real exist.
 ad.defjvp(abs_p, _abs_jvp)
+
+
+# --- clamp ---------------------------------------------------------------------------------
+
+def clamp_complex(lo, x, hi):
+    """jax's clamp of complex numbers, which hlo.clamp (real-only here) lacks.
+
+    XLA's clamp compares real parts only, unlike lax.max/lax.min's lexicographic order, so jax
+    gives ``clamp(1, 1 + 1j, 2 + 1j) == 1`` and ``clamp(1, 2 + 3j, 2 + 1j) == 2 + 3j``: ``lo``
+    unless x's real part exceeds lo's, then ``hi`` where that result's real part exceeds hi's.
+    The tangent is the selected operand's, as for reals away from ties (jax's own rule
+    refuses complex operands: its comparisons do).
+    """
+    shape = check_clamp_operands(*(core.get_aval(v) for v in (lo, x, hi))).shape
+    lo, hi = (v if core.get_aval(v).shape == shape else broadcast_in_dim(v, shape, ())
+              for v in (lo, hi))
+    at_least_lo = select(lt(real(lo), real(x)), x, lo)
+    return select(lt(real(hi), real(at_least_lo)), hi, at_least_lo)

@@ -14,8 +14,11 @@ from __future__ import annotations
 import operator
 from typing import NamedTuple, Sequence, Union
 
+import numpy as np
+
 from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src import transpose as tr
+from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
@@ -475,12 +478,43 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding,
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(preferred_element_type)
     dn = ConvDimensionNumbers(*(tuple(int(d) for d in spec) for spec in dn))
-    return conv_general_dilated_p.bind(
-        lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation, dimension_numbers=dn,
-        feature_group_count=operator.index(feature_group_count),
-        batch_group_count=operator.index(batch_group_count), precision=None,
-        preferred_element_type=preferred_element_type)
+    params = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+                  rhs_dilation=rhs_dilation, dimension_numbers=dn,
+                  feature_group_count=operator.index(feature_group_count),
+                  batch_group_count=operator.index(batch_group_count), precision=None,
+                  preferred_element_type=preferred_element_type)
+    if dtypes.is_complex(lhs_aval.dtype) or dtypes.is_complex(rhs_aval.dtype):
+        return _conv_of_complex_parts(lhs, rhs, params)
+    return conv_general_dilated_p.bind(lhs, rhs, **params)
+
+
+def _conv_of_complex_parts(lhs, rhs, params):
+    """A complex convolution as four real ones: (a + ib) * (c + id) = (ac - bd) + i(ad + bc).
+
+    The hlo convolution takes real operands only. Four products rather than Gauss's three keep
+    each part as accurate as a real convolution (no cancellation between large sums), and as
+    the convolution is bilinear, derivatives, transposes and batching all come from the real
+    primitive's rules and those of real/imag/complex.
+    """
+    lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+    tc.check_same_dtypes("conv_general_dilated", [lhs_aval, rhs_aval])  # jax's error
+    preferred = params["preferred_element_type"]
+    if preferred is not None and not dtypes.is_complex(preferred):
+        raise core.shape_error(  # jax's first sentence, so code matching its error works
+            "Input type is incompatible with `preferred_element_type`: conv_general_dilated of "
+            f"{lhs_aval.dtype.name} operands needs a complex preferred_element_type, got "
+            f"{np.dtype(preferred).name}.")
+    part_params = dict(params, preferred_element_type=(
+        None if preferred is None else dtypes.complex_part_dtype(preferred)))
+
+    def real_conv(x, y):
+        return conv_general_dilated_p.bind(x, y, **part_params)
+
+    a, b = complex_ops.real(lhs), complex_ops.imag(lhs)
+    c, d = complex_ops.real(rhs), complex_ops.imag(rhs)
+    real_part = ew.sub(real_conv(a, c), real_conv(b, d))
+    imag_part = ew.add(real_conv(a, d), real_conv(b, c))
+    return complex_ops.complex(real_part, imag_part)
 
 
 def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None,

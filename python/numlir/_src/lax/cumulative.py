@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import ad, batching, core
+from numlir._src import ad, batching, core, dtypes
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import slicing
@@ -39,8 +39,10 @@ def _cumulative(name: str, kind: str, accepted):
     batching.defrule(prim, _batch_rule)
 
     def fn(operand, axis: int = 0, reverse: bool = False):
-        ndim = core.get_aval(operand).ndim
-        axis = tc.canonical_axis(name, axis, ndim)
+        aval = core.get_aval(operand)
+        axis = tc.canonical_axis(name, axis, aval.ndim)
+        if kind in ("max", "min") and dtypes.is_complex(aval.dtype):
+            return _complex_cumulative_extremum(kind, operand, axis, bool(reverse))
         return prim.bind(operand, axis=axis, reverse=bool(reverse))
 
     fn.__name__ = name
@@ -59,6 +61,25 @@ def _shifted(x, steps: int, axis: int, reverse: bool, fill):
     config = [(0, 0, 0)] * core.get_aval(x).ndim
     config[axis] = (-steps, steps, 0) if reverse else (steps, -steps, 0)
     return slicing.pad(x, ew.const(x, fill), config)
+
+
+def _complex_cumulative_extremum(kind: str, x, axis: int, reverse: bool):
+    """cummax/cummin of complex numbers in jax's lexicographic order (lax.max/lax.min), which
+    hlo.cumulative lacks: a doubling prefix scan, each step combining every running extremum
+    with the one ``steps`` places earlier. Derivatives, batching and jit come from lax.max's."""
+    combine = ew.max if kind == "max" else ew.min
+    if reverse:  # work in scan order
+        x = slicing.rev(x, (axis,))
+    aval = core.get_aval(x)
+    pos = broadcasted_iota(np.int32, aval.shape, axis)
+    out, steps = x, 1
+    while steps < aval.shape[axis]:
+        # The first `steps` positions have nothing that far back: they keep their value.
+        has_earlier = ew.ge(pos, ew.const(pos, steps))
+        combined = combine(_shifted(out, steps, axis, False, 0), out)
+        out = ew.select(has_earlier, combined, out)
+        steps *= 2
+    return slicing.rev(out, (axis,)) if reverse else out
 
 
 def _cumprod_jvp(primals, tangents, *, axis, reverse):

@@ -449,6 +449,11 @@ clamp_p = core.Primitive("clamp")
 @clamp_p.def_abstract_eval
 def _clamp_abstract_eval(lo, x, hi):
     tc.check_dtype("clamp", x, tc.NUMERIC)
+    return check_clamp_operands(lo, x, hi)
+
+
+def check_clamp_operands(lo, x, hi) -> core.ShapedArray:
+    """The result aval of clamp(lo, x, hi) after jax's dtype and shape checks (any dtype)."""
     dtype = tc.check_same_dtypes("clamp", [lo, x, hi])
     for name, bound in (("min", lo), ("max", hi)):
         if bound.shape not in ((), x.shape):
@@ -511,6 +516,9 @@ def clamp(min, x, max):
         convert_element_type(v, dtype, weak_type=True) if dtypes.is_python_scalar(v) else v
         for v in (min, max)
     )
+    if dtypes.is_complex(dtype):  # hlo.clamp is real-only here: a composition
+        from numlir._src.lax import complex_ops  # it imports this module
+        return complex_ops.clamp_complex(min, x, max)
     return clamp_p.bind(min, x, max)
 
 

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from numlir._src import ad, batching, core, dtypes, traceback_util
+from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
@@ -246,12 +247,42 @@ def _reducer(prim: core.Primitive):
                base_dilation=None, window_dilation=None):
         params = _canonical_params(prim.name, operand, window_dimensions, window_strides, padding,
                                    base_dilation, window_dilation)
+        kind = prim.name.removeprefix("reduce_window_")
+        if dtypes.is_complex(core.get_aval(operand).dtype):
+            if kind == "sum":  # linear: each part's window sum, keeping the sum's own rules
+                return complex_ops.complex(prim.bind(complex_ops.real(operand), **params),
+                                           prim.bind(complex_ops.imag(operand), **params))
+            if kind in ("max", "min", "prod"):
+                return _complex_window_reduction(kind, operand, **params)
         return prim.bind(operand, **params)
 
     reduce.__name__ = prim.name
     reduce.__doc__ = (f"``{prim.name}(operand, window_dimensions, window_strides, padding, "
                       "base_dilation, window_dilation)``: reduce_window with the identity as init.")
     return reduce
+
+
+def _complex_window_reduction(kind: str, x, *, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation):
+    """Complex window products, and max/min in jax's lexicographic order, which the real-only
+    hlo.reduce_window lacks: each window offset's values are one strided slice of the padded,
+    base-dilated operand, combined by lax.mul/lax.max/lax.min (whose rules give derivatives,
+    batching and jit)."""
+    aval = core.get_aval(x)
+    out_shape = _window_shape(f"reduce_window_{kind}", aval, window_dimensions, window_strides,
+                              padding, base_dilation, window_dilation)
+    if 0 in out_shape or 0 in aval.shape:  # nothing to slice: every window holds only padding
+        return shape_ops.broadcast_in_dim(ew.const(x, monoid_identity(kind, aval.dtype)),
+                                          out_shape, ())
+    config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    padded = slicing.pad(x, ew.const(x, monoid_identity(kind, aval.dtype)), config)
+    out = None
+    for offset in itertools.product(*(range(w) for w in window_dimensions)):
+        start = [k * d for k, d in zip(offset, window_dilation)]
+        limit = [s + (o - 1) * st + 1 for s, o, st in zip(start, out_shape, window_strides)]
+        values = slicing.slice(padded, start, limit, window_strides)
+        out = values if out is None else monoid_combine(kind, out, values)
+    return out
 
 
 reduce_window_sum = _reducer(reduce_window_sum_p)
@@ -295,6 +326,9 @@ def monoid_identity(kind: str, dtype: np.dtype):
     """The identity element of the ``kind`` reduction in ``dtype``."""
     if dtypes.is_bool(dtype):
         return kind in ("and", "min")
+    if dtypes.is_complex(dtype):  # lexicographic order: no complex is below -inf - inf i
+        return {"sum": 0.0, "prod": 1.0, "max": complex(-np.inf, -np.inf),
+                "min": complex(np.inf, np.inf)}[kind]
     if dtypes.is_inexact(dtype):
         return {"sum": 0.0, "prod": 1.0, "max": -np.inf, "min": np.inf}[kind]
     info = np.iinfo(dtype)

@@ -303,6 +303,8 @@ def _conv1d(name, a, v, mode, flip):
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     if a.shape[0] == 0 or v.shape[0] == 0:
         raise ValueError(f"{name}: inputs cannot be empty, got shapes {a.shape} and {v.shape}.")
+    if not flip and dtypes.is_complex(v.dtype):
+        v = float_ops.conjugate(v)  # numpy's correlation sums a[n + k] * conj(v[n])
     swapped = False
     if a.shape[0] < v.shape[0]:
         a, v, swapped = v, a, True
