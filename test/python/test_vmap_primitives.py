@@ -693,13 +693,14 @@ NOT_COVERED_HERE = {"conv_general_dilated", "iota", "no_derivative"}
 NOT_COVERED_HERE |= {prim.name for prim in batching.named_axis_rules}
 # Batched against jax in their own files: the parts of complex numbers (test_complex.py), the
 # FFT (test_fft.py), checkify's check (test_checkify.py), the custom solvers and
-# rng_bit_generator (test_lax_solvers_rng.py), and scipy.special's newer functions
-# (test_scipy_special_more.py).
+# rng_bit_generator (test_lax_solvers_rng.py), scipy.special's newer functions
+# (test_scipy_special_more.py, wofz in test_scipy_special_complex.py), and the host
+# callbacks, whose batching is each vmap_method's (test_host_callbacks.py).
 NOT_COVERED_HERE |= {"real", "imag", "complex", "conj", "fft", "check", "custom_linear_solve",
                      "custom_root", "rng_bit_generator", "cosine_integral", "sine_integral",
                      "dawsn", "expi", "expn", "fresnel_c", "fresnel_s", "hyp1f1", "hyp1f1_da",
                      "hyp1f1_db", "hyp2f1", "hyp2f1_da", "hyp2f1_db", "hyp2f1_dc", "owens_t",
-                     "spence"}
+                     "spence", "wofz", "debug_callback", "pure_callback"}
 
 
 def test_every_batching_rule_is_exercised(monkeypatch):

@@ -135,20 +135,25 @@ def _debug_callback_impl(*args, callback, ordered):
     return []
 
 
-class _NoResults:
-    """``callback`` as a host callback with no results."""
+class _WrappedFunction:
+    """A callable around one function, equal to another of its class around an equal one:
+    primitive parameters compare and hash by the user's function."""
 
-    def __init__(self, callback):
-        self.callback = callback
+    def __init__(self, function):
+        self.function = function
 
     def __eq__(self, other):
-        return type(other) is _NoResults and self.callback == other.callback
+        return type(other) is type(self) and self.function == other.function
 
     def __hash__(self):
-        return hash(self.callback)
+        return hash((type(self), self.function))
+
+
+class _NoResults(_WrappedFunction):
+    """``function`` as a host callback with no results."""
 
     def __call__(self, *operands):
-        self.callback(*operands)
+        self.function(*operands)
         return []
 
 
@@ -209,17 +214,8 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any, orde
     return _debug_callback
 
 
-class _ReturnsNothing:
+class _ReturnsNothing(_WrappedFunction):
     """``function`` with its static arguments unwrapped; its result ignored."""
-
-    def __init__(self, function):
-        self.function = function
-
-    def __eq__(self, other):
-        return type(other) is _ReturnsNothing and self.function == other.function
-
-    def __hash__(self):
-        return hash(self.function)
 
     def __call__(self, *args, **kwargs):
         args, kwargs = tree_util.tree_map(
