@@ -22,8 +22,8 @@ from fuzz.run_modes import MODES, Outcome  # noqa: E402
 from fuzz.sandbox import Worker  # noqa: E402
 
 SEED = 8
-PROGRAMS = 200
-CHUNK = 25
+PROGRAMS = 160
+CHUNK = 20
 
 
 #: The worker splits every op with a parallel loop into 3 chunks on OpenMP threads

@@ -232,11 +232,12 @@ IMAGES = RNG.normal(size=(2, 8, 8, 4)).astype(np.float32)
 CONV_NAMES = list(_conv_models(nl, numlir.nn.relu))
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+# Under jit only: test_apply_with_haiku_parameters_matches_haiku runs the layers eagerly,
+# and these networks op by op compiled each op on its own (a minute of make test).
 @pytest.mark.parametrize("name", CONV_NAMES)
-def test_convolutions_norms_pools_and_embeddings_match_haiku(name, jit):
+def test_convolutions_norms_pools_and_embeddings_match_haiku(name):
     relu = {nl: numlir.nn.relu, haiku: jax.nn.relu}
-    _check_against_haiku(lambda hk: _conv_models(hk, relu[hk])[name], IMAGES, jit, 2, 2e-5)
+    _check_against_haiku(lambda hk: _conv_models(hk, relu[hk])[name], IMAGES, True, 2, 2e-5)
 
 
 def test_dropout_keeps_the_expected_fraction_and_scales():
@@ -327,10 +328,9 @@ def _recurrent_models(hk):
 SEQUENCE = RNG.normal(size=(7, 3, 4)).astype(np.float32)
 
 
-@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 @pytest.mark.parametrize("name", list(_recurrent_models(nl)))
-def test_recurrent_cores_and_unrolls_match_haiku(name, jit):
-    _check_against_haiku(lambda hk: _recurrent_models(hk)[name], SEQUENCE, jit, 4, 2e-5)
+def test_recurrent_cores_and_unrolls_match_haiku(name):  # under jit only, as the convolutions
+    _check_against_haiku(lambda hk: _recurrent_models(hk)[name], SEQUENCE, True, 4, 2e-5)
 
 
 def test_transform_rejects_apply_rng_false_as_haiku_does():
