@@ -45,7 +45,18 @@ from numlir._src.lowering import tensor_type
 # --- The flat callables the primitives carry -----------------------------------------------
 
 
-class _FlatCallback:
+class _KeyedCallable:
+    """A host callback equal to another of its class with an equal ``_key()``: primitive
+    parameters compare and hash by it, so a function traced again gets the same callback."""
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash((type(self), self._key()))
+
+
+class _FlatCallback(_KeyedCallable):
     """``function`` called on flat leaves: the leaves of ``(args, kwargs)`` that are arrays
     come as operands, the others are fixed (``static``: index -> value). Returns the leaves
     of the result. Equal for the same function and argument structure, so a function
@@ -56,12 +67,6 @@ class _FlatCallback:
 
     def _key(self):
         return (self.function, self.in_tree, self.static)
-
-    def __eq__(self, other):
-        return type(other) is _FlatCallback and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __call__(self, *operands) -> list:
         static = dict(self.static)
@@ -135,18 +140,14 @@ def _debug_callback_impl(*args, callback, ordered):
     return []
 
 
-class _WrappedFunction:
-    """A callable around one function, equal to another of its class around an equal one:
-    primitive parameters compare and hash by the user's function."""
+class _WrappedFunction(_KeyedCallable):
+    """A callable around one function, keyed by it."""
 
     def __init__(self, function):
         self.function = function
 
-    def __eq__(self, other):
-        return type(other) is type(self) and self.function == other.function
-
-    def __hash__(self):
-        return hash((type(self), self.function))
+    def _key(self):
+        return (self.function,)
 
 
 class _NoResults(_WrappedFunction):
@@ -246,7 +247,7 @@ class _FormatChecker(string.Formatter):
                 "pass in a regular string.")
 
 
-class _PrintCallback:
+class _PrintCallback(_KeyedCallable):
     """Formats and writes one line to sys.stdout, as jax.debug.print does."""
 
     def __init__(self, fmt: str, printoptions: tuple, has_placeholders: bool):
@@ -254,12 +255,6 @@ class _PrintCallback:
 
     def _key(self):
         return (self.fmt, self.printoptions, self.has_placeholders)
-
-    def __eq__(self, other):
-        return type(other) is _PrintCallback and self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __call__(self, *args, **kwargs):
         if self.has_placeholders:
