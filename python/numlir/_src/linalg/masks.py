@@ -80,7 +80,7 @@ def as_float_matrix(name: str, a, min_ndim: int = 2, allow_complex: bool = False
     if a.ndim < min_ndim:
         raise core.value_error(f"{name}: input must have dimension >= {min_ndim}, got shape "
                                f"{a.shape}")
-    if np.dtype(a.dtype).kind == "c" and not allow_complex:
+    if is_complex(a) and not allow_complex:
         raise TypeError(f"{name}: complex input is not supported yet; numlir's {name} "
                         "takes real matrices")
     return a
@@ -97,7 +97,7 @@ def as_square_matrix(name: str, a, allow_complex: bool = False):
 def magnitude_for_pivoting(x):
     """|re x| + |im x| for complex ``x`` (LAPACK's cabs1, which i?amax uses to pick pivots,
     so the row choices match getrf's), |x| for real."""
-    if np.dtype(x.dtype).kind == "c":
+    if is_complex(x):
         return uf.abs(float_ops.real(x)) + uf.abs(float_ops.imag(x))
     return uf.abs(x)
 
