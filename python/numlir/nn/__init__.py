@@ -86,6 +86,8 @@ from numlir._src.nn.activations import (glu, hard_sigmoid, hard_silu, hard_swish
                                         sparse_sigmoid, squareplus)
 from numlir._src.nn.attention import dot_product_attention  # noqa: E402
 from numlir._src.nn.scaled_matmul import scaled_matmul  # noqa: E402
+from numlir._src.nn.scaled_dot_general import (get_scaled_dot_general_config,  # noqa: E402
+                                               scaled_dot_general)
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 
