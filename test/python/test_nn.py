@@ -2,6 +2,7 @@
 
 import jax
 import jax.numpy as jnp_ref
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -208,6 +209,14 @@ def test_scaled_matmul_matches_jax(blocks):
         got = fn(*args)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    # jax's usual operands: float8 values with power-of-two float8_e8m0fnu scales.
+    f8 = [args[0].astype(ml_dtypes.float8_e4m3fn), args[1].astype(ml_dtypes.float8_e5m2),
+          np.exp2(np.round(np.log2(args[2]))).astype(ml_dtypes.float8_e8m0fnu),
+          np.exp2(np.round(np.log2(args[3]))).astype(ml_dtypes.float8_e8m0fnu)]
+    want_f8 = jnp_ref.einsum("BMK,BNK->BMN",
+                             f8[0].astype(F32) * jnp_ref.repeat(f8[2].astype(F32), 8 // blocks[0], axis=-1),
+                             f8[1].astype(F32) * jnp_ref.repeat(f8[3].astype(F32), 8 // blocks[1], axis=-1))
+    np.testing.assert_allclose(np.asarray(numlir.nn.scaled_matmul(*f8)), np.asarray(want_f8), rtol=1e-5, atol=1e-5)
     half = numlir.nn.scaled_matmul(*args, preferred_element_type=np.float16)
     assert half.dtype == np.float16
     with pytest.raises(ValueError, match="divide its contracting dimension"):

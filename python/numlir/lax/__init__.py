@@ -46,6 +46,7 @@ from numlir._src.lax.incomplete_beta import betainc
 from numlir._src.lax.incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
 from numlir._src.lax.array_helpers import broadcast_like, shape_as_value, stack, stage
 from numlir._src.lax.ragged_dot import ragged_dot
+from numlir._src.lax.scaled_dot import scaled_dot
 from numlir._src.lax.dot_algorithms import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, PrecisionLike
 from numlir._src.lax.convolution import ConvGeneralDilatedDimensionNumbers
 from numlir._src.lax.conv_patches import conv_general_dilated_local, conv_general_dilated_patches

@@ -1,16 +1,18 @@
 """jax.nn.scaled_matmul: a batched matmul of block-scaled operands (each block of the
-contracting axis multiplied by its scale), computed in float32 as jax specifies."""
+contracting axis multiplied by its scale), computed in float32 as jax specifies. Its usual operands, NumPy arrays of float8 values
+and float8_e8m0fnu scales, are taken as the float32 numbers they hold."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src.lax.scaled_dot import widen_narrow_float
 from numlir._src.numpy import creation, joining, linalg_ops, reshaping
 
 
 def _dequantized(name: str, x, scales, dtype):
-    x, scales = creation.asarray(x), creation.asarray(scales)
+    x, scales = creation.asarray(widen_narrow_float(x)), creation.asarray(widen_narrow_float(scales))
     if x.ndim != 3 or scales.ndim != 3:
         raise core.value_error(f"scaled_matmul: {name} and its scales must be 3-D (B, rows, K), "
                                f"got shapes {x.shape} and {scales.shape}")
