@@ -10,7 +10,7 @@ import textwrap
 
 import numpy as np
 
-from . import compare, render
+from . import compare, render, run_modes
 from .program import Program
 from .run_modes import Outcome
 
@@ -22,6 +22,8 @@ _MODE_CODE = {
                          "holomorphic=True)"),
     "vmap": "fn = lib.vmap(f, in_axes=IN_AXES)",
     "jit_vmap_grad": "fn = lib.jit(lib.vmap(lib.grad(make_loss(lib, f), argnums=ARGNUMS), in_axes=IN_AXES))",
+    "jit_vmap_holomorphic_grad": ("fn = lib.jit(lib.vmap(lib.grad(make_holomorphic_loss(lib, f), "
+                                  "argnums=COMPLEX_ARGNUMS, holomorphic=True), in_axes=IN_AXES))"),
     "jit_donate": "fn = lib.jit(f, **({'donate_argnums': tuple(range(len(INPUTS)))} if lib is NUMLIR else {}))",
 }
 
@@ -57,7 +59,7 @@ def array_source(a: np.ndarray) -> str:
 
 def script(program: Program, outcome: Outcome, note: str = "") -> str:
     mode = outcome.mode
-    batched = mode in ("vmap", "jit_vmap_grad")
+    batched = mode in run_modes.BATCHED_MODES
     arrays = [inp.batched if batched and inp.batch_axis is not None else inp.value
               for inp in program.inputs]
     inputs = "\n".join(f"    {array_source(a)},  # {inp.name}" for inp, a in zip(program.inputs, arrays))
@@ -67,7 +69,7 @@ def script(program: Program, outcome: Outcome, note: str = "") -> str:
     rtol = compare.program_rtol(program.dtypes())
     uses_grad = "grad" in mode
     loss = ""
-    if mode == "holomorphic_grad":
+    if mode in ("holomorphic_grad", "jit_vmap_holomorphic_grad"):
         loss = f'''
 OUTPUT_WEIGHTS = {weights!r}
 COMPLEX_ARGNUMS = {program.complex_argnums()!r}

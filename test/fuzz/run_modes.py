@@ -14,6 +14,8 @@ Modes:
   (holomorphic or not) as the pullback of 1;
 - ``vmap``: ``vmap(f, in_axes)(*batched xs)``, eagerly;
 - ``jit_vmap_grad``: ``jit(vmap(grad(loss, argnums), in_axes))(*batched xs)``;
+- ``jit_vmap_holomorphic_grad``: ``jit(vmap(grad(hloss, argnums=<complex inputs>,
+  holomorphic=True), in_axes))(*batched xs)``;
 - ``jit_donate``: ``jit(f, donate_argnums=<every input>)(*xs)`` on numlir (jax's
   reference is plain ``jit``), for programs where some input has an output's shape
   and dtype: the donated buffers then hold outputs while the program still reads them.
@@ -52,8 +54,9 @@ import numpy as np
 from . import compare, render
 from .program import Program
 
-MODES = ("eager", "jit", "grad", "holomorphic_grad", "vmap", "jit_vmap_grad", "jit_donate")
-BATCHED_MODES = ("vmap", "jit_vmap_grad")
+MODES = ("eager", "jit", "grad", "holomorphic_grad", "vmap", "jit_vmap_grad",
+         "jit_vmap_holomorphic_grad", "jit_donate")
+BATCHED_MODES = ("vmap", "jit_vmap_grad", "jit_vmap_holomorphic_grad")
 SKIPS = ("jax_error", "jax_crash", "unstable", "jax_disagrees")
 #: What ``check`` announces before each stretch of work, so that the sandbox,
 #: seeing the worker die, knows which library killed it.
@@ -85,6 +88,8 @@ def applicable_modes(program: Program) -> list[str]:
         modes.append("vmap")
         if program.has_grad():
             modes.append("jit_vmap_grad")
+        if program.has_holomorphic_grad():
+            modes.append("jit_vmap_holomorphic_grad")
     return modes
 
 
@@ -180,9 +185,10 @@ def mode_function(lib: Library, program: Program, mode: str):
         return _donating(lib.jit(f, donate_argnums=tuple(range(len(program.inputs)))))
     if mode == "vmap":
         return lib.vmap(f, in_axes=program.in_axes())
-    if mode == "holomorphic_grad":
-        return lib.grad(make_holomorphic_loss(lib, f, program), argnums=program.complex_argnums(),
+    if mode in ("holomorphic_grad", "jit_vmap_holomorphic_grad"):
+        grad = lib.grad(make_holomorphic_loss(lib, f, program), argnums=program.complex_argnums(),
                         holomorphic=True)
+        return grad if mode == "holomorphic_grad" else lib.jit(lib.vmap(grad, in_axes=program.in_axes()))
     grad = lib.grad(make_loss(lib, f, program), argnums=program.grad_argnums())
     if mode == "grad":
         return grad

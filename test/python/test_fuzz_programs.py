@@ -519,3 +519,11 @@ def test_reproducer_of_a_complex_program_is_a_standalone_script(tmp_path):
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-5)
     namespace["check"](namespace["run"](namespace["NUMLIR"]), namespace["run"](namespace["JAX"]))
+    # And the batched holomorphic mode's, on the batched inputs.
+    namespace = {"__name__": "reproducer"}
+    mode = "jit_vmap_holomorphic_grad"
+    exec(compile(reproducer.script(program, Outcome(mode, "wrong", "value: (test)")), "repro.py", "exec"),
+         namespace)
+    want = run_modes.evaluate(run_modes.library("jax"), program, mode, run_modes.mode_inputs(program, mode))
+    for g, w in zip(namespace["run"](namespace["NUMLIR"]), want):
+        np.testing.assert_allclose(g, w, rtol=1e-5)
