@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks
+from numlir._src.linalg import householder, masks
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
@@ -54,23 +54,13 @@ def _real_step(k, r, q):
 
 
 def _complex_step(k, r, q):
-    """As LAPACK's zgeqrf (zlarfg): H = I - tau v v^H with v_k = 1 takes x = r[k:, k] to
-    beta e_k, beta = -sign(re x_0) |x| real, tau = (beta - x_0) / beta; r becomes H^H r and
-    q becomes q H. H = I (tau = 0) when x_0 is real and nothing lies below it, so r's
-    diagonal is real, as LAPACK's and JAX's."""
+    """As LAPACK's zgeqrf: the reflector H of ``householder.complex_reflector`` takes
+    x = r[k:, k] to a real beta e_k; r becomes H^H r and q becomes q H. H = I when x_0 is
+    real and nothing lies below it, so r's diagonal is real, as LAPACK's and JAX's."""
     rows = cr.arange(r.shape[-2])
     x, e = _column_below(r, k)
     alpha = red.sum(x * e, axis=-1)
-    below = uf.where(rows > k, x, 0)
-    below_squared = red.sum(uf.square(uf.abs(below)), axis=-1)
-    alpha_re, alpha_im = float_ops.real(alpha), float_ops.imag(alpha)
-    reflect = (below_squared > 0) | (alpha_im != 0)
-    norm = uf.sqrt(alpha_re * alpha_re + alpha_im * alpha_im + below_squared)
-    beta = (-uf.where(alpha_re >= 0, 1, -1).astype(norm.dtype) * norm).astype(r.dtype)
-    safe_beta = uf.where(reflect, beta, 1)
-    tau = uf.where(reflect, (beta - alpha) / safe_beta, 0)
-    scale = uf.where(reflect, 1 / uf.where(reflect, alpha - beta, 1), 0)
-    v = below * scale[..., None] + e
+    v, tau, beta, reflect = householder.complex_reflector(alpha, uf.where(rows > k, x, 0), e)
     v_h_r = linalg_ops.matmul(float_ops.conj(v)[..., None, :], r)[..., 0, :]
     r = r - masks.outer(float_ops.conj(tau)[..., None] * v, v_h_r)
     # H^H x is beta e_k up to rounding, which would leave an imaginary part on the

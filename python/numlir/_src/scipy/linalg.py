@@ -420,18 +420,23 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
 
 def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True):
     """The Hessenberg form h of (..., n, n) ``a`` (zero below the first subdiagonal), and
-    with ``calc_q`` the orthogonal q with ``a = q @ h @ q.T``: Householder reflectors with
-    LAPACK's signs, so both match scipy's to rounding.
+    with ``calc_q`` the orthogonal (unitary, for complex ``a``) q with ``a = q @ h @ q^H``:
+    Householder reflectors with LAPACK's conventions (gehrd), so both match jax's and
+    scipy's to rounding; a complex h has a real subdiagonal, as LAPACK's. Differentiable
+    through the reflections (jax has no derivative here).
 
     Example::
 
         >>> h, q = jsl.hessenberg(a, calc_q=True)
-        >>> jnp.allclose(q @ h @ q.T, a, atol=1e-5)
+        >>> jnp.allclose(q @ h @ q.conj().T, a, atol=1e-5)
         Array(True, dtype=bool)
     """
     del overwrite_a, check_finite
-    a = masks.as_square_matrix("hessenberg", a)
-    h, q = linalg_schur.hessenberg_form(a)
+    a = masks.as_square_matrix("hessenberg", a, allow_complex=True)
+    if masks.is_complex(a):
+        h, q = linalg_complex_schur.complex_hessenberg_form(a)
+    else:
+        h, q = linalg_schur.hessenberg_form(a)
     return (h, q) if calc_q else h
 
 
