@@ -1,9 +1,12 @@
-"""QR factorization by Householder reflections, with LAPACK's sign conventions."""
+"""QR factorization by Householder reflections, with LAPACK's sign conventions, and with
+column pivoting as LAPACK's geqp3 chooses the columns."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from numlir._src.jit import jit
+from numlir._src.lax.elementwise import stop_gradient
 from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import householder, masks
 from numlir._src.numpy import creation as cr
@@ -70,6 +73,70 @@ def _complex_step(k, r, q):
     q_v = linalg_ops.matmul(q, v[..., :, None])[..., 0]
     q = q - masks.outer(tau[..., None] * q_v, float_ops.conj(v))
     return r, q
+
+
+def _pivoted_householder_qr(a):
+    """(q (..., m, m), r (..., m, n), p (..., n) int32) with a[..., :, p] = q r, as LAPACK's
+    geqp3 (its unblocked xlaqp2, all that geqp3 runs up to min(m, n) = 128; its blocked
+    code beyond makes the same choices up to rounding): step k first swaps in the
+    remaining column of largest norm below row k (the first on a tie), then reflects as
+    ``householder_qr``. The norms are downdated as xlaqp2 does, and recomputed where that
+    has lost half the digits, so even choices among rounding-level norms (rank-deficient
+    a) tend to be LAPACK's. The choices carry no derivative: the derivative is that of
+    the QR of a[..., :, p], as JAX's rule."""
+    m, n = a.shape[-2:]
+    step = _complex_step if masks.is_complex(a) else _real_step
+    cols = cr.arange(n)
+    perm0 = cr.zeros(a.shape[:-2] + (n,), np.int32) + cr.arange(n, dtype=np.int32)
+    q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
+    if m == 0 or n == 0:  # nothing to factor; JAX's permutation is then all zeros
+        return q0, a, perm0 * 0
+    norms0 = uf.sqrt(red.sum(masks.squared_modulus(stop_gradient(a)), axis=-2))
+
+    def body(k, carry):
+        r, q, perm, norms, norms_at_recompute = carry
+        j = red.argmax(uf.where(cols >= k, norms, -1), axis=-1)
+        at_k, at_j = cols == k, cols == j[..., None]
+        r = _swap(r, at_k, at_j[..., None, :])
+        perm, norms, norms_at_recompute = (_swap(x, at_k, at_j)
+                                           for x in (perm, norms, norms_at_recompute))
+        r, q = step(k, r, q)
+        norms, norms_at_recompute = _downdated_norms(stop_gradient(r), k, norms,
+                                                     norms_at_recompute)
+        return r, q, perm, norms, norms_at_recompute
+
+    r, q, perm, _, _ = fori_loop(0, min(m, n), body, (a, q0, perm0, norms0, norms0))
+    return q, joining.triu(r), perm
+
+
+#: ``_pivoted_householder_qr`` compiled whole (inlined under other transformations): eagerly
+#: it would run op by op.
+pivoted_householder_qr = jit(_pivoted_householder_qr)
+
+
+def _swap(x, at_k, at_j):
+    """x with the entries at k and j of its last axis (boolean masks that broadcast against
+    x) exchanged, by selection, so the moved values keep their bits."""
+    xk = red.sum(uf.where(at_k, x, 0), axis=-1, keepdims=True, dtype=x.dtype)
+    xj = red.sum(uf.where(at_j, x, 0), axis=-1, keepdims=True, dtype=x.dtype)
+    return uf.where(at_k, xj, uf.where(at_j, xk, x))
+
+
+def _downdated_norms(r, k, norms, norms_at_recompute):
+    """xlaqp2's update of the norms of columns j > k below row k, after step k: norm *
+    sqrt(1 - (|r[k, j]| / norm)^2), unless that has lost too much against the norm last
+    computed from scratch (``norms_at_recompute``), when the norm is computed again."""
+    m, n = r.shape[-2:]
+    rows, cols = cr.arange(m), cr.arange(n)
+    row_k = uf.abs(masks.row(r, masks.onehot(k, m, r.dtype)))
+    shrink = uf.maximum(1 - uf.square(masks.safe_divide(row_k, norms)), 0)
+    drift = shrink * uf.square(masks.safe_divide(norms, norms_at_recompute))
+    # LAPACK's tol3z: the square root of its epsilon, half numpy's
+    recompute = drift <= np.sqrt(np.finfo(norms.dtype).eps / 2)
+    fresh = uf.sqrt(red.sum(uf.where(rows[:, None] > k, masks.squared_modulus(r), 0), axis=-2))
+    update = (cols > k) & (norms != 0)
+    norms_new = uf.where(update, uf.where(recompute, fresh, norms * uf.sqrt(shrink)), norms)
+    return norms_new, uf.where(update & recompute, fresh, norms_at_recompute)
 
 
 def qr(a, mode: str = "reduced"):
