@@ -1,5 +1,5 @@
-"""numlir.scipy.linalg's structured matrices, Hessenberg and Schur forms, qr_multiply,
-solve_sylvester and expm_frechet, against jax.scipy.linalg and scipy.linalg.
+"""numlir.scipy.linalg's structured matrices, Hessenberg (real and complex) and Schur forms,
+qr_multiply, solve_sylvester and expm_frechet, against jax.scipy.linalg and scipy.linalg.
 
 Values match jax (shape, dtype, value) eagerly and under jit, in float32 and float64;
 batch dimensions, vmap and derivatives (against jax where it has them, else against
@@ -16,7 +16,7 @@ import numlir
 import numlir.scipy.linalg as nsl
 from jax_comparison import assert_same
 
-F32, F64 = np.float32, np.float64
+F32, F64, C64, C128 = np.float32, np.float64, np.complex64, np.complex128
 
 
 def rand(shape, seed=0, dtype=F64):
@@ -188,6 +188,49 @@ def test_hessenberg_under_vmap_and_differentiates(x64):
     h, q = numlir.jit(numlir.vmap(lambda x: nsl.hessenberg(x, calc_q=True)))(a)
     np.testing.assert_allclose(np.asarray(q @ h @ np.swapaxes(q, -1, -2)), a, atol=1e-12)
     check_derivatives(lambda x: nsl.hessenberg(x, calc_q=True), (a[0],))
+
+
+def crand(shape, seed=0, dtype=C128):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [C64, C128], ids=["c64-jit", "c128-eager"])
+def test_complex_hessenberg_is_lapacks_with_a_real_subdiagonal(dtype, request):
+    # zgehrd's reflectors (zlarfg) map each column onto a real multiple of e_k, so h and q
+    # are jax's and scipy's, not just some Hessenberg form
+    if dtype == C128:
+        request.getfixturevalue("x64")
+    tol = 2e-5 if dtype == C64 else 1e-13
+    a = crand((2, 5, 5), 3, dtype)
+    f = lambda x: nsl.hessenberg(x, calc_q=True)
+    h, q = numlir.jit(f)(a) if dtype == C64 else f(a)
+    for i in range(2):
+        assert_same((h[i], q[i]), jsl.hessenberg(a[i], calc_q=True), tol)
+        for got, want in zip((h[i], q[i]), sl.hessenberg(a[i].astype(C128), calc_q=True)):
+            np.testing.assert_allclose(np.asarray(got), want, atol=10 * tol)
+    h, q = np.asarray(h, C128), np.asarray(q, C128)
+    assert not np.tril(h, -2).any() and not np.diagonal(h, -1, -2, -1).imag.any()
+    q_h = np.conj(np.swapaxes(q, -1, -2))
+    np.testing.assert_allclose(q @ h @ q_h, a, atol=10 * tol)
+    np.testing.assert_allclose(q_h @ q, np.broadcast_to(np.eye(5), q.shape), atol=10 * tol)
+    # a 2 x 2 matrix still gets its one reflection, which turns h[1, 0] real
+    assert_same(nsl.hessenberg(a[0, :2, :2]), jsl.hessenberg(a[0, :2, :2]), tol)
+
+
+def test_complex_hessenberg_under_vmap_and_differentiates(x64):
+    # jax has no derivative for hessenberg; numlir differentiates through the reflections,
+    # for complex as for real input (checked against central differences)
+    a, t = crand((2, 4, 4), 4), crand((4, 4), 5)
+    f = lambda x: nsl.hessenberg(x, calc_q=True)
+    got = numlir.jit(numlir.vmap(f))(a)
+    for i in range(2):
+        assert_same((got[0][i], got[1][i]), jsl.hessenberg(a[i], calc_q=True), 1e-13)
+    _, tangents = numlir.jit(lambda x, dx: numlir.jvp(f, (x,), (dx,)))(a[0], t)
+    f_jit, eps = numlir.jit(f), 1e-6
+    for dt, p, m in zip(tangents, f_jit(a[0] + eps * t), f_jit(a[0] - eps * t)):
+        np.testing.assert_allclose(np.asarray(dt), (np.asarray(p) - np.asarray(m)) / (2 * eps),
+                                   atol=1e-7)
 
 
 def _check_schur(a, t, z, tol):

@@ -51,13 +51,26 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
     """(q, r) with ``x = q r``: q (..., m, m) and r (..., m, n) if ``full_matrices``, else
-    the reduced (..., m, k), (..., k, n), k = min(m, n)."""
+    the reduced (..., m, k), (..., k, n), k = min(m, n). With ``pivoting``, (q, r, p) with
+    ``x[..., :, p] = q r`` and p (..., n) int32, in LAPACK's geqp3 column order (the
+    remaining column of largest norm first), so ``abs(diag(r))`` does not increase.
+    Derivatives are JAX's rule, the QR derivative of ``x[..., :, p]``.
+
+    Example::
+
+        >>> q, r, p = lax_linalg.qr(jnp.array([[1., 4.], [2., 3.]]), pivoting=True)
+        >>> p
+        Array([1, 0], dtype=int32)
+    """
     del use_magma
-    if pivoting:
-        raise NotImplementedError("lax.linalg.qr: pivoting is not supported; "
-                                  "numlir.scipy.linalg.qr(pivoting=True) takes real matrices")
     x = _masks.as_float_matrix("qr", x, allow_complex=True)
-    return tuple(_qr.qr(x, "complete" if full_matrices else "reduced"))
+    if not pivoting:
+        return tuple(_qr.qr(x, "complete" if full_matrices else "reduced"))
+    q, r, p = _qr.pivoted_householder_qr(x)
+    if not full_matrices:
+        k = min(x.shape[-2:])
+        q, r = q[..., :, :k], r[..., :k, :]
+    return q, r, p
 
 
 __all__ = ["cholesky", "eig", "lu", "lu_pivots_to_permutation", "qr", "triangular_solve"]

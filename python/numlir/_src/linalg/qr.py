@@ -1,11 +1,14 @@
-"""QR factorization by Householder reflections, with LAPACK's sign conventions."""
+"""QR factorization by Householder reflections, with LAPACK's sign conventions, and with
+column pivoting as LAPACK's geqp3 chooses the columns."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from numlir._src.jit import jit
+from numlir._src.lax.elementwise import stop_gradient
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks
+from numlir._src.linalg import householder, masks
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
@@ -54,23 +57,13 @@ def _real_step(k, r, q):
 
 
 def _complex_step(k, r, q):
-    """As LAPACK's zgeqrf (zlarfg): H = I - tau v v^H with v_k = 1 takes x = r[k:, k] to
-    beta e_k, beta = -sign(re x_0) |x| real, tau = (beta - x_0) / beta; r becomes H^H r and
-    q becomes q H. H = I (tau = 0) when x_0 is real and nothing lies below it, so r's
-    diagonal is real, as LAPACK's and JAX's."""
+    """As LAPACK's zgeqrf: the reflector H of ``householder.complex_reflector`` takes
+    x = r[k:, k] to a real beta e_k; r becomes H^H r and q becomes q H. H = I when x_0 is
+    real and nothing lies below it, so r's diagonal is real, as LAPACK's and JAX's."""
     rows = cr.arange(r.shape[-2])
     x, e = _column_below(r, k)
     alpha = red.sum(x * e, axis=-1)
-    below = uf.where(rows > k, x, 0)
-    below_squared = red.sum(uf.square(uf.abs(below)), axis=-1)
-    alpha_re, alpha_im = float_ops.real(alpha), float_ops.imag(alpha)
-    reflect = (below_squared > 0) | (alpha_im != 0)
-    norm = uf.sqrt(alpha_re * alpha_re + alpha_im * alpha_im + below_squared)
-    beta = (-uf.where(alpha_re >= 0, 1, -1).astype(norm.dtype) * norm).astype(r.dtype)
-    safe_beta = uf.where(reflect, beta, 1)
-    tau = uf.where(reflect, (beta - alpha) / safe_beta, 0)
-    scale = uf.where(reflect, 1 / uf.where(reflect, alpha - beta, 1), 0)
-    v = below * scale[..., None] + e
+    v, tau, beta, reflect = householder.complex_reflector(alpha, uf.where(rows > k, x, 0), e)
     v_h_r = linalg_ops.matmul(float_ops.conj(v)[..., None, :], r)[..., 0, :]
     r = r - masks.outer(float_ops.conj(tau)[..., None] * v, v_h_r)
     # H^H x is beta e_k up to rounding, which would leave an imaginary part on the
@@ -80,6 +73,70 @@ def _complex_step(k, r, q):
     q_v = linalg_ops.matmul(q, v[..., :, None])[..., 0]
     q = q - masks.outer(tau[..., None] * q_v, float_ops.conj(v))
     return r, q
+
+
+def _pivoted_householder_qr(a):
+    """(q (..., m, m), r (..., m, n), p (..., n) int32) with a[..., :, p] = q r, as LAPACK's
+    geqp3 (its unblocked xlaqp2, all that geqp3 runs up to min(m, n) = 128; its blocked
+    code beyond makes the same choices up to rounding): step k first swaps in the
+    remaining column of largest norm below row k (the first on a tie), then reflects as
+    ``householder_qr``. The norms are downdated as xlaqp2 does, and recomputed where that
+    has lost half the digits, so even choices among rounding-level norms (rank-deficient
+    a) tend to be LAPACK's. The choices carry no derivative: the derivative is that of
+    the QR of a[..., :, p], as JAX's rule."""
+    m, n = a.shape[-2:]
+    step = _complex_step if masks.is_complex(a) else _real_step
+    cols = cr.arange(n)
+    perm0 = cr.zeros(a.shape[:-2] + (n,), np.int32) + cr.arange(n, dtype=np.int32)
+    q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
+    if m == 0 or n == 0:  # nothing to factor; JAX's permutation is then all zeros
+        return q0, a, perm0 * 0
+    norms0 = uf.sqrt(red.sum(masks.squared_modulus(stop_gradient(a)), axis=-2))
+
+    def body(k, carry):
+        r, q, perm, norms, norms_at_recompute = carry
+        j = red.argmax(uf.where(cols >= k, norms, -1), axis=-1)
+        at_k, at_j = cols == k, cols == j[..., None]
+        r = _swap(r, at_k, at_j[..., None, :])
+        perm, norms, norms_at_recompute = (_swap(x, at_k, at_j)
+                                           for x in (perm, norms, norms_at_recompute))
+        r, q = step(k, r, q)
+        norms, norms_at_recompute = _downdated_norms(stop_gradient(r), k, norms,
+                                                     norms_at_recompute)
+        return r, q, perm, norms, norms_at_recompute
+
+    r, q, perm, _, _ = fori_loop(0, min(m, n), body, (a, q0, perm0, norms0, norms0))
+    return q, joining.triu(r), perm
+
+
+#: ``_pivoted_householder_qr`` compiled whole (inlined under other transformations): eagerly
+#: it would run op by op.
+pivoted_householder_qr = jit(_pivoted_householder_qr)
+
+
+def _swap(x, at_k, at_j):
+    """x with the entries at k and j of its last axis (boolean masks that broadcast against
+    x) exchanged, by selection, so the moved values keep their bits."""
+    xk = red.sum(uf.where(at_k, x, 0), axis=-1, keepdims=True, dtype=x.dtype)
+    xj = red.sum(uf.where(at_j, x, 0), axis=-1, keepdims=True, dtype=x.dtype)
+    return uf.where(at_k, xj, uf.where(at_j, xk, x))
+
+
+def _downdated_norms(r, k, norms, norms_at_recompute):
+    """xlaqp2's update of the norms of columns j > k below row k, after step k: norm *
+    sqrt(1 - (|r[k, j]| / norm)^2), unless that has lost too much against the norm last
+    computed from scratch (``norms_at_recompute``), when the norm is computed again."""
+    m, n = r.shape[-2:]
+    rows, cols = cr.arange(m), cr.arange(n)
+    row_k = uf.abs(masks.row(r, masks.onehot(k, m, r.dtype)))
+    shrink = uf.maximum(1 - uf.square(masks.safe_divide(row_k, norms)), 0)
+    drift = shrink * uf.square(masks.safe_divide(norms, norms_at_recompute))
+    # LAPACK's tol3z: the square root of its epsilon, half numpy's
+    recompute = drift <= np.sqrt(np.finfo(norms.dtype).eps / 2)
+    fresh = uf.sqrt(red.sum(uf.where(rows[:, None] > k, masks.squared_modulus(r), 0), axis=-2))
+    update = (cols > k) & (norms != 0)
+    norms_new = uf.where(update, uf.where(recompute, fresh, norms * uf.sqrt(shrink)), norms)
+    return norms_new, uf.where(update & recompute, fresh, norms_at_recompute)
 
 
 def qr(a, mode: str = "reduced"):

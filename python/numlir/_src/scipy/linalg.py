@@ -15,6 +15,7 @@ from numlir._src.lax.scan import fori_loop
 from numlir._src.linalg import cholesky as _cholesky
 from numlir._src.linalg import decompositions, masks, solvers, triangular
 from numlir._src.linalg import lu as _lu
+from numlir._src.linalg import qr as _qr
 from numlir._src.linalg import svd as _svd
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
@@ -118,48 +119,25 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     return p, lower, upper
 
 
-@jit
-def _pivoted_qr(a):
-    """(q (..., m, m), r (..., m, n), p (..., n) int32) with a[..., :, p] = q r: Householder
-    QR that first brings the column of largest remaining norm to the front, as LAPACK's
-    geqp3 (whose norms are downdated, ours recomputed: near-ties may pick differently)."""
-    m, n = a.shape[-2:]
-    rows, cols = cr.arange(m), cr.arange(n)
-    perm0 = cr.zeros(a.shape[:-2] + (n,), np.int32) + cr.arange(n, dtype=np.int32)
-
-    def step(k, carry):
-        r, q, perm = carry
-        norms = red.sum(uf.where(rows[:, None] >= k, r * r, 0), axis=-2)
-        j = red.argmax(uf.where(cols >= k, norms, -1), axis=-1)
-        ek, ej = masks.onehot(k, n, a.dtype), (cols == j[..., None]).astype(a.dtype)
-        rk, rj = masks.column(r, ek), red.sum(r * ej[..., None, :], axis=-1)
-        r = r + masks.outer(rj - rk, ek) + masks.outer(rk - rj, ej)
-        ek_i, ej_i = ek.astype(np.int32), ej.astype(np.int32)
-        pk = red.sum(perm * ek_i, axis=-1, dtype=np.int32)
-        pj = red.sum(perm * ej_i, axis=-1, dtype=np.int32)
-        perm = perm + (pj - pk)[..., None] * ek_i + (pk - pj)[..., None] * ej_i
-        x = uf.where(rows >= k, masks.column(r, ek), 0)
-        u = linalg_schur.unit_reflector(x, masks.onehot(k, m, a.dtype))
-        r = r - 2 * masks.outer(u, linalg_ops.matmul(u[..., None, :], r)[..., 0, :])
-        q = q - 2 * masks.outer(linalg_ops.matmul(q, u[..., :, None])[..., 0], u)
-        return r, q, perm
-
-    q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
-    r, q, perm = fori_loop(0, min(m, n), step, (a, q0, perm0))
-    return q, joining.triu(r), perm
-
-
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
     """scipy's modes: "full" (q m x m), "economic" (q m x k), "r" (r alone, m x n); with
-    ``pivoting`` also the column permutation p, ``a[:, p] = q @ r``. "raw" is not supported."""
+    ``pivoting`` also the column permutation p (int32), ``a[:, p] = q @ r``, LAPACK's geqp3
+    choices (the remaining column of largest norm first). "raw" is not supported.
+
+    Example::
+
+        >>> q, r, p = jsl.qr(jnp.array([[1., 4.], [2., 3.]]), pivoting=True)
+        >>> p
+        Array([1, 0], dtype=int32)
+    """
     del overwrite_a, lwork, check_finite
     modes = {"full": "complete", "economic": "reduced", "r": "complete"}
     if mode not in modes:
         raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
     if pivoting:
-        a = masks.as_float_matrix("qr", a)
-        q, r, p = _pivoted_qr(a)
+        a = masks.as_float_matrix("qr", a, allow_complex=True)
+        q, r, p = _qr.pivoted_householder_qr(a)
         if mode == "r":
             return r, p
         if mode == "economic":
@@ -175,9 +153,8 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
                 overwrite_a: bool = False, overwrite_c: bool = False):
     """(q @ c, r) (``mode="left"``, c (..., k, p)) or (c @ q, r) (``mode="right"``, c
     (..., p, m)) for ``a = q r`` (..., m, n), k = min(m, n), r (..., k, n); with
-    ``pivoting`` the column permutation too (real ``a`` only). ``conjugate`` puts conj(q)
-    in place of q. A 1-D c is a column (left) or row (right) vector and the product comes
-    back 1-D.
+    ``pivoting`` the column permutation too. ``conjugate`` puts conj(q) in place of q. A
+    1-D c is a column (left) or row (right) vector and the product comes back 1-D.
 
     Example::
 
@@ -190,7 +167,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     a, c = promote_dtypes_inexact(cr.asarray(a), cr.asarray(c))
     if mode not in ("right", "left"):
         raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
-    a = masks.as_float_matrix("qr_multiply", a, allow_complex=not pivoting)
+    a = masks.as_float_matrix("qr_multiply", a, allow_complex=True)
     vector = c.ndim == 1
     if vector:
         c = c[:, None] if mode == "left" else c[None, :]
@@ -215,7 +192,7 @@ def _qr_multiply(a, c, mode: str, pivoting: bool, vector: bool, conjugate: bool)
     a = reshaping.broadcast_to(a, batch + a.shape[-2:])
     c = reshaping.broadcast_to(c, batch + c.shape[-2:])
     if pivoting:
-        q, r, p = _pivoted_qr(a)
+        q, r, p = _qr.pivoted_householder_qr(a)
     else:
         q, r = decompositions.qr(a, "complete")
     if conjugate:  # scipy's conjugate multiplies by conj(Q), not Q^H
@@ -420,18 +397,23 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
 
 def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True):
     """The Hessenberg form h of (..., n, n) ``a`` (zero below the first subdiagonal), and
-    with ``calc_q`` the orthogonal q with ``a = q @ h @ q.T``: Householder reflectors with
-    LAPACK's signs, so both match scipy's to rounding.
+    with ``calc_q`` the orthogonal (unitary, for complex ``a``) q with ``a = q @ h @ q^H``:
+    Householder reflectors with LAPACK's conventions (gehrd), so both match jax's and
+    scipy's to rounding; a complex h has a real subdiagonal, as LAPACK's. Differentiable
+    through the reflections (jax has no derivative here).
 
     Example::
 
         >>> h, q = jsl.hessenberg(a, calc_q=True)
-        >>> jnp.allclose(q @ h @ q.T, a, atol=1e-5)
+        >>> jnp.allclose(q @ h @ q.conj().T, a, atol=1e-5)
         Array(True, dtype=bool)
     """
     del overwrite_a, check_finite
-    a = masks.as_square_matrix("hessenberg", a)
-    h, q = linalg_schur.hessenberg_form(a)
+    a = masks.as_square_matrix("hessenberg", a, allow_complex=True)
+    if masks.is_complex(a):
+        h, q = linalg_complex_schur.complex_hessenberg_form(a)
+    else:
+        h, q = linalg_schur.hessenberg_form(a)
     return (h, q) if calc_q else h
 
 

@@ -6,9 +6,10 @@ Two routes, as jax.scipy.linalg offers them:
   complex pair) is split by one complex Givens rotation built from the block's eigenvalue
   with positive imaginary part (the one LAPACK's zgeev lists first), as scipy's rsf2csf.
 - ``complex_schur`` factors a complex matrix directly: a Householder reduction to
-  Hessenberg form, then implicit single-shift QR sweeps (Wilkinson shifts, with an
-  exceptional shift every 10 sweeps without a deflation) chased by Givens rotations, with
-  dlahqr's deflation test (shared with the real form, ``linalg_schur.deflate``).
+  Hessenberg form (LAPACK's zgehrd, which ``scipy.linalg.hessenberg`` gives), then implicit
+  single-shift QR sweeps (Wilkinson shifts, with an exceptional shift every 10 sweeps
+  without a deflation) chased by Givens rotations, with dlahqr's deflation test (shared
+  with the real form, ``linalg_schur.deflate``).
 
 As in ``linalg_schur``, every rotation and reflector is applied to the whole (..., n, n)
 batch through one-hot masks, so the code runs eagerly, under jit and under vmap; a sweep
@@ -23,6 +24,7 @@ from numlir._src import dtypes
 from numlir._src.jit import jit
 from numlir._src.lax.control_flow import while_loop
 from numlir._src.lax.scan import fori_loop
+from numlir._src.linalg import householder
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
@@ -143,43 +145,34 @@ def rsf2csf(t, z):
 # --- the complex Hessenberg form and QR iteration ---------------------------------------------
 
 
-def _complex_unit_reflector(x, e):
-    """The unit vector u with (I - 2 u u^H) x = beta e for the position k one-hot in ``e``,
-    beta = -(x_k / |x_k|) |x| (so that no cancellation forms x - beta e); zero when x has
-    nothing off k."""
-    alpha = red.sum(x * e, axis=-1)
-    rest = red.sum(_squared_modulus(x * (1 - e)), axis=-1)
-    reflect = rest > 0
-    size = uf.abs(alpha)
-    phase = uf.where(size > 0, alpha / uf.where(size > 0, size, 1), 1)
-    beta = -phase * uf.sqrt(size * size + rest)
-    v = x - beta[..., None] * e
-    norm = uf.sqrt(red.sum(_squared_modulus(v), axis=-1))
-    return uf.where(reflect[..., None], v / uf.where(reflect, norm, 1)[..., None], 0)
-
-
-def _complex_reflect(h, q, u):
-    """(P h P, q P) for the Hermitian unitary reflector P = I - 2 u u^H."""
-    u_h = _conj(u)
-    h = h - 2 * u[..., :, None] * linalg_ops.matmul(u_h[..., None, :], h)
-    h = h - 2 * linalg_ops.matmul(h, u[..., :, None]) * u_h[..., None, :]
-    q = q - 2 * linalg_ops.matmul(q, u[..., :, None]) * u_h[..., None, :]
-    return h, q
-
-
+@jit
 def complex_hessenberg_form(a):
-    """(h, q) with ``a = q h q^H``, h upper Hessenberg, q unitary, for complex (..., n, n) a."""
+    """(h, q) with ``a = q h q^H``, h upper Hessenberg with a real subdiagonal, q unitary, for
+    complex (..., n, n) ``a``, as LAPACK's zgehrd and zunghr (so h and q are theirs, and
+    JAX's, to rounding): reflector k (zlarfg's) takes column k below the diagonal to a
+    real multiple of e_{k+1}. The last one has a single entry to reflect: it only turns
+    that entry real."""
     n = a.shape[-1]
     rows = cr.arange(n)
 
     def step(k, carry):
         h, q = carry
+        e = onehot(k + 1, n, a.dtype)
         column = _column(h, onehot(k, n, a.dtype))
-        u = _complex_unit_reflector(uf.where(rows > k, column, 0), onehot(k + 1, n, a.dtype))
-        return _complex_reflect(h, q, u)
+        v, tau, beta, reflect = householder.complex_reflector(
+            red.sum(column * e, axis=-1), uf.where(rows > k + 1, column, 0), e)
+        v_h, tau = _conj(v), tau[..., None]
+        # h becomes H^H h H for H = I - tau v v^H, and q becomes q H
+        h = h - (_conj(tau) * v)[..., :, None] * linalg_ops.matmul(v_h[..., None, :], h)
+        h = h - linalg_ops.matmul(h, v[..., :, None]) * (tau * v_h)[..., None, :]
+        q = q - linalg_ops.matmul(q, v[..., :, None]) * (tau * v_h)[..., None, :]
+        # H^H h H holds beta at (k + 1, k) only up to rounding, which would leave an
+        # imaginary part: store beta itself, as LAPACK does
+        at = (rows == k + 1)[:, None] & (rows == k)[None, :]
+        return uf.where(at & reflect[..., None, None], beta[..., None, None], h), q
 
     eye = cr.zeros_like(a) + cr.eye(n, dtype=a.dtype)
-    h, q = fori_loop(0, max(n - 2, 0), step, (a, eye))
+    h, q = fori_loop(0, max(n - 1, 0), step, (a, eye))
     return joining.triu(h, -1), q
 
 
