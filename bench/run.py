@@ -126,6 +126,10 @@ def compare(result: pathlib.Path, reference: pathlib.Path, tolerance: float) -> 
             x, y = a[key], b[key]
             if x.shape != y.shape:
                 return f"MISMATCH: output {key} shape {x.shape}, expected {y.shape}"
+            # |a - b| below is the complex modulus, so a complex result with a zero
+            # imaginary part would pass for a real one: the kinds must agree first.
+            if np.iscomplexobj(x) != np.iscomplexobj(y):
+                return f"MISMATCH: output {key} is {x.dtype}, expected {y.dtype}"
             if not np.all(np.isfinite(x) == np.isfinite(y)):
                 return f"MISMATCH: output {key} has non-finite values where the reference has none"
             scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-6)

@@ -12,7 +12,10 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
+
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
 
 
 def _run(tmp_path, *args):
@@ -95,3 +98,17 @@ def test_gan_workload_state_shapes_are_the_examples():
 
     state = model.GAN(model.numlir_stack()).init(numlir.random.PRNGKey(0), 1)
     assert [tuple(x.shape) for x in tree_util.tree_leaves(state)] == specs.gan_state_shapes()
+
+
+def test_compare_measures_complex_differences_and_refuses_a_real_for_a_complex(tmp_path):
+    import run
+
+    reference = np.array([1 + 1j, 2 - 1j], np.complex64)
+    np.savez(tmp_path / "ref.npz", reference)
+    np.savez(tmp_path / "imag_off.npz", reference + np.complex64(0.1j))
+    np.savez(tmp_path / "real.npz", reference.real)
+    assert run.compare(tmp_path / "ref.npz", tmp_path / "ref.npz", 1e-3) == "ok"
+    assert run.compare(tmp_path / "imag_off.npz", tmp_path / "ref.npz", 1e-3) == \
+        "MISMATCH: rel. error 0.045"
+    assert run.compare(tmp_path / "real.npz", tmp_path / "ref.npz", 1.0) == \
+        "MISMATCH: output arr_0 is float32, expected complex64"
