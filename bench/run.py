@@ -1,4 +1,4 @@
-"""numlir against jax.jit, NumPy and PyTorch on workloads W1-W7, one process per framework.
+"""numlir against jax.jit, NumPy and PyTorch on workloads W1-W9, one process per framework.
 
     make bench                                   # everything, full sizes
     .venv/bin/python bench/run.py --quick        # small sizes, fewer repeats
@@ -167,7 +167,7 @@ def run_round(worker: WorkerProcess, workload, cell: dict, opts) -> None:
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repeats")
-    parser.add_argument("--only", help="comma-separated workloads (W1,...,W7, W4a, D)")
+    parser.add_argument("--only", help="comma-separated workloads (W1,...,W9, W4a, G, D)")
     parser.add_argument("--frameworks", default=DEFAULT_FRAMEWORKS,
                         help=f"comma-separated, from {','.join(FRAMEWORKS)}")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3, quick 2)")
