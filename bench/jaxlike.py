@@ -80,6 +80,29 @@ def w6(lib, dims):
                                                              dimension_numbers=DN))
 
 
+def w8_fft(lib, dims):
+    return lib.jit(lambda x: lib.np.fft.fft(x))
+
+
+def w8_filter(lib, dims):
+    fft, shape = lib.np.fft, (dims["hw"], dims["hw"])
+    return lib.jit(lambda x, h: fft.irfft2(fft.rfft2(x) * h, s=shape))
+
+
+def w9_solve(lib, dims):
+    return lib.jit(lambda a, b: lib.np.linalg.solve(a, b))
+
+
+def w9_cholesky(lib, dims):
+    jnp, n = lib.np, dims["n"]
+
+    def factor(a):
+        gram = a @ jnp.conj(jnp.swapaxes(a, -1, -2)) + n * jnp.eye(n, dtype=a.dtype)
+        return jnp.linalg.cholesky(gram)
+
+    return lib.jit(factor)
+
+
 def dcgan(lib):
     """Generator, discriminator and the two-class cross-entropy of W7."""
     jnp, lax, nn = lib.np, lib.lax, lib.nn
@@ -160,7 +183,8 @@ def dispatch(lib, dims):
 
 
 BUILDERS = {"W1": w1, "W2": w2, "W3": w3, "W4a": w4, "W4b": w4, "W5": w5, "W6": w6, "W7": w7,
-            "D": dispatch}
+            "W8a": w8_fft, "W8b": w8_fft, "W8c": w8_filter, "W9a": w9_solve,
+            "W9b": w9_cholesky, "D": dispatch}
 
 
 def build(framework: str, workload, inputs):

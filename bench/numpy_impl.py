@@ -49,6 +49,15 @@ def mlp_step(*args):
     return (*params, *m, *v, t, loss.astype(np.float32))
 
 
+def _hermitian_cholesky(a):
+    n = a.shape[-1]
+    return np.linalg.cholesky(a @ a.conj().swapaxes(-1, -2) + n * np.eye(n, dtype=a.dtype))
+
+
+def _filter(x, h):
+    return np.fft.irfft2(np.fft.rfft2(x) * h, s=x.shape[-2:])
+
+
 FUNCTIONS = {
     "W1": lambda x: np.tanh(x * 1.5 + 0.1) * 0.5 + x,
     "W2": _softmax,
@@ -56,6 +65,11 @@ FUNCTIONS = {
     "W4a": lambda a, b: a @ b,
     "W4b": lambda a, b: a @ b,
     "W5": mlp_step,
+    "W8a": np.fft.fft,
+    "W8b": np.fft.fft,
+    "W8c": _filter,
+    "W9a": np.linalg.solve,
+    "W9b": _hermitian_cholesky,
 }
 
 

@@ -3,9 +3,9 @@
 Per framework and workload, the time is the median of every timed sample over
 all rounds, and the spread is the lowest and highest of the per-round medians.
 A workload's machine limit is its least DRAM traffic over the measured
-bandwidth (W1-W3) or its flops over the measured sgemm rate (W4-W7); the
+bandwidth (W1-W3) or its flops over the measured sgemm rate (W4-W7, W9); the
 "of limit" column is limit time / numlir time, so 1.0 means numlir runs at the
-machine's limit.
+machine's limit. The FFTs (W8) have none.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ import math
 import statistics
 
 LIMIT_RATE = {"copy": ("copy_gbs", 1e9), "read": ("read_gbs", 1e9), "gemm": ("sgemm_gflops", 1e9)}
+# Issue 10's workloads, the ones the geometric mean is taken over: not the dispatch row,
+# nor G (W7's network again, through the libraries), nor the complex workloads W8-W9
+# added later (a mean that changes its members cannot be compared across runs).
+ISSUE_10 = {"W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7"}
 
 
 def limit_seconds(workload: dict, machine: dict) -> float | None:
@@ -123,10 +127,8 @@ def tables(run: dict) -> str:
               "times: median of all timed samples (in parentheses: lowest–highest round "
               "median); numlir/peer above 1 means numlir is slower"]
     lines = [line for line in lines if line is not None]
-    # Issue 10's goal is over W1-W7: not the dispatch row, nor G (W7's network again,
-    # through the libraries).
     geo = [w["ratios"]["jax"] for w in run["workloads"] if "jax" in w["ratios"]
-           and w["name"] not in ("D", "G")]
+           and w["name"] in ISSUE_10]
     if geo:
         lines.append(f"geometric mean numlir/jax over W1-W7: "
                      f"{math.exp(sum(map(math.log, geo)) / len(geo)):.2f}")

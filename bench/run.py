@@ -1,4 +1,4 @@
-"""numlir against jax.jit, NumPy and PyTorch on workloads W1-W7, one process per framework.
+"""numlir against jax.jit, NumPy and PyTorch on workloads W1-W9, one process per framework.
 
     make bench                                   # everything, full sizes
     .venv/bin/python bench/run.py --quick        # small sizes, fewer repeats
@@ -126,6 +126,10 @@ def compare(result: pathlib.Path, reference: pathlib.Path, tolerance: float) -> 
             x, y = a[key], b[key]
             if x.shape != y.shape:
                 return f"MISMATCH: output {key} shape {x.shape}, expected {y.shape}"
+            # |a - b| below is the complex modulus, so a complex result with a zero
+            # imaginary part would pass for a real one: the kinds must agree first.
+            if np.iscomplexobj(x) != np.iscomplexobj(y):
+                return f"MISMATCH: output {key} is {x.dtype}, expected {y.dtype}"
             if not np.all(np.isfinite(x) == np.isfinite(y)):
                 return f"MISMATCH: output {key} has non-finite values where the reference has none"
             scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-6)
@@ -163,7 +167,7 @@ def run_round(worker: WorkerProcess, workload, cell: dict, opts) -> None:
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repeats")
-    parser.add_argument("--only", help="comma-separated workloads (W1,...,W7, W4a, D)")
+    parser.add_argument("--only", help="comma-separated workloads (W1,...,W9, W4a, G, D)")
     parser.add_argument("--frameworks", default=DEFAULT_FRAMEWORKS,
                         help=f"comma-separated, from {','.join(FRAMEWORKS)}")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3, quick 2)")

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 F32 = np.float32
+C64 = np.complex64
+VARIANTS = "abc"  # the letters that tell apart the rows of one workload (W4a, W4b)
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,14 @@ class Workload:
     repeats: int | None = None  # overrides --repeats (for slow workloads)
     unit: str = "ms"
 
+    @property
+    def family(self) -> str:
+        """The name without its variant letter: W4 for W4a and W4b."""
+        return self.name.rstrip(VARIANTS)
+
     def inputs(self) -> list[np.ndarray]:
-        return _INPUTS[self.name.rstrip("ab")](self.dims, np.random.default_rng(0))
+        make = _INPUTS.get(self.name) or _INPUTS[self.family]
+        return make(self.dims, np.random.default_rng(0))
 
 
 # Discriminator of W7: output channels and strides of its 5x5 SAME convolutions.
@@ -68,6 +76,16 @@ def _dcgan_flops(batch: int) -> int:
     return (gen + 2 * disc + 2 * 2 * disc) + (gen + disc + disc + 2 * gen)
 
 
+def _fft_flops(length: int) -> int:
+    # The usual count for a complex FFT of any length, whatever algorithm it takes.
+    return round(5 * length * math.log2(length))
+
+
+def _complex_flops(macs: float) -> int:
+    # A complex multiply-add is four real multiplies and four real adds.
+    return round(8 * macs)
+
+
 def workloads(quick: bool) -> dict[str, Workload]:
     """Every workload at its full size (issue 10), or a small one for --quick."""
     n1 = 1 << 16 if quick else 4 << 20
@@ -79,7 +97,12 @@ def workloads(quick: bool) -> dict[str, Workload]:
     conv = dict(batch=4, hw=14, cin=8, cout=16, k=5) if quick else \
         dict(batch=64, hw=28, cin=32, cout=64, k=5)
     gan_batch = 4 if quick else 64
-    c = conv
+    ffts = dict(batch=32, pow2=1024, prime=1021) if quick else \
+        dict(batch=256, pow2=4096, prime=4093)
+    image = dict(batch=8, hw=64) if quick else dict(batch=32, hw=256)
+    system = dict(batch=16, n=64, rhs=8) if quick else dict(batch=32, n=128, rhs=8)
+    hermitian = dict(batch=16, n=64) if quick else dict(batch=32, n=128)
+    c, f, im, sy, he = conv, ffts, image, system, hermitian
     specs = [
         Workload("W1", f"tanh(x*1.5+0.1)*0.5+x, {n1} f32", dict(n=n1), bytes=2 * 4 * n1,
                  limit="copy"),
@@ -100,6 +123,25 @@ def workloads(quick: bool) -> dict[str, Workload]:
         Workload("W7", f"DCGAN training step, batch {gan_batch}", dict(batch=gan_batch),
                  flops=_dcgan_flops(gan_batch), limit="gemm", tolerance=2e-2,
                  repeats=2),
+        # The FFTs have no machine limit: 5 n log2 n is a convention, not any algorithm's
+        # work (numlir's are real matrix products, Bluestein's are three longer FFTs), and
+        # an FFT is neither a GEMM nor a stream through memory.
+        Workload("W8a", "fft, {batch}x{pow2} c64".format(**f),
+                 dict(batch=f["batch"], n=f["pow2"]), flops=f["batch"] * _fft_flops(f["pow2"])),
+        Workload("W8b", "fft, {batch}x{prime} c64 (prime length)".format(**f),
+                 dict(batch=f["batch"], n=f["prime"]),
+                 flops=f["batch"] * _fft_flops(f["prime"])),
+        # A real FFT counts half a complex one of the same length; forward and back.
+        Workload("W8c", "irfft2(rfft2(x) * h), {batch}x{hw}x{hw} f32".format(**im), im,
+                 flops=im["batch"] * _fft_flops(im["hw"] ** 2)),
+        # LU (n^3/3 complex multiply-adds) and the two triangular solves per right-hand side.
+        Workload("W9a", "solve, {batch}x{n}x{n} c64, {rhs} right-hand sides".format(**sy), sy,
+                 flops=sy["batch"] * _complex_flops(sy["n"] ** 3 / 3 + sy["n"] ** 2 * sy["rhs"]),
+                 limit="gemm"),
+        # a @ a^H needs only one triangle (n^3/2), Cholesky n^3/6 complex multiply-adds.
+        Workload("W9b", "cholesky(a @ a^H + n*I), {batch}x{n}x{n} c64".format(**he), he,
+                 flops=he["batch"] * _complex_flops(he["n"] ** 3 / 2 + he["n"] ** 3 / 6),
+                 limit="gemm"),
         Workload("G", f"examples/gan step (layers+optim vs haiku+optax), batch {gan_batch}",
                  dict(batch=gan_batch), flops=_dcgan_flops(gan_batch), limit="gemm",
                  tolerance=2e-2, repeats=2),
@@ -115,16 +157,40 @@ def select(quick: bool, only: str | None) -> list[Workload]:
     if not only:
         return list(table.values())
     wanted = [name.strip() for name in only.split(",") if name.strip()]
-    unknown = [n for n in wanted if n not in table and f"{n}a" not in table]
+    families = {w.family for w in table.values()}
+    unknown = [n for n in wanted if n not in table and n not in families]
     if unknown:
         raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; known: {', '.join(table)}")
-    return [w for name, w in table.items() if name in wanted or name.rstrip("ab") in wanted]
+    return [w for name, w in table.items() if name in wanted or w.family in wanted]
 
 
 # ---- inputs -----------------------------------------------------------------
 
 def _normal(rng, shape, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(F32)
+
+
+def _complex(rng, shape):
+    return ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) / math.sqrt(2)
+            ).astype(C64)
+
+
+def _lowpass(hw):
+    """A Gaussian low-pass transfer function on rfft2's half spectrum of an hw x hw image."""
+    rows = np.fft.fftfreq(hw)[:, None]
+    cols = np.fft.rfftfreq(hw)[None, :]
+    return np.exp(-(rows ** 2 + cols ** 2) / (2 * 0.1 ** 2)).astype(F32)
+
+
+def _w9a_inputs(d, rng):
+    # Shifted Gaussian matrices with their rows shuffled: the shift keeps every system of
+    # the batch well conditioned (so the frameworks differ by rounding only), the shuffle
+    # makes partial pivoting swap rows.
+    n = d["n"]
+    a = _complex(rng, (d["batch"], n, n)) + C64(2 * math.sqrt(n)) * np.eye(n, dtype=C64)
+    a = np.take_along_axis(a, rng.permuted(np.tile(np.arange(n), (d["batch"], 1)), axis=1)
+                           [:, :, None], axis=1)
+    return [a, _complex(rng, (d["batch"], n, d["rhs"]))]
 
 
 def _adam_state(rng, params):
@@ -210,6 +276,10 @@ _INPUTS = {
                           _normal(rng, (d["k"], d["k"], d["cin"], d["cout"]), 0.05)],
     "W7": _w7_inputs,
     "G": _g_inputs,
+    "W8": lambda d, rng: [_complex(rng, (d["batch"], d["n"]))],
+    "W8c": lambda d, rng: [_normal(rng, (d["batch"], d["hw"], d["hw"])), _lowpass(d["hw"])],
+    "W9a": _w9a_inputs,
+    "W9b": lambda d, rng: [_complex(rng, (d["batch"], d["n"], d["n"]))],
     "D": lambda d, rng: [_normal(rng, d["n"]) for _ in range(3)],
 }
 

@@ -170,6 +170,15 @@ def _layouts(name: str, n_in: int, n_out: int):
     return [_SAME] * n_in, [_SAME] * n_out
 
 
+def _hermitian_cholesky(a):
+    n = a.shape[-1]
+    return torch.linalg.cholesky(a @ a.mH + n * torch.eye(n, dtype=a.dtype))
+
+
+def _filter(x, h):
+    return torch.fft.irfft2(torch.fft.rfft2(x) * h, s=x.shape[-2:])
+
+
 FUNCTIONS = {
     "W1": lambda x: torch.tanh(x * 1.5 + 0.1) * 0.5 + x,
     "W2": lambda x: torch.softmax(x, dim=1),
@@ -179,6 +188,11 @@ FUNCTIONS = {
     "W5": mlp_step,
     "W6": lambda x, w: F.conv2d(x, w, padding=w.shape[-1] // 2),
     "W7": dcgan_step,
+    "W8a": torch.fft.fft,
+    "W8b": torch.fft.fft,
+    "W8c": _filter,
+    "W9a": torch.linalg.solve,
+    "W9b": _hermitian_cholesky,
 }
 
 

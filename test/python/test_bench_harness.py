@@ -7,12 +7,17 @@ docs/benchmarks.md promises.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
 BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
 
 
 def _run(tmp_path, *args):
@@ -76,8 +81,8 @@ def test_a_framework_that_cannot_start_is_reported(tmp_path, monkeypatch):
 
 
 def test_unknown_names_are_refused(tmp_path):
-    done = _run(tmp_path, "--only", "W9", "--frameworks", "numpy")
-    assert done.returncode != 0 and "unknown workload(s) W9" in done.stderr
+    done = _run(tmp_path, "--only", "W99", "--frameworks", "numpy")
+    assert done.returncode != 0 and "unknown workload(s) W99" in done.stderr
     done = _run(tmp_path, "--only", "W1", "--frameworks", "numpy,tensorflow")
     assert done.returncode != 0 and "unknown framework(s) tensorflow" in done.stderr
 
@@ -95,3 +100,69 @@ def test_gan_workload_state_shapes_are_the_examples():
 
     state = model.GAN(model.numlir_stack()).init(numlir.random.PRNGKey(0), 1)
     assert [tuple(x.shape) for x in tree_util.tree_leaves(state)] == specs.gan_state_shapes()
+
+
+# Sizes far below --quick's that still take every path: a four-step split (256), Bluestein
+# (67 is prime and above the direct DFT's 64), an even image, pivoting and a Hermitian factor.
+TINY = {"W8a": dict(batch=2, n=256), "W8b": dict(batch=2, n=67), "W8c": dict(batch=2, hw=16),
+        "W9a": dict(batch=2, n=8, rhs=3), "W9b": dict(batch=2, n=8)}
+
+
+def _first_outputs(framework, workload, path):
+    import worker
+
+    worker.Worker(framework, quick=True).setup(workload.name, str(path), min_sample_s=0.0)
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_complex_workloads_agree_across_frameworks(name, tmp_path, monkeypatch):
+    # What run.py's check does for W8 and W9, in process and at tiny sizes: every
+    # framework's first outputs against jax's.
+    import run
+    import specs
+
+    tiny = {n: dataclasses.replace(w, dims=TINY.get(n, w.dims))
+            for n, w in specs.workloads(True).items()}
+    monkeypatch.setattr(specs, "workloads", lambda quick: tiny)
+    frameworks = ["jax", "numlir", "numpy"]
+    try:
+        import torch  # noqa: F401  (a bench dependency, not a test one)
+
+        frameworks.append("torch")
+    except ImportError:
+        pass
+    for framework in frameworks:
+        _first_outputs(framework, tiny[name], tmp_path / f"{framework}.npz")
+    with np.load(tmp_path / "jax.npz") as reference:
+        (out,) = reference.values()
+        assert np.iscomplexobj(out) == name.startswith(("W8a", "W8b", "W9"))
+    for framework in frameworks[1:]:
+        verdict = run.compare(tmp_path / f"{framework}.npz", tmp_path / "jax.npz",
+                              tiny[name].tolerance)
+        assert verdict == "ok", f"{framework}: {verdict}"
+
+
+def test_selecting_a_family_names_its_variants():
+    import specs
+
+    assert [w.name for w in specs.select(True, "W8,W9a")] == ["W8a", "W8b", "W8c", "W9a"]
+    table = specs.workloads(True)
+    assert table["W8b"].limit is None and table["W9a"].limit == "gemm"
+    n = table["W8a"].dims["n"]
+    assert table["W8a"].flops == table["W8a"].dims["batch"] * 5 * n * np.log2(n)
+    a, b = table["W9a"].inputs()
+    assert a.dtype == b.dtype == np.complex64 and b.shape == (16, 64, 8)
+
+
+def test_compare_measures_complex_differences_and_refuses_a_real_for_a_complex(tmp_path):
+    import run
+
+    reference = np.array([1 + 1j, 2 - 1j], np.complex64)
+    np.savez(tmp_path / "ref.npz", reference)
+    np.savez(tmp_path / "imag_off.npz", reference + np.complex64(0.1j))
+    np.savez(tmp_path / "real.npz", reference.real)
+    assert run.compare(tmp_path / "ref.npz", tmp_path / "ref.npz", 1e-3) == "ok"
+    assert run.compare(tmp_path / "imag_off.npz", tmp_path / "ref.npz", 1e-3) == \
+        "MISMATCH: rel. error 0.045"
+    assert run.compare(tmp_path / "real.npz", tmp_path / "ref.npz", 1.0) == \
+        "MISMATCH: output arr_0 is float32, expected complex64"
