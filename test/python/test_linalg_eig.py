@@ -5,9 +5,11 @@ import jax
 import jax.numpy as jnp_ref
 import numpy as np
 import pytest
+import scipy.linalg
 
 import numlir
 import numlir.numpy as jnp
+from numlir._src.linalg.balance import balance
 
 
 def _assert_same_vectors(v, v_ref, atol):
@@ -74,3 +76,87 @@ def test_roots_without_stripping_work_under_jit():
     assert np.isnan(got[-1]) and sorted(got[:2].real.round(4)) == [1.0, 2.0]
     with pytest.raises(numlir.ConcretizationTypeError, match="strip_zeros=False"):
         numlir.jit(jnp.roots)(p)
+
+
+# --- geev's preparation: exact scaling by powers of two, and balancing -----------------------
+
+# 2^664 is about 1e200: the Schur iteration squares entries, which overflowed (and at 2^-664
+# underflowed) before the matrix was scaled to entries near 1
+HUGE, TINY = 2.0 ** 664, 2.0 ** -664
+_batched_eig = numlir.jit(numlir.vmap(jnp.linalg.eig))
+
+
+def _relative_errors(w, w_ref):
+    """|w - w_ref| / |w_ref| for each eigenvalue, paired with the nearest of w_ref."""
+    order = [int(np.argmin(np.abs(w_ref - x))) for x in w]
+    assert sorted(order) == list(range(len(w)))
+    return np.abs(w - w_ref[order]) / np.abs(w_ref[order])
+
+
+def _badly_scaled_matrices(dtype):
+    """(a, isolated): a holds D A D^-1 with D from 1e-8 to 1e8; m, block upper triangular
+    with its rows and columns shuffled, so that gebal's permutation isolates three
+    eigenvalues, the diagonal entries at positions ``isolated``; and D m D^-1."""
+    rng = np.random.default_rng(11)
+    d = 10.0 ** np.linspace(-8, 8, 6)
+    m = np.triu(rng.standard_normal((6, 6)))
+    m[1:4, 1:4] = rng.standard_normal((3, 3))
+    a = rng.standard_normal((6, 6))
+    if dtype == np.complex128:
+        m = m + 1j * rng.standard_normal((6, 6)) * (m != 0)
+        a = a + 1j * rng.standard_normal((6, 6))
+    shuffle = rng.permutation(6)
+    m = m[shuffle][:, shuffle]
+    isolated = np.argsort(shuffle)[[0, 4, 5]]  # where m's rows 0, 4 and 5 went
+    return np.stack([d[:, None] * a / d[None, :], m, d[:, None] * m / d[None, :]]), isolated
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_eig_of_a_matrix_near_the_overflow_or_underflow_threshold_is_finite_and_exact(dtype, x64):
+    # dividing by a power of two is exact, so the results are those of the unscaled matrix
+    # times the power of two (eigenvalues) and unchanged (eigenvectors), bit for bit
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((6, 6)).astype(dtype)
+    if dtype == np.complex128:
+        a += 1j * rng.standard_normal((6, 6))
+    batch = np.stack([a, a * HUGE, a * TINY])
+    eig = jnp.linalg.eig if dtype == np.float64 else _batched_eig  # eagerly, and jit of vmap
+    w, v = (np.asarray(r) for r in eig(batch))
+    assert np.isfinite(w).all() and np.isfinite(v).all()
+    np.testing.assert_array_equal(w[1], w[0] * HUGE)
+    np.testing.assert_array_equal(w[2], w[0] * TINY)
+    np.testing.assert_array_equal(v[1], v[0])
+    np.testing.assert_array_equal(v[2], v[0])
+    for k in range(3):
+        assert _relative_errors(w[k], np.linalg.eigvals(batch[k])).max() < 1e-13
+    if dtype == np.float64:
+        np.testing.assert_array_equal(np.asarray(jnp.linalg.eigvals(batch)), w)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_eig_balances_badly_scaled_matrices_as_lapack(dtype, x64):
+    # Unbalanced, the Schur iteration's error eps |D A D^-1| (about 1) swamped A's eigenvalues
+    # (about 1): relative errors of 1e2 to 1e6. Balanced as geev, they are LAPACK's to rounding,
+    # and so are the eigenvectors (taken back through the balancing before normalizing).
+    a, isolated = _badly_scaled_matrices(dtype)
+    eig = jnp.linalg.eig if dtype == np.float64 else _batched_eig
+    w, v = (np.asarray(r) for r in eig(a))
+    w_ref, v_ref = (np.asarray(r) for r in jnp_ref.linalg.eig(a))
+    for k in range(3):
+        assert _relative_errors(w[k], np.linalg.eigvals(a[k])).max() < 1e-12
+        assert _relative_errors(w[k], w_ref[k]).max() < 1e-12
+        _assert_same_vectors(v[k], v_ref[k], 1e-12)  # in LAPACK's order, too
+    for k in (1, 2):  # the isolated eigenvalues are diagonal entries, exactly, as LAPACK's
+        diagonal = np.diagonal(a[k])[isolated]
+        assert np.isin(diagonal, w[k]).all() and np.isin(diagonal, w_ref[k]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_balancing_is_lapacks_gebal_bit_for_bit(dtype, x64):
+    # scipy's matrix_balance calls gebal with job 'B': b = T^-1 a T for T = P D
+    a, _ = _badly_scaled_matrices(dtype)
+    b, p, d = (np.asarray(r) for r in numlir.jit(numlir.vmap(balance))(a))
+    for k in range(3):
+        b_ref, t_ref = scipy.linalg.matrix_balance(a[k])
+        np.testing.assert_array_equal(b[k], b_ref)
+        np.testing.assert_array_equal(p[k] * d[k], t_ref)

@@ -283,6 +283,27 @@ def test_schur_small_matrices(x64):
     assert nsl.schur(np.zeros((0, 0)))[0].shape == (0, 0)
 
 
+def test_real_schur_of_a_matrix_near_the_overflow_or_underflow_threshold_is_finite_and_exact(x64):
+    # Francis steps square entries: near 1e200 they overflowed to NaN, near 1e-200 they
+    # underflowed. The matrix is now divided by a power of two first, exactly, so T is the
+    # unscaled matrix's T times that power, bit for bit, and Z is the same.
+    a = rand((5, 5), 8)
+    huge, tiny = 2.0 ** 664, 2.0 ** -664  # about 1e200 and 1e-200
+    t, z = (np.asarray(r) for r in nsl.schur(np.stack([a, a * huge, a * tiny])))
+    assert np.isfinite(t).all()
+    np.testing.assert_array_equal(t[1], t[0] * huge)
+    np.testing.assert_array_equal(t[2], t[0] * tiny)
+    np.testing.assert_array_equal(z[1], z[0])
+    np.testing.assert_array_equal(z[2], z[0])
+    _check_schur(a, t[0], z[0], 1e-13)
+    for ti, zi, s in zip(t[1:], z[1:], (huge, tiny)):
+        np.testing.assert_allclose(zi @ ti @ zi.T / s, a, atol=1e-13 * np.abs(a).max())
+        ours, want = np.linalg.eigvals(ti), np.linalg.eigvals(a * s)
+        assert (np.abs(ours[:, None] - want[None, :]) / np.abs(want)).min(axis=1).max() < 1e-13
+    h, q = (np.asarray(r) for r in nsl.hessenberg(a * huge, calc_q=True))  # its first step
+    np.testing.assert_allclose(q @ h @ q.T / huge, a, atol=1e-13)
+
+
 def test_schur_under_vmap_is_not_differentiable_and_checks_output(x64):
     # (output="complex" and complex input: test_scipy_linalg_complex_schur.py)
     a = rand((2, 4, 4), 6)

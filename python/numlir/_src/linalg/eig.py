@@ -13,6 +13,13 @@ Complex input, as zgeev: from the complex Schur form ``a = z t z^H``
 upper triangular ``t`` by back substitution (ztrevc), times ``z``, scaled to unit norm and
 turned so that their largest component is real and positive (zgeev).
 
+Both start as geev does: the matrix is balanced (balance.py: permuted towards triangular
+form, then rows and columns scaled by powers of two until their norms are comparable), so
+the small eigenvalues of a badly scaled matrix keep their accuracy, and divided by powers of
+two so that its largest entry is near 1 (the Schur iteration squares entries, which near
+1e200 would overflow). The eigenvectors are taken back through the balancing (gebak) before
+they are normalized; the eigenvalues are multiplied back by the powers of two.
+
 Small pivots are replaced by a floor (``eps * |t|`` for real input as dtrevc,
 ``eps * |w_k|`` for complex input as ztrevc), so a repeated eigenvalue of a diagonalizable
 matrix gets independent eigenvectors, and a defective one gives LAPACK's nearly parallel
@@ -35,14 +42,41 @@ from numlir._src.jit import jit
 from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.scan import fori_loop
+from numlir._src.linalg.balance import balance, unbalance_vectors
 from numlir._src.linalg.masks import adjoint, as_square_matrix, onehot, row
 from numlir._src.linalg.solvers import inv, solve
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import joining, linalg_ops
+from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 from numlir._src.scipy.linalg_complex_schur import complex_schur
-from numlir._src.scipy.linalg_schur import eigenvalue_parts, real_schur
+from numlir._src.scipy.linalg_schur import eigenvalue_parts, power_of_two_scale, real_schur
+
+
+def _prepared(a):
+    """(c, p, d, scales): the matrix the Schur iteration runs on, ``c = D^-1 P^T (a / s1) P D
+    / s2`` (geev's balancing between two exact scalings by powers of two, the second
+    because balancing moves the largest entry), and what undoes it; its eigenvalues times
+    s2 and then s1 are a's (in that order: s1 s2 alone may overflow)."""
+    before = power_of_two_scale(a)
+    b, p, d = balance(a / before)
+    after = power_of_two_scale(b)
+    return b / after, p, d, (after[..., 0], before[..., 0])
+
+
+def _scaled_back(w, scales):
+    for s in scales:
+        w = w * s.astype(w.dtype)
+    return w
+
+
+def _with_largest_entry_near_one(v):
+    """Columns of v divided by powers of two, exactly, so that their largest entries are near
+    1 and their squared norms cannot overflow or underflow (back through the balancing,
+    components can be as far apart as its scale factors)."""
+    largest = red.max(uf.abs(v), axis=-2, keepdims=True, initial=0)
+    _, exponent = float_ops.frexp(largest)
+    return v / float_ops.ldexp(cr.ones_like(largest), exponent).astype(v.dtype)
 
 
 def _pair_roles(t):
@@ -139,6 +173,7 @@ def _back_substitute(t, w, x, top, bottom):
 def _normalize(v, complex_pair):
     """Unit columns; a complex pair's column turned so that its largest component is real
     with the sign of its real part (dgeev: dlartg on that component)."""
+    v = _with_largest_entry_near_one(v)
     v = v / uf.sqrt(red.sum(uf.abs(v) ** 2, axis=-2, keepdims=True)).astype(v.dtype)
     big = red.argmax(uf.abs(v) ** 2, axis=-2, keepdims=True)
     picked = red.sum(uf.where(cr.arange(v.shape[-2])[:, None] == big, v, 0), axis=-2,
@@ -151,18 +186,19 @@ def _normalize(v, complex_pair):
 
 
 def _real_eig(a):
-    t, z = real_schur(a)
+    c, p, d, scales = _prepared(a)
+    t, z = real_schur(c)
     w_re, w_im = eigenvalue_parts(t)
     w = complex_ops.complex(w_re, w_im)
     top, bottom = _pair_roles(t)
     x = _starting_vectors(t, w_re, w_im, top, bottom)
     y = _back_substitute(t, w, x, top, bottom)
-    v = linalg_ops.matmul(z.astype(y.dtype), y)
+    v = unbalance_vectors(linalg_ops.matmul(z.astype(y.dtype), y), p, d)
     v = _normalize(v, top)
     # The bottom eigenvalue's vector is exactly the conjugate of the top one's.
     shifted = joining.roll(v, 1, axis=-1)
     v = uf.where(bottom[..., None, :], complex_ops.conj(shifted), v)
-    return w, v
+    return _scaled_back(w, scales), v
 
 
 def _cabs1(x):
@@ -199,6 +235,7 @@ def _triangular_eigenvectors(t, w):
 def _unit_with_real_largest_component(v):
     """Each column scaled to unit 2-norm and turned so that its largest component (the
     first of the largest) is real and positive, as zgeev."""
+    v = _with_largest_entry_near_one(v)
     v = v / uf.sqrt(red.sum(_squared_modulus(v), axis=-2, keepdims=True)).astype(v.dtype)
     squares = _squared_modulus(v)
     largest = (cr.arange(v.shape[-2])[:, None] == red.argmax(squares, axis=-2, keepdims=True))
@@ -214,13 +251,17 @@ def _squared_modulus(x):
 
 
 def _complex_eig(a):
-    t, z = complex_schur(a)
+    c, p, d, scales = _prepared(a)
+    t, z = complex_schur(c)
     w = joining.diagonal(t, axis1=-2, axis2=-1)
-    v = linalg_ops.matmul(z, _triangular_eigenvectors(t, w))
-    return w, _unit_with_real_largest_component(v)
+    v = unbalance_vectors(linalg_ops.matmul(z, _triangular_eigenvectors(t, w)), p, d)
+    return _scaled_back(w, scales), _unit_with_real_largest_component(v)
 
 
 def _eig(a):
+    if a.shape[-1] == 0:
+        ctype = a.dtype if dtypes.is_complex(a.dtype) else dtypes.complex_dtype_of(a.dtype)
+        return cr.zeros(a.shape[:-1], ctype), cr.zeros(a.shape, ctype)
     return _complex_eig(a) if dtypes.is_complex(a.dtype) else _real_eig(a)
 
 
@@ -262,13 +303,19 @@ def _eigenvector_tangents(w, v, da):
     return dw, u + v * complex_ops.complex(along, turn)[..., None, :]
 
 
+@jit
+def _eigenvalues_only(a):
+    c, _, _, scales = _prepared(a)
+    if dtypes.is_complex(a.dtype):
+        w = joining.diagonal(complex_schur(c)[0], axis1=-2, axis2=-1)
+    else:
+        w = complex_ops.complex(*eigenvalue_parts(real_schur(c)[0]))
+    return _scaled_back(w, scales)
+
+
 @custom_jvp
 def _eigenvalues(a):
-    if dtypes.is_complex(a.dtype):
-        t, _ = complex_schur(a)
-        return joining.diagonal(t, axis1=-2, axis2=-1)
-    t, _ = real_schur(a)
-    return complex_ops.complex(*eigenvalue_parts(t))
+    return _eigenvalues_only(a)
 
 
 @_eigenvalues.defjvp

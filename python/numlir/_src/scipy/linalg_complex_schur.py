@@ -35,6 +35,7 @@ from numlir._src.scipy.linalg_schur import (
     deflate,
     entry,
     onehot,
+    power_of_two_scale,
 )
 
 
@@ -249,20 +250,11 @@ def _qr_sweep(h, q, lo, hi, active, since_deflation):
     return joining.triu(h, -1), q
 
 
-def _power_of_two_scale(a):
-    """2^e per matrix, where max |a_ij| = m 2^e with 1/2 <= m < 1 (1 for a zero matrix):
-    dividing by it is exact and brings the entries to at most 1, so the squared moduli
-    the reflectors and shifts form neither overflow nor underflow."""
-    largest = red.max(uf.abs(a), axis=(-2, -1))
-    _, exponent = float_ops.frexp(largest)
-    return float_ops.ldexp(cr.ones_like(largest), exponent)[..., None, None]
-
-
 def _complex_schur(a):
     n = a.shape[-1]
     if n < 2:
         return complex_hessenberg_form(a)  # (a, I)
-    scale = _power_of_two_scale(a)
+    scale = power_of_two_scale(a)  # against overflow and underflow, as the real form
     h, q = complex_hessenberg_form(a / scale)
     h = deflate(h)
 

@@ -7,6 +7,11 @@ unreduced block of size >= 3 until every diagonal block is 1 x 1 or 2 x 2, and g
 2 x 2 block LAPACK's standard form (dlanv2): upper triangular when its eigenvalues are
 real, equal diagonal entries and off-diagonal entries of opposite signs when complex.
 
+Both work on the matrix divided by a power of two that brings its largest entry near 1
+(``power_of_two_scale``) and multiply the result back: the division is exact, and the
+reflectors and shifts square entries, which for entries near 1e200 would overflow and for
+entries near 1e-200 underflow. Z is the same for the scaled matrix.
+
 Like numlir's other factorizations (docs/linear-algebra.md), every step applies one-hot
 masked reflectors to the whole (..., n, n) batch, so the code runs eagerly, under jit and
 under vmap. A sweep is O(n^3) here (a reflector touches every entry), so a
@@ -21,7 +26,7 @@ from numlir._src.jit import jit
 from numlir._src.lax.control_flow import while_loop
 from numlir._src.lax.scan import fori_loop
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import cumulative, joining, linalg_ops
+from numlir._src.numpy import cumulative, float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 
@@ -68,10 +73,17 @@ def _identity_like(a):
     return cr.zeros_like(a) + cr.eye(a.shape[-1], dtype=a.dtype)
 
 
-@jit
-def hessenberg_form(a):
-    """(h, q) with ``a = q h q^T``, h upper Hessenberg, q orthogonal, for (..., n, n) ``a``.
-    Reflector k zeroes column k below the subdiagonal."""
+def power_of_two_scale(a):
+    """2^(e - 1) per (..., n, n) matrix (shape (..., 1, 1), real), where max |a_ij| = m 2^e
+    with 1/2 <= m < 1 (so 1/2 for a zero matrix). Dividing by it is exact and brings the largest
+    entry to [1, 2), so squares of entries neither overflow nor underflow; e - 1 rather
+    than e keeps the scale finite for entries just below the float maximum."""
+    largest = red.max(uf.abs(a), axis=(-2, -1), initial=0)
+    _, exponent = float_ops.frexp(largest)
+    return float_ops.ldexp(cr.ones_like(largest), exponent - 1)[..., None, None]
+
+
+def _hessenberg_form(a):
     n = a.shape[-1]
     rows = cr.arange(n)
 
@@ -83,6 +95,17 @@ def hessenberg_form(a):
 
     h, q = fori_loop(0, max(n - 2, 0), step, (a, _identity_like(a)))
     return joining.triu(h, -1), q
+
+
+@jit
+def hessenberg_form(a):
+    """(h, q) with ``a = q h q^T``, h upper Hessenberg, q orthogonal, for (..., n, n) ``a``.
+    Reflector k zeroes column k below the subdiagonal."""
+    if a.shape[-1] == 0:
+        return a, a
+    scale = power_of_two_scale(a)
+    h, q = _hessenberg_form(a / scale)
+    return h * scale, q
 
 
 # --- the Francis double-shift QR iteration ------------------------------------------------
@@ -295,9 +318,10 @@ def _standardize_blocks(t, z):
 
 def _real_schur(a):
     n = a.shape[-1]
-    h, q = hessenberg_form(a)
     if n < 2:
-        return h, q
+        return a, _identity_like(a)
+    scale = power_of_two_scale(a)
+    h, q = _hessenberg_form(a / scale)
     h = deflate(h)
     if n > 2:
         def not_done(carry):
@@ -317,7 +341,7 @@ def _real_schur(a):
         h, q = while_loop(not_done, sweep, init)[4:]
     converged = ~active_window(h)[2][..., None, None]
     t, z = _standardize_blocks(h, q)
-    return uf.where(converged, t, np.nan), uf.where(converged, z, np.nan)
+    return uf.where(converged, t * scale, np.nan), uf.where(converged, z, np.nan)
 
 
 #: (t, z) with ``a = z t z^T``: t quasi upper triangular in LAPACK's standard form, z
@@ -328,11 +352,12 @@ real_schur = jit(_real_schur)
 
 def eigenvalue_parts(t):
     """(real, imaginary) parts of the eigenvalues of quasi-triangular ``t`` in standard form,
-    each (..., n): a 2 x 2 block [[m, b], [c, m]] holds m +- i sqrt(-b c)."""
+    each (..., n): a 2 x 2 block [[m, b], [c, m]] holds m +- i sqrt(|b|) sqrt(|c|) (dlanv2's
+    product, which neither overflows nor underflows where b c would)."""
     d = joining.diagonal(t, axis1=-2, axis2=-1)
     sup = joining.diagonal(t, offset=1, axis1=-2, axis2=-1)
     sub = _subdiagonal(t)
-    im = uf.sqrt(uf.abs(sup * sub)) * (sub != 0)
+    im = uf.sqrt(uf.abs(sup)) * uf.sqrt(uf.abs(sub)) * (sub != 0)
     zero_pad = cr.zeros(im.shape[:-1] + (1,), t.dtype)
     return d, joining.concatenate([im, zero_pad], axis=-1) - joining.concatenate([zero_pad, im],
                                                                                    axis=-1)
