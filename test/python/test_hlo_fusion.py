@@ -168,7 +168,7 @@ def test_inlining_fusions_gives_back_a_module_without_them():
     assert "hlo.fusion" in fused and "hlo.fusion" not in inlined
 
 
-FUZZ_SEED, FUZZ_PROGRAMS, FUZZ_CHUNK = 21, 240, 30
+FUZZ_SEED, FUZZ_PROGRAMS, FUZZ_CHUNK = 21, 180, 30
 
 
 @pytest.mark.parametrize("chunk", range(FUZZ_PROGRAMS // FUZZ_CHUNK))
