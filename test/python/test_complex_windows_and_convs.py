@@ -44,7 +44,7 @@ def _check_modes(fn, ref_fn, *args, vmap=True):
     _close(fn(*[jnp.asarray(a) for a in args]), want)
     _close(numlir.jit(fn)(*args), want)
     if vmap:
-        _close(numlir.vmap(fn)(*args), jax.vmap(ref_fn)(*args))
+        _close(numlir.vmap(fn)(*args), jax.jit(jax.vmap(ref_fn))(*args))
 
 
 @pytest.fixture(params=[C64, C128])
@@ -85,8 +85,8 @@ def test_clamp_derivative_follows_the_selected_operand(x64):
     np.testing.assert_allclose(np.asarray(got), [tx[0], 0, 0, tx[3]], rtol=0, atol=0)
     loss = lambda x: jnp.sum(jnp.abs(lax.clamp(lo, x, hi)) ** 2)  # noqa: E731
     ref = lambda x: jnp_ref.sum(jnp_ref.abs(jax.lax.min(jax.lax.max(x, lo), hi)) ** 2)  # noqa: E731
-    _close(numlir.grad(loss)(x), jax.grad(ref)(x))
-    _close(numlir.jit(numlir.grad(loss))(x), jax.grad(ref)(x))
+    _close(numlir.grad(loss)(x), jax.jit(jax.grad(ref))(x))
+    _close(numlir.jit(numlir.grad(loss))(x), jax.jit(jax.grad(ref))(x))
 
 
 def test_clamp_refusals_match_jax():
@@ -108,7 +108,7 @@ def test_cumulative_extrema_values(cdtype, name):
         ref = lambda x: getattr(jax.lax, name)(x, axis=axis, reverse=reverse)  # noqa: E731
         _check_modes(fn, ref, x)
     _close(numlir.vmap(lambda x: getattr(lax, name)(x, axis=0), in_axes=1)(x),
-           jax.vmap(lambda x: getattr(jax.lax, name)(x, axis=0), in_axes=1)(x))
+           jax.jit(jax.vmap(lambda x: getattr(jax.lax, name)(x, axis=0), in_axes=1))(x))
 
 
 @pytest.mark.parametrize("name", ["cummax", "cummin"])
@@ -117,7 +117,7 @@ def test_cumulative_extrema_gradients_as_jax(x64, name):
     for reverse in (False, True):
         loss = lambda x: jnp.sum(jnp.abs(getattr(lax, name)(x, 1, reverse)) ** 2)  # noqa: E731
         ref = lambda x: jnp_ref.sum(jnp_ref.abs(getattr(jax.lax, name)(x, 1, reverse)) ** 2)  # noqa: E731
-        _close(numlir.grad(loss)(x), jax.grad(ref)(x))
+        _close(numlir.grad(loss)(x), jax.jit(jax.grad(ref))(x))
     t = _crand((4, 6), C128, 7)
     fn = lambda x: getattr(lax, name)(x, axis=1)  # noqa: E731
     _, got = numlir.jvp(fn, (x,), (t,))
@@ -146,7 +146,7 @@ def test_reduce_window_extrema_values(cdtype, computation, window):
                                      padding, base, wdil)
 
     _check_modes(lambda x: run(lax, x), lambda x: run(jax.lax, x), xs[0], vmap=False)
-    _close(numlir.vmap(lambda x: run(lax, x))(xs), jax.vmap(lambda x: run(jax.lax, x))(xs))
+    _close(numlir.vmap(lambda x: run(lax, x))(xs), jax.jit(jax.vmap(lambda x: run(jax.lax, x)))(xs))
 
 
 def test_reduce_window_max_with_a_non_identity_init_and_the_named_reducer(x64):
@@ -168,7 +168,7 @@ def test_reduce_window_sums_and_products(cdtype, computation, init):
                                      "SAME")
 
     _check_modes(lambda x: run(lax, x), lambda x: run(jax.lax, x), xs[0], vmap=False)
-    _close(numlir.vmap(lambda x: run(lax, x))(xs), jax.vmap(lambda x: run(jax.lax, x))(xs))
+    _close(numlir.vmap(lambda x: run(lax, x))(xs), jax.jit(jax.vmap(lambda x: run(jax.lax, x)))(xs))
 
 
 def test_reduce_window_sum_gradient_as_jax(x64):
@@ -179,7 +179,7 @@ def test_reduce_window_sum_gradient_as_jax(x64):
         return np_mod.sum(np_mod.abs(out) ** 2)
 
     _close(numlir.grad(lambda x: loss(lax, jnp, x))(x),
-           jax.grad(lambda x: loss(jax.lax, jnp_ref, x))(x))
+           jax.jit(jax.grad(lambda x: loss(jax.lax, jnp_ref, x)))(x))
 
 
 def _window_selection_counts(x, dims, padding):
@@ -233,7 +233,7 @@ def test_conv_general_dilated_of_complex_operands(cdtype, case):
     _check_modes(fn, ref, x, w, vmap=False)
     # vmap over a new leading axis of the lhs only (the kernel shared).
     xs = _crand((2, *lhs_shape), cdtype, 13)
-    _close(numlir.vmap(fn, in_axes=(0, None))(xs, w), jax.vmap(ref, in_axes=(0, None))(xs, w))
+    _close(numlir.vmap(fn, in_axes=(0, None))(xs, w), jax.jit(jax.vmap(ref, in_axes=(0, None)))(xs, w))
 
 
 @pytest.mark.parametrize("case", _CONVS[:2])
@@ -244,7 +244,7 @@ def test_conv_gradients_of_a_real_loss_as_jax(x64, case):
     loss = lambda x, w: jnp.sum(jnp.abs(fn(x, w)) ** 2)  # noqa: E731
     ref_loss = lambda x, w: jnp_ref.sum(jnp_ref.abs(ref(x, w)) ** 2)  # noqa: E731
     got = numlir.grad(loss, argnums=(0, 1))(x, w)
-    want = jax.grad(ref_loss, argnums=(0, 1))(x, w)
+    want = jax.jit(jax.grad(ref_loss, argnums=(0, 1)))(x, w)
     for g, r in zip(got, want):
         _close(g, r)
     tx, tw = _crand(lhs_shape, C128, 16), _crand(rhs_shape, C128, 17)
@@ -300,5 +300,5 @@ def test_correlate_gradient_as_jax(x64):
     a, v = _crand((6,), C128, 25), _crand((3,), C128, 26)
     loss = lambda a, v: jnp.sum(jnp.abs(jnp.correlate(a, v, mode="full")) ** 2)  # noqa: E731
     ref = lambda a, v: jnp_ref.sum(jnp_ref.abs(jnp_ref.correlate(a, v, mode="full")) ** 2)  # noqa: E731
-    for g, r in zip(numlir.grad(loss, argnums=(0, 1))(a, v), jax.grad(ref, argnums=(0, 1))(a, v)):
+    for g, r in zip(numlir.grad(loss, argnums=(0, 1))(a, v), jax.jit(jax.grad(ref, argnums=(0, 1)))(a, v)):
         _close(g, r)

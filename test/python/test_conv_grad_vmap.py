@@ -106,7 +106,7 @@ def test_grad_with_preferred_element_type_keeps_operand_dtypes():
         return lambda x, w: (conv(x, w, **kw) ** 2).sum()
 
     got = numlir.jit(numlir.grad(loss(lax.conv_general_dilated), argnums=(0, 1)))(x, w)
-    want = jax.grad(loss(jax.lax.conv_general_dilated), argnums=(0, 1))(x, w)
+    want = jax.jit(jax.grad(loss(jax.lax.conv_general_dilated), argnums=(0, 1)))(x, w)
     for g, e in zip(got, want):
         assert g.dtype == e.dtype == np.float16
         np.testing.assert_allclose(np.asarray(g, np.float32), np.asarray(e, np.float32),
@@ -124,7 +124,7 @@ def test_gradient_of_a_gradient_transposes_the_transposed_convolutions():
 
     got = numlir.jit(numlir.grad(outer(lax.conv_general_dilated, numlir.grad),
                                  argnums=(0, 1)))(x, w)
-    want = jax.grad(outer(jax.lax.conv_general_dilated, jax.grad), argnums=(0, 1))(x, w)
+    want = jax.jit(jax.grad(outer(jax.lax.conv_general_dilated, jax.grad), argnums=(0, 1)))(x, w)
     for g, e in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-3, atol=1e-3)
 
@@ -155,7 +155,7 @@ def test_conv_transpose_grads_match_jax(strides, padding, transpose_kernel):
                                        precision=HIGHEST) ** 2).sum()
 
     got = numlir.jit(numlir.grad(ours, argnums=(0, 1)))(x, w)
-    want = jax.grad(theirs, argnums=(0, 1))(x, w)
+    want = jax.jit(jax.grad(theirs, argnums=(0, 1)))(x, w)
     for g, e in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-4, atol=1e-3)
 
@@ -221,7 +221,7 @@ def test_vmap_matches_jax_vmap_and_stacked_examples(config, axes):
     w = _batched(rhs_shape, in_axes[1], size, 2)
     ours, theirs = _convs(kw)
     got = np.asarray(numlir.jit(numlir.vmap(ours, in_axes, out_axes))(x, w))
-    want = np.asarray(jax.vmap(theirs, in_axes, out_axes)(x, w))
+    want = np.asarray(jax.jit(jax.vmap(theirs, in_axes, out_axes))(x, w))
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
@@ -236,7 +236,7 @@ def test_vmap_eagerly():
     x, w = _rand((3, 2, 3, 6, 6), seed=1), _rand((3, 4, 3, 3, 3), seed=2)
     ours, theirs = _convs(dict(window_strides=(2, 2), padding="SAME"))
     got = numlir.vmap(ours)(x, w)
-    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.vmap(theirs)(x, w)),
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.jit(jax.vmap(theirs))(x, w)),
                                rtol=1e-4, atol=1e-4)
 
 
@@ -245,7 +245,7 @@ def test_nested_vmap_over_examples_and_kernels():
     ours, theirs = _convs(dict(window_strides=(1, 2), padding="VALID"))
     inner = (None, 0)  # kernels
     got = numlir.jit(numlir.vmap(numlir.vmap(ours, inner), (1, None)))(x, w)
-    want = jax.vmap(jax.vmap(theirs, inner), (1, None))(x, w)
+    want = jax.jit(jax.vmap(jax.vmap(theirs, inner), (1, None)))(x, w)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
 
 
@@ -262,7 +262,7 @@ def test_per_example_gradients_match_jax(config):
 
     ours, theirs = _convs(kw)
     got = numlir.jit(numlir.vmap(numlir.grad(loss(ours)), (None, 0)))(w, x)
-    want = jax.vmap(jax.grad(loss(theirs)), (None, 0))(w, x)
+    want = jax.jit(jax.vmap(jax.grad(loss(theirs)), (None, 0)))(w, x)
     assert got.shape == (size,) + rhs_shape
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-3)
 
@@ -276,6 +276,6 @@ def test_vmap_of_grad_with_respect_to_input_and_kernel_both_batched():
 
     got = numlir.jit(numlir.vmap(numlir.grad(loss(lax.conv_general_dilated),
                                              argnums=(0, 1))))(x, w)
-    want = jax.vmap(jax.grad(loss(jax.lax.conv_general_dilated), argnums=(0, 1)))(x, w)
+    want = jax.jit(jax.vmap(jax.grad(loss(jax.lax.conv_general_dilated), argnums=(0, 1))))(x, w)
     for g, e in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-4, atol=1e-3)

@@ -32,20 +32,20 @@ PARAMS = {"w": W, "b": R.standard_normal(5).astype(np.float32)}
 
 
 def test_grad_of_pytree_params_matches_jax():
-    close(numlir.grad(mlp_loss(jnp))(PARAMS, X), jax.grad(mlp_loss(J))(PARAMS, X))
+    close(numlir.grad(mlp_loss(jnp))(PARAMS, X), jax.jit(jax.grad(mlp_loss(J)))(PARAMS, X))
 
 
 @pytest.mark.parametrize("argnums", [0, 1, (0, 1), (1, 0), -1])
 def test_argnums(argnums):
     f, jf = mlp_loss(jnp), mlp_loss(J)
-    close(numlir.grad(f, argnums)(PARAMS, X), jax.grad(jf, argnums)(PARAMS, X))
+    close(numlir.grad(f, argnums)(PARAMS, X), jax.jit(jax.grad(jf, argnums))(PARAMS, X))
 
 
 def test_value_and_grad_and_has_aux():
     def f(np_like):
         return lambda x: (np_like.sum(np_like.sin(x)), {"n": x.shape[0], "sq": x * x})
     (v, aux), g = numlir.value_and_grad(f(jnp), has_aux=True)(X)
-    (jv, jaux), jg = jax.value_and_grad(f(J), has_aux=True)(X)
+    (jv, jaux), jg = jax.jit(jax.value_and_grad(f(J), has_aux=True))(X)
     close((v, g, aux["sq"]), (jv, jg, jaux["sq"]))
     assert aux["n"] == 3
     g2, aux2 = numlir.grad(f(jnp), has_aux=True)(X)
@@ -75,7 +75,7 @@ def test_allow_int_gives_float0_zeros():
     close(gx, np.broadcast_to(np.arange(4, dtype=np.float32), X.shape))
     assert gn.dtype == numlir.dtypes.float0 if hasattr(numlir, "dtypes") else gn.dtype.names == ("float0",)
     assert gn.shape == (4,)
-    jgn = jax.grad(lambda x, n: J.sum(x * n), (0, 1), allow_int=True)(X, np.arange(4, dtype=np.int32))[1]
+    jgn = jax.jit(jax.grad(lambda x, n: J.sum(x * n), (0, 1), allow_int=True))(X, np.arange(4, dtype=np.int32))[1]
     assert gn.dtype == jgn.dtype
 
 
@@ -89,7 +89,7 @@ def test_jacrev_and_jacfwd_match_jax():
 def test_jacrev_pytree_output():
     def f(np_like):
         return lambda x: {"s": np_like.sum(x ** 3), "v": np_like.sin(x[0])}
-    close(numlir.jacrev(f(jnp))(X), jax.jacrev(f(J))(X))
+    close(numlir.jacrev(f(jnp))(X), jax.jit(jax.jacrev(f(J)))(X))
 
 
 def test_hessian_matches_jax_and_is_symmetric():
@@ -97,7 +97,7 @@ def test_hessian_matches_jax_and_is_symmetric():
         return lambda x: np_like.sum(np_like.sin(x) * x[::-1]) + np_like.prod(x[:3])
     x = R.standard_normal(5).astype(np.float32)
     h = np.asarray(numlir.hessian(f(jnp))(x))
-    close(h, jax.hessian(f(J))(x), rtol=1e-4, atol=1e-5)
+    close(h, jax.jit(jax.hessian(f(J)))(x), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(h, h.T, rtol=1e-5, atol=1e-6)
 
 
@@ -116,7 +116,7 @@ def test_grad_numerically_float64(x64):
 
 def test_jit_of_grad_and_grad_of_jit_agree():
     f = mlp_loss(jnp)
-    want = jax.grad(mlp_loss(J))(PARAMS, X)
+    want = jax.jit(jax.grad(mlp_loss(J)))(PARAMS, X)
     close(numlir.jit(numlir.grad(f))(PARAMS, X), want)
     close(numlir.grad(numlir.jit(f))(PARAMS, X), want)
 
@@ -132,8 +132,8 @@ def test_gradient_of_compiled_function_is_one_executable():
     r2 = g(w2 * 2, X)
     assert after_first - before <= 1  # forward and backward in one module (0 if already cached)
     assert dispatch.stats["compiles"] == after_first  # the second call reuses it
-    close(r1, jax.grad(lambda w, x: J.sum(J.tanh(x @ w) ** 2))(w2, X))
-    close(r2, jax.grad(lambda w, x: J.sum(J.tanh(x @ w) ** 2))(w2 * 2, X))
+    close(r1, jax.jit(jax.grad(lambda w, x: J.sum(J.tanh(x @ w) ** 2)))(w2, X))
+    close(r2, jax.jit(jax.grad(lambda w, x: J.sum(J.tanh(x @ w) ** 2)))(w2 * 2, X))
     text = numlir.jit(numlir.grad(loss)).lower(W, X).as_text()
     assert text.count("func.func") == 1
     assert "hlo.tanh" in text and text.count("hlo.dot_general") >= 2  # forward and backward dots
@@ -143,7 +143,7 @@ def test_per_example_gradients_with_vmap_of_grad():
     f = mlp_loss(jnp)
     xs = R.standard_normal((6, 1, 4)).astype(np.float32)
     got = numlir.vmap(numlir.grad(f), in_axes=(None, 0))(PARAMS, xs)
-    want = jax.vmap(jax.grad(mlp_loss(J)), in_axes=(None, 0))(PARAMS, xs)
+    want = jax.jit(jax.vmap(jax.grad(mlp_loss(J)), in_axes=(None, 0)))(PARAMS, xs)
     close(got, want)
     loop = [numlir.grad(f)(PARAMS, x) for x in xs]
     close(got["w"], np.stack([np.asarray(g["w"]) for g in loop]))
@@ -151,10 +151,10 @@ def test_per_example_gradients_with_vmap_of_grad():
 
 def test_grad_of_grad_and_jacfwd_of_jacrev():
     f = lambda x: jnp.sin(x) * x ** 3  # noqa: E731
-    close(numlir.grad(numlir.grad(f))(0.7), jax.grad(jax.grad(lambda x: J.sin(x) * x ** 3))(0.7))
+    close(numlir.grad(numlir.grad(f))(0.7), jax.jit(jax.grad(jax.grad(lambda x: J.sin(x) * x ** 3)))(0.7))
     g = lambda x: jnp.tanh(x) @ jnp.cos(x)  # noqa: E731
     x = R.standard_normal(4).astype(np.float32)
-    close(numlir.jacfwd(numlir.jacrev(g))(x), jax.jacfwd(jax.jacrev(lambda x: J.tanh(x) @ J.cos(x)))(x),
+    close(numlir.jacfwd(numlir.jacrev(g))(x), jax.jit(jax.jacfwd(jax.jacrev(lambda x: J.tanh(x) @ J.cos(x))))(x),
           rtol=1e-4, atol=1e-5)
 
 
@@ -162,7 +162,7 @@ def test_vmap_of_vmap_and_vmap_of_jit():
     f = lambda a, b: jnp.sum(jnp.sin(a) * b)  # noqa: E731
     a = R.standard_normal((2, 3, 4)).astype(np.float32)
     got = numlir.vmap(numlir.vmap(numlir.jit(f)))(a, a)
-    close(got, jax.vmap(jax.vmap(lambda a, b: J.sum(J.sin(a) * b)))(a, a))
+    close(got, jax.jit(jax.vmap(jax.vmap(lambda a, b: J.sum(J.sin(a) * b))))(a, a))
 
 
 def test_no_perturbation_confusion():
@@ -177,11 +177,11 @@ def test_grad_closing_over_outer_tracer():
     def outer(x):
         inner = numlir.grad(lambda w: jnp.sum(jnp.sin(w * x)))
         return jnp.sum(inner(jnp.ones(3)) * x)
-    jouter = lambda x: J.sum(jax.grad(lambda w: J.sum(J.sin(w * x)))(J.ones(3)) * x)  # noqa: E731
+    jouter = lambda x: J.sum(jax.jit(jax.grad(lambda w: J.sum(J.sin(w * x))))(J.ones(3)) * x)  # noqa: E731
     x = R.standard_normal(3).astype(np.float32)
-    close(numlir.grad(outer)(x), jax.grad(jouter)(x))
+    close(numlir.grad(outer)(x), jax.jit(jax.grad(jouter))(x))
     close(numlir.vmap(numlir.grad(outer))(np.stack([x, 2 * x])),
-          jax.vmap(jax.grad(jouter))(np.stack([x, 2 * x])))
+          jax.jit(jax.vmap(jax.grad(jouter)))(np.stack([x, 2 * x])))
 
 
 def test_grad_through_cond_switch_and_stop_gradient():
@@ -193,11 +193,11 @@ def test_grad_through_cond_switch_and_stop_gradient():
         return fn
     x = R.standard_normal(4).astype(np.float32)
     for i in range(3):
-        close(numlir.grad(f(jnp, lax))(x, i), jax.grad(f(J, jax.lax))(x, i))
-        close(numlir.jit(numlir.grad(f(jnp, lax)))(x, i), jax.grad(f(J, jax.lax))(x, i))
+        close(numlir.grad(f(jnp, lax))(x, i), jax.jit(jax.grad(f(J, jax.lax)))(x, i))
+        close(numlir.jit(numlir.grad(f(jnp, lax)))(x, i), jax.jit(jax.grad(f(J, jax.lax)))(x, i))
     xs = np.stack([x, -x])
     close(numlir.vmap(numlir.grad(f(jnp, lax)), in_axes=(0, None))(xs, 1),
-          jax.vmap(jax.grad(f(J, jax.lax)), in_axes=(0, None))(xs, 1))
+          jax.jit(jax.vmap(jax.grad(f(J, jax.lax)), in_axes=(0, None)))(xs, 1))
 
 
 def test_symbolic_zeros_are_not_computed():
@@ -277,7 +277,7 @@ def test_vmap_of_hessian_and_grad_of_vmap():
     f = lambda x: jnp.sum(jnp.sin(x) ** 2 * x)  # noqa: E731
     jf = lambda x: J.sum(J.sin(x) ** 2 * x)  # noqa: E731
     xs = R.standard_normal((3, 4)).astype(np.float32)
-    close(numlir.vmap(numlir.hessian(f))(xs), jax.vmap(jax.hessian(jf))(xs), rtol=1e-4, atol=1e-5)
+    close(numlir.vmap(numlir.hessian(f))(xs), jax.jit(jax.vmap(jax.hessian(jf)))(xs), rtol=1e-4, atol=1e-5)
     close(numlir.grad(lambda xs: jnp.sum(numlir.vmap(f)(xs)))(xs),
-          jax.grad(lambda xs: J.sum(jax.vmap(jf)(xs)))(xs))
-    close(numlir.jacrev(numlir.vmap(jnp.tanh))(xs[0]), jax.jacrev(jax.vmap(J.tanh))(xs[0]))
+          jax.jit(jax.grad(lambda xs: J.sum(jax.vmap(jf)(xs))))(xs))
+    close(numlir.jacrev(numlir.vmap(jnp.tanh))(xs[0]), jax.jit(jax.jacrev(jax.vmap(J.tanh)))(xs[0]))

@@ -87,13 +87,13 @@ def test_special_function_gradients_match_jax_and_finite_differences(name, x64):
     x = np.array([-25.0, -3.2, -0.7, -1e-9, 0.0, 1e-9, 0.4, 1.5, 2.5, 19.5, 21.0, 60.0])
     f, fj = getattr(lax, name), getattr(jax.lax, name)
     got = np.asarray(numlir.vmap(numlir.grad(f))(x))
-    np.testing.assert_allclose(got, np.asarray(jax.vmap(jax.grad(fj))(x)), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got, np.asarray(jax.jit(jax.vmap(jax.grad(fj)))(x)), rtol=1e-12, atol=1e-15)
     h = 1e-6
     smooth = np.abs(x) > h  # i0e and i1e have a kink at 0 (|x|), where differences straddle it
     numeric = (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)
     np.testing.assert_allclose(got[smooth], numeric[smooth], rtol=1e-6, atol=1e-9)
     second = np.asarray(numlir.grad(numlir.grad(f))(0.3))
-    np.testing.assert_allclose(second, np.asarray(jax.grad(jax.grad(fj))(0.3)), rtol=1e-12)
+    np.testing.assert_allclose(second, np.asarray(jax.jit(jax.grad(jax.grad(fj)))(0.3)), rtol=1e-12)
 
 
 def test_scipy_bessel_functions_match_jax(x64):
@@ -158,11 +158,11 @@ def test_reduce_precision_differentiates_and_batches_as_jax(x64):
     x = R.standard_normal((3, 5))
     f = lambda l: lambda v: (l.reduce_precision(v * 3.0, 5, 10) ** 2).sum()
     np.testing.assert_array_equal(
-        np.asarray(numlir.grad(f(lax))(x)), np.asarray(jax.grad(f(jax.lax))(x))
+        np.asarray(numlir.grad(f(lax))(x)), np.asarray(jax.jit(jax.grad(f(jax.lax)))(x))
     )
     assert_same(
         numlir.vmap(lambda v: lax.reduce_precision(v, 8, 7))(x),
-        jax.vmap(lambda v: jax.lax.reduce_precision(v, 8, 7))(x),
+        jax.jit(jax.vmap(lambda v: jax.lax.reduce_precision(v, 8, 7)))(x),
     )
     with pytest.raises(TypeError, match="reduce_precision"):
         lax.reduce_precision(np.arange(3), 8, 7)
@@ -268,12 +268,12 @@ def test_reduce_gradients_and_vmap_match_jax(x64):
 
         np.testing.assert_allclose(
             np.asarray(numlir.grad(loss(lax))(x)),
-            np.asarray(jax.grad(loss(jax.lax))(x)),
+            np.asarray(jax.jit(jax.grad(loss(jax.lax)))(x)),
             rtol=1e-12,
         )
     assert_same(
         numlir.vmap(lambda v: lax.reduce(v, 0.0, lambda a, b: a + b, (1,)))(x),
-        jax.vmap(lambda v: jax.lax.reduce(v, 0.0, lambda a, b: a + b, (1,)))(x),
+        jax.jit(jax.vmap(lambda v: jax.lax.reduce(v, 0.0, lambda a, b: a + b, (1,))))(x),
         1e-12,
     )
 
@@ -344,7 +344,7 @@ def test_conv_general_dilated_local_matches_jax_with_gradients(dimension_numbers
     loss = lambda l: lambda a, b: (f(l)(a, b) ** 2).sum()
     assert_same(
         numlir.grad(loss(lax), argnums=(0, 1))(lhs, rhs),
-        jax.grad(loss(jax.lax), argnums=(0, 1))(lhs, rhs),
+        jax.jit(jax.grad(loss(jax.lax), argnums=(0, 1)))(lhs, rhs),
         1e-10,
     )
 
@@ -364,7 +364,7 @@ def test_ragged_dot_matches_jax_with_gradients(group_sizes, x64):
     loss = lambda l: lambda a, b: (l.ragged_dot(a, b, sizes) ** 2).sum()
     assert_same(
         numlir.grad(loss(lax), argnums=(0, 1))(lhs, rhs),
-        jax.grad(loss(jax.lax), argnums=(0, 1))(lhs, rhs),
+        jax.jit(jax.grad(loss(jax.lax), argnums=(0, 1)))(lhs, rhs),
         1e-10,
     )
     # jax cannot vmap ragged_dot over lhs; each row of the batch is one call

@@ -85,7 +85,7 @@ def test_gradients_match_jax(name, x64):
 
     # Under jit: eager mode would compile each of a scan's many small ops on its own.
     got = numlir.jit(numlir.grad(loss(lax)))(args[i])
-    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(loss(jax.lax))(args[i])),
+    np.testing.assert_allclose(np.asarray(got), np.asarray(jax.jit(jax.grad(loss(jax.lax)))(args[i])),
                                rtol=1e-9, atol=1e-10)
 
 
