@@ -64,6 +64,8 @@ LAYER_OF = {
     "numlir._src.scipy.linalg": "api",
     "numlir._src.numpy.logaddexp": "api",  # JAX's derivative rule is a custom_jvp
     "numlir._src.scipy.multivariate_normal": "api",
+    "numlir._src.scipy.linalg_complex_schur": "api",  # shares linalg's Householder reflector
+    "numlir._src.nn.scaled_dot_general": "api",  # JAX's gradient rule is a custom_vjp
     "numlir._src.random.matrix_samplers": "api",
     "numlir._src.dlpack": "runtime",
     "numlir._src.compilation_cache": "core",
