@@ -157,7 +157,7 @@ def test_grad_of_rnn_loss_matches_jax_and_finite_differences(x64, reverse):
     args = rnn_args()
     loss = rnn_loss(lax, jnp, reverse)
     got = numlir.grad(loss, argnums=(0, 1, 2, 3))(*args)
-    want = jax.grad(rnn_loss(jax.lax, jnp_ref, reverse), argnums=(0, 1, 2, 3))(*args)
+    want = jax.jit(jax.grad(rnn_loss(jax.lax, jnp_ref, reverse), argnums=(0, 1, 2, 3)))(*args)
     assert_tree_close(got, want, rtol=1e-9, atol=1e-12)
     for g, n in zip(got, numerical_grad(rnn_loss(jax.lax, jnp_ref, reverse), args)):
         np.testing.assert_allclose(np.asarray(g), n, rtol=1e-6, atol=1e-8)
@@ -175,7 +175,7 @@ def test_grad_of_cumulative_products(x64, reverse):
 
     c0, xs = np.float64(1.3), np.array([0.9, -1.2, 1.1, 0.7, 1.4])
     got = numlir.grad(make(lax, jnp), argnums=(0, 1))(c0, xs)
-    want = jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1))(c0, xs)
+    want = jax.jit(jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1)))(c0, xs)
     assert_tree_close(got, want, rtol=1e-10)
     num = numerical_grad(make(jax.lax, jnp_ref), [np.asarray(c0), xs])
     np.testing.assert_allclose(np.asarray(got[1]), num[1], rtol=1e-6)
@@ -195,7 +195,7 @@ def test_grad_through_nested_scans_with_an_integer_carry(x64):
 
     w, xs = np.array([0.7, -0.4]), np.linspace(-1, 1, 24).reshape(4, 3, 2)
     got = numlir.grad(make(lax, jnp), argnums=(0, 1))(w, xs)
-    assert_tree_close(got, jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1))(w, xs), rtol=1e-10)
+    assert_tree_close(got, jax.jit(jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1)))(w, xs), rtol=1e-10)
     np.testing.assert_allclose(np.asarray(got[0]), numerical_grad(make(jax.lax, jnp_ref), [w, xs])[0],
                                rtol=1e-6)
 
@@ -210,7 +210,7 @@ def test_grad_through_static_fori_loop(x64):
 
     x, w = np.array([0.3, -0.7, 1.2]), np.float64(0.8)
     got = numlir.grad(make(lax, jnp), argnums=(0, 1))(x, w)
-    assert_tree_close(got, jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1))(x, w), rtol=1e-10)
+    assert_tree_close(got, jax.jit(jax.grad(make(jax.lax, jnp_ref), argnums=(0, 1)))(x, w), rtol=1e-10)
     num = numerical_grad(make(jax.lax, jnp_ref), [x, np.asarray(w)])
     np.testing.assert_allclose(np.asarray(got[0]), num[0], rtol=1e-6)
 
@@ -226,8 +226,8 @@ def test_grad_of_grad_through_scan(x64):
     for argnum in (0, 1):
         got = numlir.grad(lambda a, xs: numlir.grad(make(lax, jnp), argnum)(a, xs).sum(),
                           argnums=(0, 1))(np.float64(1.1), xs)
-        want = jax.grad(lambda a, xs: jax.grad(make(jax.lax, jnp_ref), argnum)(a, xs).sum(),
-                        argnums=(0, 1))(np.float64(1.1), xs)
+        want = jax.jit(jax.grad(lambda a, xs: jax.grad(make(jax.lax, jnp_ref), argnum)(a, xs).sum(),
+                        argnums=(0, 1)))(np.float64(1.1), xs)
         assert_tree_close(got, want, rtol=1e-9, atol=1e-12)
     check_grads(make(lax, jnp), (np.float64(1.1), xs), order=2, modes=("rev",))
 
@@ -266,7 +266,7 @@ def test_loop_invariant_residuals_are_not_stacked(invariant):
     assert (steps, n) in shapes  # the per-step residuals are stacked ...
     assert (steps, n, n) not in shapes  # ... but not the invariant one
     np.testing.assert_allclose(np.asarray(numlir.grad(make(jnp, lax))(w, xs)),
-                               jax.grad(make(jnp_ref, jax.lax))(w, xs), rtol=2e-5, atol=1e-6)
+                               jax.jit(jax.grad(make(jnp_ref, jax.lax)))(w, xs), rtol=2e-5, atol=1e-6)
 
 
 def test_invariant_work_inside_the_body_is_hoisted_and_correct(x64):
@@ -282,7 +282,7 @@ def test_invariant_work_inside_the_body_is_hoisted_and_correct(x64):
     graph = numlir.make_graph(numlir.grad(make(jnp, lax)))(w, xs)
     assert (6, 3, 3) not in [v.aval.shape for e in scan_graphs(graph) for v in e.outputs]
     got = numlir.grad(make(jnp, lax), argnums=(0, 1))(w, xs)
-    assert_tree_close(got, jax.grad(make(jnp_ref, jax.lax), argnums=(0, 1))(w, xs), rtol=1e-10)
+    assert_tree_close(got, jax.jit(jax.grad(make(jnp_ref, jax.lax), argnums=(0, 1)))(w, xs), rtol=1e-10)
     num = numerical_grad(make(jnp_ref, jax.lax), [w, xs])
     np.testing.assert_allclose(np.asarray(got[0]), num[0], rtol=1e-6, atol=1e-9)
 
@@ -305,8 +305,8 @@ def test_zero_cotangents_are_not_materialized_as_stacked_arrays():
     assert transposed.params["num_carry"] == 1 and len(transposed.outputs) == 1
     np.testing.assert_allclose(
         np.asarray(numlir.grad(loss)(np.ones(3, np.float32))),
-        jax.grad(lambda c0: jnp_ref.sum(jax.lax.scan(
-            lambda c, x: (jnp_ref.sin(c) * x, (c * 2.0, c + x)), c0, xs)[0]))(np.ones(3, np.float32)),
+        jax.jit(jax.grad(lambda c0: jnp_ref.sum(jax.lax.scan(
+            lambda c, x: (jnp_ref.sin(c) * x, (c * 2.0, c + x)), c0, xs)[0])))(np.ones(3, np.float32)),
         rtol=1e-5)
 
 
@@ -334,10 +334,10 @@ def test_vmap_of_scan_matches_jax():
     ]
     for in_axes, args in cases:
         got = numlir.vmap(rnn(lax, jnp), in_axes=in_axes)(*args)
-        want = jax.vmap(rnn(jax.lax, jnp_ref), in_axes=in_axes)(*args)
+        want = jax.jit(jax.vmap(rnn(jax.lax, jnp_ref), in_axes=in_axes))(*args)
         assert_tree_close(got, want, rtol=1e-5, atol=1e-6)
         got = numlir.jit(numlir.vmap(rnn(lax, jnp, reverse=True), in_axes=in_axes))(*args)
-        want = jax.vmap(rnn(jax.lax, jnp_ref, reverse=True), in_axes=in_axes)(*args)
+        want = jax.jit(jax.vmap(rnn(jax.lax, jnp_ref, reverse=True), in_axes=in_axes))(*args)
         assert_tree_close(got, want, rtol=1e-5, atol=1e-6)
 
 
@@ -345,5 +345,5 @@ def test_vmap_of_grad_through_scan(x64):
     args = rnn_args(seed=6)
     xs_b = np.stack([args[3], args[3] * 0.5])
     got = numlir.vmap(numlir.grad(rnn_loss(lax, jnp)), in_axes=(None, None, None, 0))(*args[:3], xs_b)
-    want = jax.vmap(jax.grad(rnn_loss(jax.lax, jnp_ref)), in_axes=(None, None, None, 0))(*args[:3], xs_b)
+    want = jax.jit(jax.vmap(jax.grad(rnn_loss(jax.lax, jnp_ref)), in_axes=(None, None, None, 0)))(*args[:3], xs_b)
     assert_tree_close(got, want, rtol=1e-9, atol=1e-12)
