@@ -66,18 +66,29 @@ static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
 
 static void cpu_device_destroy(nlrt_device *device) { free(device); }
 
-/* Points the executable's allocator table, if it has one, at the checked
- * allocator. The values are only written if they differ: the loader hands
- * out the same object for a file loaded twice, which may be running. */
-static nlrt_status install_allocator(const nlrt_shared_object *object,
-                                     const char *entry, const char *what) {
+/* Writes `size` bytes of `values` into the executable's table
+ * `<entry><suffix>`, if it has one. The bytes are only written if they
+ * differ: the loader hands out the same object for a file loaded twice,
+ * which may be running. */
+static nlrt_status install_table(const nlrt_shared_object *object,
+                                 const char *entry, const char *suffix,
+                                 const char *what, const void *values,
+                                 size_t size) {
   char name[256];
-  snprintf(name, sizeof(name), "%s_allocator", entry);
+  snprintf(name, sizeof(name), "%s%s", entry, suffix);
   void *table = NULL;
-  nlrt_status status = nlrt_shared_object_find_table(
-      object, name, 3 * sizeof(void *), what, &table);
+  nlrt_status status =
+      nlrt_shared_object_find_table(object, name, size, what, &table);
   if (status != NLRT_OK || !table)
     return status;
+  if (memcmp(table, values, size) != 0)
+    memcpy(table, values, size);
+  return NLRT_OK;
+}
+
+/* Points the executable's allocator table at the checked allocator. */
+static nlrt_status install_allocator(const nlrt_shared_object *object,
+                                     const char *entry, const char *what) {
   void *(*alloc)(uint64_t) = nlrt_host_alloc;
   void *(*aligned)(uint64_t, uint64_t) = nlrt_host_aligned_alloc;
   void (*release)(void *) = nlrt_host_free;
@@ -87,29 +98,19 @@ static nlrt_status install_allocator(const nlrt_shared_object *object,
   memcpy(&functions[0], &alloc, sizeof(void *));
   memcpy(&functions[1], &aligned, sizeof(void *));
   memcpy(&functions[2], &release, sizeof(void *));
-  if (memcmp(table, functions, sizeof(functions)) != 0)
-    memcpy(table, functions, sizeof(functions));
-  return NLRT_OK;
+  return install_table(object, entry, "_allocator", what, functions,
+                       sizeof(functions));
 }
 
-/* Points the executable's host callback slot, if it has one, at the
- * runtime's dispatcher (written only if it differs, as above). */
+/* Points the executable's host callback slot at the runtime's dispatcher. */
 static nlrt_status install_host_callback(const nlrt_shared_object *object,
                                          const char *entry, const char *what) {
-  char name[256];
-  snprintf(name, sizeof(name), "%s_host_callback", entry);
-  void *slot = NULL;
-  nlrt_status status = nlrt_shared_object_find_table(
-      object, name, sizeof(void *), what, &slot);
-  if (status != NLRT_OK || !slot)
-    return status;
   void (*dispatch)(uint64_t, void *const *, uint64_t, void *const *,
                    uint64_t) = nlrt_host_callback_dispatch;
   void *value;
   memcpy(&value, &dispatch, sizeof(void *));
-  if (memcmp(slot, &value, sizeof(void *)) != 0)
-    memcpy(slot, &value, sizeof(void *));
-  return NLRT_OK;
+  return install_table(object, entry, "_host_callback", what, &value,
+                       sizeof(value));
 }
 
 /* Resolves the entry and signature in a freshly opened object and builds the
