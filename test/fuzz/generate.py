@@ -1474,14 +1474,41 @@ COMPLEX_FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_make_complex, 4), (op_complex_to_real, 2), (op_vdot, 2), (op_complex_unary, 12),
     (op_complex_parts, 5), (op_binary, 4),
 )
+#: Op families by name (for ``--favor``): the function's name without ``op_``.
+OP_FAMILY_NAMES = tuple(dict.fromkeys(f.__name__.removeprefix("op_")
+                                      for f, _ in FAMILY_WEIGHTS + COMPLEX_FAMILY_WEIGHTS))
+#: The share of the draws that ``favor``'s op families split equally among them.
+FAVORED_SHARE = 0.5
 
 
-def generate(seed, index: int = 0, families=None) -> Program:
+def family_probabilities(table, favor=None) -> np.ndarray:
+    """How often each op family of ``table`` is drawn: by weight, or, with ``favor``, half of the
+    draws split equally among the favored families and the other half by the others' weights
+    (so a rare family such as linalg, and a common one such as conv, each get a fair share)."""
+    names = [f.__name__.removeprefix("op_") for f, _ in table]
+    weights = np.array([w for _, w in table], dtype=float)
+    favored = sorted({n for n in names if n in (favor or ())})
+    if not favored or len(favored) == len(set(names)):
+        return weights / weights.sum()
+    p = np.where([n in favored for n in names], 0.0, weights)
+    p *= (1.0 - FAVORED_SHARE) / p.sum()
+    for name in favored:  # a family may sit in the table twice (op_binary): by its weights there
+        mask = np.array([n == name for n in names])
+        p[mask] = FAVORED_SHARE / len(favored) * weights[mask] / weights[mask].sum()
+    return p
+
+
+def generate(seed, index: int = 0, families=None, favor=None) -> Program:
     """The program for ``(seed, index)``; the same pair always gives the same program.
 
     ``families`` (names from ``FAMILY_NAMES``) restricts the programs to those families, with
     their weights relative to one another: ``("complex64", "complex128")`` gives only
-    complex programs (another program for the same index than without the restriction)."""
+    complex programs (another program for the same index than without the restriction).
+    ``favor`` (names from ``OP_FAMILY_NAMES``) gives those op families ``FAVORED_SHARE`` of the
+    draws: a campaign that aims at a few families, with the others still around them."""
+    unknown = sorted(set(favor or ()) - set(OP_FAMILY_NAMES))
+    if unknown:
+        raise ValueError(f"no op family {unknown}; the op families: {OP_FAMILY_NAMES}")
     rng = np.random.default_rng([int(seed), int(index)])
     chosen = [f for f in FAMILIES if families is None or family_name(f[0], f[1]) in families]
     if not chosen:
@@ -1498,8 +1525,7 @@ def generate(seed, index: int = 0, families=None) -> Program:
             b.input(b.shape())
         table = FAMILY_WEIGHTS + (COMPLEX_FAMILY_WEIGHTS if b.complex_program else ())
         ops = [f for f, _ in table]
-        fam_p = np.array([w for _, w in table], dtype=float)
-        fam_p /= fam_p.sum()
+        fam_p = family_probabilities(table, favor)
         target = int(rng.integers(2, 9))
         attempts = 0
         while len(b.ops) < target and attempts < 12 * target:
@@ -1514,7 +1540,7 @@ def generate(seed, index: int = 0, families=None) -> Program:
     finally:
         jax.config.update("jax_enable_x64", previous)
     if not b.ops:
-        return generate(seed, index + 1_000_003, families)
+        return generate(seed, index + 1_000_003, families, favor)
     used = {a for op in b.ops for a in op.args}
     outputs = [op.out for op in b.ops if op.out not in used][-3:]
     if not any(inp.batch_axis is not None for inp in b.inputs):
@@ -1523,6 +1549,8 @@ def generate(seed, index: int = 0, families=None) -> Program:
         first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name)
                                   for _ in range(b.batch_size)])
     origin = ("seed", int(seed), int(index)) + ((tuple(families),) if families is not None else ())
+    if favor:
+        origin += (("favor",) + tuple(favor),)
     program = Program(b.inputs, b.ops, tuple(outputs), x64=x64, differentiable=differentiable,
                       batch_size=b.batch_size, origin=origin)
     return program.pruned()

@@ -95,6 +95,18 @@ def test_generator_is_deterministic_and_covers_the_op_families():
     assert set(range(5)) <= ranks
 
 
+def test_favored_op_families_split_half_of_the_draws():
+    # --favor: however rare a family was, the favored ones split half of the draws equally.
+    names = [f.__name__ for f, _ in generate.FAMILY_WEIGHTS]
+    p = generate.family_probabilities(generate.FAMILY_WEIGHTS, ("one_hot", "conv"))
+    assert p[names.index("op_one_hot")] == p[names.index("op_conv")] == pytest.approx(0.25)
+    assert p.sum() == pytest.approx(1.0)
+    program = generate.generate(1, 0, favor=("one_hot",))
+    assert program.origin == ("seed", 1, 0, ("favor", "one_hot"))
+    with pytest.raises(ValueError, match="no op family"):
+        generate.generate(1, 0, favor=("fourier",))
+
+
 def test_generator_makes_the_program_whose_product_bound_overflowed():
     # seed 1, program 4739: a reduction's bound x.bound ** n raised OverflowError (for every
     # reduction kind, as the bounds were all computed), which killed a campaign thread
@@ -121,10 +133,10 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
 
     real_generate = sandbox.Worker.generate
 
-    def failing_on_11(self, seed, index, families=None):
+    def failing_on_11(self, seed, index, families=None, favor=None):
         if index == 11:
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\nOverflowError: boom")
-        return real_generate(self, seed, index, families)
+        return real_generate(self, seed, index, families, favor)
 
     monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
     started = []
@@ -138,7 +150,7 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
     # recycle_every=2: the third program runs in a fresh worker process.
     args = argparse.Namespace(seed=3, start=10, n=3, out=str(tmp_path), modes=["jit"], timeout=300.0,
                               no_minimize=True, budget=0, minimize_per_signature=0,
-                              recycle_every=2, families=None)
+                              recycle_every=2, families=None, favor=None)
     c = campaign.Campaign(args)
 
     class Bar:
@@ -345,7 +357,7 @@ def test_a_running_campaign_keeps_its_summary_current(tmp_path):
     from fuzz import campaign
 
     args = argparse.Namespace(seed=1, start=10, n=5, out=str(tmp_path), minimize_per_signature=0,
-                              families=None)
+                              families=None, favor=None)
     c = campaign.Campaign(args)
     for index in (10, 11, 13):
         c.record(index, _chain_program(), [Outcome("jit", "ok")])
