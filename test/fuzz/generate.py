@@ -1255,8 +1255,8 @@ _FFT_REAL_OUTPUT = ("irfft", "irfft2", "irfftn", "hfft")
 #: (0.10) fails on programs with both where an FFT and a LAPACK call meet, in either direction
 #: (the gradient of fft(inv(a)) feeds one into the other), because XLA's CPU layout assignment
 #: passes the LAPACK call's column-major layout on to the FFT, whose thunk refuses it
-#: ("RET_CHECK failure (.../cpu/runtime/fft_thunk.cc:168) IsMonotonicWithDim0Major"; campaign
-#: seed 1 --favor fft,linalg,conv, program 58373: solve of an hfft). Nothing to compare there.
+#: ("RET_CHECK failure (.../cpu/runtime/fft_thunk.cc:168) IsMonotonicWithDim0Major"; session
+#: 21's first favored campaign: solve of an hfft). Nothing to compare there.
 _FFT_TRANSFORM_KINDS = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn",
                         "irfft", "irfft2", "irfftn", "hfft", "ihfft", "fft_round_trip",
                         "fft_real_part")
@@ -1353,7 +1353,7 @@ def op_fft(b: Builder) -> Val:
         # Not of a full spectrum: the mirrored bins of real values are equal in real part and
         # modulus up to rounding (near-ties that rounding breaks apart differently in argmax,
         # sort, max), and their imaginary parts cancel in a sum (exactly 0 but for rounding, whose
-        # sign then decided a cond: campaign seed 1 --favor fft,linalg,conv, program 58459).
+        # sign then decided a cond in session 21's first favored campaign).
         # Nor imaginary parts of rfft: the first is exactly 0, whose sign a rounding picks.
         call, scale = _fft_call(b, "rfft", "{0}", x.shape, axes, axes_src, rank)
         part = b.choice(("jnp.real({})", "{}.real", "jnp.abs({})"))
