@@ -21,7 +21,7 @@ import threading
 import time
 
 from . import known_bugs, minimize, render, reproducer
-from .generate import FAMILY_NAMES
+from .generate import FAMILY_NAMES, FAVORED_SHARE, OP_FAMILY_NAMES
 from .program import Program
 from .run_modes import FAILURES, SKIPS, Outcome
 from .sandbox import Worker
@@ -98,7 +98,8 @@ class Campaign:
                     worker = Worker(timeout=self.args.timeout)
                 checked += 1
                 try:
-                    program = worker.generate(self.args.seed, index, self.args.families)
+                    program = worker.generate(self.args.seed, index, self.args.families,
+                                              self.args.favor)
                 except RuntimeError as error:  # the generator's bug: counted, and the worker goes on
                     self.record_generator_failure(index, error)
                     continue
@@ -122,9 +123,9 @@ class Campaign:
             if not outcome.failed:  # flaky: keep the original
                 program, outcome = finding.program, finding.outcome
         note = f"Found by `make fuzz SEED={self.args.seed}` (program {finding.index}); "
-        if self.args.families is not None:
-            note = (f"Found by `python -m fuzz.campaign --seed {self.args.seed} --families "
-                    f"{','.join(self.args.families)}` (program {finding.index}); ")
+        if self.args.families is not None or self.args.favor is not None:
+            note = (f"Found by `python -m fuzz.campaign --seed {self.args.seed}"
+                    f"{self.restriction()}` (program {finding.index}); ")
         note += "minimized.\n" if not self.args.no_minimize else "not minimized.\n"
         if finding.known:
             note += f"Known bug: {finding.known}.\n"
@@ -135,6 +136,15 @@ class Campaign:
             f.write(text)
         with self.lock:
             self.written.append(path)
+
+    def restriction(self) -> str:
+        """The options that chose other programs than a plain campaign's, as command-line text."""
+        text = ""
+        if self.args.families is not None:
+            text += f" --families {','.join(self.args.families)}"
+        if self.args.favor is not None:
+            text += f" --favor {','.join(self.args.favor)}"
+        return text
 
     def finished_through(self) -> int:
         """The last index k such that every program from START to k has finished."""
@@ -148,12 +158,9 @@ class Campaign:
         modes_run = sum(v for k, v in c.items() if k not in SKIPS)
         progress = "" if final else (f" (in progress: every program up to {self.finished_through()} "
                                      f"has finished)")
-        families = ""
-        if self.args.families is not None:
-            families = f" of the families {','.join(self.args.families)}"
         lines = [
             f"seed {self.args.seed}, programs {self.args.start}..{self.args.start + self.args.n - 1}"
-            f"{families}: {self.programs} programs in {elapsed:.0f}s{progress}",
+            f"{self.restriction()}: {self.programs} programs in {elapsed:.0f}s{progress}",
             f"modes run: {modes_run} (ok {c['ok']}); skipped: jax rejects {c['jax_error']}, "
             f"jax itself crashed {c['jax_crash']}, ill-conditioned {c['unstable']}, jax.jit differs from jax op by op {c['jax_disagrees']}",
             f"wrong values: {c['wrong']}",
@@ -184,7 +191,7 @@ class Campaign:
             f.write(text + "\n")
         with open(os.path.join(self.args.out, "summary.json"), "w") as f:
             json.dump({"seed": self.args.seed, "start": self.args.start, "n": self.args.n,
-                       "families": self.args.families,
+                       "families": self.args.families, "favor": self.args.favor,
                        "final": final, "finished_through": self.finished_through(),
                        "programs": self.programs, "counts": dict(self.counts),
                        "per_mode": {m: dict(c) for m, c in self.per_mode.items()},
@@ -200,6 +207,15 @@ def _families(text: str) -> tuple[str, ...]:
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown families {unknown}; the families: "
                                          f"{', '.join(FAMILY_NAMES)}")
+    return names
+
+
+def _op_families(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in OP_FAMILY_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown op families {unknown}; the op families: "
+                                         f"{', '.join(OP_FAMILY_NAMES)}")
     return names
 
 
@@ -223,12 +239,16 @@ def main(argv=None) -> int:
                    help="only programs of these families, comma-separated (e.g. "
                         f"complex64,complex128; the families: {','.join(FAMILY_NAMES)}); other "
                         "programs than without it")
+    p.add_argument("--favor", type=_op_families, default=None,
+                   help=f"op families that share {FAVORED_SHARE:.0%} of the draws equally, "
+                        "comma-separated (e.g. fft,linalg,conv); other programs than without it")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     if args.show:
         worker = Worker(timeout=args.timeout)
         try:
-            print(render.function_source(worker.generate(args.seed, args.start, args.families)))
+            print(render.function_source(worker.generate(args.seed, args.start, args.families,
+                                                         args.favor)))
         finally:
             worker.close()
         return 0

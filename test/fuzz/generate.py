@@ -1189,7 +1189,9 @@ _CONV_LAYOUTS = {1: (("NCH", "OIH", "NCH"), ("NHC", "HIO", "NHC"), ("NCH", "HIO"
 def op_conv(b: Builder) -> Val:
     spatial = b.choice((1, 2, 2))
     lhs_spec, rhs_spec, out_spec = b.choice(_CONV_LAYOUTS[spatial])
-    cands = [v for v in b.vals if v.cat == "f" and v.ndim == spatial + 2]
+    # Complex programs convolve complex values too (lax wants one dtype for both operands).
+    cats = "fc" if b.complex_program else "f"
+    cands = [v for v in b.vals if v.cat in cats and v.ndim == spatial + 2]
     if cands and b.chance(0.6):
         x = b.choice(cands)
         dims = dict(zip(lhs_spec, x.shape))
@@ -1197,7 +1199,7 @@ def op_conv(b: Builder) -> Val:
         dims = {"N": b.choice((1, 2)), "C": b.choice((1, 2, 3, 4))}
         for s in lhs_spec[2:] if lhs_spec[1] == "C" else lhs_spec[1:-1]:
             dims[s] = int(b.rng.integers(3, 7))
-        x = b.input(tuple(dims[s] for s in lhs_spec), b.dtype_of("f"))
+        x = b.input(tuple(dims[s] for s in lhs_spec), b.dtype_of(b.real_or_complex("f", 0.6)))
     channels = dims["C"]
     groups = b.choice([g for g in (1, 2, 3, 4) if channels % g == 0]) if b.chance(0.3) else 1
     kernel = {"O": groups * int(b.rng.integers(1, 4)), "I": channels // groups}
@@ -1219,7 +1221,7 @@ def op_conv(b: Builder) -> Val:
 
 
 def op_reduce_window(b: Builder) -> Val:
-    # Not of complex numbers: numlir refuses them (as it does complex convolutions).
+    # Not of complex numbers: numlir refuses them.
     x = b.pick(lambda v: v.ndim >= 1 and v.cat in "fi")
     window = tuple_src([int(b.rng.integers(1, min(3, d) + 1)) for d in x.shape])
     strides = tuple_src([b.choice((1, 1, 2)) for _ in x.shape])
@@ -1240,6 +1242,279 @@ def op_reduce_window(b: Builder) -> Val:
         template = f"{template} / {size}"
     bound = x.bound * size if monoid == "sum" else x.bound
     return b.emit("reduce_window", template, [x], bound, x.distinct and monoid != "sum")
+
+
+# -- FFT ---------------------------------------------------------------------------------------
+
+#: Transform lengths (``n=``, ``s=``): padding and cropping, odd and prime lengths among them.
+_FFT_LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
+_FFT_NORMS = (None, "ortho", "forward")
+#: Transforms whose output is real: the last transformed axis's default length is 2 * (L - 1).
+_FFT_REAL_OUTPUT = ("irfft", "irfft2", "irfftn", "hfft")
+#: The op kinds of op_fft's transforms and of op_linalg. One program has one or the other: jax
+#: (0.10) fails on programs with both where an FFT and a LAPACK call meet, in either direction
+#: (the gradient of fft(inv(a)) feeds one into the other), because XLA's CPU layout assignment
+#: passes the LAPACK call's column-major layout on to the FFT, whose thunk refuses it
+#: ("RET_CHECK failure (.../cpu/runtime/fft_thunk.cc:168) IsMonotonicWithDim0Major"; session
+#: 21's first favored campaign: solve of an hfft). Nothing to compare there.
+_FFT_TRANSFORM_KINDS = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn",
+                        "irfft", "irfft2", "irfftn", "hfft", "ihfft", "fft_round_trip",
+                        "fft_real_part")
+_LINALG_KINDS = ("solve", "inv", "det", "slogdet", "cholesky", "qr", "eigvalsh", "svd",
+                 "matrix_norm", "matrix_power", "triangular_solve")
+
+
+def _made_any(b: Builder, kinds) -> bool:
+    return any(op.kind in kinds for op in b.ops)
+
+
+def _fft_axes(b: Builder, ndim: int, rank: int) -> tuple[list[int], str]:
+    """The axes of a transform over ``rank`` axes (1, 2, or 0 for fftn's any number), with their
+    source text ('' where the default is taken: the last axis, the last two, or all)."""
+    if rank == 1:
+        axis = int(b.rng.integers(ndim))
+        if axis == ndim - 1 and b.chance(0.5):
+            return [axis], ""
+        return [axis], f", axis={axis - ndim if b.chance(0.3) else axis}"
+    if rank == 2:
+        if b.chance(0.4):
+            return [ndim - 2, ndim - 1], ""
+        axes = [int(a) for a in b.rng.permutation(ndim)[:2]]
+        return axes, f", axes={tuple_src(axes)}"
+    if ndim <= 3 and b.chance(0.3):
+        return list(range(ndim)), ""
+    axes = [int(a) for a in b.rng.permutation(ndim)[:int(b.rng.integers(1, min(ndim, 3) + 1))]]
+    return axes, f", axes={tuple_src(axes)}"
+
+
+def _fft_call(b: Builder, fn: str, arg: str, shape, axes: list[int], axes_src: str,
+              rank: int) -> tuple[str, float]:
+    """``jnp.fft.<fn>(arg, ...)`` over ``axes`` of a value of ``shape``, with random lengths and
+    norm, and the most it multiplies ``max |x|`` by: each output sums at most ``size`` terms (the
+    product of the transform's lengths), which the norm divides by 1, sqrt(size) or size."""
+    sized = b.chance(0.5) and (rank != 0 or axes_src != "")
+    lengths = []
+    for i, a in enumerate(axes):
+        default = shape[a]
+        if fn in _FFT_REAL_OUTPUT and i == len(axes) - 1:
+            default = 2 * (shape[a] - 1)
+        lengths.append(int(b.choice(_FFT_LENGTHS)) if sized else default)
+    size_src = ""
+    if sized:
+        size_src = f", n={lengths[0]}" if rank == 1 else f", s={tuple_src(lengths)}"
+    norm = b.choice(_FFT_NORMS)
+    norm_src = "" if norm is None and b.chance(0.5) else f", norm={norm!r}"
+    size = max(int(np.prod(lengths, dtype=np.int64)), 1)
+    inverse = fn.startswith("i")  # ifft*, irfft*, ihfft divide by size under the default norm
+    divisor = {None: size if inverse else 1, "ortho": math.sqrt(size),
+               "forward": 1 if inverse else size}[norm]
+    return f"jnp.fft.{fn}({arg}{size_src}{axes_src}{norm_src})", size / divisor
+
+
+def op_fft(b: Builder) -> Val:
+    """jnp.fft: complex transforms of complex values, rfft* of real ones (in complex programs),
+    irfft*/hfft back to real, real round trips (``irfft(rfft(x))``, the real part or modulus of
+    an rfft) so that real programs transform too, and fftshift/ifftshift."""
+    x = b.pick(lambda v: v.ndim >= 1 and (v.cat == "c" or v.aval.dtype in ("float32", "float64")))
+    if x.cat == "c":
+        fn = b.choice(("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "irfft", "irfft2", "irfftn",
+                       "hfft", "shift"))
+    elif b.complex_program:
+        fn = b.choice(("rfft", "rfft2", "rfftn", "ihfft", "round_trip", "real_part", "shift"))
+    else:
+        fn = b.choice(("round_trip", "round_trip", "real_part", "shift"))
+    if fn != "shift" and _made_any(b, _LINALG_KINDS):
+        raise Rejected("an FFT and a LAPACK call in one program: jax fails")
+    if fn == "shift":
+        shift = b.choice(("fftshift", "ifftshift"))
+        axes = axes_arg(b, x.ndim)
+        axes_src = "" if axes == "None" else f", axes={axes}"
+        return b.emit(shift, f"jnp.fft.{shift}({{0}}{axes_src})", [x], x.bound, x.distinct)
+    if fn == "round_trip":
+        rank = b.choice((1, 1, 2, 0))
+    elif fn == "real_part":  # rfft: a full spectrum of real values pairs bins X[k], X[n - k]
+        rank = 1
+    else:  # fft2 and friends over 2 axes, fftn and friends over any number, the others over 1
+        rank = {"2": 2, "n": 0}.get(fn[-1], 1)
+    if rank == 2 and x.ndim < 2:  # fft2 of a vector: fft
+        rank, fn = 1, fn.removesuffix("2")
+    axes, axes_src = _fft_axes(b, x.ndim, rank)
+    suffix = {1: "", 2: "2", 0: "n"}[rank]
+    if fn == "round_trip":  # real to complex and back, each with its own lengths and norm
+        there, back = (("ihfft", "hfft") if rank == 1 and b.chance(0.25)
+                       else ("rfft" + suffix, "irfft" + suffix))
+        inner, scale = _fft_call(b, there, "{0}", x.shape, axes, axes_src, rank)
+        mid = infer(inner, [x.aval])
+        if mid is None:
+            raise Rejected(f"jax rejects {inner}")
+        outer, scale2 = _fft_call(b, back, inner, mid.shape, axes, axes_src, rank)
+        return b.emit("fft_round_trip", outer, [x], x.bound * scale * scale2)
+    if fn == "real_part":
+        # Not of a full spectrum: the mirrored bins of real values are equal in real part and
+        # modulus up to rounding (near-ties that rounding breaks apart differently in argmax,
+        # sort, max), and their imaginary parts cancel in a sum (exactly 0 but for rounding, whose
+        # sign then decided a cond in session 21's first favored campaign).
+        # Nor imaginary parts of rfft: the first is exactly 0, whose sign a rounding picks.
+        call, scale = _fft_call(b, "rfft", "{0}", x.shape, axes, axes_src, rank)
+        part = b.choice(("jnp.real({})", "{}.real", "jnp.abs({})"))
+        if part == "jnp.abs({})" and not b.kink_ok(x):
+            raise Rejected("kink")
+        return b.emit("fft_real_part", part.format(call), [x], x.bound * scale)
+    call, scale = _fft_call(b, fn, "{0}", x.shape, axes, axes_src, rank)
+    return b.emit(fn, call, [x], x.bound * scale)
+
+
+# -- linear algebra ------------------------------------------------------------------------------
+# Matrices are made well conditioned inside the template, from any value: ``c * I + E`` with the
+# value scaled into ``|E_ij| <= |c| / (2n)`` (by a power of two, exactly), so every row's and
+# column's off-diagonal sum is at most |c| / 2: the eigenvalues lie within |c| / 2 of c,
+# ``||M^-1||_inf <= 2 / |c|``, |det| is between (|c| / 2)^n and (3|c| / 2)^n, partial pivoting
+# has no near-ties, and a Householder QR sees diagonals far from 0 (their signs decide Q's and R's).
+# Spectra whose order or gradient needs gaps (eigvalsh, singular values, 2-norms) see
+# ``diag(1, ..., n) + E`` with ``||E||_2 <= 1/4``: eigenvalues and singular values within 1/4 of
+# 1, ..., n, so at least 1/2 apart and away from 0. Only invariant outputs are compared: no
+# eigenvectors or singular vectors.
+
+#: What jax's linear algebra runs on (eval_shape takes bfloat16 and integers; jax.jit does not).
+_LINALG_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
+def _matrix_operand(b: Builder) -> tuple[Val, str, int]:
+    """A value whose trailing n x n block is the matrix (cropped where it is not square), or a
+    fresh input of a small square shape, now and then with batch dimensions; the source text of
+    the matrix, and n."""
+    try:
+        if b.chance(0.65):
+            a = b.pick(lambda v: v.aval.dtype in _LINALG_DTYPES and 2 <= v.ndim <= 4)
+            n = min(a.shape[-2:])
+            square = a.shape[-1] == a.shape[-2]
+            return a, "{0}" if square else f"{{0}}[..., :{n}, :{n}]", n
+    except Rejected:
+        pass
+    n = int(b.rng.integers(1, 6))
+    batch = () if b.chance(0.7) else tuple(b.shape(int(b.rng.integers(1, 3))))
+    dtype = b.dtype_of(b.real_or_complex("f", 0.7))
+    a = b.input(batch + (n, n), "float32" if dtype == "bfloat16" else dtype)
+    return a, "{0}", n
+
+
+def _near_identity(matrix: str, bound: float, rows: int, cols: int, c: float) -> str:
+    """``c * I + E`` (see above): E is the matrix scaled into
+    ``|E_ij| <= |c| / (2 max(rows, cols))``."""
+    s = shrink(bound, abs(c) / (2 * max(rows, cols)))
+    eye = f"jnp.eye({rows}, dtype={{0}}.dtype)" if rows == cols else \
+        f"jnp.eye({rows}, {cols}, dtype={{0}}.dtype)"
+    return f"({matrix} * {s} + {c} * {eye})"
+
+
+def _spread_spectrum(matrix: str, bound: float, n: int) -> str:
+    """``diag(1, ..., n) + E`` with ``||E||_2 <= ||E||_F <= 1/4``."""
+    ramp = f"jnp.eye({n}, dtype={{0}}.dtype) * jnp.arange(1, {n + 1})"
+    return f"({matrix} * {shrink(bound, 0.25 / n)} + {ramp})"
+
+
+def _hermitian_positive(matrix: str, bound: float, n: int) -> str:
+    """``B B^H + I`` with ``|B_ij| <= 1``: eigenvalues in [1, n^2 + 1], diagonal at most n + 1."""
+    scaled = f"({matrix} * {shrink(bound, 1.0)})"
+    adjoint = f"jnp.conj(jnp.swapaxes({scaled}, -1, -2))"
+    return f"({scaled} @ {adjoint} + jnp.eye({n}, dtype={{0}}.dtype))"
+
+
+def _same_dtype_partner(b: Builder, shape, a: Val) -> Val:
+    """An operand of ``shape`` with ``a``'s dtype (lax does not promote)."""
+    v = b.partner(tuple(shape), a.cat, lambda v: v.aval == Aval(tuple(shape), a.aval.dtype),
+                  exclude=(a.name,))
+    return v if v.aval.dtype == a.aval.dtype else b.input(tuple(shape), a.aval.dtype)
+
+
+def op_linalg(b: Builder) -> Val:
+    """jnp.linalg and lax.linalg on well-conditioned matrices (real or complex), batched now and
+    then: solve, inv, det, slogdet, cholesky, qr, eigvalsh, singular values, matrix norms,
+    matrix_power, triangular_solve."""
+    if _made_any(b, _FFT_TRANSFORM_KINDS):
+        raise Rejected("an FFT and a LAPACK call in one program: jax fails")
+    a, matrix, n = _matrix_operand(b)
+    m = a.bound
+    batch = a.shape[:-2]
+    kind = b.choice(("solve", "solve", "inv", "det", "slogdet", "cholesky", "qr", "qr", "eigvalsh",
+                     "svd", "matrix_norm", "matrix_power", "triangular_solve", "triangular_solve"))
+    c = b.choice((1.0, 2.0, -1.0))  # the diagonal: a negative one flips det's sign
+    well = _near_identity(matrix, m, n, n, c)
+    if kind in ("solve", "inv", "det", "slogdet") and n > 1 and b.chance(0.4):
+        # Rows swapped: partial pivoting then exchanges rows (its choice has no near-ties).
+        well = f"{well}[..., np.array({[int(p) for p in b.rng.permutation(n)]}), :]"
+    inverse_bound = 2.0 / abs(c)
+    if kind == "solve":
+        cat = b.real_or_complex(a.cat, 0.3)
+        shape = (n,) if not batch and b.chance(0.3) else batch + (n, b.dim())
+        rhs = b.partner(shape, cat, lambda v: v.shape == shape and v.aval.dtype in _LINALG_DTYPES)
+        return b.emit("solve", f"jnp.linalg.solve({well}, {{1}})", [a, rhs],
+                      inverse_bound * rhs.bound)
+    if kind == "inv":
+        return b.emit("inv", f"jnp.linalg.inv({well})", [a], inverse_bound)
+    if kind == "det":
+        return b.emit("det", f"jnp.linalg.det({well})", [a], (1.5 * abs(c)) ** n)
+    if kind == "slogdet":  # the sign (+-1, or a phase), log|det|, or both at once
+        log_bound = n * (abs(math.log(abs(c))) + 0.7)
+        template, bound = b.choice(((f"jnp.linalg.slogdet({well})[0]", 1.0),
+                                    (f"jnp.linalg.slogdet({well})[1]", log_bound),
+                                    (f"jnp.multiply(*jnp.linalg.slogdet({well}))", log_bound)))
+        return b.emit("slogdet", template, [a], bound)
+    if kind == "cholesky":
+        if b.chance(0.5):
+            spd, bound = _hermitian_positive(matrix, m, n), math.sqrt(n + 1.0)
+        else:  # not Hermitian: jax factors its Hermitian part (positive definite: c > 0)
+            spd, bound = _near_identity(matrix, m, n, n, abs(c)), math.sqrt(1.5 * abs(c))
+        upper = ", upper=True" if b.chance(0.3) else ""
+        return b.emit("cholesky", f"jnp.linalg.cholesky({spd}{upper})", [a], bound)
+    if kind == "qr":
+        rows, cols = n, n
+        if a.shape[-2] > a.shape[-1] and b.chance(0.5):  # tall: Q is rows x cols
+            rows, cols = a.shape[-2], a.shape[-1]
+            matrix = "{0}" if a.shape[-2:] == (rows, cols) else f"{{0}}[..., :{rows}, :{cols}]"
+        tall = _near_identity(matrix, m, rows, cols, c)
+        r_bound = 1.5 * abs(c) * math.sqrt(rows)
+        template, bound = b.choice(((f"jnp.linalg.qr({tall})[0]", 1.0),
+                                    (f"jnp.linalg.qr({tall})[1]", r_bound),
+                                    (f"jnp.linalg.qr({tall}, mode='r')", r_bound)))
+        return b.emit("qr", template, [a], bound)
+    spread = _spread_spectrum(matrix, m, n)
+    if kind == "eigvalsh":  # jnp symmetrizes its input: UPLO picks nothing here
+        uplo = b.choice(("", ", UPLO='U'", ", UPLO='L'"))
+        return b.emit("eigvalsh", f"jnp.linalg.eigvalsh({spread}{uplo})", [a], n + 0.25)
+    if kind == "svd":
+        template = b.choice((f"jnp.linalg.svd({spread}, compute_uv=False)",
+                             f"jnp.linalg.svdvals({spread})"))
+        return b.emit("svd", template, [a], n + 0.25)
+    if kind == "matrix_norm":
+        options = [(spread, "2", n + 0.25), (spread, "-2", n + 0.25),
+                   (spread, "'nuc'", n * (n + 1) / 2 + 0.25 * n), (spread, "'fro'", n * n)]
+        if b.kink_ok(a):  # kinks: |E_ij| at 0 (the column or row sums are 1/2 apart), and
+            # the Frobenius norm of an arbitrary matrix at 0
+            options += [(spread, "1", n + 0.25), (spread, "-jnp.inf", n + 0.25),
+                        (matrix, "'fro'", m * n)]
+        target, order, bound = b.choice(options)
+        axis = "" if not batch and b.chance(0.5) else ", axis=(-2, -1)"
+        keep = ", keepdims=True" if b.chance(0.2) else ""
+        return b.emit("matrix_norm", f"jnp.linalg.norm({target}, ord={order}{axis}{keep})", [a],
+                      bound)
+    if kind == "matrix_power":
+        p = int(b.choice((0, 1, 2, 3, -1, -2)))
+        if p < 0:  # of the inverse: needs the well-conditioned matrix
+            bound = inverse_bound ** -p * n ** (-p - 1)
+            return b.emit("matrix_power", f"jnp.linalg.matrix_power({well}, {p})", [a], bound)
+        bound = 1.0 if p == 0 else _power_bound(m, p) * n ** (p - 1)
+        return b.emit("matrix_power", f"jnp.linalg.matrix_power({matrix}, {p})", [a], bound)
+    # triangular_solve reads one triangle of a (the template passes the whole matrix, or masks it)
+    lower, left = b.chance(0.5), b.chance(0.5)
+    tri = b.choice((well, f"jnp.tril({well})" if lower else f"jnp.triu({well})"))
+    k = b.dim()
+    rhs = _same_dtype_partner(b, batch + ((n, k) if left else (k, n)), a)
+    flags = (f"left_side={left}, lower={lower}, transpose_a={b.chance(0.5)}, "
+             f"conjugate_a={b.chance(0.5)}, unit_diagonal={b.chance(0.2)}")
+    # A unit diagonal leaves rows with off-diagonal sums up to |c| / 2 <= 1 - 1/n: ||T^-1|| <= n.
+    return b.emit("triangular_solve", f"lax.linalg.triangular_solve({tri}, {{1}}, {flags})",
+                  [a, rhs], rhs.bound * max(inverse_bound, n))
 
 
 _BRANCHES = {"f": ("p * q", "p + q", "jnp.sin(p) - q", "jnp.tanh(p * q)", "p - jnp.cos(q)"),
@@ -1466,22 +1741,49 @@ FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_dynamic_slice, 2), (op_scatter, 3), (op_concatenate, 3), (op_pad, 2),
     (op_matmul, 5), (op_matrix_polynomial, 1), (op_dot_general, 3), (op_einsum, 3), (op_tensordot, 1),
     (op_conv, 2), (op_reduce_window, 2), (op_cond, 2), (op_loop, 2), (op_scan, 2),
-    (op_sort, 1), (op_triangle, 1), (op_one_hot, 1),
+    (op_sort, 1), (op_triangle, 1), (op_one_hot, 1), (op_fft, 1), (op_linalg, 0.4),
 )
 #: The families complex programs add to those.
 #: (More elementwise ops too: the complex tables are long, and their ops are the new code.)
 COMPLEX_FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_make_complex, 4), (op_complex_to_real, 2), (op_vdot, 2), (op_complex_unary, 12),
-    (op_complex_parts, 5), (op_binary, 4),
+    (op_complex_parts, 5), (op_binary, 4), (op_fft, 1), (op_linalg, 0.3), (op_conv, 0.5),
 )
+#: Op families by name (for ``--favor``): the function's name without ``op_``.
+OP_FAMILY_NAMES = tuple(dict.fromkeys(f.__name__.removeprefix("op_")
+                                      for f, _ in FAMILY_WEIGHTS + COMPLEX_FAMILY_WEIGHTS))
+#: The share of the draws that ``favor``'s op families split equally among them.
+FAVORED_SHARE = 0.5
 
 
-def generate(seed, index: int = 0, families=None) -> Program:
+def family_probabilities(table, favor=None) -> np.ndarray:
+    """How often each op family of ``table`` is drawn: by weight, or, with ``favor``, half of the
+    draws split equally among the favored families and the other half by the others' weights
+    (so a rare family such as linalg, and a common one such as conv, each get a fair share)."""
+    names = [f.__name__.removeprefix("op_") for f, _ in table]
+    weights = np.array([w for _, w in table], dtype=float)
+    favored = sorted({n for n in names if n in (favor or ())})
+    if not favored or len(favored) == len(set(names)):
+        return weights / weights.sum()
+    p = np.where([n in favored for n in names], 0.0, weights)
+    p *= (1.0 - FAVORED_SHARE) / p.sum()
+    for name in favored:  # a family may sit in the table twice (op_binary): by its weights there
+        mask = np.array([n == name for n in names])
+        p[mask] = FAVORED_SHARE / len(favored) * weights[mask] / weights[mask].sum()
+    return p
+
+
+def generate(seed, index: int = 0, families=None, favor=None) -> Program:
     """The program for ``(seed, index)``; the same pair always gives the same program.
 
     ``families`` (names from ``FAMILY_NAMES``) restricts the programs to those families, with
     their weights relative to one another: ``("complex64", "complex128")`` gives only
-    complex programs (another program for the same index than without the restriction)."""
+    complex programs (another program for the same index than without the restriction).
+    ``favor`` (names from ``OP_FAMILY_NAMES``) gives those op families ``FAVORED_SHARE`` of the
+    draws: a campaign that aims at a few families, with the others still around them."""
+    unknown = sorted(set(favor or ()) - set(OP_FAMILY_NAMES))
+    if unknown:
+        raise ValueError(f"no op family {unknown}; the op families: {OP_FAMILY_NAMES}")
     rng = np.random.default_rng([int(seed), int(index)])
     chosen = [f for f in FAMILIES if families is None or family_name(f[0], f[1]) in families]
     if not chosen:
@@ -1498,8 +1800,7 @@ def generate(seed, index: int = 0, families=None) -> Program:
             b.input(b.shape())
         table = FAMILY_WEIGHTS + (COMPLEX_FAMILY_WEIGHTS if b.complex_program else ())
         ops = [f for f, _ in table]
-        fam_p = np.array([w for _, w in table], dtype=float)
-        fam_p /= fam_p.sum()
+        fam_p = family_probabilities(table, favor)
         target = int(rng.integers(2, 9))
         attempts = 0
         while len(b.ops) < target and attempts < 12 * target:
@@ -1514,7 +1815,7 @@ def generate(seed, index: int = 0, families=None) -> Program:
     finally:
         jax.config.update("jax_enable_x64", previous)
     if not b.ops:
-        return generate(seed, index + 1_000_003, families)
+        return generate(seed, index + 1_000_003, families, favor)
     used = {a for op in b.ops for a in op.args}
     outputs = [op.out for op in b.ops if op.out not in used][-3:]
     if not any(inp.batch_axis is not None for inp in b.inputs):
@@ -1523,6 +1824,8 @@ def generate(seed, index: int = 0, families=None) -> Program:
         first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name)
                                   for _ in range(b.batch_size)])
     origin = ("seed", int(seed), int(index)) + ((tuple(families),) if families is not None else ())
+    if favor:
+        origin += (("favor",) + tuple(favor),)
     program = Program(b.inputs, b.ops, tuple(outputs), x64=x64, differentiable=differentiable,
                       batch_size=b.batch_size, origin=origin)
     return program.pruned()

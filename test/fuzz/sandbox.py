@@ -142,8 +142,8 @@ class Worker:
         except (BrokenPipeError, OSError):
             raise self._died(timed_out=False) from None
 
-    def generate(self, seed: int, index: int, families=None):
-        self._request(("generate", seed, index, families))
+    def generate(self, seed: int, index: int, families=None, favor=None):
+        self._request(("generate", seed, index, families, favor))
         kind, payload = self._receive()
         if kind == "raised":
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\n{payload}")
@@ -205,7 +205,7 @@ def serve(reply_fd: int) -> None:
             if message[0] == "stop":
                 return
             if message[0] == "generate":
-                _send(replies, ("program", generate.generate(message[1], message[2], message[3])))
+                _send(replies, ("program", generate.generate(*message[1:])))
             elif message[0] == "check":
                 program, modes = message[1], message[2]
 

