@@ -201,22 +201,20 @@ class Campaign:
         return text
 
 
-def _families(text: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in FAMILY_NAMES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown families {unknown}; the families: "
-                                         f"{', '.join(FAMILY_NAMES)}")
-    return names
+def _names_among(known: tuple[str, ...], what: str):
+    """An argparse type: a comma-separated list of names from ``known``."""
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(n.strip() for n in text.split(",") if n.strip())
+        unknown = [n for n in names if n not in known]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(f"unknown {what} {unknown}; the {what}: "
+                                             f"{', '.join(known)}")
+        return names
+    return parse
 
 
-def _op_families(text: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in OP_FAMILY_NAMES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown op families {unknown}; the op families: "
-                                         f"{', '.join(OP_FAMILY_NAMES)}")
-    return names
+_families = _names_among(FAMILY_NAMES, "families")
+_op_families = _names_among(OP_FAMILY_NAMES, "op families")
 
 
 def main(argv=None) -> int:
