@@ -9,7 +9,6 @@ where the forward pass clipped the operand (a straight-through estimator).
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import ml_dtypes
@@ -109,14 +108,16 @@ def _passes_unclipped(x, grad, config, gate_config):
     return ufuncs.where(ufuncs.abs(x) <= bound, grad, creation.zeros_like(grad))
 
 
-@functools.partial(custom_vjp, nondiff_argnums=(2, 3, 4))
-def _scaled_dot(lhs, rhs, dimension_numbers, out_dtype, configs):
+def _forward(lhs, rhs, dimension_numbers, out_dtype, configs):
     (lc, rc), (lb, rb) = dimension_numbers
     return _scaled_product(lhs, rhs, (lc, lb), (rc, rb), out_dtype, configs[0], configs[1])
 
 
+_scaled_dot = custom_vjp(_forward, nondiff_argnums=(2, 3, 4))
+
+
 def _scaled_dot_fwd(lhs, rhs, dimension_numbers, out_dtype, configs):
-    return _scaled_dot(lhs, rhs, dimension_numbers, out_dtype, configs), (lhs, rhs)
+    return _forward(lhs, rhs, dimension_numbers, out_dtype, configs), (lhs, rhs)
 
 
 def _scaled_dot_bwd(dimension_numbers, out_dtype, configs, residuals, g):
