@@ -78,8 +78,16 @@ def test_pivoted_qr_of_rank_deficient_and_graded_matrices(x64):
         q, r, p = nl_lax_linalg.qr(a, pivoting=True)
         check_factorization(a, q, r, p, 1e-13)
         _, jr, jp = jax.lax.linalg.qr(a, pivoting=True)
-        np.testing.assert_array_equal(np.asarray(p)[:rank], np.asarray(jp)[:rank])
-        np.testing.assert_allclose(np.asarray(r)[:rank], np.asarray(jr)[:rank], rtol=1e-12,
+        p, jp = np.asarray(p), np.asarray(jp)
+        np.testing.assert_array_equal(p[:rank], jp[:rank])
+        # Past the rank the pivots choose among columns whose remaining norms are
+        # rounding noise, so their order differs with the CPU's rounding (AVX-512
+        # machines swap two of them): compare those columns of r by the column of
+        # `a` each one is.
+        columns = np.concatenate([np.arange(rank), rank + np.argsort(p[rank:])])
+        jax_columns = np.concatenate([np.arange(rank), rank + np.argsort(jp[rank:])])
+        np.testing.assert_allclose(np.asarray(r)[:rank][:, columns],
+                                   np.asarray(jr)[:rank][:, jax_columns], rtol=1e-12,
                                    atol=1e-12 * np.abs(a).max())
         # below the rank, what is left is rounding noise
         assert np.abs(np.diagonal(np.asarray(r)))[rank:].max(initial=0) < 1e-13 * np.abs(a).max()

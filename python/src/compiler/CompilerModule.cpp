@@ -87,7 +87,57 @@ public:
     raiseCompileError(message);
   }
 
+  /// A new pass manager of `pipeline`, a named pipeline (hlo-to-cpu, ...) or
+  /// pipeline text nested in builtin.module(...). New for every run, not
+  /// kept with the context: passes may keep state from one run to the next
+  /// (upstream's convert-math-to-funcs keeps the functions it generated,
+  /// then finds them freed in the next module).
+  std::unique_ptr<PassManager> createPassManager(const std::string &pipeline) {
+    auto pm = std::make_unique<PassManager>(&context);
+    // Each stage's output is verified as the next stage parses it (the
+    // translation verifies the last); a dump's hlo-opt replay verifies after
+    // every pass, for finding the pass that broke the IR.
+    pm->enableVerifier(false);
+    std::string parseErrors;
+    llvm::raw_string_ostream errorStream(parseErrors);
+    // A named pipeline's text lists passes on the module itself; other text
+    // must name its anchor, as in builtin.module(cse).
+    llvm::StringRef named = numlir::getPipelineText(pipeline);
+    if (!named.empty()) {
+      if (failed(parsePassPipeline(named, *pm, errorStream)))
+        raiseCompileError("invalid pass pipeline '" + pipeline +
+                          "': " + parseErrors);
+      return pm;
+    }
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
+    if (failed(parsed))
+      raiseCompileError("invalid pass pipeline '" + pipeline +
+                        "': " + parseErrors);
+    if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+      raiseCompileError("pass pipeline '" + pipeline +
+                        "' must be anchored on builtin.module");
+    static_cast<OpPassManager &>(*pm) = std::move(*parsed);
+    return pm;
+  }
+
+  /// Starts one call's use: its diagnostics are its own.
+  void beginUse(size_t inputBytes) {
+    diagnostics.clear();
+    ++uses;
+    bytesSeen += inputBytes;
+  }
+
+  /// Whether this context has served long enough to be replaced: everything
+  /// uniqued in it (attributes holding constants, locations, types) lives as
+  /// long as it does.
+  bool isWornOut() const {
+    return uses >= kMaxUses || bytesSeen >= kMaxInputBytes;
+  }
+
 private:
+  static constexpr size_t kMaxUses = 512;
+  static constexpr size_t kMaxInputBytes = size_t(256) << 20;
+
   static DialectRegistry makeRegistry() {
     numlir::registerAllPasses();
     DialectRegistry registry;
@@ -132,6 +182,63 @@ private:
   MLIRContext context;
   DiagnosticEngine::HandlerID handlerID;
   std::string diagnostics;
+  size_t uses = 0;
+  size_t bytesSeen = 0;
+};
+
+/// The compilation context one call into this module uses. Contexts are kept
+/// between calls: creating one and loading a dozen dialects into it cost
+/// more than compiling a small op does (an eager op's stages spent about
+/// half their time there). A call that fails, or crashes, drops the context
+/// it used, so nothing it left half done reaches the next compilation; a
+/// worn-out context is replaced.
+///
+/// Every caller holds the GIL for the whole lease (these calls never release
+/// it), so leases never overlap; the mutex makes that an invariant, not an
+/// accident of the callers.
+class ContextLease {
+public:
+  explicit ContextLease(size_t inputBytes) : lock(mutex) {
+    if (shared && shared->isWornOut())
+      drop();
+    if (!shared) {
+      shared = new CompilationContext();
+      ++created;
+    }
+    shared->beginUse(inputBytes);
+  }
+  ~ContextLease() {
+    if (!succeeded)
+      drop();
+  }
+  ContextLease(const ContextLease &) = delete;
+  ContextLease &operator=(const ContextLease &) = delete;
+
+  CompilationContext &operator*() { return *shared; }
+  CompilationContext *operator->() { return shared; }
+
+  /// Marks the call as finished; without it the context is dropped.
+  void keep() { succeeded = true; }
+
+  /// How many contexts this process has created.
+  static size_t getCreatedCount() {
+    std::lock_guard<std::mutex> guard(mutex);
+    return created;
+  }
+
+private:
+  static void drop() {
+    delete shared;
+    shared = nullptr;
+  }
+
+  // Never destroyed at exit: the context outliving static destructors of
+  // the libraries it uses is harmless, the reverse is not.
+  static inline CompilationContext *shared = nullptr;
+  static inline std::mutex mutex;
+  static inline size_t created = 0;
+  std::lock_guard<std::mutex> lock;
+  bool succeeded = false;
 };
 
 /// The bytes of a Python str (UTF-8) or bytes object, which outlives the view.
@@ -186,43 +293,27 @@ nb::object print(ModuleOp module, bool bytecode) {
   return nb::str(out.data(), out.size());
 }
 
-/// `pipeline` is a named pipeline (hlo-to-cpu, ...) or pipeline text nested
-/// in builtin.module(...).
+/// Runs `pipeline` (see CompilationContext::createPassManager) on `source`.
 nb::object runPipeline(nb::handle source, const std::string &pipeline,
                        const std::string &bufferName, bool bytecode) {
-  CompilationContext ctx;
-  OwningOpRef<ModuleOp> module = parse(ctx, bufferOf(source), bufferName);
-  // A named pipeline's text lists passes on the module itself; other text
-  // must name its anchor, as in builtin.module(cse).
-  PassManager pm(ctx.get());
-  std::string parseErrors;
-  llvm::raw_string_ostream errorStream(parseErrors);
-  llvm::StringRef named = numlir::getPipelineText(pipeline);
-  if (!named.empty()) {
-    if (failed(parsePassPipeline(named, pm, errorStream)))
-      raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
-                        parseErrors);
-  } else {
-    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
-    if (failed(parsed))
-      raiseCompileError("invalid pass pipeline '" + pipeline + "': " +
-                        parseErrors);
-    if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
-      raiseCompileError("pass pipeline '" + pipeline +
-                        "' must be anchored on builtin.module");
-    static_cast<OpPassManager &>(pm) = std::move(*parsed);
-  }
+  std::string_view input = bufferOf(source);
+  ContextLease ctx(input.size());
+  OwningOpRef<ModuleOp> module = parse(*ctx, input, bufferName);
+  std::unique_ptr<PassManager> pm = ctx->createPassManager(pipeline);
   bool succeededRun = false;
   runGuarded("running pipeline '" + pipeline + "'",
-             [&] { succeededRun = succeeded(pm.run(*module)); });
+             [&] { succeededRun = succeeded(pm->run(*module)); });
   if (!succeededRun)
-    ctx.fail("pipeline '" + pipeline + "' failed on " + bufferName);
-  return print(*module, bytecode);
+    ctx->fail("pipeline '" + pipeline + "' failed on " + bufferName);
+  nb::object output = print(*module, bytecode);
+  ctx.keep();
+  return output;
 }
 
 nb::object translateToLLVMIR(nb::handle source, bool bitcode) {
-  CompilationContext ctx;
-  OwningOpRef<ModuleOp> module = parse(ctx, bufferOf(source), "llvm-dialect");
+  std::string_view input = bufferOf(source);
+  ContextLease ctx(input.size());
+  OwningOpRef<ModuleOp> module = parse(*ctx, input, "llvm-dialect");
   std::string ir, error;
   runGuarded("translating to LLVM IR", [&] {
     llvm::Expected<std::string> translated =
@@ -233,7 +324,8 @@ nb::object translateToLLVMIR(nb::handle source, bool bitcode) {
       error = llvm::toString(translated.takeError());
   });
   if (!error.empty())
-    ctx.fail(error);
+    ctx->fail(error);
+  ctx.keep();
   if (bitcode)
     return nb::bytes(ir.data(), ir.size());
   return nb::str(ir.data(), ir.size());
@@ -267,11 +359,11 @@ compileLLVMIR(nb::handle source, unsigned optLevel, bool unrollLoops,
 }
 
 void linkSharedObject(const std::string &objectPath,
-                      const std::string &outputPath) {
+                      const std::string &outputPath, bool stubs) {
   std::string error;
   runGuarded("linking the executable", [&] {
     if (llvm::Error failure =
-            numlir::cpu::linkSharedObject(objectPath, outputPath))
+            numlir::cpu::linkSharedObject(objectPath, outputPath, stubs))
       error = llvm::toString(std::move(failure));
   });
   if (!error.empty())
@@ -293,8 +385,10 @@ NB_MODULE(_compiler, m) {
   m.def(
       "verify",
       [](nb::handle text, const std::string &name) {
-        CompilationContext ctx;
-        parse(ctx, bufferOf(text), name);
+        std::string_view input = bufferOf(text);
+        ContextLease ctx(input.size());
+        parse(*ctx, input, name);
+        ctx.keep();
       },
       nb::arg("text"), nb::arg("name") = "module",
       "Parses and verifies MLIR text; raises CompileError with diagnostics.");
@@ -304,6 +398,10 @@ NB_MODULE(_compiler, m) {
         "hlo-cpu-to-llvm, hlo-to-cpu) or builtin.module(...) pipeline text "
         "on MLIR (str text or bytes bytecode) and returns the resulting "
         "MLIR: text, or bytecode (bytes) when `bytecode`.");
+  m.def("compilation_contexts_created", &ContextLease::getCreatedCount,
+        "How many MLIR contexts this process has created for compilations: "
+        "one is kept between calls, replaced after a failure and when worn "
+        "out (512 uses or 256 MiB of input).");
   m.def("pipeline_text",
         [](const std::string &name) {
           return numlir::getPipelineText(name).str();
@@ -325,8 +423,15 @@ NB_MODULE(_compiler, m) {
         "ar archive of one object per partition; optimized_ir is empty "
         "unless print_optimized_ir.");
   m.def("link_shared_object", &linkSharedObject, nb::arg("object_path"),
-        nb::arg("output_path"),
-        "Links an object file into a shared object with lld, in-process.");
+        nb::arg("output_path"), nb::arg("stubs") = true,
+        "Links an object file into a shared object with lld, in-process; "
+        "with `stubs`, against stand-ins for libc, libm and libomp that "
+        "define only the functions executables call (the same output, "
+        "without reading the real libraries' symbol tables).");
+  m.def("linker_counts", []() {
+    numlir::cpu::LinkerCounts counts = numlir::cpu::getLinkerCounts();
+    return std::make_tuple(counts.stubLinks, counts.stubBuilds);
+  }, "(links against stubs, stub builds) in this process so far.");
   m.def("host_target", []() {
     numlir::cpu::HostTarget host = numlir::cpu::getHostTarget();
     return std::make_tuple(host.triple, host.cpu, host.features);

@@ -86,17 +86,21 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
 } // namespace
 
 HostTarget numlir::cpu::getHostTarget() {
-  HostTarget target;
-  target.triple = llvm::sys::getProcessTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  std::string features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
-    if (!features.empty())
-      features += ",";
-    features += (feature.second ? "+" : "-") + feature.first().str();
-  }
-  target.features = std::move(features);
-  return target;
+  // Asking the CPU costs a cpuid walk per feature; the answer never changes.
+  static const HostTarget host = [] {
+    HostTarget target;
+    target.triple = llvm::sys::getProcessTriple();
+    target.cpu = llvm::sys::getHostCPUName().str();
+    std::string features;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
+      if (!features.empty())
+        features += ",";
+      features += (feature.second ? "+" : "-") + feature.first().str();
+    }
+    target.features = std::move(features);
+    return target;
+  }();
+  return host;
 }
 
 llvm::Expected<std::string>
@@ -119,8 +123,7 @@ numlir::cpu::translateToLLVMIR(mlir::ModuleOp module, bool bitcode) {
   return ir;
 }
 
-/// The target machine of the host; one per thread, since passes keep state
-/// in it.
+/// A new target machine of the host.
 static llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createHostMachine(unsigned optLevel) {
   HostTarget host = getHostTarget();
@@ -141,17 +144,33 @@ createHostMachine(unsigned optLevel) {
   return machine;
 }
 
+/// This thread's target machine of the host for `optLevel`. Creating one
+/// (subtarget tables, assembler info) cost a small op's compilation a
+/// quarter of its object-emission time, so each thread keeps its own: one
+/// machine serves any number of modules in turn, never two at once.
+static llvm::Expected<llvm::TargetMachine &> getHostMachine(unsigned optLevel) {
+  thread_local std::unique_ptr<llvm::TargetMachine> machines[2];
+  std::unique_ptr<llvm::TargetMachine> &slot = machines[optLevel == 0 ? 0 : 1];
+  if (!slot) {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+        createHostMachine(optLevel);
+    if (!created)
+      return created.takeError();
+    slot = std::move(*created);
+  }
+  return *slot;
+}
+
 /// Optimizes `module` (already verified) and emits its object.
 static llvm::Expected<CompiledObject>
 compileModule(llvm::Module &module, unsigned optLevel, bool unrollLoops,
               bool printOptimizedIR) {
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      createHostMachine(optLevel);
+  llvm::Expected<llvm::TargetMachine &> machine = getHostMachine(optLevel);
   if (!machine)
     return machine.takeError();
-  module.setTargetTriple((*machine)->getTargetTriple());
-  module.setDataLayout((*machine)->createDataLayout());
-  optimizeModule(module, **machine, optLevel, unrollLoops);
+  module.setTargetTriple(machine->getTargetTriple());
+  module.setDataLayout(machine->createDataLayout());
+  optimizeModule(module, *machine, optLevel, unrollLoops);
 
   CompiledObject result;
   if (printOptimizedIR) {
@@ -161,7 +180,7 @@ compileModule(llvm::Module &module, unsigned optLevel, bool unrollLoops,
   llvm::SmallVector<char, 0> objectBuffer;
   llvm::raw_svector_ostream objectStream(objectBuffer);
   llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, objectStream, nullptr,
+  if (machine->addPassesToEmitFile(codegen, objectStream, nullptr,
                                       llvm::CodeGenFileType::ObjectFile))
     return makeError("the target cannot emit object files");
   codegen.run(module);

@@ -17,12 +17,22 @@ namespace numlir::cpu {
 
 /// Links the object file at `objectPath` into a shared object at
 /// `outputPath` that needs only libc and libm (the math library this
-/// process has loaded). Thread-safe: lld keeps global state, so links are
+/// process has loaded), and libomp when it runs parallel loops. With
+/// `useStubs`, against stubs of those libraries (LibraryStubs.h), written
+/// next to `outputPath`, where they cover the object's calls; the result is
+/// the same file. Thread-safe: lld keeps global state, so links are
 /// serialized. After a link lld reports it cannot repeat, every later call
 /// fails with a message saying so (the caller falls back to a linker
 /// process).
 llvm::Error linkSharedObject(const std::string &objectPath,
-                             const std::string &outputPath);
+                             const std::string &outputPath,
+                             bool useStubs = true);
+
+/// How many links used stubs, and how many times stubs were built.
+struct LinkerCounts {
+  unsigned stubLinks = 0, stubBuilds = 0;
+};
+LinkerCounts getLinkerCounts();
 
 /// The path of the math library loaded into this process ("" if unknown).
 std::string getLoadedMathLibraryPath();
