@@ -282,3 +282,19 @@ def test_bad_matrices_are_named(fn, arg, message):
 def test_qr_rejects_an_unknown_mode():
     with pytest.raises(ValueError, match="mode must be"):
         jnp.linalg.qr(np.eye(2), "raw")
+
+
+@pytest.mark.parametrize("dtype, magnitude", [(F64, 1e200), (F64, 1e-200), (F32, 1e30),
+                                              (F32, 1e-30), (np.complex128, 1e200)])
+def test_qr_of_huge_and_tiny_matrices_neither_overflows_nor_underflows(x64, dtype, magnitude):
+    # Column norms are sums of squares: without scaling, 1e200 overflowed to inf and
+    # 1e-200 underflowed to 0 (r full of NaN). q is that of a / magnitude, r scales.
+    base = rand((5, 4), F64, seed=11)
+    if np.dtype(dtype).kind == "c":
+        base = base + 1j * rand((5, 4), F64, seed=12)
+    a = (base * magnitude).astype(dtype)
+    q_ref, r_ref = np.linalg.qr(base.astype(np.complex128 if np.dtype(dtype).kind == "c" else F64))
+    q, r = numlir.jit(jnp.linalg.qr)(a)
+    rel = 1e-12 if np.dtype(dtype) != F32 else 2e-5
+    np.testing.assert_allclose(np.asarray(q), q_ref, atol=rel)
+    np.testing.assert_allclose(np.asarray(r) / magnitude, r_ref, atol=rel * 10)

@@ -149,3 +149,15 @@ def test_pivoted_qr_of_empty_matrices_and_bad_input(x64):
         nl_lax_linalg.qr(np.ones(3, C128), pivoting=True)
     with pytest.raises(ValueError, match="mode"):
         nsl.qr(np.ones((2, 2), C128), mode="raw", pivoting=True)
+
+
+@pytest.mark.parametrize("magnitude", [1e200, 1e-200])
+def test_pivoted_qr_of_huge_and_tiny_matrices_is_that_of_the_scaled_matrix(x64, magnitude):
+    # the pivoting norms are sums of squares: they overflowed (1e200) or vanished (1e-200)
+    a = rand((6, 5), seed=21)
+    q, r, p = nl_lax_linalg.qr(a * magnitude, pivoting=True)
+    q1, r1, p1 = nl_lax_linalg.qr(a, pivoting=True)
+    np.testing.assert_array_equal(np.asarray(p), np.asarray(p1))
+    np.testing.assert_allclose(np.asarray(q), np.asarray(q1), atol=1e-13)
+    np.testing.assert_allclose(np.asarray(r) / magnitude, np.asarray(r1), atol=1e-13)
+    check_factorization(a * magnitude, q, r, p, 1e-13)

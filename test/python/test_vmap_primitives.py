@@ -625,7 +625,7 @@ case("scan-dynamic_slice_B_index", lambda M, x, i: M.lax.scan(
 # (one numlir and one jax module each, at a low optimization level) and checked one by one.
 # A group that fails to trace or compile is retried case by case, so the error lands on the
 # case that caused it.
-GROUP_SIZE = 40
+GROUP_SIZE = 10
 _GROUP_OF = {}
 for _x64 in (False, True):
     _cs = [c for c in CASES if c.x64 == _x64]

@@ -25,8 +25,24 @@ def householder_qr(a):
     def body(k, carry):
         return step(k, *carry)
 
-    r, q = fori_loop(0, min(m, n), body, (a, q0))
-    return q, joining.triu(r)
+    scale = _extreme_scale(a)
+    r, q = fori_loop(0, min(m, n), body, (a / scale, q0))
+    return q, joining.triu(r) * scale
+
+
+def _extreme_scale(a):
+    """1, or for a matrix whose largest entry is so large (or small) that the squares in
+    the column norms would overflow (or underflow), the power of two that brings that
+    entry to [1, 2): (..., 1, 1), of a's dtype. Dividing by it is exact, q is the same for
+    any multiple of a, and r scales with a. LAPACK's norms are safe the same way (nrm2);
+    well-scaled matrices are left alone, so their tiny entries keep every bit."""
+    largest = red.max(uf.abs(stop_gradient(a)), axis=(-2, -1), initial=0)
+    # squares and their sums over a column stay finite and normal within these bounds
+    limit = 2.0 ** (np.finfo(largest.dtype).maxexp // 2 - 12)
+    extreme = (largest > limit) | ((largest < 1 / limit) & (largest > 0))
+    _, exponent = float_ops.frexp(largest)
+    scale = uf.where(extreme, float_ops.ldexp(cr.ones_like(largest), exponent - 1), 1)
+    return scale.astype(a.dtype)[..., None, None]
 
 
 def _column_below(r, k):
@@ -91,6 +107,8 @@ def _pivoted_householder_qr(a):
     q0 = cr.zeros(a.shape[:-2] + (m, m), a.dtype) + cr.eye(m, dtype=a.dtype)
     if m == 0 or n == 0:  # nothing to factor; JAX's permutation is then all zeros
         return q0, a, perm0 * 0
+    scale = _extreme_scale(a)
+    a = a / scale
     norms0 = uf.sqrt(red.sum(masks.squared_modulus(stop_gradient(a)), axis=-2))
 
     def body(k, carry):
@@ -106,7 +124,7 @@ def _pivoted_householder_qr(a):
         return r, q, perm, norms, norms_at_recompute
 
     r, q, perm, _, _ = fori_loop(0, min(m, n), body, (a, q0, perm0, norms0, norms0))
-    return q, joining.triu(r), perm
+    return q, joining.triu(r) * scale, perm
 
 
 #: ``_pivoted_householder_qr`` compiled whole (inlined under other transformations): eagerly
