@@ -15,7 +15,7 @@ import numlir
 import numlir.numpy as jnp
 from numlir import _compiler
 from numlir._src import backends
-from test_compiler import EXAMPLE
+from test_compiler import EXAMPLE, invalid_reshape
 
 # The stages of the cpu backend, run by hand so each output can be compared.
 _STAGE_SCRIPT = r"""
@@ -69,12 +69,7 @@ def test_a_kept_context_compiles_every_stage_as_a_fresh_process_does():
 
 
 def test_a_failed_compilation_leaves_its_diagnostics_behind():
-    first = """
-    func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> {
-      %0 = hlo.reshape %a : tensor<3xf32> -> tensor<4xf32> loc("first.py":1:1)
-      return %0 : tensor<4xf32>
-    }"""
-    second = first.replace("first.py", "second.py")
+    first, second = invalid_reshape('"first.py":1:1'), invalid_reshape('"second.py":1:1')
     with pytest.raises(_compiler.CompileError, match="first.py"):
         _compiler.run_pipeline(first, "hlo-optimize")
     with pytest.raises(_compiler.CompileError) as raised:

@@ -105,14 +105,18 @@ def test_malformed_text_raises_compile_error_with_location():
         _compiler.verify("func.func @main( {", "broken.mlir")
 
 
-def test_verifier_error_names_user_location():
-    text = """
-    func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> {
-      %0 = hlo.reshape %a : tensor<3xf32> -> tensor<4xf32> loc("model.py":42:7)
+def invalid_reshape(location: str) -> str:
+    """A module the verifier rejects (a reshape that changes the element count) at ``location``."""
+    return f"""
+    func.func public @main(%a: tensor<3xf32>) -> tensor<4xf32> {{
+      %0 = hlo.reshape %a : tensor<3xf32> -> tensor<4xf32> loc({location})
       return %0 : tensor<4xf32>
-    }"""
+    }}"""
+
+
+def test_verifier_error_names_user_location():
     with pytest.raises(backends.CompileError, match=r"model\.py:42:7: error: .*hlo.reshape"):
-        backends.get_backend().compile(text)
+        backends.get_backend().compile(invalid_reshape('"model.py":42:7'))
 
 
 def test_invalid_pipeline_is_an_error_not_a_crash():
