@@ -91,7 +91,8 @@ struct Linker {
 };
 
 Linker &getLinker() {
-  static Linker *linker = new Linker(); // never destroyed: see ContextLease
+  // Never destroyed: links may still run while static destructors do.
+  static Linker *linker = new Linker();
   return *linker;
 }
 } // namespace

@@ -13,6 +13,7 @@ from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
+from numlir._src.scipy.linalg_schur import power_of_two_scale
 
 
 def householder_qr(a):
@@ -32,17 +33,15 @@ def householder_qr(a):
 
 def _extreme_scale(a):
     """1, or for a matrix whose largest entry is so large (or small) that the squares in
-    the column norms would overflow (or underflow), the power of two that brings that
-    entry to [1, 2): (..., 1, 1), of a's dtype. Dividing by it is exact, q is the same for
-    any multiple of a, and r scales with a. LAPACK's norms are safe the same way (nrm2);
-    well-scaled matrices are left alone, so their tiny entries keep every bit."""
-    largest = red.max(uf.abs(stop_gradient(a)), axis=(-2, -1), initial=0)
+    the column norms would overflow (or underflow), ``linalg_schur.power_of_two_scale``: (..., 1,
+    1), of a's dtype. Dividing by it is exact, q is the same for any multiple of a, and r
+    scales with a. LAPACK's norms are safe the same way (nrm2); well-scaled matrices are
+    left alone, so their tiny entries keep every bit."""
+    largest = red.max(uf.abs(stop_gradient(a)), axis=(-2, -1), initial=0)[..., None, None]
     # squares and their sums over a column stay finite and normal within these bounds
     limit = 2.0 ** (np.finfo(largest.dtype).maxexp // 2 - 12)
     extreme = (largest > limit) | ((largest < 1 / limit) & (largest > 0))
-    _, exponent = float_ops.frexp(largest)
-    scale = uf.where(extreme, float_ops.ldexp(cr.ones_like(largest), exponent - 1), 1)
-    return scale.astype(a.dtype)[..., None, None]
+    return uf.where(extreme, power_of_two_scale(stop_gradient(a)), 1).astype(a.dtype)
 
 
 def _column_below(r, k):
