@@ -5,6 +5,7 @@ real libraries, and objects the stubs cannot cover link against the real ones.""
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 import pytest
@@ -70,6 +71,7 @@ def _link_both_ways(tmp_path, obj: bytes) -> tuple[bytes, bytes]:
     return results[0], results[1]
 
 
+@functools.cache
 def _example_objects() -> dict[str, bytes]:
     linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
     text = _compiler.pipeline_text("hlo-cpu-to-llvm")
