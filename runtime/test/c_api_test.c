@@ -7,6 +7,8 @@
 #include "numlir/runtime.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +441,138 @@ static void test_host_callbacks(nlrt_device *device) {
   nlrt_executable_release(exe);
 }
 
+/* Handlers that scale or shift call_host's operand by their user data; each
+ * checks that the user data it got is its own kind, so a callback that saw
+ * one handler with another's user data would fail. */
+typedef struct scaled_handler_data {
+  int kind; /* 1: scale, 2: shift */
+  float amount;
+  _Atomic int calls;
+} scaled_handler_data;
+
+static int apply(scaled_handler_data *data, int kind, void *const *operands,
+                 void *const *results) {
+  if (!data || data->kind != kind)
+    return 1;
+  ++data->calls;
+  const float *x = operands[0];
+  float *out = results[0];
+  for (int i = 0; i < 2; ++i)
+    out[i] = kind == 1 ? x[i] * data->amount : x[i] + data->amount;
+  return 0;
+}
+
+static int scale_handler(void *user_data, uint64_t id, void *const *operands,
+                         size_t num_operands, void *const *results,
+                         size_t num_results) {
+  (void)id, (void)num_operands, (void)num_results;
+  return apply(user_data, 1, operands, results);
+}
+
+static int shift_handler(void *user_data, uint64_t id, void *const *operands,
+                         size_t num_operands, void *const *results,
+                         size_t num_results) {
+  (void)id, (void)num_operands, (void)num_results;
+  return apply(user_data, 2, operands, results);
+}
+
+typedef struct handler_swap_args {
+  nlrt_executable *exe;
+  _Atomic int *stop;
+  _Atomic int calls;
+  int failed;
+} handler_swap_args;
+
+static void *call_host_until_stopped(void *opaque) {
+  handler_swap_args *args = opaque;
+  while (!atomic_load(args->stop)) {
+    float x[2] = {1, 2}, out[2] = {0, 0}, after[2] = {0, 0};
+    void *buffers[] = {x, out, after};
+    if (nlrt_executable_execute(args->exe, buffers, 3) != NLRT_OK)
+      args->failed = 1;
+    /* Either handler, with any of its amounts (2..5) below. */
+    else if (!(out[1] == 2 * out[0] && out[0] >= 2 && out[0] <= 5) &&
+             !(out[1] == out[0] + 1 && out[0] >= 3 && out[0] <= 6))
+      args->failed = 1;
+    ++args->calls;
+  }
+  return NULL;
+}
+
+/* Registering, replacing and unregistering the handler many times keeps
+ * nothing allocated (LeakSanitizer checks this under `make test-asan`) and
+ * every call reaches the handler registered at the time, with its own user
+ * data, also while other threads are calling back. */
+static void test_replacing_host_callback_handler(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, "call_host", &exe) ==
+        NLRT_OK);
+  if (!exe)
+    return;
+  scaled_handler_data scales[4], shifts[4];
+  for (int i = 0; i < 4; ++i) {
+    scales[i] = (scaled_handler_data){1, (float)(i + 2), 0};
+    shifts[i] = (scaled_handler_data){2, (float)(i + 2), 0};
+  }
+  for (int round = 0; round < 100; ++round) {
+    int i = round % 4;
+    float x[2] = {1, 2}, out[2] = {0, 0}, after[2] = {0, 0};
+    void *buffers[] = {x, out, after};
+    scaled_handler_data *data = (round % 3 == 2) ? &shifts[i] : &scales[i];
+    nlrt_set_host_callback_handler(data->kind == 1 ? scale_handler
+                                                   : shift_handler,
+                                   data);
+    int calls = data->calls;
+    CHECK(nlrt_executable_execute(exe, buffers, 3) == NLRT_OK);
+    CHECK(data->calls == calls + 1);
+    if (data->kind == 1)
+      CHECK(out[0] == 1 * data->amount && out[1] == 2 * data->amount);
+    else
+      CHECK(out[0] == 1 + data->amount && out[1] == 2 + data->amount);
+    CHECK(after[0] == 2 && after[1] == 3);
+    if (round % 10 == 9) { /* unregistered: the callback fails again */
+      nlrt_set_host_callback_handler(NULL, data);
+      CHECK_FAILS(nlrt_executable_execute(exe, buffers, 3),
+                  NLRT_HOST_CALLBACK_FAILED, "host callback 42 failed");
+      CHECK(data->calls == calls + 1);
+    }
+  }
+
+  /* Replaced while 3 threads call back: each call sees one whole pair. */
+  enum { NUM_THREADS = 3 };
+  _Atomic int stop = 0;
+  pthread_t threads[NUM_THREADS];
+  handler_swap_args args[NUM_THREADS];
+  nlrt_set_host_callback_handler(scale_handler, &scales[0]);
+  for (int t = 0; t < NUM_THREADS; ++t) {
+    args[t] = (handler_swap_args){exe, &stop, 0, 0};
+    pthread_create(&threads[t], NULL, call_host_until_stopped, &args[t]);
+  }
+  /* At least 2000 swaps, and on until every thread has called back 100
+   * times (threads may start only after the first swaps). */
+  for (int swap = 0;; ++swap) {
+    int all_called = 1;
+    for (int t = 0; t < NUM_THREADS; ++t)
+      all_called &= atomic_load(&args[t].calls) >= 100;
+    if (swap >= 2000 && all_called)
+      break;
+    scaled_handler_data *data =
+        (swap % 2) ? &shifts[swap % 4] : &scales[swap % 4];
+    nlrt_set_host_callback_handler(data->kind == 1 ? scale_handler
+                                                   : shift_handler,
+                                   data);
+    if (swap % 64 == 0)
+      sched_yield();
+  }
+  atomic_store(&stop, 1);
+  for (int t = 0; t < NUM_THREADS; ++t) {
+    pthread_join(threads[t], NULL);
+    CHECK(!args[t].failed && args[t].calls > 0);
+  }
+  nlrt_set_host_callback_handler(NULL, NULL);
+  nlrt_executable_release(exe);
+}
+
 static void test_executable_outlives_device_handle(void) {
   nlrt_device *device = NULL;
   nlrt_executable *exe = NULL;
@@ -534,6 +668,7 @@ int main(int argc, char **argv) {
   test_images(device);
   test_out_of_memory(device);
   test_host_callbacks(device);
+  test_replacing_host_callback_handler(device);
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
   nlrt_device_close(device);

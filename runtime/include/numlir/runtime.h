@@ -340,8 +340,15 @@ typedef int (*nlrt_host_callback_handler)(void *user_data, uint64_t id,
                                           void *const *results,
                                           size_t num_results);
 
-/* Registers the process-wide handler (NULL unregisters). The pair is read
- * at each callback; set it before running executables that call back. */
+/* Registers the process-wide handler (NULL unregisters), replacing any
+ * previous one. The runtime copies the pair and allocates nothing, so there
+ * is nothing to free, however often it is replaced; `user_data` stays the
+ * caller's, and the runtime never frees or dereferences it. The pair is read
+ * at each callback, as one: a callback never sees a handler with another
+ * handler's user data. Safe from any thread, including inside a handler. A
+ * callback that had already read the pair when it was replaced still runs
+ * the old handler with the old user data, so keep those valid until
+ * executables that may be calling back on other threads have returned. */
 NLRT_API void nlrt_set_host_callback_handler(nlrt_host_callback_handler handler,
                                              void *user_data);
 

@@ -10,38 +10,37 @@
 
 #include "host_allocator.h"
 
-#include <stdatomic.h>
-#include <stdlib.h>
+#include <pthread.h>
 
-typedef struct handler_entry {
-  nlrt_host_callback_handler handler;
-  void *user_data;
-} handler_entry;
-
-/* Swapped as one pointer, so a callback never sees a handler with another
- * handler's user data. Entries are never freed: a handler is registered once
- * or twice per process. */
-static _Atomic(handler_entry *) current_handler;
+/* The registered pair, copied in and out under one mutex. The runtime
+ * allocates nothing for a registration, so replacing or unregistering a
+ * handler leaves nothing to free. (It used to swap a malloc'd {handler,
+ * user_data} entry as one atomic pointer; a callback on another thread may
+ * still hold the entry it loaded, so a replaced entry could never be freed
+ * and LeakSanitizer reported it.) The lock is held only while the two words
+ * are copied, never while a handler runs, so a handler may register another
+ * handler or run executables that call back; a callback never sees one
+ * handler with another's user data. */
+static pthread_mutex_t handler_mutex = PTHREAD_MUTEX_INITIALIZER;
+static nlrt_host_callback_handler current_handler;
+static void *current_user_data;
 
 NLRT_API void nlrt_set_host_callback_handler(nlrt_host_callback_handler handler,
                                              void *user_data) {
-  handler_entry *entry = NULL;
-  if (handler) {
-    entry = malloc(sizeof(*entry));
-    if (!entry)
-      return;
-    entry->handler = handler;
-    entry->user_data = user_data;
-  }
-  atomic_store(&current_handler, entry);
+  pthread_mutex_lock(&handler_mutex);
+  current_handler = handler;
+  current_user_data = handler ? user_data : NULL;
+  pthread_mutex_unlock(&handler_mutex);
 }
 
 void nlrt_host_callback_dispatch(uint64_t id, void *const *operands,
                                  uint64_t num_operands, void *const *results,
                                  uint64_t num_results) {
-  handler_entry *entry = atomic_load(&current_handler);
-  if (!entry || entry->handler(entry->user_data, id, operands,
-                               (size_t)num_operands, results,
-                               (size_t)num_results) != 0)
+  pthread_mutex_lock(&handler_mutex);
+  nlrt_host_callback_handler handler = current_handler;
+  void *user_data = current_user_data;
+  pthread_mutex_unlock(&handler_mutex);
+  if (!handler || handler(user_data, id, operands, (size_t)num_operands,
+                          results, (size_t)num_results) != 0)
     nlrt_host_call_abandon_for_callback(id);
 }
