@@ -235,3 +235,38 @@ def test_errors_name_the_problem():
         jnp.ldexp(np.ones(2, np.float32), np.ones(2, np.float32))
     with pytest.raises(ValueError, match="matrix_transpose"):
         jnp.matrix_transpose(np.ones(3))
+
+
+def test_clip_accepts_jax_min_max_keywords():
+    # JAX 0.10 names clip's bounds min/max (numlir had numpy's a_min/a_max, so
+    # jnp.clip(x, min=..., max=...) raised TypeError). JAX has removed a_min/a_max: they are
+    # a TypeError there, and numlir follows.
+    import inspect
+
+    def params(f):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+    assert params(jnp.clip) == params(jjnp.clip)
+    lo, hi = F[0] - 0.5, np.float32(0.7)
+    calls = [
+        lambda np_, x: np_.clip(x, min=-0.5, max=0.5), lambda np_, x: np_.clip(x, min=lo),
+        lambda np_, x: np_.clip(x, max=hi), lambda np_, x: np_.clip(x, lo, hi),
+        lambda np_, x: np_.clip(x, None, 0.25), lambda np_, x: np_.clip(x.astype(np_.int32), min=-1, max=2),
+        lambda np_, x: np_.asarray(x).clip(min=-0.5, max=0.5), lambda np_, x: np_.asarray(x).clip(max=hi),
+        lambda np_, x: np_.asarray(x).clip(-0.5),
+    ]
+    for call in calls:
+        want = call(jjnp, F)
+        _assert_same(call(jnp, F), want)
+        _assert_same(numlir.jit(lambda x, call=call: call(jnp, x))(F), want)
+    for lib in (jnp, jjnp):
+        with pytest.raises(TypeError, match="a_min"):
+            lib.clip(F, a_min=0.0)
+        with pytest.raises(TypeError, match="a_max"):
+            lib.clip(F, a_max=0.0)
+        with pytest.raises(TypeError, match="a_min"):
+            lib.asarray(F).clip(a_min=0.0)
+        with pytest.raises(ValueError, match="No input was provided"):
+            lib.clip()
+        with pytest.raises(ValueError, match="No input was provided"):
+            lib.clip(None, 0.0)

@@ -290,19 +290,26 @@ def where(condition, x=None, y=None, /, *, size: int | None = None, fill_value=N
     return ew.select(condition, x, y)
 
 
-def clip(a, a_min=None, a_max=None):
-    """Clip ``a`` to ``[a_min, a_max]``; complex values are refused, as jax does."""
-    check_arraylike("clip", a)
-    if any(v is not None and dtypes.is_complex(dtype_of(v)) for v in (a, a_min, a_max)):
+def clip(arr=None, /, min=None, max=None):  # noqa: A002 - jax's keyword names
+    """Clip ``arr`` to ``[min, max]``; complex values are refused, as jax does.
+
+    The keywords are JAX 0.10's ``min``/``max``: JAX finished deprecating numpy's
+    ``a_min``/``a_max`` and now raises TypeError for them, so numlir does too (code that
+    runs on numlir must run on JAX).
+    """
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
+    check_arraylike("clip", arr)
+    if any(v is not None and dtypes.is_complex(dtype_of(v)) for v in (arr, min, max)):
         raise ValueError("Clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped. "
                          "Please convert to a real value or array by taking the real or "
                          "imaginary components via numlir.numpy.real/imag respectively.")
-    if a_min is not None:
-        a = maximum(a, a_min)
-    if a_max is not None:
-        a = minimum(a, a_max)
-    return as_array(a)
+    if min is not None:
+        arr = maximum(arr, min)
+    if max is not None:
+        arr = minimum(arr, max)
+    return as_array(arr)
 
 
 # --- Unary float math -----------------------------------------------------------------------
