@@ -126,3 +126,15 @@ def test_device_methods_and_flat():
         x.flat
     np.testing.assert_array_equal(
         np.asarray(jnp.asarray([0, 1, 0]).choose([np.arange(3), np.arange(3) * 10])), [0, 10, 2])
+
+
+def test_iterating_a_1d_array_gives_0d_arrays_like_jax():
+    # for v in x over a 1-d Array raised (its rows are NumPy scalars, which cannot be made
+    # read-only), so zip(graphs, offsets) and list(x) failed where JAX gives 0-d arrays.
+    for x in (np.arange(3, dtype=np.int32), np.array([1.5, -2.0], np.float32)):
+        got, want = list(jnp.asarray(x)), list(jjnp.asarray(x))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert isinstance(g, numlir.Array) and (g.shape, g.dtype) == (w.shape, w.dtype)
+            assert float(g) == float(w)
+    assert [g.weak_type for g in jnp.asarray(2.0)[None]] == [True]

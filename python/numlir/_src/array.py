@@ -88,6 +88,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         for row in self._value:
+            row = np.asarray(row)  # a 1-d array's rows are NumPy scalars: make them 0-d arrays
             yield Array(row, core.ShapedArray(row.shape, self.dtype, self.weak_type))
 
     def item(self, *args):
