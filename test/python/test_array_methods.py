@@ -138,3 +138,29 @@ def test_iterating_a_1d_array_gives_0d_arrays_like_jax():
             assert isinstance(g, numlir.Array) and (g.shape, g.dtype) == (w.shape, w.dtype)
             assert float(g) == float(w)
     assert [g.weak_type for g in jnp.asarray(2.0)[None]] == [True]
+
+
+def test_builtin_divmod_on_arrays_matches_jax():
+    # divmod(a, b) on arrays raised TypeError: Array had no __divmod__/__rdivmod__.
+    a = np.array([[7, -7, 5, 0], [-1, 9, -9, 3]], np.int32)
+    b = np.array([2, 3, -2, -4], np.int32)
+    f = np.array([7.5, -2.0, 0.0, -0.0], np.float32)
+    cases = [
+        lambda m: divmod(m.asarray(a), m.asarray(b)), lambda m: divmod(m.asarray(a), 3),
+        lambda m: divmod(3, m.asarray(b)), lambda m: divmod(m.asarray(a), np.int32(-2)),
+        lambda m: divmod(b, m.asarray(a[1])), lambda m: divmod(m.asarray(f), 2.0),
+        lambda m: divmod(-1.5, m.asarray(f[:2])), lambda m: divmod(m.asarray(a), m.asarray(f)),
+    ]
+    for case in cases:
+        got, want = case(jnp), case(jjnp)
+        assert isinstance(got, tuple) and len(got) == 2
+        for g, w in zip(got, want):
+            assert isinstance(g, numlir.Array)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    got = numlir.jit(lambda x, y: divmod(x, y))(a, b)
+    for g, w in zip(got, divmod(jjnp.asarray(a), jjnp.asarray(b))):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    for lib in (jnp, jjnp):
+        with pytest.raises(TypeError, match="divmod"):
+            divmod(lib.asarray(a), "3")

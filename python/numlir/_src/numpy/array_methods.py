@@ -50,6 +50,8 @@ _BINARY = {  # operator name -> numlir.numpy function
     "pow": ufuncs.power, "matmul": linalg_ops.matmul, "and": ufuncs.bitwise_and,
     "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor, "lshift": ufuncs.left_shift,
     "rshift": ufuncs.right_shift,
+    # builtin divmod(a, b): the pair (a // b, a % b), as jax.Array's __divmod__ gives it
+    "divmod": float_ops.divmod,
 }
 _COMPARE = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater,
             "ge": ufuncs.greater_equal, "eq": ufuncs.equal, "ne": ufuncs.not_equal}
