@@ -164,3 +164,38 @@ def test_builtin_divmod_on_arrays_matches_jax():
     for lib in (jnp, jjnp):
         with pytest.raises(TypeError, match="divmod"):
             divmod(lib.asarray(a), "3")
+
+
+def test_array_clone_is_ready_tobytes_match_jax():
+    # jax.Array's clone, is_ready and tobytes(order) were missing on numlir.Array.
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    ours, theirs = jnp.asarray(x), jjnp.asarray(x)
+    for order in ("C", "F", "A", "K"):
+        assert ours.tobytes(order) == theirs.tobytes(order) == x.tobytes(order)
+        assert ours[:, 1].tobytes(order=order) == theirs[:, 1].tobytes(order=order)
+    assert ours.tobytes() == theirs.tobytes()
+    assert jnp.asarray(2.5).tobytes() == jjnp.asarray(2.5).tobytes()
+    for lib in (jnp, jjnp):
+        with pytest.raises(ValueError, match="order must be one of"):
+            lib.asarray(x).tobytes("X")
+    assert ours.is_ready() is True and theirs.is_ready() is True
+    clone = ours.clone()
+    assert clone is not ours and isinstance(clone, numlir.Array)
+    for g, w in ((clone, theirs.clone()), (jnp.asarray(1.0).clone(), jjnp.asarray(1.0).clone())):
+        assert (g.shape, g.dtype, g.weak_type) == (w.shape, w.dtype, w.weak_type)
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    # No copy, as in JAX (which aliases the buffer): the clone reads the same memory.
+    assert np.shares_memory(np.asarray(clone), np.asarray(ours))
+    # Traced values have no bytes, and no clone or is_ready, in JAX and numlir alike.
+    for jit, error in ((numlir.jit, numlir.ConcretizationTypeError),
+                       (jax.jit, jax.errors.ConcretizationTypeError)):
+        with pytest.raises(error):
+            jit(lambda v: v.tobytes())(x)
+        for name in ("clone", "is_ready"):
+            with pytest.raises(AttributeError):
+                jit(lambda v, name=name: getattr(v, name)())(x)
+    deleted = jnp.asarray(x)
+    deleted.delete()
+    for name in ("clone", "is_ready", "tobytes"):
+        with pytest.raises(RuntimeError, match="deleted"):
+            getattr(deleted, name)()

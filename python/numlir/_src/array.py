@@ -144,6 +144,29 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def copy(self):
         return Array(self._value.copy(), self.aval)
 
+    def clone(self) -> "Array":
+        """A new Array object over the same buffer, as ``jax.Array.clone``: no copy is made.
+
+        JAX's clone aliases the device buffer, so deleting or donating either array deletes
+        both. numlir's buffer is host memory shared by reference count: deleting one leaves
+        the other readable, and donating one copies (donation reuses only a buffer nothing
+        else holds)."""
+        if self.is_deleted():
+            self._value._raise()
+        return Array(self._value, self.aval)
+
+    def is_ready(self) -> bool:
+        """Whether the computation behind this array has finished: always, since numlir runs
+        each call to completion before returning (``block_until_ready`` returns at once)."""
+        if self.is_deleted():
+            self._value._raise()
+        return True
+
+    def tobytes(self, order="C") -> bytes:
+        """The array's raw bytes in ``order`` ('C', 'F', 'A' or 'K'), as ``np.ndarray.tobytes``
+        (which is what ``jax.Array.tobytes`` calls)."""
+        return self._value.tobytes(order)
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """This array's memory for a DLPack consumer: shared and read-only under DLPack 1.0,
         a copy under the legacy protocol (numlir._src.dlpack)."""

@@ -388,6 +388,10 @@ class Tracer(ArrayMethods):
     def item(self):
         self._concretization_error("Attempted .item()")
 
+    def tobytes(self, order="C"):
+        del order
+        self._concretization_error("Attempted .tobytes()")
+
     def __array__(self, dtype=None, copy=None):
         self._concretization_error("Attempted conversion to a NumPy array (np.asarray)")
 
