@@ -108,3 +108,65 @@ def test_repeat_with_traced_counts_and_a_static_length_matches_jax():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     with pytest.raises(numlir.ConcretizationTypeError, match="total_repeat_length"):
         numlir.jit(lambda x, c: jnp.repeat(x, c))(jnp.arange(3.0), jnp.asarray([1, 1, 1]))
+
+
+def _typed_graphs(lib, xnp, index_dtype, float_dtype):
+    """Three graphs (one without edges) whose arrays come from ``xnp`` (NumPy, or the
+    library's own array module) in the given dtypes (None: the module's defaults)."""
+    index_dtype = index_dtype or int  # an edgeless graph's index lists are empty, not float
+
+    def one(n_node, edges):
+        return lib.GraphsTuple(
+            nodes=xnp.ones((n_node, 2), float_dtype), edges=xnp.ones((len(edges), 1), float_dtype),
+            senders=xnp.array([s for s, _ in edges], index_dtype),
+            receivers=xnp.array([r for _, r in edges], index_dtype),
+            globals=xnp.ones((1, 3), float_dtype),
+            n_node=xnp.array([n_node], index_dtype), n_edge=xnp.array([len(edges)], index_dtype))
+
+    return [one(3, [(0, 1), (2, 0)]), one(2, [(1, 0)]), one(1, [])]
+
+
+def _assert_same_fields(ours, theirs, where):
+    """Every field of ``ours`` has the kind (NumPy or a library array), dtype, shape and
+    values of jraph's."""
+    for field in ours._fields:
+        a, b = getattr(ours, field), getattr(theirs, field)
+        got = (isinstance(a, np.ndarray), np.asarray(a).dtype, np.shape(a))
+        want = (isinstance(b, np.ndarray), np.asarray(b).dtype, np.shape(b))
+        assert got == want, (where, field, got, want)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+GRAPH_INPUTS = {  # how the graphs' arrays are made: NumPy defaults (int64, float64), int32 and
+    "numpy_defaults": ("numpy", None, None),  # float32 from NumPy, or the library's arrays
+    "numpy_int32": ("numpy", np.int32, np.float32),
+    "library_arrays": ("library", None, None),
+}
+
+
+@pytest.mark.parametrize("enable_x64", [False, True], ids=["x32", "x64"])
+@pytest.mark.parametrize("inputs", list(GRAPH_INPUTS))
+def test_graph_batch_indices_are_int32_like_jraph(inputs, enable_x64, request):
+    # jraph batches with jax.numpy, so without x64 senders, receivers, n_node and n_edge are
+    # int32 even from NumPy's int64 (numlir gave int64); under x64 they follow JAX's
+    # promotion. unbatch is jax.numpy too; pad_with_graphs is NumPy on the host, so there
+    # the offset indices are int64 in both.
+    if enable_x64:
+        request.getfixturevalue("x64")
+    source, index_dtype, float_dtype = GRAPH_INPUTS[inputs]
+    ours_in = _typed_graphs(ng, np if source == "numpy" else jnp, index_dtype, float_dtype)
+    theirs_in = _typed_graphs(jraph, np if source == "numpy" else jjnp, index_dtype, float_dtype)
+    ours, theirs = ng.batch(ours_in), jraph.batch(theirs_in)
+    _assert_same_fields(ours, theirs, "batch")
+    if not enable_x64:
+        assert ours.senders.dtype == ours.receivers.dtype == ours.n_node.dtype == np.int32
+    for i, (a, b) in enumerate(zip(ng.unbatch(ours), jraph.unbatch(theirs))):
+        _assert_same_fields(a, b, f"unbatch {i}")
+    padded = ng.pad_with_graphs(ours, n_node=9, n_edge=5, n_graph=5)
+    want = jraph.pad_with_graphs(theirs, n_node=9, n_edge=5, n_graph=5)
+    _assert_same_fields(padded, want, "pad_with_graphs")
+    _assert_same_fields(ng.pad_with_graphs(ours_in[0], n_node=9, n_edge=5),
+                        jraph.pad_with_graphs(theirs_in[0], n_node=9, n_edge=5),
+                        "pad_with_graphs of one unbatched graph")
+    for i, (a, b) in enumerate(zip(ng.unbatch(padded), jraph.unbatch(want))):
+        _assert_same_fields(a, b, f"unbatch of the padded batch, graph {i}")
