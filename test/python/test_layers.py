@@ -432,3 +432,38 @@ def test_mlp_dropout_matches_haiku_and_needs_an_rng_exactly_when_used():
         with pytest.raises(ValueError, match=message):
             nl.transform(lambda x: nl.nets.MLP([2])(x, **kwargs)).init(numlir.random.PRNGKey(0), X)
 
+
+
+LAYER_NORM_AXES = {  # name -> LayerNorm keywords; the input is 3-d
+    "list": dict(axis=[1, 2]), "tuple": dict(axis=(1, 2)), "slice": dict(axis=slice(1, None)),
+    "unsorted": dict(axis=[2, 1]), "repeated": dict(axis=[1, -2]), "all": dict(axis=[0, 1, 2]),
+    "list_with_param_axes": dict(axis=[1, 2], param_axis=[1, 2]),
+    "int_with_param_slice": dict(axis=0, param_axis=slice(0, 2)),
+    "last_with_param_tuple": dict(axis=-1, param_axis=(0, -1)),
+    "scale_only": dict(axis=[0, 2], create_offset=False),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYER_NORM_AXES))
+def test_layer_norm_accepts_a_list_of_axes_like_haiku(name):
+    # hk.LayerNorm(axis=[1, 2], create_scale=True) normalizes over both axes with parameters
+    # of the last axis's size; numlir raised, asking for param_axis. Checked: parameter
+    # shapes from init, and outputs with the same (non-trivial) parameters.
+    kwargs = {"create_scale": True, "create_offset": True, **LAYER_NORM_AXES[name]}
+    x = RNG.normal(size=(2, 3, 4)).astype(np.float32) * 3 + 1
+    ours = nl.transform(lambda v: nl.LayerNorm(**kwargs)(v))
+    theirs = haiku.transform(lambda v: haiku.LayerNorm(**kwargs)(v))
+    params = theirs.init(jax.random.PRNGKey(0), x)
+    assert _shapes(ours.init(numlir.random.PRNGKey(0), x)) == _shapes(params)
+    params = {m: {n: RNG.normal(size=v.shape).astype(np.float32) for n, v in p.items()}
+              for m, p in params.items()}
+    np.testing.assert_allclose(np.asarray(ours.apply(params, None, x)),
+                               np.asarray(theirs.apply(params, None, x)), rtol=1e-5, atol=1e-5)
+
+
+def test_layer_norm_rejects_what_haiku_rejects_when_built():
+    for axis in (np.int64(1), [1, 2.0], "1"):
+        for lib, transform in ((nl, nl.transform), (haiku, haiku.transform)):
+            model = transform(lambda v, lib=lib, axis=axis: lib.LayerNorm(axis, True, True)(v))
+            with pytest.raises(ValueError, match="should be an int, slice or iterable of ints"):
+                model.init(None, np.ones((2, 3), np.float32))

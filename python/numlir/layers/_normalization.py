@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 from typing import Callable
 
 import numpy as np
@@ -12,16 +13,32 @@ from numlir.layers._module import Module
 from numlir.layers._transform import get_parameter
 
 
+def _axes_or_slice(axis):
+    """``axis`` as a tuple of ints or a slice, checked when the module is built (as Haiku
+    does, so a bad axis fails at construction rather than at the first call)."""
+    if isinstance(axis, slice):
+        return axis
+    if isinstance(axis, int):
+        return (axis,)
+    if isinstance(axis, collections.abc.Iterable) and all(isinstance(a, int) for a in axis):
+        return tuple(axis)
+    raise ValueError(f"`axis` should be an int, slice or iterable of ints. Got: {axis}")
+
+
 def _abs_axes(axis, ndim: int) -> tuple[int, ...]:
+    """Sorted non-negative axes; an axis named twice (``[1, -2]`` of 3-d) counts once."""
     if isinstance(axis, slice):
         return tuple(range(ndim)[axis])
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return tuple(sorted(a % ndim for a in axes))
+    return tuple(sorted({a % ndim for a in axis}))
 
 
 class LayerNorm(Module):
     """``scale * (x - mean) / sqrt(var + eps) + offset`` with statistics over ``axis``;
-    scale and offset have the size of ``param_axis`` (the last axis by default)."""
+    scale and offset have the size of ``param_axis`` (the last axis by default).
+
+    ``axis`` and ``param_axis`` are each an int, a sequence of ints or a slice. As in Haiku,
+    normalizing over several axes needs no explicit ``param_axis``: the parameters then have
+    the last axis's size (Haiku's check for this is switched off)."""
 
     def __init__(self, axis, create_scale: bool, create_offset: bool, eps: float = 1e-5,
                  scale_init: Callable | None = None, offset_init: Callable | None = None,
@@ -31,14 +48,13 @@ class LayerNorm(Module):
             raise ValueError("Cannot set `scale_init` if `create_scale=False`.")
         if not create_offset and offset_init is not None:
             raise ValueError("Cannot set `offset_init` if `create_offset=False`.")
-        self.axis = axis
+        self.axis = _axes_or_slice(axis)
         self.create_scale, self.create_offset = create_scale, create_offset
         self.eps = eps
         self.scale_init = scale_init or jnp.ones
         self.offset_init = offset_init or jnp.zeros
         self.use_fast_variance = use_fast_variance
-        self._param_axis_given = param_axis is not None
-        self.param_axis = -1 if param_axis is None else param_axis
+        self.param_axis = (-1,) if param_axis is None else _axes_or_slice(param_axis)
 
     def __call__(self, inputs, scale=None, offset=None):
         inputs = jnp.asarray(inputs)
@@ -52,10 +68,6 @@ class LayerNorm(Module):
             variance = jnp.mean(inputs * inputs, axis=axis, keepdims=True) - mean * mean
         else:
             variance = jnp.var(inputs, axis=axis, keepdims=True)
-        if ((self.create_scale or self.create_offset) and not self._param_axis_given
-                and axis != (inputs.ndim - 1,)):
-            raise ValueError("When axis is not the final dimension we require you to also pass "
-                             f"`param_axis` in the ctor. axis={axis} ndim={inputs.ndim}")
         param_axis = _abs_axes(self.param_axis, inputs.ndim)
         if param_axis == (inputs.ndim - 1,):
             param_shape = (inputs.shape[-1],)
