@@ -54,7 +54,9 @@ LAYER_OF = {
     "numlir._src.reverse_mode": "api",
     "numlir._src.vmap": "api",
     "numlir._src.checkpoint": "api",
-    "numlir._src.custom_derivatives": "api",
+    # custom_jvp/custom_vjp need only the interpreters and lax, so the libraries that
+    # follow JAX's derivative conventions (nn.relu, logaddexp, ...) may use them
+    "numlir._src.custom_derivatives": "primitives",
     "numlir._src.custom_gradient": "api",
     "numlir._src.introspection": "api",
     "numlir._src.linear_transpose": "api",
@@ -62,7 +64,6 @@ LAYER_OF = {
     # the factorizations carry custom_jvp rules, so they and their users sit with the api
     "numlir._src.linalg": "api",
     "numlir._src.scipy.linalg": "api",
-    "numlir._src.numpy.logaddexp": "api",  # JAX's derivative rule is a custom_jvp
     "numlir._src.scipy.multivariate_normal": "api",
     "numlir._src.scipy.linalg_complex_schur": "api",  # shares linalg's Householder reflector
     "numlir._src.nn.scaled_dot_general": "api",  # JAX's gradient rule is a custom_vjp

@@ -17,11 +17,6 @@ def sigmoid(x):
     return _logistic(x)
 
 
-def relu(x):
-    """Rectified linear unit ``max(x, 0)``."""
-    return jnp.maximum(x, 0)
-
-
 def silu(x):
     """SiLU/swish ``x * sigmoid(x)``."""
     return x * sigmoid(x)
@@ -29,14 +24,6 @@ def silu(x):
 
 swish = silu
 tanh = jnp.tanh
-
-
-def softplus(x):
-    """``log(1 + exp(x))``, computed stably."""
-    (x,) = promote_args_inexact("softplus", x)
-    if jnp.iscomplexobj(x):  # the max/abs form is for reals; jax's is logaddexp(x, 0)
-        return jnp.logaddexp(x, 0)
-    return jnp.maximum(x, 0) + jnp.log(1 + jnp.exp(-jnp.abs(x)))
 
 
 def gelu(x, approximate: bool = True):
@@ -80,7 +67,7 @@ def one_hot(x, num_classes: int, dtype=None):
 
 
 from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
-                                      relu6, selu, standardize)
+                                      relu, relu6, selu, softplus, standardize)
 from numlir._src.nn.activations import (glu, hard_sigmoid, hard_silu, hard_swish, identity,  # noqa: E402
                                         log1mexp, logmeanexp, mish, soft_sign, sparse_plus,
                                         sparse_sigmoid, squareplus)

@@ -326,7 +326,9 @@ def _pow_jvp_exponent(t, x, y):
 ad.defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 ad.defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
-ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: neg(div(mul(t, x), mul(y, y))))
+# d(x/y)/dy = -(t/y)(x/y): at y = 0 the second derivative of 1/y is ±inf, as JAX's
+# -t x y^-2 gives; -(t x)/(y y) gives NaN there (0 * inf in its own derivative).
+ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: neg(mul(div(t, y), div(x, y))))
 ad.defjvp(rem_p, lambda t, x, y: t,
           lambda t, x, y: neg(mul(t, mul(sign(div(x, y)), floor(abs(div(x, y)))))))
 ad.defjvp(max_p, lambda t, x, y: mul(t, _balanced_eq(x, max(x, y), y)),

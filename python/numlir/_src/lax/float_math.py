@@ -98,9 +98,15 @@ ad.defjvp(atan_p, lambda t, x: div(t, add(_one(x), _sq(x))))
 ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
 ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
 ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(_sq(x), _one(x)))))
-ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
-ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), _sq(x))))
-ad.defjvp(cbrt_p, lambda t, x: div(t, mul(const(x, 3), _sq(cbrt(x)))))
+# acosh and atanh take JAX's forms, so their derivatives agree at and beyond the ends
+# of the domain: x^2 - 1 (+inf at x = -1, where (x - 1)(x + 1) = -0 gives -inf) and
+# 1/(1 + x) * 1/(1 - x) (NaN for the second derivative at ±1, 0 at ±inf).
+ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(sub(_sq(x), _one(x)))))
+ad.defjvp(atanh_p, lambda t, x: mul(div(_one(x), add(_one(x), x)), div(t, sub(_one(x), x))))
+# t / (3 cbrt(x)^2) as t/3 * (1/c) * (1/c): at 0 its derivative is -inf (+inf at -0), as
+# JAX's; the quotient's is inf * 0 = NaN.
+ad.defjvp(cbrt_p, lambda t, x: mul(mul(t, const(x, 1 / 3)),
+                                   _sq(div(_one(x), cbrt(x)))))
 ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(_sq(x), _sq(y)))),
           lambda t, x, y: neg(mul(t, div(x, add(_sq(x), _sq(y))))))
 ad.defzero(nextafter_p)

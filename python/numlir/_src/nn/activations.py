@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src.lax.elementwise import logistic
-from numlir._src.nn.functions import logsumexp, relu6
+from numlir._src.custom_derivatives import custom_jvp
+from numlir._src.nn.functions import logsumexp, relu6, softplus
 from numlir._src.numpy import creation, joining, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import promote_arrays_inexact
 from numlir._src import core
@@ -50,11 +51,7 @@ hard_swish = hard_silu
 def mish(x):
     """``x * tanh(softplus(x))``."""
     (x,) = promote_arrays_inexact("mish", x)
-    if np.issubdtype(x.dtype, np.complexfloating):  # jax's softplus is logaddexp(x, 0)
-        softplus = ufuncs._logaddexp(x, creation.zeros((), x.dtype))
-    else:
-        softplus = ufuncs.maximum(x, 0) + ufuncs.log1p(ufuncs.exp(-ufuncs.abs(x)))
-    return x * ufuncs.tanh(softplus)
+    return x * ufuncs.tanh(softplus(x))
 
 
 def soft_sign(x):
@@ -81,10 +78,16 @@ def sparse_sigmoid(x):
     return 0.5 * ufuncs.clip(x + 1.0, 0.0, 2.0)
 
 
+@custom_jvp
 def log1mexp(x):
-    """``log(1 - exp(-x))`` for ``x >= 0``, accurate for small and large ``x`` (Mächler's split at log 2)."""
+    """``log(1 - exp(-x))`` for ``x >= 0``, accurate for small and large ``x`` (Mächler's split
+    at log 2). Its derivative is JAX's rule ``1 / expm1(x)``: through the branches, the
+    untaken one's inf or NaN derivative would leak in as NaN."""
     (x,) = promote_arrays_inexact("log1mexp", x)
     return ufuncs.where(x < np.log(2.0), ufuncs.log(-ufuncs.expm1(-x)), ufuncs.log1p(-ufuncs.exp(-x)))
+
+
+log1mexp.defjvps(lambda t, out, x: t / ufuncs.expm1(x))
 
 
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):

@@ -10,9 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import core
+from numlir._src.custom_derivatives import custom_jvp
+from numlir._src.lax import elementwise as ew
 from numlir._src.lax import float_math
 from numlir._src.lax import type_checks as tc
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
+from numlir._src.numpy.logaddexp import logaddexp
 from numlir._src.numpy.util import promote_args_inexact
 
 
@@ -54,14 +57,47 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     return (out, sign) if return_sign else out
 
 
+def _zero_unless(keep, t):
+    """``t`` where ``keep``, else 0: a derivative that is 0 off a region, even where the
+    cotangent is inf or NaN (a product with a 0/1 mask would give NaN there)."""
+    return ew.select(keep, t, creation.zeros_like(t))
+
+
+@custom_jvp
+def relu(x):
+    """Rectified linear unit ``max(x, 0)``. Its derivative at 0 is 0, as JAX's (a plain
+    ``maximum`` would split the tie and give 1/2)."""
+    return ufuncs.maximum(x, 0)
+
+
+relu.defjvps(lambda t, out, x: _zero_unless(x > 0, t))
+
+
+@custom_jvp
 def relu6(x):
-    """``min(max(x, 0), 6)``."""
-    return ufuncs.minimum(ufuncs.maximum(x, 0), 6)
+    """``min(max(x, 0), 6)``; its derivative is 0 at both kinks, as JAX's."""
+    return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda t, out, x: _zero_unless((x > 0) & (x < 6), t))
+
+
+def softplus(x):
+    """``log(1 + exp(x))`` as ``logaddexp(x, 0)``, whose derivative is ``sigmoid(x)``
+    everywhere: 1/2 at 0, where a ``max(x, 0) + log1p(exp(-|x|))`` form gives 0."""
+    return logaddexp(x, 0)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``; derivative ``sigmoid(-x)``, 1/2 at 0."""
+    (x,) = promote_args_inexact("log_sigmoid", x)
+    return -softplus(-x)
 
 
 def hard_tanh(x):
-    """``clip(x, -1, 1)``."""
-    return ufuncs.minimum(ufuncs.maximum(x, -1), 1)
+    """``clip(x, -1, 1)``, written as JAX's selects: its derivative is 1 at ``x = ±1``."""
+    (x,) = promote_args_inexact("hard_tanh", x)
+    return ufuncs.where(x > 1, 1, ufuncs.where(x < -1, -1, x))
 
 
 def elu(x, alpha=1.0):
@@ -88,12 +124,6 @@ def leaky_relu(x, negative_slope=1e-2):
     """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
     (x,) = promote_args_inexact("leaky_relu", x)
     return ufuncs.where(x >= 0, x, negative_slope * x)
-
-
-def log_sigmoid(x):
-    """``log(sigmoid(x)) = -softplus(-x)``, computed stably."""
-    (x,) = promote_args_inexact("log_sigmoid", x)
-    return ufuncs.minimum(x, 0) - float_math.log1p(ufuncs.exp(-ufuncs.abs(x)))
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,

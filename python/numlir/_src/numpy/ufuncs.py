@@ -426,19 +426,15 @@ nextafter = _binary("nextafter", float_math.nextafter, inexact=True)
 
 
 def _fmax(x, y):
-    if dtypes.is_complex(dtype_of(x)):  # as jax: x where x > y (real part first) or y is NaN
-        return ew.select(ew.bitwise_or(greater(x, y), ew.ne(y, y)), x, y)
-    if not dtypes.is_float(dtype_of(x)):
-        return ew.max(x, y)
-    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.max(x, y)))
+    """JAX's select: ``x`` where ``x > y`` (real parts first) or ``y`` is NaN, else ``y``.
+    So a tie takes ``y``, and the derivative goes to ``y`` alone: ``grad(fmax)(0., 0.)``
+    is 0, where ``maximum`` would split it."""
+    return ew.select(ew.bitwise_or(greater(x, y), ew.ne(y, y)), x, y)
 
 
 def _fmin(x, y):
-    if dtypes.is_complex(dtype_of(x)):
-        return ew.select(ew.bitwise_or(less(x, y), ew.ne(y, y)), x, y)
-    if not dtypes.is_float(dtype_of(x)):
-        return ew.min(x, y)
-    return ew.select(ew.ne(y, y), x, ew.select(ew.ne(x, x), y, ew.min(x, y)))
+    """JAX's select: ``x`` where ``x < y`` or ``y`` is NaN, else ``y`` (ties take ``y``)."""
+    return ew.select(ew.bitwise_or(less(x, y), ew.ne(y, y)), x, y)
 
 
 fmax = _binary("fmax", _fmax)

@@ -1,0 +1,318 @@
+"""The special-point sweep: values and first and second derivatives of every differentiable
+scalar function of numlir.numpy, numlir.nn, numlir.lax and numlir.scipy.special at the
+points where derivative rules go wrong (zeros of both signs, ±1, ±0.5, tiny and huge
+magnitudes, infinities, NaN, and each function's own kinks), compared with JAX.
+
+A rule that takes a ``where(x > 0, ...)`` branch or breaks a tie to one side is right
+almost everywhere and wrong exactly at these points, which random normal inputs never
+reach (issue 39: ``grad(nn.softplus)(0.)`` was 0, not 0.5).
+
+A *case* is a scalar function written once over a library namespace ``L`` (``L.numpy``,
+``L.nn``, ``L.lax``, ``L.special``), so numlir and JAX run the same source. Binary
+functions become several cases: one argument fixed (``maximum(x, 0)``, ``maximum(0, x)``,
+``maximum(x, 1.5)``, ...) and the tie ``maximum(x, x)``.
+
+NaN and infinities must match exactly (position and sign); finite values within a
+tolerance. Where JAX's answer is mathematically wrong, ``JAX_IS_WRONG`` names the case
+and the test that proves numlir's value.
+
+Run as a script for the full mismatch table:
+``PYTHONPATH=test/python .venv/bin/python -m special_points [--order 1] [--only nn.]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+from typing import Callable
+
+import numpy as np
+
+INF, NAN = math.inf, math.nan
+POINTS = (0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-30, 1e30, -1e30, INF, -INF, NAN)
+ORDERS = (0, 1, 2)
+MODES = ("eager", "jit", "vmap")
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """A scalar function of one argument, ``make(L)`` building it from a namespace."""
+    name: str
+    make: Callable[[types.SimpleNamespace], Callable]
+    kinks: tuple[float, ...] = ()
+
+    @property
+    def points(self) -> tuple[float, ...]:
+        return POINTS + self.kinks
+
+
+def _attr(path: str):
+    module, _, name = path.rpartition(".")
+    return lambda L: getattr(getattr(L, module.replace("scipy.special", "special")), name)
+
+
+# Every unary function JAX 0.10.2's namespaces hold that maps a float scalar to a float
+# scalar and has a gradient (test_special_points.py checks the list is complete).
+UNARY = """
+numpy.abs numpy.absolute numpy.acos numpy.acosh numpy.amax numpy.amin numpy.angle
+numpy.arccos numpy.arccosh numpy.arcsin numpy.arcsinh numpy.arctan numpy.arctanh
+numpy.around numpy.array numpy.asarray numpy.asin numpy.asinh numpy.atan numpy.atanh
+numpy.average numpy.block numpy.cbrt numpy.ceil numpy.clip numpy.conj numpy.conjugate
+numpy.copy numpy.corrcoef numpy.cos numpy.cosh numpy.cov numpy.deg2rad numpy.degrees
+numpy.exp numpy.exp2 numpy.expm1 numpy.fabs numpy.flip numpy.floor numpy.i0 numpy.imag
+numpy.log numpy.log10 numpy.log1p numpy.log2 numpy.max numpy.mean numpy.median numpy.min
+numpy.nan_to_num numpy.nanmax numpy.nanmean numpy.nanmedian numpy.nanmin numpy.nanprod
+numpy.nanstd numpy.nansum numpy.nanvar numpy.negative numpy.ones_like numpy.positive
+numpy.prod numpy.ptp numpy.rad2deg numpy.radians numpy.real numpy.reciprocal numpy.rint
+numpy.round numpy.sign numpy.sin numpy.sinc numpy.sinh numpy.sqrt numpy.square
+numpy.squeeze numpy.std numpy.sum numpy.tan numpy.tanh numpy.transpose numpy.trunc
+numpy.var numpy.zeros_like
+nn.celu nn.elu nn.gelu nn.hard_sigmoid nn.hard_silu nn.hard_swish nn.hard_tanh nn.identity
+nn.leaky_relu nn.log1mexp nn.log_sigmoid nn.logmeanexp nn.logsumexp nn.mish nn.relu
+nn.relu6 nn.selu nn.sigmoid nn.silu nn.soft_sign nn.softplus nn.sparse_plus
+nn.sparse_sigmoid nn.squareplus nn.swish nn.tanh
+lax.abs lax.acos lax.acosh lax.asin lax.asinh lax.atan lax.atanh lax.bessel_i0e
+lax.bessel_i1e lax.cbrt lax.ceil lax.cos lax.cosh lax.digamma lax.erf lax.erf_inv lax.erfc
+lax.exp lax.exp2 lax.expm1 lax.floor lax.lgamma lax.log lax.log1p lax.logistic lax.neg
+lax.optimization_barrier lax.reciprocal lax.round lax.rsqrt lax.sign lax.sin lax.sinh
+lax.sqrt lax.square lax.stop_gradient lax.tan lax.tanh
+scipy.special.dawsn scipy.special.digamma scipy.special.entr scipy.special.erf
+scipy.special.erfc scipy.special.erfcx scipy.special.erfinv scipy.special.exp1
+scipy.special.expi scipy.special.expit scipy.special.factorial scipy.special.gamma
+scipy.special.gammaln scipy.special.gammasgn scipy.special.i0 scipy.special.i0e
+scipy.special.i1 scipy.special.i1e scipy.special.log_ndtr scipy.special.log_softmax
+scipy.special.loggamma scipy.special.logit scipy.special.logsumexp scipy.special.ndtr
+scipy.special.ndtri scipy.special.softmax scipy.special.spence
+""".split()
+
+BINARY = """
+numpy.add numpy.arctan2 numpy.atan2 numpy.copysign numpy.divide numpy.dot
+numpy.float_power numpy.floor_divide numpy.fmax numpy.fmin numpy.fmod numpy.heaviside
+numpy.hypot numpy.inner numpy.kron numpy.logaddexp numpy.logaddexp2 numpy.maximum
+numpy.minimum numpy.mod numpy.multiply numpy.pow numpy.power numpy.remainder
+numpy.subtract numpy.true_divide numpy.vdot
+lax.add lax.atan2 lax.div lax.igamma lax.igammac lax.max lax.min lax.mul lax.pow lax.rem
+lax.sub
+scipy.special.beta scipy.special.betaln scipy.special.boxcox scipy.special.boxcox1p
+scipy.special.comb scipy.special.expn scipy.special.gammainc scipy.special.gammaincc
+scipy.special.kl_div scipy.special.multigammaln scipy.special.owens_t scipy.special.poch
+scipy.special.rel_entr scipy.special.xlog1py scipy.special.xlogy scipy.special.zeta
+""".split()
+
+# What discovery finds but the sweep leaves out, and why.
+NOT_SWEPT = {
+    "numpy.empty_like": "its values are unspecified",
+    "numpy.trim_zeros": "its output shape depends on the values",
+    "lax.stage": "a staging marker, not a function of the values",
+    "numpy.full_like": "the second argument is a fill value, not an operand",
+    "lax.full_like": "the second argument is a fill value, not an operand",
+    "lax.broadcast_like": "the second argument only gives a shape",
+    "numpy.pad": "the second argument is a padding width",
+    "numpy.roll": "the second argument is a shift",
+    "numpy.percentile": "the quantile of one scalar is the scalar (swept as numpy.median)",
+    "numpy.quantile": "the quantile of one scalar is the scalar (swept as numpy.median)",
+    "numpy.nanpercentile": "the quantile of one scalar is the scalar (swept as numpy.nanmedian)",
+    "numpy.nanquantile": "the quantile of one scalar is the scalar (swept as numpy.nanmedian)",
+}
+
+# Each function's own kinks and boundaries, added to POINTS.
+KINKS = {
+    "nn.relu6": (6.0,), "nn.hard_tanh": (1.0, -1.0), "nn.hard_sigmoid": (3.0, -3.0),
+    "nn.hard_silu": (3.0, -3.0), "nn.hard_swish": (3.0, -3.0), "nn.sparse_plus": (1.0, -1.0),
+    "nn.sparse_sigmoid": (1.0, -1.0), "nn.log1mexp": (math.log(2.0),),
+    "scipy.special.logit": (1.0,), "scipy.special.ndtri": (1.0,), "lax.erf_inv": (1.0,),
+    "scipy.special.erfinv": (1.0,), "numpy.arccos": (1.0,), "numpy.arcsin": (1.0,),
+}
+
+#: The fixed partners of a binary function's swept argument.
+PARTNERS = (0.0, 1.5, -1.5)
+
+EXTRA = (
+    Case("numpy.clip(x, -1, 1)", lambda L: lambda x: L.numpy.clip(x, -1.0, 1.0), (1.0, -1.0)),
+    Case("numpy.clip(x, 0, None)", lambda L: lambda x: L.numpy.clip(x, 0.0, None)),
+    Case("lax.clamp(-1, x, 1)", lambda L: lambda x: L.lax.clamp(-1.0, x, 1.0), (1.0, -1.0)),
+    Case("numpy.where(x > 0, x, x)", lambda L: lambda x: L.numpy.where(x > 0, x, x)),
+    Case("numpy.where(x > 0, x, 0)", lambda L: lambda x: L.numpy.where(x > 0, x, 0.0)),
+    Case("lax.select(x > 0, x, -x)", lambda L: lambda x: L.lax.select(x > 0, x, -x)),
+    Case("numpy.ldexp(x, 3)", lambda L: lambda x: L.numpy.ldexp(x, 3)),
+    Case("lax.polygamma(1, x)", lambda L: lambda x: L.lax.polygamma(1.0, x)),
+    Case("scipy.special.polygamma(2, x)", lambda L: lambda x: L.special.polygamma(2, x)),
+    Case("scipy.special.betainc(2, 3, x)", lambda L: lambda x: L.special.betainc(2.0, 3.0, x)),
+    Case("nn.celu(x, 2)", lambda L: lambda x: L.nn.celu(x, 2.0)),
+    Case("nn.leaky_relu(x, 0.2)", lambda L: lambda x: L.nn.leaky_relu(x, 0.2)),
+    Case("nn.gelu(x, approximate=False)", lambda L: lambda x: L.nn.gelu(x, approximate=False)),
+    *(Case(f"lax.integer_pow(x, {n})", lambda L, n=n: lambda x: L.lax.integer_pow(x, n))
+      for n in (0, 1, 2, 3, -1, -2)),
+    *(Case(f"numpy.power(x, {p})", lambda L, p=p: lambda x: L.numpy.power(x, p))
+      for p in (0.5, 2.0, 3, -1.0)),
+)
+
+
+def _binary_cases(path: str) -> list[Case]:
+    f = _attr(path)
+    cases = [Case(f"{path}(x, x)", lambda L: lambda x, g=f(L): g(x, x))]
+    for c in PARTNERS:
+        cases.append(Case(f"{path}(x, {c:g})", lambda L, c=c: lambda x, g=f(L): g(x, c)))
+        cases.append(Case(f"{path}({c:g}, x)", lambda L, c=c: lambda x, g=f(L): g(c, x)))
+    return cases
+
+
+def all_cases() -> list[Case]:
+    cases = [Case(p, lambda L, p=p: _attr(p)(L), KINKS.get(p, ())) for p in UNARY]
+    for p in BINARY:
+        cases += _binary_cases(p)
+    return cases + list(EXTRA)
+
+
+def namespace(lib: str) -> types.SimpleNamespace:
+    """The library namespaces a case is written over."""
+    if lib == "jax":
+        import jax
+        import jax.scipy.special
+        return types.SimpleNamespace(numpy=jax.numpy, nn=jax.nn, lax=jax.lax,
+                                     special=jax.scipy.special, grad=jax.grad, jit=jax.jit,
+                                     vmap=jax.vmap)
+    import numlir
+    import numlir.scipy.special
+    return types.SimpleNamespace(numpy=numlir.numpy, nn=numlir.nn, lax=numlir.lax,
+                                 special=numlir.scipy.special, grad=numlir.grad,
+                                 jit=numlir.jit, vmap=numlir.vmap)
+
+
+def derivative(L, f, order: int):
+    for _ in range(order):
+        f = L.grad(f)
+    return f
+
+
+def reference(case: Case, order: int, dtype) -> np.ndarray:
+    """JAX's values at the case's points, jitted and vmapped (one compile)."""
+    import jax
+    J = namespace("jax")
+    d = derivative(J, case.make(J), order)
+    return np.asarray(jax.jit(jax.vmap(d))(np.asarray(case.points, dtype)))
+
+
+def reference_op_by_op(case: Case, order: int, dtype, point: float) -> np.ndarray:
+    """JAX's value at one point, op by op: where XLA's compiled code and JAX's eager ops
+    disagree with each other (``grad(jnp.max)`` at a NaN scalar: 0 jitted, NaN eagerly),
+    numlir may match either."""
+    J = namespace("jax")
+    d = derivative(J, case.make(J), order)
+    return np.asarray(d(np.asarray(point, dtype)))
+
+
+def evaluate(case: Case, order: int, dtype, mode: str) -> np.ndarray:
+    """numlir's values at the case's points in one mode."""
+    N = namespace("numlir")
+    d = derivative(N, case.make(N), order)
+    points = np.asarray(case.points, dtype)
+    if mode == "vmap":
+        return np.asarray(N.vmap(d)(points))
+    if mode == "jit":
+        d = N.jit(d)
+    return np.asarray([np.asarray(d(N.numpy.asarray(p))) for p in points], dtype)
+
+
+def tolerance(dtype) -> float:
+    return 2e-4 if np.dtype(dtype) == np.float32 else 1e-9
+
+
+def disagreements(got: np.ndarray, want: np.ndarray, dtype) -> np.ndarray:
+    """A mask of the points where ``got`` does not match ``want``: NaN and ±inf exactly,
+    finite values within a relative tolerance (and an absolute one of a few smallest
+    normals, below which a value is rounding noise)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    tiny = 4 * float(np.finfo(dtype).tiny)
+    both_finite = np.isfinite(got) & np.isfinite(want)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(got - want) <= tiny + tolerance(dtype) * np.abs(want)
+    same_special = (np.isnan(got) & np.isnan(want)) | (np.isinf(got) & (got == want))
+    return ~np.where(both_finite, close, same_special)
+
+
+@dataclasses.dataclass(frozen=True)
+class JaxIsWrong:
+    """Points where JAX's answer is mathematically wrong and numlir keeps the right one;
+    ``proof`` names the test (in test_special_points.py or test_special_points_proofs.py)
+    that shows numlir's value is right by other means (a series in float64, an
+    identity)."""
+    cases: tuple[str, ...]
+    order: int
+    points: tuple[float, ...]
+    reason: str
+    proof: str
+
+    def covers(self, name: str, order: int, point: float) -> bool:
+        return name in self.cases and order == self.order and point in self.points
+
+
+JAX_IS_WRONG = (
+    JaxIsWrong(("numpy.sinc",), 1, (1e-30, -1e-30),
+               "sinc'(x) = -(pi^2/3) x + O(x^3), about -3.3e-30 at 1e-30; jax's quotient "
+               "rule gives -inf (its series is used only at exactly 0)",
+               "test_sinc_derivatives_near_zero_follow_the_maclaurin_series"),
+    JaxIsWrong(("numpy.sinc",), 2, (1e-30, -1e-30),
+               "sinc''(x) = -pi^2/3 + O(x^2); jax gives NaN", 
+               "test_sinc_derivatives_near_zero_follow_the_maclaurin_series"),
+    JaxIsWrong(("nn.soft_sign",), 1, (1e30, -1e30),
+               "soft_sign'(x) = 1/(1 + |x|)^2 = 1e-60 at ±1e30, 0 in float32; jax's quotient "
+               "rule rounds x/(1 + |x|)^2 to 0 and leaves 1/(1 + |x|) = 1e-30",
+               "test_soft_sign_derivative_at_huge_arguments_is_one_over_x_squared"),
+    JaxIsWrong(("numpy.tanh", "lax.tanh", "nn.tanh"), 2, (1e-30, -1e-30),
+               "tanh''(x) = -2x + O(x^3); jax's (1 + y)(1 - y) rounds both factors to 1 "
+               "and gives 0",
+               "test_tanh_second_derivative_at_tiny_arguments_is_minus_two_x"),
+)
+
+
+def accepted(case: Case, order: int, point: float) -> bool:
+    return any(w.covers(case.name, order, point) for w in JAX_IS_WRONG)
+
+
+def sweep_one(case: Case, order: int, dtype, modes=MODES) -> list[str]:
+    """Human-readable lines, one per disagreement (or exception) of numlir with JAX."""
+    want = reference(case, order, dtype)
+    lines = []
+    for mode in modes:
+        try:
+            got = evaluate(case, order, dtype, mode)
+        except Exception as e:  # noqa: BLE001 - a failure is reported, not raised
+            lines.append(f"{case.name} d{order} {np.dtype(dtype).name} {mode}: "
+                         f"{type(e).__name__}: {str(e).splitlines()[0][:150]}")
+            continue
+        for i in np.flatnonzero(disagreements(got, want, dtype)):
+            if accepted(case, order, case.points[i]):
+                continue
+            if not disagreements(got[i:i + 1], reference_op_by_op(case, order, dtype,
+                                                                  case.points[i])[None], dtype).any():
+                continue
+            lines.append(f"{case.name} d{order} {np.dtype(dtype).name} {mode} at "
+                         f"{case.points[i]!r}: numlir {got[i]!r}, jax {want[i]!r}")
+    return lines
+
+
+def main(argv=None) -> None:
+    import argparse
+    import jax
+    import numlir
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", default="", help="names starting with this prefix")
+    p.add_argument("--order", type=int, action="append")
+    p.add_argument("--dtype", action="append", choices=("float32", "float64"))
+    p.add_argument("--mode", action="append", choices=MODES)
+    args = p.parse_args(argv)
+    jax.config.update("jax_enable_x64", True)
+    numlir.config.update("jax_enable_x64", True)
+    for dtype in args.dtype or ("float32", "float64"):
+        for case in all_cases():
+            if not case.name.startswith(args.only):
+                continue
+            for order in args.order or ORDERS:
+                for line in sweep_one(case, order, np.dtype(dtype), args.mode or MODES):
+                    print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""The special-point sweep against JAX (special_points.py: values and first and second
+derivatives at zeros, ±1, ±0.5, tiny and huge magnitudes, infinities, NaN and each
+function's kinks; eagerly, under jit and under vmap; float32 and float64), the proofs of
+the points where JAX is wrong, and regression tests of the bugs the sweep found."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import jax
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import numlir
+import numlir.nn as nn
+import numlir.numpy as jnp
+import special_points as sp
+
+CASES = sp.all_cases()
+CHUNKS = 24  # spread over pytest-xdist's workers
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_values_and_derivatives_at_special_points_match_jax(chunk, dtype, request):
+    if dtype == "float64":
+        request.getfixturevalue("x64")
+    lines = []
+    for case in CASES[chunk::CHUNKS]:
+        for order in sp.ORDERS:
+            lines += sp.sweep_one(case, order, np.dtype(dtype))
+    assert not lines, "\n".join(lines)
+
+
+def _jax_scalar_functions():
+    """What the sweep's discovery rule finds in JAX's namespaces: public functions that
+    map float32 scalars to a float scalar and have a gradient (arity 1 or 2)."""
+    import jax.scipy.special  # noqa: F401
+    namespaces = {"numpy": jax.numpy, "nn": jax.nn, "lax": jax.lax,
+                  "scipy.special": jax.scipy.special}
+    io = {"save", "savez", "load", "fromfile", "frombuffer", "fromstring", "loadtxt",
+          "savetxt", "printoptions", "set_printoptions", "get_printoptions", "show_config",
+          "fromfunction", "vectorize", "frompyfunc", "piecewise", "apply_along_axis",
+          "apply_over_axes", "from_dlpack", "array_str", "array_repr", "array2string"}
+    found = {1: set(), 2: set()}
+    for ns, module in namespaces.items():
+        for name in dir(module):
+            f = getattr(module, name)
+            if name.startswith("_") or name in io or inspect.isclass(f) or not callable(f):
+                continue
+            for arity in (1, 2):
+                args = [jjnp.float32(0.5), jjnp.float32(0.25)][:arity]
+                try:
+                    y = f(*args)
+                    if not (isinstance(y, jax.Array) and y.shape == ()
+                            and jjnp.issubdtype(y.dtype, jjnp.floating)):
+                        continue
+                    jax.grad(f, argnums=tuple(range(arity)))(*args)
+                except Exception:  # noqa: BLE001 - not a scalar function of this arity
+                    continue
+                found[arity].add(f"{ns}.{name}")
+                break
+    return found
+
+
+def test_the_sweep_covers_every_differentiable_scalar_function_jax_has():
+    found = _jax_scalar_functions()
+    missing = (found[1] - set(sp.UNARY)) | (found[2] - set(sp.BINARY))
+    assert not missing - set(sp.NOT_SWEPT), sorted(missing - set(sp.NOT_SWEPT))
+
+
+def test_every_listed_jax_error_has_its_proof():
+    import importlib
+    modules = [globals(), vars(importlib.import_module("test_special_points_proofs"))]
+    for wrong in sp.JAX_IS_WRONG:
+        assert any(wrong.proof in m for m in modules), wrong.proof
+        assert wrong.reason and wrong.cases
+
+
+def test_the_comparison_flags_a_misplaced_nan_or_infinity():
+    f32 = np.float32
+    want = np.array([1.0, np.nan, np.inf, -np.inf, 0.0], f32)
+    assert not sp.disagreements(want.copy(), want, f32).any()
+    for i, wrong in [(0, np.nan), (1, 1.0), (2, -np.inf), (3, 3e38), (4, np.inf)]:
+        got = want.copy()
+        got[i] = wrong
+        assert list(np.flatnonzero(sp.disagreements(got, want, f32))) == [i]
+
+
+# --- Where JAX is wrong: numlir's values, proved by series in float64 -----------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sinc_derivatives_near_zero_follow_the_maclaurin_series(dtype, request):
+    # sinc(x) = 1 - (pi x)^2/6 + (pi x)^4/120 - ..., so sinc'(x) = -(pi^2/3) x + O(x^3)
+    # and sinc''(x) = -pi^2/3 + O(x^2); at 1e-30 the O() terms are below any rounding.
+    if dtype == "float64":
+        request.getfixturevalue("x64")
+    for x in (1e-30, -1e-30, 1e-12):
+        d1 = numlir.grad(jnp.sinc)(np.asarray(x, dtype))
+        d2 = numlir.grad(numlir.grad(jnp.sinc))(np.asarray(x, dtype))
+        np.testing.assert_allclose(float(d1), -math.pi ** 2 / 3 * x, rtol=1e-6)
+        np.testing.assert_allclose(float(d2), -math.pi ** 2 / 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [jnp.tanh, numlir.lax.tanh, nn.tanh])
+def test_tanh_second_derivative_at_tiny_arguments_is_minus_two_x(f, x64):
+    # tanh(x) = x - x^3/3 + ..., so tanh''(x) = -2x + O(x^3).
+    for x in (1e-30, -1e-30, 1e-20):
+        d2 = numlir.grad(numlir.grad(f))(np.float64(x))
+        np.testing.assert_allclose(float(d2), -2 * x, rtol=1e-12)
+    np.testing.assert_allclose(float(numlir.grad(numlir.grad(f))(np.float32(1e-30))),
+                               -2e-30, rtol=1e-6)
+
+
+def test_soft_sign_derivative_at_huge_arguments_is_one_over_x_squared(x64):
+    # soft_sign'(x) = 1/(1 + |x|)^2: 1e-60 at 1e30, which float32 rounds to 0.
+    for x in (1e30, -1e30):
+        assert float(numlir.grad(nn.soft_sign)(np.float32(x))) == np.float32(1e-60) == 0
+        # float64 holds 1e-60, but the quotient rule subtracts two terms of 1e-30: the
+        # result is right to their rounding
+        d = float(numlir.grad(nn.soft_sign)(np.float64(x)))
+        assert abs(d - 1 / (1 + abs(x)) ** 2) <= 1e-30 * np.finfo(np.float64).eps
+
+
+# --- Regression tests of the bugs the sweep found ------------------------------------
+
+
+def _grads(f, x, order=1, lib=numlir):
+    for _ in range(order):
+        f = lib.grad(f)
+    return float(f(x))
+
+
+def test_softplus_derivative_at_zero_is_one_half():
+    assert _grads(nn.softplus, 0.0) == 0.5 == _grads(jax.nn.softplus, 0.0, lib=jax)
+    assert _grads(nn.softplus, -0.0) == 0.5
+
+
+def test_log_sigmoid_derivative_at_zero_is_one_half():
+    assert _grads(nn.log_sigmoid, 0.0) == 0.5 == _grads(jax.nn.log_sigmoid, 0.0, lib=jax)
+
+
+def test_mish_second_derivative_at_zero_matches_jax():
+    np.testing.assert_allclose(_grads(nn.mish, 0.0, 2), _grads(jax.nn.mish, 0.0, 2, jax),
+                               rtol=1e-6)
+    assert abs(_grads(nn.mish, 0.0, 2) - 0.64) < 1e-6
+
+
+@pytest.mark.parametrize("f, kinks", [("relu", (0.0,)), ("relu6", (0.0, 6.0))])
+def test_relu_derivative_at_its_kinks_is_zero_as_jax(f, kinks):
+    for x in kinks:
+        assert _grads(getattr(nn, f), x) == 0.0 == _grads(getattr(jax.nn, f), x, lib=jax)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_ties_give_the_derivative_to_the_second_argument(name):
+    f = getattr(jnp, name)
+    assert _grads(lambda x: f(x, 0.0), 0.0) == 0.0
+    assert _grads(lambda x: f(0.0, x), 0.0) == 1.0
+    assert _grads(lambda x: f(x, x), 1.0) == 1.0
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_hard_tanh_derivative_at_plus_minus_one_is_one(x):
+    assert _grads(nn.hard_tanh, x) == 1.0 == _grads(jax.nn.hard_tanh, x, lib=jax)
+
+
+@pytest.mark.parametrize("name", ["hard_silu", "hard_swish"])
+def test_hard_silu_derivative_at_infinities_is_finite(name):
+    assert _grads(getattr(nn, name), math.inf) == 1.0
+    assert _grads(getattr(nn, name), -math.inf) == 0.0
+
+
+def test_log1mexp_derivative_is_one_over_expm1_everywhere():
+    for x in (0.0, -0.0, 1e-30, -1e30, -math.inf, 3.0):
+        want = _grads(jax.nn.log1mexp, x, lib=jax)
+        assert _grads(nn.log1mexp, x) == pytest.approx(want, rel=1e-6, nan_ok=True), x
+
+
+@pytest.mark.parametrize("f", [jnp.reciprocal, numlir.lax.reciprocal, lambda x: 1.5 / x])
+def test_second_derivative_of_a_reciprocal_at_zero_is_infinite(f):
+    assert _grads(f, 0.0, 2) == math.inf
+    assert _grads(f, -0.0, 2) == -math.inf
+    assert _grads(f, math.inf, 2) == 0.0
+
+
+def test_cbrt_second_derivative_at_zero_is_infinite():
+    assert _grads(jnp.cbrt, 0.0, 2) == -math.inf
+    assert _grads(jnp.cbrt, -0.0, 2) == math.inf
+    assert _grads(jnp.cbrt, math.inf, 2) == 0.0
+
+
+def test_sinc_derivative_at_huge_arguments_is_finite():
+    for x in (1e30, -1e30):
+        want = _grads(jjnp.sinc, x, lib=jax)
+        assert _grads(jnp.sinc, x) == pytest.approx(want, rel=1e-5)
+
+
+def test_logistic_regression_from_zero_initialisation_learns_what_jax_learns():
+    # The user's program that found softplus's derivative at 0 (issue 39): gradient
+    # descent on mean(softplus(z) - y z) from w = 0, under jit.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5]) > 0).astype(np.float32)
+
+    def train(lib, nnlib):
+        def loss(w):
+            z = x @ w
+            return (nnlib.softplus(z) - y * z).mean()
+
+        step = lib.jit(lambda w: w - 0.5 * lib.grad(loss)(w))
+        w = np.zeros(3, np.float32)
+        for _ in range(20):
+            w = step(w)
+        return np.asarray(w)
+
+    np.testing.assert_allclose(train(numlir, nn), train(jax, jax.nn), rtol=1e-5, atol=1e-6)
