@@ -34,6 +34,15 @@ def test_values_and_derivatives_at_special_points_match_jax(chunk, dtype, reques
     assert not lines, "\n".join(lines)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(sp.TIE_FUNCTIONS))
+def test_ties_in_reductions_and_selections_split_or_choose_as_jax(name, dtype, request):
+    if dtype == "float64":
+        request.getfixturevalue("x64")
+    lines = sp.sweep_ties(name, np.dtype(dtype))
+    assert not lines, "\n".join(lines)
+
+
 def _jax_scalar_functions():
     """What the sweep's discovery rule finds in JAX's namespaces: public functions that
     map float32 scalars to a float scalar and have a gradient (arity 1 or 2)."""
@@ -218,3 +227,27 @@ def test_logistic_regression_from_zero_initialisation_learns_what_jax_learns():
         return np.asarray(w)
 
     np.testing.assert_allclose(train(numlir, nn), train(jax, jax.nn), rtol=1e-5, atol=1e-6)
+
+
+def test_cummax_ties_split_the_gradient_as_jax():
+    x = np.array([2.0, 2.0, 2.0, 2.0], np.float32)
+    f = lambda L: lambda v: (L.lax.cummax(v) * np.arange(1.0, 5.0, dtype=np.float32)).sum()  # noqa: E731
+    np.testing.assert_allclose(numlir.grad(f(numlir))(x), [3.75, 2.75, 2.5, 1.0])
+    np.testing.assert_allclose(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))
+
+
+def test_top_k_orders_positive_zero_before_negative_zero():
+    values, indices = numlir.lax.top_k(jnp.array([0.0, -0.0, 0.0, -1.0]), 4)
+    assert list(np.asarray(indices)) == [0, 2, 1, 3]
+    assert list(np.signbit(np.asarray(values))) == [False, False, True, True]
+
+
+def test_max_pool_gradient_with_nan_goes_where_jax_sends_it():
+    x = np.array([np.nan, 1.0, np.nan, 1.0], np.float32)
+
+    def f(L):
+        return lambda v: (L.lax.reduce_window(v, -np.inf, L.lax.max, (2,), (1,), "VALID")
+                          * np.arange(1.0, 4.0, dtype=np.float32)).sum()
+
+    np.testing.assert_array_equal(numlir.grad(f(numlir))(x), [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))

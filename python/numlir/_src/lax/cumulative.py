@@ -8,9 +8,9 @@ from numlir._src import ad, batching, core, dtypes
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import slicing
+from numlir._src.lax.associative_scan import associative_scan
 from numlir._src.lax import type_checks as tc
 from numlir._src.lax.shape_ops import broadcasted_iota
-from numlir._src.lax.sorting import take_along_axis
 
 
 def _cumulative(name: str, kind: str, accepted):
@@ -96,45 +96,23 @@ def _cumprod_jvp(primals, tangents, *, axis, reverse):
     return out, dp
 
 
-def _cumulative_chooser_jvp(prim):
-    # out[i] is attained by every j <= i with x[j] == out[j] == out[i]; as the running
-    # extremum is monotone these j lie in the run of equal outputs ending at i, and they
-    # share the tangent evenly (as reduce_max does with ties).
+def _cumulative_chooser_jvp(prim, combine):
+    # JAX's cummax/cummin derivative is the JVP of its associative scan of lax.max/min:
+    # equal elements split the tangent pair by pair in the scan's tree (1/2 at each tie),
+    # and a NaN wins where max's rule gives it the tangent. The same scan gives the same
+    # splits; the value still comes from the primitive.
     def rule(primals, tangents, *, axis, reverse):
         x, t = primals[0], ad.instantiate(tangents[0])
-        out = prim.bind(x, axis=axis, reverse=reverse)
-        if reverse:  # work in scan order
-            x, t, fwd = slicing.rev(x, (axis,)), slicing.rev(t, (axis,)), slicing.rev(out, (axis,))
-        else:
-            fwd = out
-        aval = core.get_aval(x)
-        pos = broadcasted_iota(np.int32, aval.shape, axis)
-        new_run = ew.bitwise_or(ew.eq(pos, ew.const(pos, 0)),
-                                ew.ne(fwd, _shifted(fwd, 1, axis, False, 0)))
-        run_start = cummax(ew.select(new_run, pos, ew.const(pos, 0)), axis)
-        attains = ew.eq(x, fwd)
-        # How many positions of the run so far attain it (integer cumsums: exact).
-        hits = ew.convert_element_type(attains, np.int32)
-        total = cumsum(hits, axis)
-        count = ew.sub(total, take_along_axis(ew.sub(total, hits), run_start, axis))
-        # Their tangents summed by a doubling scan that stops at the run's start; only
-        # same-run terms are ever added, so nothing cancels.
-        acc, steps = ew.select(attains, t, ew.const(t, 0)), 1
-        while steps < aval.shape[axis]:
-            same_run = ew.ge(ew.sub(pos, ew.const(pos, steps)), run_start)
-            acc = ew.add(acc, ew.select(same_run, _shifted(acc, steps, axis, False, 0),
-                                        ew.const(t, 0)))
-            steps *= 2
-        count = ew.max(ew.convert_element_type(count, aval.dtype), ew.const(x, 1))
-        t_out = ew.div(acc, count)
-        return out, slicing.rev(t_out, (axis,)) if reverse else t_out
+        _, _, (t_out,) = ad.jvp_flat(
+            lambda v: associative_scan(combine, v, reverse=reverse, axis=axis), [x], [t])
+        return prim.bind(x, axis=axis, reverse=reverse), ad.instantiate(t_out)
 
     return rule
 
 
 ad.defjvp_rule(cumprod_p, _cumprod_jvp)
-ad.defjvp_rule(cummax_p, _cumulative_chooser_jvp(cummax_p))
-ad.defjvp_rule(cummin_p, _cumulative_chooser_jvp(cummin_p))
+ad.defjvp_rule(cummax_p, _cumulative_chooser_jvp(cummax_p, ew.max))
+ad.defjvp_rule(cummin_p, _cumulative_chooser_jvp(cummin_p, ew.min))
 
 
 def _cumsum_transpose(ct, operand, *, axis, reverse):

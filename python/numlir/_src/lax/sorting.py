@@ -142,7 +142,8 @@ def descending_keys(x) -> list:
 
 
 def top_k(operand, k: int):
-    """The ``k`` largest entries along the last axis and their indices (ties: lower index first)."""
+    """The ``k`` largest entries along the last axis and their indices (ties: lower index
+    first; NaNs largest and ``+0 > -0``, as jax)."""
 
     aval = core.get_aval(operand)
     k = int(k)
@@ -152,6 +153,9 @@ def top_k(operand, k: int):
         raise core.value_error(f"lax.top_k: k={k} must be between 0 and the last axis size {aval.shape[-1]}")
     iota = shape_ops.broadcasted_iota(np.int32, aval.shape, aval.ndim - 1)
     keys = descending_keys(operand)
+    if dtypes.is_float(aval.dtype):
+        # jax's top_k orders +0 before -0 (sort keeps them equal): 1/x is +inf or -inf
+        keys.append(ew.lt(ew.div(ew.const(operand, 1), operand), ew.const(operand, 0)))
     *_, values, indices = sort((*keys, operand, iota), num_keys=len(keys))
     return (slicing.slice_in_dim(values, 0, k, axis=aval.ndim - 1),
             slicing.slice_in_dim(indices, 0, k, axis=aval.ndim - 1))

@@ -142,7 +142,9 @@ def _reduce_window_prod_jvp(primals, tangents, *, window_dimensions, window_stri
 
 def _reduce_window_chooser_jvp(prim, kind: str):
     # Walk the window offsets; each offset's values are one strided slice of the padded
-    # operand. The tangent follows the first position holding the window's extremum.
+    # operand. The tangent follows the first position holding the window's extremum. As
+    # jax's select_and_gather_add, the running choice is kept while it is >= (<= for min)
+    # the next value: a NaN on either side of the comparison moves it on.
     def rule(primals, tangents, *, window_dimensions, window_strides, padding, base_dilation,
              window_dilation):
 
@@ -154,7 +156,7 @@ def _reduce_window_chooser_jvp(prim, kind: str):
         config = [(lo, hi, d - 1) for (lo, hi), d in zip(padding, base_dilation)]
         xp = slicing.pad(x, ew.const(x, monoid_identity(kind, core.get_aval(x).dtype)), config)
         tp = slicing.pad(t, ew.const(t, 0), config)
-        better = ew.gt if kind == "max" else ew.lt
+        keep = ew.ge if kind == "max" else ew.le
         best_x = best_t = None
         for offset in itertools.product(*(range(w) for w in window_dimensions)):
             start = [k * d for k, d in zip(offset, window_dilation)]
@@ -164,8 +166,8 @@ def _reduce_window_chooser_jvp(prim, kind: str):
             if best_x is None:
                 best_x, best_t = xk, tk
                 continue
-            take = better(xk, best_x)
-            best_x, best_t = ew.select(take, xk, best_x), ew.select(take, tk, best_t)
+            stay = keep(best_x, xk)
+            best_x, best_t = ew.select(stay, best_x, xk), ew.select(stay, best_t, tk)
         return out, best_t
 
     return rule
