@@ -21,7 +21,8 @@ import threading
 import time
 
 from . import known_bugs, minimize, render, reproducer
-from .generate import FAMILY_NAMES, FAVORED_SHARE, OP_FAMILY_NAMES
+from .generate import (FAMILY_NAMES, FAVORED_SHARE, OP_FAMILY_NAMES, SPECIAL_SHARE,
+                       SPECIAL_VALUES_MODES)
 from .program import Program
 from .run_modes import FAILURES, SKIPS, Outcome
 from .sandbox import Worker
@@ -46,6 +47,9 @@ class Campaign:
         self.args = args
         self.lock = threading.Lock()
         self.counts = collections.Counter()
+        #: The outcomes of the special-value programs alone (they are counted in ``counts`` too).
+        self.special_counts = collections.Counter()
+        self.special_programs = 0
         self.per_mode = collections.defaultdict(collections.Counter)
         self.signatures: dict[str, list[Finding]] = collections.defaultdict(list)
         self.next_index = args.start
@@ -66,9 +70,12 @@ class Campaign:
         fresh = []
         with self.lock:
             self.programs += 1
+            self.special_programs += program.special_values
             self.done.add(index)
             for o in outcomes:
                 self.counts[o.status] += 1
+                if program.special_values:
+                    self.special_counts[o.status] += 1
                 self.per_mode[o.mode][o.status] += 1
                 if o.status in FAILURES:
                     sig = f"{o.mode}|{minimize.signature(o)}"
@@ -99,7 +106,7 @@ class Campaign:
                 checked += 1
                 try:
                     program = worker.generate(self.args.seed, index, self.args.families,
-                                              self.args.favor)
+                                              self.args.favor, self.special_mode())
                 except RuntimeError as error:  # the generator's bug: counted, and the worker goes on
                     self.record_generator_failure(index, error)
                     continue
@@ -123,12 +130,15 @@ class Campaign:
             if not outcome.failed:  # flaky: keep the original
                 program, outcome = finding.program, finding.outcome
         note = f"Found by `make fuzz SEED={self.args.seed}` (program {finding.index}); "
-        if self.args.families is not None or self.args.favor is not None:
+        if self.restriction():
             note = (f"Found by `python -m fuzz.campaign --seed {self.args.seed}"
                     f"{self.restriction()}` (program {finding.index}); ")
         note += "minimized.\n" if not self.args.no_minimize else "not minimized.\n"
-        if finding.known:
-            note += f"Known bug: {finding.known}.\n"
+        # The minimized program names the bug better: the original may hold the op kinds of
+        # two known bugs (floor division and remainder by zero, say).
+        known = known_bugs.match(program, outcome) or finding.known
+        if known:
+            note += f"Known bug: {known}.\n"
         text = reproducer.script(program, outcome, note=note)
         slug = f"{finding.index:06d}-{outcome.mode}-{outcome.status}"
         path = os.path.join(self.args.out, f"{slug}.py")
@@ -137,9 +147,14 @@ class Campaign:
         with self.lock:
             self.written.append(path)
 
+    def special_mode(self) -> str:
+        return getattr(self.args, "special_values", None) or "quarter"
+
     def restriction(self) -> str:
         """The options that chose other programs than a plain campaign's, as command-line text."""
         text = ""
+        if self.special_mode() != "quarter":
+            text += f" --special-values {self.special_mode()}"
         if self.args.families is not None:
             text += f" --families {','.join(self.args.families)}"
         if self.args.favor is not None:
@@ -166,6 +181,13 @@ class Campaign:
             f"wrong values: {c['wrong']}",
             f"numlir exceptions where jax succeeds: {c['error']}",
             f"crashes: {c['crash']} (timeouts: {c['timeout']})",
+            f"special-value programs: {self.special_programs} of {self.programs} "
+            f"(--special-values {self.special_mode()}): modes run "
+            f"{sum(v for k, v in self.special_counts.items() if k not in SKIPS)}, wrong values "
+            f"{self.special_counts['wrong']}, exceptions {self.special_counts['error']}, crashes "
+            f"{self.special_counts['crash'] + self.special_counts['timeout']}; skipped: "
+            f"ill-conditioned {self.special_counts['unstable']}, jax.jit differs from jax op by "
+            f"op {self.special_counts['jax_disagrees']}",
             f"programs the generator failed to make (fuzzer bugs): {len(self.generator_failures)}"
             + "".join(f"\n  program {i}: {e}" for i, e in sorted(self.generator_failures.items())),
             "",
@@ -178,8 +200,10 @@ class Campaign:
         for sig, findings in sorted(self.signatures.items(), key=lambda kv: -len(kv[1])):
             known = findings[0].known
             lines.append(f"  {len(findings):5d}x {sig}" + (f"   [known: {known}]" if known else ""))
+            special = sum(f.program.special_values for f in findings)
             lines.append(f"         first: program {findings[0].index}, kinds "
-                         f"{','.join(findings[0].program.kinds())}")
+                         f"{','.join(findings[0].program.kinds())}"
+                         + (f"; {special} in special-value programs" if special else ""))
         if self.written:
             lines += ["", f"reproducers in {self.args.out}/ ({len(self.written)} files)"]
         return "\n".join(lines)
@@ -192,8 +216,11 @@ class Campaign:
         with open(os.path.join(self.args.out, "summary.json"), "w") as f:
             json.dump({"seed": self.args.seed, "start": self.args.start, "n": self.args.n,
                        "families": self.args.families, "favor": self.args.favor,
+                       "special_values": self.special_mode(),
                        "final": final, "finished_through": self.finished_through(),
                        "programs": self.programs, "counts": dict(self.counts),
+                       "special_value_programs": self.special_programs,
+                       "special_value_counts": dict(self.special_counts),
                        "per_mode": {m: dict(c) for m, c in self.per_mode.items()},
                        "signatures": {s: [f.index for f in fs] for s, fs in self.signatures.items()},
                        "generator_failures": self.generator_failures},
@@ -240,13 +267,19 @@ def main(argv=None) -> int:
     p.add_argument("--favor", type=_op_families, default=None,
                    help=f"op families that share {FAVORED_SHARE:.0%} of the draws equally, "
                         "comma-separated (e.g. fft,linalg,conv); other programs than without it")
+    p.add_argument("--special-values", choices=SPECIAL_VALUES_MODES, default="quarter",
+                   help=f"which programs draw special values (zeros, ties, inf, NaN, tiny and "
+                        f"huge magnitudes, integer extremes): about {SPECIAL_SHARE:.0%} of them, "
+                        "chosen by seed and index (quarter, the default), all, or none; all "
+                        "and none make other programs than the default")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     if args.show:
         worker = Worker(timeout=args.timeout)
         try:
-            print(render.function_source(worker.generate(args.seed, args.start, args.families,
-                                                         args.favor)))
+            program = worker.generate(args.seed, args.start, args.families, args.favor,
+                                      args.special_values)
+            print(render.describe(program) + render.function_source(program))
         finally:
             worker.close()
         return 0

@@ -71,6 +71,71 @@ def family_name(dtype: str, x64: bool) -> str:
 
 FAMILY_NAMES = tuple(family_name(d, x) for d, x, _ in FAMILIES)
 
+# -- special values ------------------------------------------------------------------------------
+#: How ``generate`` picks special-value programs: about a quarter of them by (seed, index)
+#: (what campaigns and the fixed-seed test do), every program, or none (``generate``'s default:
+#: the tests that compile the fuzzer's programs two ways and compare them bit for bit).
+SPECIAL_VALUES_MODES = ("quarter", "all", "none")
+#: The share of special-value programs under "quarter".
+SPECIAL_SHARE = 0.25
+#: The kinds of special float values, and how often an input's palette has each.
+SPECIAL_KINDS = (("zero", 0.7), ("tie", 0.7), ("kink", 0.5), ("inf", 0.35), ("nan", 0.2),
+                 ("tiny", 0.35), ("huge", 0.35))
+#: Exact values at the templates' kinks and boundaries: relu, abs, sign at 0 (zeros), clip at
+#: +-1, hard_tanh(2x) at +-0.5, relu6(4x) at 1.5, where(x > 0.5), round's halves (0.5, 1.5,
+#: 2.5), relu6 at 6. The perturbation that tells ill-conditioning leaves them in place.
+KINK_VALUES = (0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, 2.5, 6.0)
+#: The kinds complex programs draw: no infinities (XLA's complex matrix products meet them
+#: with an algorithm of their own, which makes NaN where the textbook product of the parts,
+#: numlir's, makes infinities: seed 101, program 0 under --special-values all, a complex
+#: dot with a -inf), no huge values (numlir squares complex numbers with the plain formula,
+#: documented in docs/complex-numbers.md: (1e30 + 1e30j) ** 2 is NaN where XLA gives -inf),
+#: no NaN (whether a NaN in one part spreads to the other depends on the formula: jax's
+#: cumprod of one element multiplies it by 1 + 0j, and (1 + 0j) * (0.37 + NaN j) is
+#: NaN + NaN j, where numlir returns the element; seed 102, program 52). Nor the functions at
+#: their singular points (``_UNARY_SPECIAL`` and friends), which make infinities.
+COMPLEX_SPECIAL_KINDS = ("zero", "tie", "kink", "tiny")
+#: Tiny and huge magnitudes per float dtype (times a factor in [0.25, 2]). Tiny ones are
+#: normal numbers: XLA's CPU flushes subnormals to zero and numlir keeps them, on purpose
+#: (docs/complex-numbers.md), so a subnormal input would only find that.
+SPECIAL_MAGNITUDES = {"float32": (1e-30, 1e30), "bfloat16": (1e-30, 1e30),
+                      "float64": (1e-300, 1e300)}
+#: Integer specials: the extremes, 0, +-1, and shift amounts at and past the bit width (and
+#: a negative one, which XLA reads as a huge unsigned amount).
+INT_SPECIALS = {"int32": (-2**31, 2**31 - 1, 0, 0, -1, -1, 1, 31, 32, 33, 64, -2**31 + 1)}
+
+
+#: What counts as huge for ``Val.huge``, and as tiny for ``Val.tiny``.
+HUGE_VALUE = 1e20
+TINY_VALUE = 1e-20
+#: Special ops that make huge values from tiny ones (1 / 1e-30).
+GROWTH_KINDS = ("reciprocal", "rsqrt", "power", "integer_pow", "div", "floordiv", "lgamma")
+#: Ops whose derivative jax gets wrong at huge values, where numlir's is right: not
+#: differentiated there. ``grad(jnp.hypot)(1e30, 3e29)`` is (1.044, 0.287) on jax 0.10.2, the
+#: true (0.958, 0.287) on numlir, wherever ``x * x`` overflows (|x| >= 1e19 in float32, 1e154
+#: in float64); ``hypot(x, x)``'s is 1.06 for 0.707 (seed 103, program 136).
+JAX_WRONG_AT_HUGE = ("hypot",)
+#: Ops whose derivative jax gets wrong at tiny values: ``grad(jnp.sinc)(1.6e-30)`` is inf on jax
+#: (its series cut-off divides by x**2), about -3.3e-30 in truth and on numlir (issue 39; seed
+#: 104, program 19 under --special-values all).
+JAX_WRONG_AT_TINY = ("sinc",)
+#: Ops that read the sign bit of their last operand: not of a NaN (see Builder.emit).
+NAN_SIGN_KINDS = ("copysign", "signbit")
+#: Ops that sum products: none of them takes a huge operand (see Builder.emit).
+CONTRACTION_KINDS = ("matmul", "matrix_polynomial", "dot_general", "einsum", "tensordot", "outer",
+                     "conv", "vdot", "vecdot", "inner", "vdot_self", "scan")
+
+
+def special_values(seed, index: int, mode: str = "quarter") -> bool:
+    """Whether program ``(seed, index)`` draws special values under ``mode``: for "quarter",
+    about a quarter of the programs, by a generator of their own (the programs that do not
+    are exactly the ones they were before special values came)."""
+    if mode not in SPECIAL_VALUES_MODES:
+        raise ValueError(f"special values {mode!r}; the modes: {SPECIAL_VALUES_MODES}")
+    if mode != "quarter":
+        return mode == "all"
+    return bool(np.random.default_rng([int(seed), int(index), 0x5EC1A1]).random() < SPECIAL_SHARE)
+
 
 @dataclasses.dataclass
 class Val:
@@ -78,6 +143,15 @@ class Val:
     aval: Aval
     bound: float
     distinct: bool
+    #: May hold huge finite values (special-value programs): a special input with them, any
+    #: value computed from one, and the special ops that make them from tiny values.
+    huge: bool = False
+    #: May hold infinities or NaN (special-value programs): a special input with them, any value
+    #: computed from one or from a huge one, and in special programs the special tables' ops.
+    nonfinite: bool = False
+    #: May hold tiny nonzero values (special-value programs): a special input with them, or any
+    #: value computed from one.
+    tiny: bool = False
 
     @property
     def cat(self) -> str:
@@ -111,8 +185,14 @@ class Builder:
     """The state of one program while it grows."""
 
     def __init__(self, rng: np.random.Generator, dtype: str, x64: bool, differentiable: bool,
-                 batch_size: int):
+                 batch_size: int, special: bool = False):
         self.rng = rng
+        #: A special-value program (see ``special_values``): inputs hold special values, and
+        #: the guards that only kept values regular are off.
+        self.special = special
+        self.special_inputs: set[str] = set()
+        #: Per dtype, values earlier special inputs hold: ties across inputs.
+        self.tie_pool: dict[str, list[float]] = {}
         self.dtype = dtype
         self.x64 = x64
         self.differentiable = differentiable
@@ -142,9 +222,13 @@ class Builder:
         return tuple(self.dim() for _ in range(rank))
 
     # -- values ---------------------------------------------------------------
-    def draw(self, shape, dtype: str, low: int | None = None, high: int | None = None) -> np.ndarray:
+    def draw(self, shape, dtype: str, low: int | None = None, high: int | None = None,
+             special: bool = False) -> np.ndarray:
         """Inputs: floats of magnitude in [0.25, 2] (no zeros, no huge values), complex numbers
-        with two such parts, small ints, coin flips."""
+        with two such parts, small ints, coin flips; with ``special``, such values with special
+        ones among them (``draw_special``)."""
+        if special:
+            return self.draw_special(shape, dtype)
         if dtype in COMPLEX_PARTS:
             out = np.empty(shape, dtype)
             out.real = self.draw(shape, COMPLEX_PARTS[dtype])
@@ -160,28 +244,99 @@ class Builder:
         sign = np.where(self.rng.random(shape) < 0.5, -1.0, 1.0)
         return np.asarray(mag * sign).astype(_np_dtype(dtype))
 
+    def draw_special(self, shape, dtype: str) -> np.ndarray:
+        """A special-value input: a regular draw with about half of its elements replaced by
+        special values of the kinds in this input's palette (``SPECIAL_KINDS``). Floats: exact
+        zeros of both signs, ties (another element's value, or a value an earlier input of the
+        program holds), the kinks of the op templates (``KINK_VALUES``), +-inf, NaN, tiny and
+        huge magnitudes (``SPECIAL_MAGNITUDES``); complex programs only the kinds in
+        ``COMPLEX_SPECIAL_KINDS``, complex numbers in each part; integers: ``INT_SPECIALS`` (INT_MIN, INT_MAX, 0, -1, 1, and
+        shift amounts at and past the bit width)."""
+        if dtype in COMPLEX_PARTS:
+            out = np.empty(shape, dtype)
+            out.real = self.draw_special(shape, COMPLEX_PARTS[dtype])
+            out.imag = self.draw_special(shape, COMPLEX_PARTS[dtype])
+            return out
+        if dtype == "bool":
+            return self.draw(shape, dtype)
+        if dtype in INT_SPECIALS:
+            flat = self.draw(shape, dtype).reshape(-1).copy()
+            pool = INT_SPECIALS[dtype]
+            for i in range(flat.size):
+                if self.chance(0.5):
+                    flat[i] = pool[int(self.rng.integers(len(pool)))]
+            return flat.reshape(shape)
+        flat = self.draw(shape, "float64").reshape(-1).copy()
+        # Complex programs: no infinities, no huge values (see COMPLEX_SPECIAL_KINDS).
+        palette = [kind for kind, p in SPECIAL_KINDS
+                   if self.chance(p) and not (self.complex_program
+                                              and kind not in COMPLEX_SPECIAL_KINDS)]
+        palette = palette or ["zero"]
+        tiny, huge = SPECIAL_MAGNITUDES[dtype]
+        pool = self.tie_pool.setdefault(dtype, [])
+        ties = []
+        for i in range(flat.size):
+            if not self.chance(0.5):
+                continue
+            kind = self.choice(palette)
+            sign = -1.0 if self.chance(0.5) else 1.0
+            if kind == "zero":
+                flat[i] = sign * 0.0
+            elif kind == "kink":
+                flat[i] = self.choice(KINK_VALUES)
+            elif kind == "inf":
+                flat[i] = sign * np.inf
+            elif kind == "nan":  # either sign bit: x86's invalid operations make negative NaNs
+                flat[i] = math.copysign(np.nan, sign)
+            elif kind in ("tiny", "huge"):
+                flat[i] = sign * (tiny if kind == "tiny" else huge) * self.rng.uniform(0.25, 2.0)
+            else:
+                ties.append(i)
+        for i in ties:  # another element's value (whatever it became), or an earlier input's
+            others = [j for j in range(flat.size) if j != i]
+            if pool and (not others or self.chance(0.3)):
+                flat[i] = pool[int(self.rng.integers(len(pool)))]
+            elif others:
+                flat[i] = flat[others[int(self.rng.integers(len(others)))]]
+        pool.extend(float(v) for v in flat[:8])
+        return np.asarray(flat.reshape(shape)).astype(_np_dtype(dtype))
+
     def input(self, shape, dtype: str | None = None, low: int | None = None,
               high: int | None = None) -> Val:
         dtype = dtype or self.dtype
         name = f"x{len(self.inputs)}"
-        value = self.draw(shape, dtype, low, high)
+        # In a special-value program most inputs hold special values; index operands (low,
+        # high) and bools do not.
+        special = (self.special and low is None and high is None and dtype != "bool"
+                   and self.chance(0.8))
+        value = self.draw(shape, dtype, low, high, special)
         batch_axis = None
         if self.chance(0.75):
             batch_axis = int(self.rng.integers(len(shape) + 1)) if self.chance(0.25) else 0
         batched = None
         if batch_axis is not None:
-            samples = [self.draw(shape, dtype, low, high) for _ in range(self.batch_size)]
+            samples = [self.draw(shape, dtype, low, high, special) for _ in range(self.batch_size)]
             batched = np.stack(samples, axis=batch_axis)
         self.inputs.append(Input(name, value, batch_axis, batched))
+        if special:
+            self.special_inputs.add(name)
         if dtype == "bool":
             bound = 1.0
         elif dtype.startswith("int"):
             bound = float(max(abs(low if low is not None else -5), abs(high if high is not None else 5)))
         else:
             bound = COMPLEX_INPUT_BOUND if dtype in COMPLEX_PARTS else 2.0
-        # bfloat16 rounding makes repeated values likely: no tie-freedom to promise.
+        # bfloat16 rounding makes repeated values likely: no tie-freedom to promise; special
+        # values hold ties and zeros on purpose. (Their bound is the regular elements': the
+        # special ones are outside the accounting, see docs/fuzzing.md.)
+        floats = [a.astype(np.float64) for a in (value, batched)
+                  if special and a is not None and (a.dtype.kind == "f" or a.dtype.name == "bfloat16")]
         val = Val(name, Aval(tuple(shape), dtype), bound,
-                  distinct=(dtype in ("float32", "float64", "complex64", "complex128")))
+                  distinct=(dtype in ("float32", "float64", "complex64", "complex128")
+                            and not special),
+                  huge=any(bool(np.any(np.isfinite(a) & (np.abs(a) > HUGE_VALUE))) for a in floats),
+                  nonfinite=any(not np.isfinite(a).all() for a in floats),
+                  tiny=any(bool(np.any((a != 0) & (np.abs(a) < TINY_VALUE))) for a in floats))
         self.vals.append(val)
         return val
 
@@ -219,8 +374,10 @@ class Builder:
         return "bool"
 
     def kink_ok(self, *vals: Val) -> bool:
-        """A kinked op may take these operands: no gradient check, or no ties to fall on."""
-        return (not self.differentiable) or all(v.distinct or v.cat not in "fc" for v in vals)
+        """A kinked op may take these operands: no gradient check, or no ties to fall on; or a
+        special-value program, where ties at kinks are the point (jax's conventions there)."""
+        return (self.special or not self.differentiable
+                or all(v.distinct or v.cat not in "fc" for v in vals))
 
     def real_or_complex(self, cat: str, p: float = 0.2) -> str:
         """A partner's category for an operand of ``cat``: in complex programs, now and then
@@ -242,10 +399,35 @@ class Builder:
         limit = FLOAT_LIMIT if aval.is_inexact else INT_LIMIT
         if not math.isfinite(bound) or bound > limit:
             raise Rejected("bound")
+        if kind in CONTRACTION_KINDS and any(a.huge for a in args):
+            # Two huge factors make a product that overflows inside a sum, where numlir's fused
+            # multiply-adds keep the first infinity's sign and XLA's separate products make
+            # inf - inf = NaN (seed 102, program 104 under --special-values all: the gradient
+            # of a convolution with 1e30 weights). The gradient multiplies a contraction's
+            # cotangent by its operands, so no operand of one may be huge.
+            raise Rejected("a contraction of huge values")
+        if self.differentiable and (kind in JAX_WRONG_AT_HUGE and any(a.huge for a in args)
+                                    or kind in JAX_WRONG_AT_TINY and any(a.tiny for a in args)):
+            raise Rejected("jax's derivative is wrong there")
+        if kind == "conv" and any(a.nonfinite or a.huge for a in args):
+            # XLA's convolution skips the zeros that padding and dilation insert (and the
+            # zero-padded cotangent of its gradient); numlir multiplies them, as StableHLO's
+            # definition does, so 0 * inf is NaN there (seed 8, program 126: a -inf weight
+            # over an lhs-dilated input). The implementation's choice, not a semantics.
+            raise Rejected("a convolution of infinities")
+        if kind in NAN_SIGN_KINDS and args[-1].nonfinite:
+            # The sign bit of a NaN an operation makes is unspecified (x86 sets it, jax's
+            # conv of infinities and numlir's differ), and these read it (seed 8, program 73:
+            # copysign(x, conv(...)) took the sign of a NaN).
+            raise Rejected("reads the sign of a NaN")
         name = f"v{len(self.ops)}"
         self.ops.append(Op(name, kind, template, tuple(a.name for a in args), aval))
         self.used.update(a.name for a in args)
-        val = Val(name, aval, float(bound), bool(distinct and aval.is_inexact))
+        val = Val(name, aval, float(bound), bool(distinct and aval.is_inexact),
+                  huge=any(a.huge for a in args) or (self.special and kind in GROWTH_KINDS),
+                  nonfinite=any(a.nonfinite or a.huge for a in args)
+                  or (self.special and kind in SPECIAL_OP_KINDS),
+                  tiny=any(a.tiny for a in args))
         self.vals.append(val)
         return val
 
@@ -421,6 +603,54 @@ _UNARY_B = (
     ("logical_not", "jnp.logical_not({0})", lambda m: 1.0, False, False),
 )
 
+# Special-value programs add these: the functions at their singular points and boundaries
+# (log, sqrt, division and friends of raw operands, not of ``x * x + c``), nn's piecewise
+# functions at their own kinks, and integer division and shifts by any amount. Their bounds
+# cover the regular elements only (a zero makes log -inf whatever the bound says).
+_LOG_BOUND = lambda m: abs(math.log(max(m, 1e-30))) + 70.0  # noqa: E731
+_UNARY_F_SPECIAL = (
+    ("log", ("jnp.log({0})", "jnp.log2({0})", "jnp.log10({0})"), _LOG_BOUND, False, False),
+    ("log1p", "jnp.log1p({0})", _LOG_BOUND, False, False),
+    ("sqrt", "jnp.sqrt({0})", lambda m: math.sqrt(m), False, False),
+    ("rsqrt", "lax.rsqrt({0})", lambda m: 100.0, False, False),
+    ("cbrt", "jnp.cbrt({0})", lambda m: m ** (1 / 3) + 1.0, False, False),
+    ("reciprocal", ("1.0 / {0}", "jnp.reciprocal({0})"), lambda m: 100.0, False, False),
+    ("power", ("jnp.power({0}, 1.5)", "{0} ** 0.5", "jnp.power({0}, -2.0)"),
+     lambda m: max(m, 1.0) ** 1.5 + 100.0, False, False),
+    ("integer_pow", ("{0} ** 3", "lax.integer_pow({0}, -1)"), lambda m: max(m ** 3, 100.0),
+     False, False),
+    ("inverse_trig", ("jnp.arcsin({0})", "jnp.arccos({0})", "jnp.arctanh({0})"),
+     lambda m: 20.0, False, False),
+    ("exp2", "jnp.exp2({0})", lambda m: 2.0 ** m if m <= 3 else None, False, False),
+    ("sinc", "jnp.sinc({0})", lambda m: 1.0, False, False),
+    ("i0", "jnp.i0({0})", lambda m: math.cosh(m) if m <= 3 else None, False, False),
+    ("lgamma", ("lax.lgamma({0})", "lax.digamma({0})"), lambda m: m * m + 50.0, False, False),
+    ("erf_inv", "lax.erf_inv({0})", lambda m: 10.0, False, False),
+    ("mish", "nn.mish({0})", lambda m: m + 0.4, False, False),
+    ("hard_silu", ("nn.hard_silu({0})", "nn.hard_swish({0})"), lambda m: m, False, True),
+    ("hard_sigmoid", "nn.hard_sigmoid({0})", lambda m: 1.0, False, True),
+    ("relu6", "nn.relu6({0})", lambda m: 6.0, False, True),
+    ("hard_tanh", "nn.hard_tanh({0})", lambda m: 1.0, False, True),
+    ("soft_sign", "nn.soft_sign({0})", lambda m: 1.0, False, False),
+    ("rounding", ("jnp.ceil({0})", "jnp.trunc({0})", "jnp.rint({0})"), lambda m: m + 1.0,
+     False, False),
+    ("classify", ("jnp.isnan({0})", "jnp.isinf({0})", "jnp.isfinite({0})"), lambda m: 1.0,
+     False, False),
+    ("signbit", "jnp.signbit({0})", lambda m: 1.0, False, False),
+    ("nan_to_num", "jnp.nan_to_num({0}, posinf=1e4, neginf=-1e4)", lambda m: max(m, 1e4),
+     False, False),
+)
+_UNARY_I_SPECIAL = (
+    ("floordiv", ("{0} // -1", "{0} // 0", "jnp.floor_divide({0}, -1)"), lambda m: m, False,
+     False),
+    ("mod", ("{0} % -1", "{0} % 0", "lax.rem({0}, jnp.zeros_like({0}))"), lambda m: m, False,
+     False),
+    ("shift", ("jnp.right_shift({0}, 32)", "jnp.left_shift({0}, 31)", "{0} << 33", "{0} >> 40",
+               "{0} >> 31"), lambda m: m, False, False),
+    ("bit_count", ("lax.population_count({0})", "lax.clz({0})"), lambda m: 64.0, False, False),
+)
+_UNARY_SPECIAL = {"f": _UNARY_F_SPECIAL, "i": _UNARY_I_SPECIAL}
+
 
 def shrink(m: float, radius: float) -> str:
     """A power of two ``s`` (as source text) with ``m * s <= radius``, at most 1: ``z * s`` for
@@ -521,8 +751,11 @@ _COMPLEX_PARTS_OPS = (
 
 def op_unary(b: Builder, v: Val | None = None, table=None) -> Val:
     v = v or b.pick(allow_empty=True)
-    table = table or {"f": _UNARY_F, "c": _UNARY_C + _COMPLEX_PARTS_OPS, "i": _UNARY_I,
-                      "b": _UNARY_B}[v.cat]
+    if table is None:
+        table = {"f": _UNARY_F, "c": _UNARY_C + _COMPLEX_PARTS_OPS, "i": _UNARY_I,
+                 "b": _UNARY_B}[v.cat]
+        if b.special and not b.complex_program and v.cat in _UNARY_SPECIAL and b.chance(0.5):
+            table = _UNARY_SPECIAL[v.cat]
     kind, template, bound_fn, keeps, kinked = b.choice(table)
     bound = bound_fn(v.bound)
     if bound is None or (kinked and not b.kink_ok(v)) or (kinked == "always" and not v.distinct):
@@ -589,6 +822,37 @@ _BINARY_B = (
     ("eq", "{0} == {1}", max, False),
 )
 _COMPARE = ("{0} > {1}", "{0} >= {1}", "{0} < {1}", "{0} <= {1}", "{0} != {1}", "jnp.less({0}, {1})")
+#: Special-value programs add these (see _UNARY_F_SPECIAL): raw division, NaN-ignoring and
+#: NaN-propagating max/min, sign transfers, remainders, powers of any base, heaviside at 0
+#: (not nextafter: from a zero it makes a subnormal, which XLA's CPU flushes and numlir keeps);
+#: integer division and remainder by any divisor (0 and -1 among them) and shifts by any
+#: amount (at and past the bit width, negative).
+_BINARY_F_SPECIAL = (
+    ("div", ("{0} / {1}", "jnp.true_divide({0}, {1})"), lambda m, n: 100.0 * m, False),
+    ("fmax", ("jnp.fmax({0}, {1})", "lax.max({0}, {1})"), max, True),
+    ("fmin", ("jnp.fmin({0}, {1})", "lax.min({0}, {1})"), max, True),
+    ("copysign", "jnp.copysign({0}, {1})", lambda m, n: m, False),
+    ("remainder", ("jnp.remainder({0}, {1})", "jnp.fmod({0}, {1})"), lambda m, n: max(m, n),
+     False),
+    ("floordiv", "{0} // {1}", lambda m, n: 100.0 * m, False),
+    ("power", "jnp.power({0}, {1})", lambda m, n: (m + 4.0) ** n if n <= 3 else None, False),
+    ("heaviside", "jnp.heaviside({0}, {1})", lambda m, n: max(n, 1.0), False),
+    ("logaddexp2", "jnp.logaddexp2({0}, {1})", lambda m, n: max(m, n) + 1.0, False),
+)
+_BINARY_I_SPECIAL = (
+    ("floordiv", ("{0} // {1}", "jnp.floor_divide({0}, {1})"), lambda m, n: m, False),
+    ("remainder", ("{0} % {1}", "jnp.remainder({0}, {1})", "jnp.fmod({0}, {1})"),
+     lambda m, n: n, False),
+    ("lax_div", ("lax.div({0}, {1})", "lax.rem({0}, {1})"), lambda m, n: m, False),
+    ("shift", ("jnp.left_shift({0}, {1})", "jnp.right_shift({0}, {1})", "{0} << {1}",
+               "{0} >> {1}", "lax.shift_left({0}, {1})", "lax.shift_right_logical({0}, {1})",
+               "lax.shift_right_arithmetic({0}, {1})"), lambda m, n: m, False),
+)
+_BINARY_SPECIAL = {"f": _BINARY_F_SPECIAL, "i": _BINARY_I_SPECIAL}
+#: The special tables' op kinds: in special-value programs their results may be infinite or
+#: NaN (``Val.nonfinite``; the regular ops of the same kinds too, conservatively).
+SPECIAL_OP_KINDS = frozenset(entry[0] for table in (_UNARY_F_SPECIAL, _BINARY_F_SPECIAL)
+                             for entry in table) - {"classify", "signbit", "nan_to_num"}
 
 
 # Complex operands: templates may be functions of the operands' bounds (the scales that keep a
@@ -663,11 +927,19 @@ def op_binary(b: Builder) -> Val:
         distinct = _complex_distinct(rule, x, y, out_shape)
         return b.emit(kind, template, [x, y], bound_fn(x.bound, y.bound), distinct)
     cat = x.cat if x.cat == y.cat else "f"
-    kind, template, bound_fn, kinked = b.choice({"f": _BINARY_F, "i": _BINARY_I, "b": _BINARY_B}[cat])
+    table = {"f": _BINARY_F, "i": _BINARY_I, "b": _BINARY_B}[cat]
+    if b.special and not b.complex_program and cat in _BINARY_SPECIAL and b.chance(0.5):
+        table = _BINARY_SPECIAL[cat]
+    kind, template, bound_fn, kinked = b.choice(table)
     if kinked and not b.kink_ok(x, y):
         raise Rejected(kind)
+    if isinstance(template, tuple):  # spellings of one op
+        template = b.choice(template)
     distinct = any(v.distinct and v.shape == out_shape for v in (x, y))
-    return b.emit(kind, template, [x, y], bound_fn(x.bound, y.bound), distinct)
+    bound = bound_fn(x.bound, y.bound)
+    if bound is None:  # (the special tables' power of a large exponent)
+        raise Rejected(kind)
+    return b.emit(kind, template, [x, y], bound, distinct)
 
 
 def op_lax_binary(b: Builder) -> Val:
@@ -746,6 +1018,10 @@ def op_reduce(b: Builder) -> Val:
         raise Rejected("kink")
     if kind == "std" and n < 2:
         raise Rejected("std of one element")
+    if kind == "prod" and b.special and x.cat == "f" and n > 2:
+        # Which partial product overflows depends on the order: (1e30 * 1e30) * 1e-30 is inf,
+        # 1e30 * (1e30 * 1e-30) is 1e30, and huge * huge * 0 is NaN or 0.
+        raise Rejected("order of a product of special values")
     if kind == "std" and not x.distinct:
         # Equal values put var at sqrt's singular point, where rounding the mean decides
         # between std 0 (gradient NaN) and one ulp (gradient finite): XLA divides by the
@@ -787,6 +1063,8 @@ def op_cumulative(b: Builder) -> Val:
     kind, template, bound, distinct = b.choice(options[:5] if x.cat == "c" else options)
     if kind == "cummax" and not b.kink_ok(x):
         raise Rejected("kink")
+    if kind == "cumprod" and b.special and x.cat == "f" and n > 2:
+        raise Rejected("order of a product of special values")  # as in op_reduce
     return b.emit(kind, template, [x], bound, distinct)
 
 
@@ -1005,7 +1283,7 @@ def op_scatter(b: Builder) -> Val:
     method = b.choice(("set", "add", "multiply", "min", "max")) if x.cat != "b" else "set"
     if method in ("min", "max") and x.cat == "c":
         raise Rejected("scatter min/max of complex numbers: numlir refuses them")
-    if method in ("min", "max") and b.differentiable and x.cat == "f":
+    if method in ("min", "max") and b.differentiable and x.cat == "f" and not b.special:
         raise Rejected("scatter min/max ties")
     if b.chance(0.5):
         index = _basic_index(b, x.shape)
@@ -1147,6 +1425,8 @@ def op_einsum(b: Builder) -> Val:
         return b.emit("einsum", "jnp.einsum('...ij,...jk->...ik', {0}, {1})", [a, c],
                       a.bound * c.bound * k)
     if b.chance(0.15) and a.ndim >= 2:  # a chain of three: contraction order is einsum's choice
+        if b.special:  # which products overflow (or meet 0 * inf) depends on that order
+            raise Rejected("a chain of contractions of special values")
         i, j = letters[-2], letters[-1]
         mid = (a.shape[-1], b.dim())
         last = (mid[1], b.dim())
@@ -1325,6 +1605,10 @@ def op_fft(b: Builder) -> Val:
         fn = b.choice(("round_trip", "round_trip", "real_part", "shift"))
     if fn != "shift" and _made_any(b, _LINALG_KINDS):
         raise Rejected("an FFT and a LAPACK call in one program: jax fails")
+    if fn != "shift" and b.special:
+        # Which butterflies meet an infinity decides where inf - inf makes NaN: the
+        # algorithm's choice, not a semantics (docs/fuzzing.md, "Special values").
+        raise Rejected("no transforms of special values")
     if fn == "shift":
         shift = b.choice(("fftshift", "ifftshift"))
         axes = axes_arg(b, x.ndim)
@@ -1433,6 +1717,10 @@ def op_linalg(b: Builder) -> Val:
     matrix_power, triangular_solve."""
     if _made_any(b, _FFT_TRANSFORM_KINDS):
         raise Rejected("an FFT and a LAPACK call in one program: jax fails")
+    if b.special:
+        # Singular, infinite or NaN matrices: what LAPACK's and numlir's factorizations make
+        # of them is the algorithm's choice (docs/fuzzing.md, "Special values").
+        raise Rejected("no linear algebra of special values")
     a, matrix, n = _matrix_operand(b)
     m = a.bound
     batch = a.shape[:-2]
@@ -1749,6 +2037,13 @@ COMPLEX_FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
     (op_make_complex, 4), (op_complex_to_real, 2), (op_vdot, 2), (op_complex_unary, 12),
     (op_complex_parts, 5), (op_binary, 4), (op_fft, 1), (op_linalg, 0.3), (op_conv, 0.5),
 )
+#: The families special-value programs add to those: elementwise functions (half of their
+#: draws from the special tables), reductions, selections and sorting, where special points
+#: and ties matter; the shape ops around them only move values.
+SPECIAL_FAMILY_WEIGHTS: tuple[tuple[Callable[[Builder], Val], float], ...] = (
+    (op_unary, 16), (op_binary, 12), (op_reduce, 4), (op_where, 2), (op_sort, 2),
+    (op_arg_reduce, 1), (op_cumulative, 2), (op_reduce_window, 1), (op_scatter, 1),
+)
 #: Op families by name (for ``--favor``): the function's name without ``op_``.
 OP_FAMILY_NAMES = tuple(dict.fromkeys(f.__name__.removeprefix("op_")
                                       for f, _ in FAMILY_WEIGHTS + COMPLEX_FAMILY_WEIGHTS))
@@ -1773,14 +2068,18 @@ def family_probabilities(table, favor=None) -> np.ndarray:
     return p
 
 
-def generate(seed, index: int = 0, families=None, favor=None) -> Program:
+def generate(seed, index: int = 0, families=None, favor=None, special: str = "none") -> Program:
     """The program for ``(seed, index)``; the same pair always gives the same program.
 
     ``families`` (names from ``FAMILY_NAMES``) restricts the programs to those families, with
     their weights relative to one another: ``("complex64", "complex128")`` gives only
     complex programs (another program for the same index than without the restriction).
     ``favor`` (names from ``OP_FAMILY_NAMES``) gives those op families ``FAVORED_SHARE`` of the
-    draws: a campaign that aims at a few families, with the others still around them."""
+    draws: a campaign that aims at a few families, with the others still around them.
+    ``special`` (from ``SPECIAL_VALUES_MODES``) says which programs draw special values
+    (``special_values``): "quarter" (campaigns, the fixed-seed test), "all", or "none" (the
+    default here; a program that draws none is the same under "none" and "quarter")."""
+    is_special = special_values(seed, index, special)
     unknown = sorted(set(favor or ()) - set(OP_FAMILY_NAMES))
     if unknown:
         raise ValueError(f"no op family {unknown}; the op families: {OP_FAMILY_NAMES}")
@@ -1791,14 +2090,16 @@ def generate(seed, index: int = 0, families=None, favor=None) -> Program:
     weights = np.array([w for _, _, w in chosen])
     dtype, x64, _ = chosen[int(rng.choice(len(chosen), p=weights / weights.sum()))]
     differentiable = dtype.startswith(("float", "complex")) and rng.random() < 0.8
-    b = Builder(rng, dtype, x64, differentiable, batch_size=int(rng.integers(1, 4)))
+    b = Builder(rng, dtype, x64, differentiable, batch_size=int(rng.integers(1, 4)),
+                special=is_special)
     jax = _jax()
     previous = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", x64)
     try:
         for _ in range(int(rng.integers(1, 3))):
             b.input(b.shape())
-        table = FAMILY_WEIGHTS + (COMPLEX_FAMILY_WEIGHTS if b.complex_program else ())
+        table = (FAMILY_WEIGHTS + (COMPLEX_FAMILY_WEIGHTS if b.complex_program else ())
+                 + (SPECIAL_FAMILY_WEIGHTS if b.special else ()))
         ops = [f for f, _ in table]
         fam_p = family_probabilities(table, favor)
         target = int(rng.integers(2, 9))
@@ -1815,19 +2116,22 @@ def generate(seed, index: int = 0, families=None, favor=None) -> Program:
     finally:
         jax.config.update("jax_enable_x64", previous)
     if not b.ops:
-        return generate(seed, index + 1_000_003, families, favor)
+        return generate(seed, index + 1_000_003, families, favor, special)
     used = {a for op in b.ops for a in op.args}
     outputs = [op.out for op in b.ops if op.out not in used][-3:]
     if not any(inp.batch_axis is not None for inp in b.inputs):
         first = b.inputs[0]
         first.batch_axis = 0
-        first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name)
+        first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name,
+                                         special=first.name in b.special_inputs)
                                   for _ in range(b.batch_size)])
     origin = ("seed", int(seed), int(index)) + ((tuple(families),) if families is not None else ())
     if favor:
         origin += (("favor",) + tuple(favor),)
+    if special != "none":
+        origin += (("special_values", special),)
     program = Program(b.inputs, b.ops, tuple(outputs), x64=x64, differentiable=differentiable,
-                      batch_size=b.batch_size, origin=origin)
+                      batch_size=b.batch_size, origin=origin, special_values=is_special)
     return program.pruned()
 
 

@@ -96,6 +96,9 @@ class Program:
     batch_size: int = 2
     #: Where the program came from, e.g. ("seed", 1, 17); informational.
     origin: tuple = ()
+    #: Whether its inputs hold special values (zeros, ties, infinities, NaN, tiny and huge
+    #: magnitudes, integer extremes) and its kinked ops see ties (generate.special_values).
+    special_values: bool = False
 
     def avals(self) -> dict[str, Aval]:
         table = {inp.name: inp.aval for inp in self.inputs}

@@ -34,6 +34,22 @@ def function_source(program: Program, name: str = "f", indent: str = "",
     return "\n".join(indent + line for line in lines) + "\n"
 
 
+def describe(program: Program) -> str:
+    """Comment lines that say where a program came from, and, for a special-value program,
+    that it is one and what its inputs hold (``--show`` prints them above the source)."""
+    lines = [f"# origin {program.origin}; x64={program.x64}; "
+             f"differentiable={program.differentiable}; "
+             f"special_values={program.special_values}"]
+    if program.special_values:
+        lines.append("# special values: the inputs hold zeros of both signs, ties, kinks, "
+                     "+-inf, NaN, tiny and huge magnitudes, integer extremes")
+        with np.printoptions(threshold=64, linewidth=10**6, precision=6):
+            for inp in program.inputs:  # flattened, one line each
+                text = np.array2string(inp.value.ravel(), separator=", ")
+                lines.append(f"# {inp.name}: {inp.aval} (flattened) {text}")
+    return "\n".join(lines) + "\n"
+
+
 def factory_source(program: Program, returns_all: bool = False) -> str:
     return ("def make(jnp, lax, nn):\n" + function_source(program, indent="    ",
                                                           returns_all=returns_all)

@@ -142,8 +142,8 @@ class Worker:
         except (BrokenPipeError, OSError):
             raise self._died(timed_out=False) from None
 
-    def generate(self, seed: int, index: int, families=None, favor=None):
-        self._request(("generate", seed, index, families, favor))
+    def generate(self, seed: int, index: int, families=None, favor=None, special="none"):
+        self._request(("generate", seed, index, families, favor, special))
         kind, payload = self._receive()
         if kind == "raised":
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\n{payload}")
