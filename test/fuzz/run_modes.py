@@ -229,25 +229,60 @@ def evaluate(lib: Library, program: Program, mode: str, arrays, fn=None) -> list
     return [compare.to_numpy(leaf) for leaf in flatten(fn(*args))]
 
 
-def perturbed(arrays, rng: np.random.Generator) -> list[np.ndarray]:
-    """The float inputs, each element moved by a few ulps; complex ones in each part."""
+def perturbed(arrays, rng: np.random.Generator, special: bool = False) -> list[np.ndarray]:
+    """The float inputs, each element moved by a few ulps; complex ones in each part.
+
+    ``special`` (a special-value program): by value, not by element, so equal values stay
+    equal (a tie in the inputs is the program's, and jax's convention there is what is
+    checked), and the exact special values (zeros, the kinks, infinities, NaN) stay where
+    they are; the others move. Keyed on the signed value, so ``x`` and ``-x`` move apart
+    and a cancellation of huge terms does not survive the perturbation."""
+    factor_of = _factors_by_value(arrays, rng) if special else None
     out = []
     for a in arrays:
         name = compare.part_dtype(a.dtype.name)
         if name in compare.PERTURBATION:
             eps = compare.PERTURBATION[name]
+
+            def move(part):
+                part = part.astype(np.float64)
+                if factor_of is not None:
+                    return part * factor_of(part, eps)
+                return part * (1.0 + eps * rng.standard_normal(a.shape))
+
             if np.iscomplexobj(a):
-                re = a.real.astype(np.float64) * (1.0 + eps * rng.standard_normal(a.shape))
-                im = a.imag.astype(np.float64) * (1.0 + eps * rng.standard_normal(a.shape))
                 moved = np.empty(a.shape, a.dtype)
-                moved.real, moved.imag = re, im
+                moved.real, moved.imag = move(a.real), move(a.imag)
                 out.append(moved)
             else:
-                noise = 1.0 + eps * rng.standard_normal(a.shape)
-                out.append(np.asarray(a.astype(np.float64) * noise).astype(a.dtype))
+                out.append(np.asarray(move(a)).astype(a.dtype))
         else:
             out.append(a)
     return out
+
+
+def _factors_by_value(arrays, rng: np.random.Generator):
+    """``factor_of(part, eps)``: one random factor ``1 + eps * N(0, 1)`` per distinct finite
+    value over every float (and complex part) input, 1 for the exact special values."""
+    from .generate import KINK_VALUES
+
+    values = [p.astype(np.float64).ravel() for a in arrays
+              if compare.part_dtype(a.dtype.name) in compare.PERTURBATION
+              for p in ((a.real, a.imag) if np.iscomplexobj(a) else (a,))]
+    every = np.concatenate(values) if values else np.zeros(0)
+    distinct = np.unique(every[np.isfinite(every)])
+    noise = rng.standard_normal(distinct.size)
+    exact = np.isin(distinct, (0.0,) + tuple(KINK_VALUES) + tuple(-k for k in KINK_VALUES))
+
+    def factor_of(part: np.ndarray, eps: float) -> np.ndarray:
+        factors = np.where(exact, 1.0, 1.0 + eps * noise)
+        finite = np.isfinite(part)
+        where = np.searchsorted(distinct, np.where(finite, part, 0.0))
+        where = np.clip(where, 0, max(distinct.size - 1, 0))
+        return np.where(finite & (distinct.size > 0), factors[where] if distinct.size else 1.0,
+                        1.0)
+
+    return factor_of
 
 
 def _describe(exc: BaseException) -> str:
@@ -319,7 +354,8 @@ def check(program: Program, mode: str, announce=_no_announcement) -> Outcome:
         rng = np.random.default_rng(0)
         if any(compare.part_dtype(a.dtype.name) in compare.PERTURBATION for a in arrays):
             for _ in range(3):
-                moved = evaluate(jax_lib, program, mode, perturbed(arrays, rng), jax_fn)
+                moved = evaluate(jax_lib, program, mode,
+                                 perturbed(arrays, rng, program.special_values), jax_fn)
                 if not compare.compare(moved, want, rtol).ok:
                     return Outcome(mode, "unstable", verdict.detail)
     return Outcome(mode, "wrong", f"{verdict.kind}: {verdict.detail}")
