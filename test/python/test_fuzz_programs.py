@@ -1,6 +1,7 @@
 """Random programs agree with jax in every mode: the differential fuzzer's fixed-seed budget.
 
-Each chunk generates its programs (test/fuzz/generate.py) and runs them in a
+Each chunk generates its programs (test/fuzz/generate.py; about a quarter of
+them with special values in their inputs, as in a campaign) and runs them in a
 worker process under eager, jit, grad, vmap and jit(vmap(grad)), comparing
 with jax. A failing chunk prints a standalone reproducer for each failure;
 ``make fuzz SEED=... `` minimizes. Known, not yet fixed bugs are listed in
@@ -62,7 +63,8 @@ def in_suite_modes(program, index: int) -> list[str]:
 def test_random_programs_agree_with_jax(worker, chunk):
     failures, summary, tolerated, jax_rejects = [], [], [], []
     for index in range(chunk * CHUNK, (chunk + 1) * CHUNK):
-        program = worker.generate(SEED, index)
+        # A quarter of them draw special values, as a campaign's (make fuzz SEED=8 START=...).
+        program = worker.generate(SEED, index, None, None, "quarter")
         for outcome in worker.check(program, in_suite_modes(program, index)):
             if outcome.status == "jax_error" and outcome.mode in ("eager", "jit"):
                 jax_rejects.append(f"program {index}: {outcome.detail}\n{render.function_source(program)}")
@@ -178,10 +180,10 @@ def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monke
 
     real_generate = sandbox.Worker.generate
 
-    def failing_on_11(self, seed, index, families=None, favor=None):
+    def failing_on_11(self, seed, index, families=None, favor=None, special="none"):
         if index == 11:
             raise RuntimeError(f"generator failed for seed {seed}, index {index}:\nOverflowError: boom")
-        return real_generate(self, seed, index, families, favor)
+        return real_generate(self, seed, index, families, favor, special)
 
     monkeypatch.setattr(sandbox.Worker, "generate", failing_on_11)
     started = []
@@ -586,3 +588,261 @@ def test_reproducer_of_a_complex_program_is_a_standalone_script(tmp_path):
     want = run_modes.evaluate(run_modes.library("jax"), program, mode, run_modes.mode_inputs(program, mode))
     for g, w in zip(namespace["run"](namespace["NUMLIR"]), want):
         np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+# -- special values -------------------------------------------------------------------------------
+
+def _same_inputs(a: Program, b: Program) -> bool:
+    return all(x.value.tobytes() == y.value.tobytes()
+               and (x.batched is None) == (y.batched is None)
+               and (x.batched is None or x.batched.tobytes() == y.batched.tobytes())
+               for x, y in zip(a.inputs, b.inputs)) and len(a.inputs) == len(b.inputs)
+
+
+def test_about_a_quarter_of_the_programs_draw_special_values_chosen_by_seed_and_index():
+    for seed in (1, SEED, 101):
+        share = np.mean([generate.special_values(seed, i) for i in range(2000)])
+        assert 0.22 < share < 0.28, (seed, share)
+    assert not any(generate.special_values(1, i, "none") for i in range(50))
+    assert all(generate.special_values(1, i, "all") for i in range(50))
+    with pytest.raises(ValueError, match="special values"):
+        generate.special_values(1, 0, "half")
+    specials = 0
+    for index in range(16):
+        program = generate.generate(SEED, index, special="quarter")
+        assert program.special_values == generate.special_values(SEED, index)
+        assert program.origin == ("seed", SEED, index, ("special_values", "quarter"))
+        # The same (seed, index) always makes the same program, special values included
+        # (compared by bytes: NaN != NaN).
+        again = generate.generate(SEED, index, special="quarter")
+        assert render.function_source(again) == render.function_source(program)
+        assert _same_inputs(again, program)
+        specials += program.special_values
+        if not program.special_values:  # the other programs are the ones they were
+            plain = generate.generate(SEED, index)
+            assert not plain.special_values and plain.origin == ("seed", SEED, index)
+            assert render.function_source(plain) == render.function_source(program)
+            assert _same_inputs(plain, program)
+    assert 0 < specials < 16, specials
+
+
+def _classify(values: np.ndarray) -> set[str]:
+    """The special values a float (or complex: both parts) or int array holds."""
+    found = set()
+    if values.dtype.kind in "iu":
+        info = np.iinfo(values.dtype)
+        for name, hit in (("INT_MIN", values == info.min), ("INT_MAX", values == info.max),
+                          ("int zero", values == 0), ("minus one", values == -1),
+                          ("shift past the width", values >= info.bits)):
+            if hit.any():
+                found.add(name)
+        return found
+    parts = [values.real, values.imag] if values.dtype.kind == "c" else [values]
+    for part in parts:
+        x = part.astype(np.float64)
+        checks = (("+0", (x == 0) & ~np.signbit(x)), ("-0", (x == 0) & np.signbit(x)),
+                  ("+inf", x == np.inf), ("-inf", x == -np.inf), ("nan", np.isnan(x)),
+                  ("tiny", (x != 0) & (np.abs(x) < 1e-20)),
+                  ("huge", np.isfinite(x) & (np.abs(x) > 1e20)),
+                  ("kink", np.isin(x, (0.5, -0.5, 1.5, -1.5, 2.5, 6.0))),
+                  ("-nan", np.isnan(x) & np.signbit(x)))
+        found.update(name for name, hit in checks if hit.any())
+        finite = x[np.isfinite(x)]
+        if np.unique(finite).size < finite.size:
+            found.add("tie")
+    return found
+
+
+def test_special_value_programs_hold_zeros_ties_infinities_nan_tiny_huge_and_int_extremes():
+    floats, complexes, ints, kinds, kinked_ties = set(), set(), set(), set(), False
+    programs = [generate.generate(101, index, special="all") for index in range(50)]
+    programs += [generate.generate(101, index, families=COMPLEX, special="all")
+                 for index in range(12)]
+    for program in programs:
+        index = program.origin[2]
+        assert program.special_values and program.origin[-1] == ("special_values", "all")
+        if COMPLEX not in program.origin:
+            kinds.update(program.kinds())
+        for inp in program.inputs:
+            for values in (inp.value, inp.batched):
+                if values is None or values.dtype == bool:
+                    continue
+                found = _classify(values)
+                {"c": complexes, "i": ints}.get(values.dtype.kind, floats).update(found)
+                if values.dtype.kind == "c":
+                    # No infinities, NaN or huge parts in complex programs (docs/fuzzing.md).
+                    assert not found & {"+inf", "-inf", "nan", "huge"}, (index, found)
+        # No contraction multiplies a huge input (Builder.emit: fused multiply-adds).
+        huge_inputs = {inp.name for inp in program.inputs if "huge" in _classify(inp.value)}
+        for op in program.ops:
+            if op.kind in generate.CONTRACTION_KINDS:
+                assert not huge_inputs & set(op.args), (index, op.expression())
+        # Kinked ops see ties in differentiated programs (jax's conventions there).
+        kinked_ties |= program.differentiable and bool(
+            set(program.kinds()) & {"maximum", "minimum", "relu", "abs", "clip", "sort",
+                                    "reduce_max", "cummax", "top_k", "fmax", "relu6"})
+    assert floats >= {"+0", "-0", "+inf", "-inf", "nan", "-nan", "tiny", "huge", "kink", "tie"}, floats
+    assert complexes >= {"+0", "-0", "tiny", "tie"}, complexes
+    assert ints >= {"INT_MIN", "INT_MAX", "int zero", "minus one", "shift past the width"}, ints
+    assert kinked_ties
+    # The functions at their singular points, integer division and shifts by anything.
+    special_kinds = {entry[0] for table in (generate._UNARY_SPECIAL, generate._BINARY_SPECIAL)
+                     for entries in table.values() for entry in entries}
+    assert len(kinds & special_kinds) >= 8, kinds & special_kinds
+    assert kinds & {"floordiv", "mod", "remainder", "lax_div"} and kinds & {"shift", "bit_count"}
+    # No transforms or factorizations of special values (docs/fuzzing.md).
+    assert not kinds & (TRANSFORM_KINDS | set(LINALG_KINDS)), kinds
+
+
+def test_comparison_places_nan_and_inf_exactly():
+    rtol = compare.RTOL["float32"]
+    want = np.array([1.0, np.nan, np.inf, -np.inf, 0.0], np.float32)
+    assert compare.compare([want.copy()], [want], rtol).ok
+    for got in ([np.nan, 1.0, np.inf, -np.inf, 0.0],     # the NaN moved
+                [1.0, np.nan, -np.inf, -np.inf, 0.0],    # an infinity's sign flipped
+                [1.0, np.nan, 3e38, -np.inf, 0.0],       # finite where jax overflowed
+                [1.0, np.nan, np.inf, np.nan, 0.0],      # NaN for an infinity
+                [1.0, np.nan, np.inf, -np.inf, np.inf]):  # an infinity for a zero
+        verdict = compare.compare([np.array(got, np.float32)], [want], rtol)
+        assert not verdict.ok and verdict.kind == "nonfinite", (got, verdict)
+
+
+def test_huge_values_are_judged_relatively_and_hide_no_error_next_to_them():
+    rtol = compare.RTOL["float32"]
+    want = np.array([1e30, 1.5], np.float32)
+    assert compare.compare([np.array([1e30 * (1 + 5e-5), 1.5], np.float32)], [want], rtol).ok
+    assert not compare.compare([np.array([1e30 * (1 + 1e-3), 1.5], np.float32)], [want], rtol).ok
+    # With the leaf's scale 1e30, rtol * scale would excuse any error in the 1.5.
+    verdict = compare.compare([np.array([1e30, 1.6], np.float32)], [want], rtol)
+    assert not verdict.ok and "worst at (1,)" in verdict.detail, verdict
+    wide = np.array([1e300, 2.0])
+    assert not compare.compare([np.array([1e300, 2.0 + 1e-6])], [wide], compare.RTOL["float64"]).ok
+    # Tiny values: judged absolutely (a flushed 1e-30 is 0 to any tolerance).
+    tiny = np.array([1e-30, 1.0], np.float32)
+    assert compare.compare([np.array([0.0, 1.0], np.float32)], [tiny], rtol).ok
+    # The reproducer's check has the same cap.
+    namespace = {"__name__": "reproducer"}
+    program = _chain_program().copy(special_values=True)
+    exec(compile(reproducer.script(program, Outcome("jit", "wrong", "value: (test)")), "repro.py",
+                 "exec"), namespace)
+    namespace["check"]([np.array([1e30, 1.5], np.float32)], [want])
+    with pytest.raises(AssertionError):
+        namespace["check"]([np.array([1e30, 1.6], np.float32)], [want])
+    with pytest.raises(AssertionError):
+        namespace["check"]([np.array([1e30, np.nan], np.float32)], [want])
+
+
+def test_a_finite_value_where_jax_made_a_nonfinite_one_is_judged_against_float64():
+    # jax's float32 result is NaN where the float64 one is 0.5: numlir's must be within
+    # the tolerance of 0.5 (jax's error, infinite, excuses nothing).
+    rtol = compare.RTOL["float32"]
+    truth, want = [np.array([0.5, 2.0])], [np.array([np.nan, 2.0], np.float32)]
+    assert compare.within_reference_error([np.array([0.5, 2.0], np.float32)], want, truth, rtol)
+    assert not compare.within_reference_error([np.array([0.7, 2.0], np.float32)], want, truth,
+                                              rtol)
+
+
+def test_perturbation_of_special_value_programs_keeps_ties_and_special_points():
+    a = np.array([0.0, -0.0, 1.5, -0.5, np.inf, np.nan, 0.7, 0.7, -0.7, 1e30], np.float32)
+    b = np.array([0.7, 0.3], np.float32)
+    moved_a, moved_b = run_modes.perturbed([a, b], np.random.default_rng(0), special=True)
+    same = [0, 1, 2, 3, 4, 5]  # zeros (with their signs), kinks, inf, NaN
+    assert moved_a[same].tobytes() == a[same].tobytes()
+    assert moved_a[6] != a[6] and moved_a[6] == moved_a[7] == moved_b[0]  # a tie stays a tie
+    assert moved_a[8] != -moved_a[6]  # x and -x move apart: no cancellation survives
+    assert moved_a[9] != a[9] and moved_b[1] != b[1]
+    # Element by element (regular programs): the tie breaks.
+    plain_a, _ = run_modes.perturbed([a, b], np.random.default_rng(0))
+    assert plain_a[6] != plain_a[7]
+
+
+def _tie_program(special: bool) -> Program:
+    """maximum of two inputs that tie in their first element (1.2, not a kink value)."""
+    x0 = np.array([1.2, 0.7], np.float32)
+    x1 = np.array([1.2, 0.3], np.float32)
+    ops = [Op("v0", "maximum", "jnp.maximum({0}, {1})", ("x0", "x1"), Aval((2,), "float32"))]
+    return Program([Input("x0", x0, 0, x0[None]), Input("x1", x1, 0, x1[None])], ops, ("v0",),
+                   special_values=special)
+
+
+def test_a_gradient_convention_at_a_tie_is_checked_in_special_value_programs(monkeypatch):
+    real = run_modes.evaluate
+
+    def all_to_the_first(lib, program, mode, *args, **kwargs):
+        out = real(lib, program, mode, *args, **kwargs)
+        if lib.name != "numlir":
+            return out
+        g0, g1 = (np.array(o) for o in out)  # jax splits the tie: 0.5 w_0 to each
+        g0[0], g1[0] = g0[0] + g1[0], 0.0
+        return [g0, g1]
+
+    monkeypatch.setattr(run_modes, "evaluate", all_to_the_first)
+    # The perturbation keeps the tie (by value), so jax's split is stable: a wrong value.
+    outcome = run_modes.check(_tie_program(special=True), "grad")
+    assert outcome.status == "wrong", outcome
+    # In a regular program the perturbation breaks the tie: ill-conditioned, skipped.
+    assert run_modes.check(_tie_program(special=False), "grad").status == "unstable"
+
+
+def test_a_misplaced_nan_or_infinity_in_a_special_value_program_is_a_wrong_value(monkeypatch):
+    x = np.array([0.0, 1.0, -1.0, 4.0], np.float32)
+    ops = [Op("v0", "log", "jnp.log({0})", ("x0",), Aval((4,), "float32"))]
+    program = Program([Input("x0", x, None, None)], ops, ("v0",), special_values=True)
+    real = run_modes.evaluate
+    spoil = {}
+
+    def spoiled(lib, *args, **kwargs):
+        out = real(lib, *args, **kwargs)
+        if lib.name == "numlir":
+            out = [np.array(o) for o in out]
+            out[0][spoil["at"]] = spoil["value"]
+        return out
+
+    monkeypatch.setattr(run_modes, "evaluate", spoiled)
+    for at, value in ((0, np.inf), (2, 0.0), (1, np.nan)):  # log(0) = -inf, log(-1) = NaN
+        spoil.update(at=at, value=value)
+        run_modes._UNBATCHED_REFERENCE[:] = [None, None, None]
+        outcome = run_modes.check(program, "jit")
+        assert outcome.status == "wrong" and "nonfinite" in outcome.detail, (at, outcome)
+
+
+def test_summary_and_reproducer_name_special_value_programs(tmp_path):
+    import argparse
+    import json
+
+    from fuzz import campaign
+
+    args = argparse.Namespace(seed=1, start=0, n=2, out=str(tmp_path), minimize_per_signature=0,
+                              families=None, favor=None, special_values="quarter")
+    c = campaign.Campaign(args)
+    c.record(0, _chain_program().copy(special_values=True), [Outcome("jit", "wrong", "value: x")])
+    c.record(1, _chain_program(), [Outcome("jit", "ok")])
+    text = c.write_summary(final=True)
+    assert "special-value programs: 1 of 2" in text and "1 in special-value programs" in text
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["special_value_programs"] == 1
+    assert summary["special_value_counts"] == {"wrong": 1}
+    assert campaign.Campaign(argparse.Namespace(**{**vars(args), "special_values": "all"})
+                             ).restriction() == " --special-values all"
+    text = reproducer.script(_chain_program().copy(special_values=True), Outcome("jit", "wrong", ""))
+    assert "Special values: yes" in text and "SPECIAL_VALUES = True" in text
+    assert "Special values" not in reproducer.script(_chain_program(), Outcome("jit", "wrong", ""))
+    described = render.describe(generate.generate(101, 3, special="all"))
+    assert "special_values=True" in described and "(flattened)" in described
+
+
+def test_reproducers_keep_the_sign_bit_of_a_nan():
+    # Seed 101, program 100: rsqrt of negative values made NaNs with the sign bit set, which
+    # XLA's top_k ranks below -inf; a reproducer that wrote them as plain nan did not fail.
+    import ml_dtypes
+
+    a = np.array([np.nan, 1.0, np.nan, -0.0], np.float32)
+    a[2] = np.copysign(np.nan, -1)
+    namespace = {"np": np, "inf": np.inf, "nan": np.nan, "jnp_bfloat16": ml_dtypes.bfloat16}
+    exec(reproducer.COMPLEX_ARRAY_SOURCE, namespace)
+    for values in (a, a.astype(np.float64), a.astype(ml_dtypes.bfloat16),
+                   (a + 1j * a[::-1]).astype(np.complex64)):
+        source = reproducer.array_source(values)
+        assert "-nan" in source, source
+        back = eval(source, namespace)
+        assert back.dtype == values.dtype and back.tobytes() == values.tobytes(), source
