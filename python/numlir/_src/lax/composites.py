@@ -41,9 +41,18 @@ def exp2(x, *, accuracy=None):
     return ew.exp(ew.mul(_const(x, np.log(2.0)), x))
 
 
+def _short(aval) -> str:
+    """``int32[5]``, as jax writes an aval in messages."""
+    return f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # lax's map shadows map()
+
+
 def integer_pow(x, y: int):
-    """``x ** y`` for a static integer ``y``, by repeated squaring (``1 / x ** -y`` for negative)."""
+    """``x ** y`` for a static integer ``y``, by repeated squaring (``1 / x ** -y`` for negative;
+    integers to negative powers raise, as jax's)."""
     y = operator.index(y)
+    if y < 0 and not dtypes.is_inexact(core.get_aval(x).dtype):
+        raise core.shape_error(f"Integers cannot be raised to negative powers, got "
+                               f"integer_pow({_short(core.get_aval(x))}, {y})")
     if y == 0:
         return shape_ops.full(core.get_aval(x).shape, 1, core.get_aval(x).dtype)
     result, base, n = None, x, abs(y)

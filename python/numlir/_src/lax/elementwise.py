@@ -244,7 +244,8 @@ def _extremum(name: str, hlo_op: str, direction: str) -> core.Primitive:
 
 max_p = _extremum("max", "maximum", "GT")
 min_p = _extremum("min", "minimum", "LT")
-pow_p = _binary("pow", "power", tc.NUMERIC_OR_COMPLEX)
+# As jax's lax.pow: float and complex bases only (jnp.power computes integer powers itself).
+pow_p = _binary("pow", "power", tc.INEXACT)
 and_p = _binary("and", "and", tc.INT_OR_BOOL)
 or_p = _binary("or", "or", tc.INT_OR_BOOL)
 xor_p = _binary("xor", "xor", tc.INT_OR_BOOL)

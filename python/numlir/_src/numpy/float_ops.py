@@ -146,10 +146,12 @@ def gcd(x1, x2, /):
 def lcm(x1, x2, /):
     """The least common multiple of ``|x1|`` and ``|x2|`` (0 if either is 0)."""
     x1, x2 = _integer_args("lcm", x1, x2)
+    # As jax: |x1| * (|x2| // gcd), in this order and without a final abs, so that where
+    # the product wraps (|INT_MIN+1| * 2) the result is jax's.
+    x1, x2 = ufuncs.abs(x1), ufuncs.abs(x2)
     d = gcd(x1, x2)
     zero = creation.zeros((), dtype_of(d))
-    safe = ufuncs.where(ufuncs.equal(d, zero), creation.ones((), dtype_of(d)), d)
-    return ufuncs.where(ufuncs.equal(d, zero), zero, ufuncs.abs(ufuncs.floor_divide(x1, safe) * x2))
+    return ufuncs.where(ufuncs.equal(d, zero), zero, ufuncs.multiply(x1, ufuncs.floor_divide(x2, d)))
 
 
 def real(val, /):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from numlir._src import core, dtypes
@@ -56,7 +58,21 @@ true_divide = _binary("true_divide", ew.div, inexact=True)
 divide = true_divide
 maximum = _binary("maximum", ew.max)
 minimum = _binary("minimum", ew.min)
-fmod = _binary("fmod", ew.rem)
+
+
+def _fmod(x, y):
+    if _is_int(x):  # as jax: an integer x % 0 is 0 (XLA's remainder by 0 would be x)
+        y = _nonzero_divisor(y)
+    return ew.rem(x, y)
+
+
+def _nonzero_divisor(y):
+    """``y`` with its zeros replaced by 1 (jax's integer remainder, mod and fmod)."""
+    return ew.select(ew.eq(y, ew.convert_element_type(0, dtype_of(y), True)),
+                     _ones_like(y), y)
+
+
+fmod = _binary("fmod", _fmod)
 equal = _binary("equal", ew.eq)
 not_equal = _binary("not_equal", ew.ne)
 
@@ -87,17 +103,21 @@ bitwise_xor = _binary("bitwise_xor", ew.bitwise_xor)
 def _floor_divide(x, y):
     if _is_unsigned(x) or _is_bool(x):
         return ew.div(x, y)
-    if _is_int(x):  # C division truncates; step down when signs differ and it was inexact
+    if _is_int(x):
+        # As jax: C division truncates; step down where the signs differ and it was inexact.
+        # The signs are sign(x) and sign(y), so x // 0 is XLA's x / 0 = -1 stepped down to
+        # -2 for x != 0 (x % 0 is x there), and 0 // 0 is -1.
         q = ew.div(x, y)
         inexact = ew.ne(ew.rem(x, y), ew.convert_element_type(0, dtype_of(x), True))
-        signs_differ = ew.ne(ew.lt(x, ew.convert_element_type(0, dtype_of(x), True)),
-                              ew.lt(y, ew.convert_element_type(0, dtype_of(y), True)))
+        signs_differ = ew.ne(ew.sign(x), ew.sign(y))
         one = ew.convert_element_type(1, dtype_of(x), True)
         return ew.select(ew.bitwise_and(inexact, signs_differ), ew.sub(q, one), q)
     return ew.floor(ew.div(x, y))
 
 
 def _remainder(x, y):
+    if _is_int(x):  # as jax: x % 0 is 0
+        y = _nonzero_divisor(y)
     r = ew.rem(x, y)
     if _is_unsigned(x) or _is_bool(x):
         return r
@@ -117,7 +137,7 @@ def _integer_pow(x, n: int):
         return _ones_like(x)
     if n < 0:
         if not dtypes.is_inexact(dtype_of(x)):
-            raise core.value_error("Integers to negative integer powers are not allowed.")
+            return lax_composites.integer_pow(x, n)  # raises, as jax's
         return ew.div(ew.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
     return as_array(lax_composites.integer_pow(x, n))
 
@@ -129,17 +149,49 @@ def _ones_like(x):
     return shape_ops.broadcast_in_dim(one, aval.shape, ())
 
 
+def _static_int(y):
+    """``y`` as a Python int where jax's power takes its integer_pow path: ``y`` is a
+    concrete integer (or bool) scalar -- a Python or NumPy integer, or a 0-d integer array
+    that is not a tracer."""
+    if isinstance(y, core.Tracer):
+        return None
+    try:
+        return operator.index(y)
+    except TypeError:
+        return None
+
+
+def _pow_int_int(x, y):
+    """Integer ``x ** y`` as jax's power computes it for an array exponent: binary
+    exponentiation over the exponent's six low bits in wrapping arithmetic, so ``y``
+    counts modulo 64 (a negative one as two's complement: ``x ** -1`` is ``x ** 63``), and
+    ``0 ** y`` is 0 for ``y != 0``."""
+    aval = core.get_aval(x)
+    zero, one = (ew.convert_element_type(v, aval.dtype, True) for v in (0, 1))
+    acc = where(ew.bitwise_and(ew.eq(x, zero), ew.ne(y, zero)), zero, one)
+    for _ in range(6):
+        acc = where(ew.ne(ew.bitwise_and(y, one), zero), ew.mul(acc, x), acc)
+        x = ew.mul(x, x)
+        y = bits.shift_right_logical(y, one)
+    return ew.convert_element_type(acc, aval.dtype, aval.weak_type)
+
+
 def power(x, y, /):
-    """Elementwise ``x ** y``; a static Python int exponent uses repeated multiplication."""
+    """Elementwise ``x ** y``, as jax's: a concrete integer scalar exponent uses repeated
+    multiplication (integer_pow; integers to negative ones raise), integer bases with other
+    exponents jax's wrapping binary exponentiation (``_pow_int_int``), bools as ints."""
     check_arraylike("power", x, y)
-    if type(y) is int and not isinstance(x, (int, float)):
+    n = _static_int(y)
+    if n is not None and not isinstance(x, (int, float)):
         if _is_bool(x):
             x = ew.convert_element_type(x, dtypes.default_int_dtype(), False)
-        return _integer_pow(x, y)
+        return _integer_pow(x, n)
     y_aval = core.get_aval(y)
     x, y = promote_args("power", x, y)
     if _is_bool(x):
-        raise core.shape_error("power does not accept dtype bool")
+        x, y = (ew.convert_element_type(v, dtypes.default_int_dtype(), False) for v in (x, y))
+    if _is_int(x):
+        return _pow_int_int(x, y)
     out = ew.pow(x, y)
     if dtypes.is_inexact(dtype_of(out)) and dtypes.is_int(y_aval.dtype) and not y_aval.weak_type:
         # As jax, which raises an inexact x to an integer array by lax.pow(x, y) without
@@ -385,7 +437,14 @@ def _rint(x):
     return float_math.round(x, float_math.RoundingMethod.TO_NEAREST_EVEN)
 
 
-rint = _unary("rint", _rint, inexact=True)
+def rint(x, /):
+    """Round to the nearest integer, ties to even; integers and bools become the default
+    float type (float64 with x64), as jax's."""
+    check_arraylike("rint", x)
+    if _is_int(x) or _is_bool(x):
+        return ew.convert_element_type(x, dtypes.default_float_dtype(), False)
+    (x,) = promote_args_inexact("rint", x)
+    return _rint(x)
 
 
 def _trunc(x):
@@ -406,10 +465,9 @@ def round(a, decimals: int = 0):
     if dtypes.is_complex(dtype_of(a)):
         return _on_parts(lambda part: round(part, decimals), a)
     if not dtypes.is_float(dtype_of(a)):
-        if decimals >= 0:
-            return positive(a)
-        factor = 10 ** (-decimals)
-        return multiply(floor_divide(add(a, factor // 2), factor), factor)
+        if decimals < 0:  # as jax
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return positive(a)
     if decimals == 0:
         return rint(a)
     factor = 10.0**decimals
