@@ -134,6 +134,32 @@ def test_soft_sign_derivative_at_huge_arguments_is_one_over_x_squared(x64):
         assert abs(d - 1 / (1 + abs(x)) ** 2) <= 1e-30 * np.finfo(np.float64).eps
 
 
+def test_quotients_and_hypot_at_tiny_and_huge_arguments(x64):
+    # x/x = 1 and 0/x = 0 away from 0: every derivative is 0; hypot(x, 0) = |x| and
+    # hypot(x, x) = sqrt(2)|x|: first derivatives sign(x) and sqrt(2) sign(x), second 0.
+    # numlir's values in float32, against these identities.
+    for x in (1e-30, -1e-30, 1e30, -1e30):
+        x32 = np.float32(x)
+        assert _grads(lambda v: v / v, x32) == 0.0
+        assert _grads(lambda v: numlir.lax.div(v, v), x32) == 0.0
+        np.testing.assert_allclose(_grads(lambda v: jnp.hypot(v, v), x32),
+                                   math.sqrt(2) * math.copysign(1, x), rtol=1e-6)
+        assert _grads(lambda v: jnp.hypot(v, v), x32, 2) == 0.0
+    for x in (1e-30, -1e-30):
+        x32 = np.float32(x)
+        assert _grads(lambda v: 0.0 / v, x32) == 0.0
+        assert _grads(lambda v: 0.0 / v, x32, 2) == 0.0
+        for f in (lambda v: jnp.hypot(v, 0.0), lambda v: jnp.hypot(0.0, v)):
+            assert _grads(f, x32) == math.copysign(1, x)
+            assert _grads(f, x32, 2) == 0.0
+
+
+def test_max_of_one_element_is_the_identity_even_at_nan():
+    for f in (jnp.max, jnp.min, jnp.amax, jnp.amin):
+        assert _grads(f, np.float32(np.nan)) == 1.0
+        assert np.isnan(float(f(np.float32(np.nan))))
+
+
 # --- Regression tests of the bugs the sweep found ------------------------------------
 
 
@@ -251,3 +277,30 @@ def test_max_pool_gradient_with_nan_goes_where_jax_sends_it():
 
     np.testing.assert_array_equal(numlir.grad(f(numlir))(x), [0.0, 1.0, 2.0, 3.0])
     np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))
+
+
+def test_float_floor_divide_follows_python_at_infinities_and_inexact_quotients():
+    a = np.array([1.0, np.inf, -np.inf, 1.5, 1.5, -7.0, 5.0, -5.0, 0.0], np.float32)
+    b = np.array([0.1, 1.5, 1.5, -np.inf, np.inf, 2.0, 0.0, 0.0, 0.0], np.float32)
+    want = np.asarray(jjnp.floor_divide(a, b))
+    np.testing.assert_array_equal(np.asarray(jnp.floor_divide(a, b)), want)
+    np.testing.assert_array_equal(np.asarray(numlir.jit(jnp.floor_divide)(a, b)), want)
+    assert float(jnp.floor_divide(np.float32(1.0), np.float32(0.1))) == 9.0 == 1.0 // 0.1
+
+
+@pytest.mark.parametrize("n", [-1, -2, -3])
+def test_negative_integer_power_derivatives_at_zero_and_infinity_match_jax(n):
+    for x in (0.0, -0.0, math.inf, -math.inf, 1e-30):
+        for order in (1, 2):
+            want = _grads(lambda v: jax.lax.integer_pow(v, n), np.float32(x), order, jax)
+            got = _grads(lambda v: numlir.lax.integer_pow(v, n), np.float32(x), order)
+            assert got == pytest.approx(want, nan_ok=True), (x, order)
+            assert _grads(lambda v: v ** n, np.float32(x), order) == pytest.approx(want,
+                                                                                  nan_ok=True)
+
+
+def test_nanmedian_of_an_all_nan_slice_sends_no_gradient():
+    for x in (np.float32(np.nan), np.array([np.nan, np.nan], np.float32),
+              np.array([[np.nan, 1.0], [np.nan, np.nan]], np.float32)):
+        f = lambda L: lambda v: L.numpy.nanmedian(v, axis=-1 if np.ndim(v) == 2 else None).sum()  # noqa: E731
+        np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))

@@ -12,13 +12,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from numlir._src import batching, core, dtypes, tree_util
+from numlir._src import ad, batching, core, dtypes, tree_util
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import bits as lax_bits
 from numlir._src.lax import float_math, reduction, shape_ops, slicing, sorting
 from numlir._src.lax import scan as scan_mod
 from numlir._src.lax.associative_scan import associative_scan
 from numlir._src.lax.dot import dot_general
+from numlir._src.lax import type_checks as tc
 from numlir._src.lax.type_checks import check_same_dtypes
 
 
@@ -55,6 +56,10 @@ def integer_pow(x, y: int):
                                f"integer_pow({_short(core.get_aval(x))}, {y})")
     if y == 0:
         return shape_ops.full(core.get_aval(x).shape, 1, core.get_aval(x).dtype)
+    return integer_pow_p.bind(x, y=y)
+
+
+def _repeated_squaring(x, y: int):
     result, base, n = None, x, abs(y)
     while n:
         if n & 1:
@@ -63,6 +68,30 @@ def integer_pow(x, y: int):
         if n:
             base = ew.mul(base, base)
     return reciprocal(result) if y < 0 else result
+
+
+# integer_pow is a primitive, not its products, so that its derivative is JAX's
+# y * x^(y - 1): the products' own derivative at x = 0 or ±inf for y < 0 is 0 * inf = NaN
+# where JAX gives ±inf or 0 (grad(lambda x: x ** -2)(0.) is -inf).
+integer_pow_p = core.Primitive("integer_pow")
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x, *, y):
+    tc.check_dtype("integer_pow", x, tc.NUMERIC_OR_COMPLEX)
+    return x
+
+
+@integer_pow_p.def_lowering
+def _integer_pow_lowering(ctx, x, *, y):
+    closed = core.trace_to_graph(lambda u: [_repeated_squaring(u, y)],
+                                 [ctx.avals_out[0].strip_weak_type()])
+    return ctx.inline(closed, [x])[0]
+
+
+batching.defvectorized(integer_pow_p)
+ad.defjvp(integer_pow_p,
+          lambda t, x, *, y: ew.mul(t, ew.mul(_const(x, y), integer_pow(x, y - 1))))
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

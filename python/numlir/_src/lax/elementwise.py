@@ -314,9 +314,9 @@ def _balanced_eq(x, out, y):
 
 
 def _pow_jvp_base(t, x, y):
-    zero = const(y, 0)
-    slope = select(eq(y, zero), const(x, 0), mul(y, pow(x, sub(y, const(y, 1)))))
-    return mul(t, slope)
+    # JAX's y * x^(y - 1), with no case for y = 0: at x = 0 it is 0 * inf = NaN, which
+    # is right for x^x there (no derivative; -inf from the right) though x^0.0 is flat.
+    return mul(t, mul(y, pow(x, sub(y, const(y, 1)))))
 
 
 def _pow_jvp_exponent(t, x, y):

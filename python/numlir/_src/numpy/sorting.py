@@ -274,6 +274,9 @@ def _quantile(name, a, q, axis, method, keepdims, ignore_nan):
         result = (low_v + high_v) * creation.asarray(0.5, low_v.dtype)
     else:
         result = ufuncs.where(frac <= 0.5, low_v, high_v)
+    if ignore_nan and dtypes.is_inexact(result.dtype):
+        # an all-NaN slice's quantile is a NaN constant: no element gets a gradient (as jax)
+        result = ufuncs.where(count == 0, creation.asarray(np.nan, result.dtype), result)
     result = reshaping.reshape(_last_to_front(result), q.shape + out_shape)
     return result.astype(a.dtype)
 

@@ -112,7 +112,19 @@ def _floor_divide(x, y):
         signs_differ = ew.ne(ew.sign(x), ew.sign(y))
         one = ew.convert_element_type(1, dtype_of(x), True)
         return ew.select(ew.bitwise_and(inexact, signs_differ), ew.sub(q, one), q)
-    return ew.floor(ew.div(x, y))
+    return _float_floor_divide(x, y)
+
+
+def _float_floor_divide(x, y):
+    """JAX's (and Python's) float floor division: ``(x - fmod(x, y)) / y``, one less where
+    the remainder's sign differs from ``y``'s, rounded. So ``1 // 0.1`` is 9 (``floor(1 /
+    0.1)`` is 10), ``inf // 1.5`` is NaN, ``1.5 // -inf`` is -1 and ``5 // 0`` is inf."""
+    mod = ew.rem(x, y)
+    zero = ew.convert_element_type(0, dtype_of(x), True)
+    div = ew.div(ew.select(ew.eq(y, zero), x, ew.sub(x, mod)), y)  # x // 0 is ±inf
+    step_down = ew.bitwise_and(ew.ne(mod, zero), ew.ne(ew.sign(y), ew.sign(mod)))
+    div = ew.select(step_down, ew.sub(div, ew.convert_element_type(1, dtype_of(x), True)), div)
+    return float_math.round(div)
 
 
 def _remainder(x, y):
@@ -135,11 +147,7 @@ def _integer_pow(x, n: int):
     """x ** n for a static Python int n by repeated squaring."""
     if n == 0:
         return _ones_like(x)
-    if n < 0:
-        if not dtypes.is_inexact(dtype_of(x)):
-            return lax_composites.integer_pow(x, n)  # raises, as jax's
-        return ew.div(ew.convert_element_type(1, dtype_of(x), True), _integer_pow(x, -n))
-    return as_array(lax_composites.integer_pow(x, n))
+    return as_array(lax_composites.integer_pow(x, n))  # integers to n < 0 raise, as jax's
 
 
 def _ones_like(x):
