@@ -268,6 +268,14 @@ def test_top_k_orders_positive_zero_before_negative_zero():
     assert list(np.signbit(np.asarray(values))) == [False, False, True, True]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, jjnp.bfloat16])
+def test_top_k_ranks_a_negative_nan_last_as_jax(dtype):
+    x = np.array([np.nan, 1, -np.nan, 2, np.inf, -0.0, 0.0, -np.inf], dtype)
+    got, want = numlir.lax.top_k(x, 8), jax.lax.top_k(x, 8)
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
+    assert list(np.asarray(got[1])) == [0, 4, 3, 1, 6, 5, 7, 2]
+
+
 def test_max_pool_gradient_with_nan_goes_where_jax_sends_it():
     x = np.array([np.nan, 1.0, np.nan, 1.0], np.float32)
 

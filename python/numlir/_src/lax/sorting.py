@@ -17,6 +17,7 @@ import numpy as np
 
 from numlir._src import ad, batching, core, dtypes
 from numlir._src.lax import complex_ops
+from numlir._src.lax.bits import bitcast_convert_type
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lax import type_checks as tc
@@ -141,9 +142,20 @@ def descending_keys(x) -> list:
     return [is_number, ew.neg(x)]
 
 
+def _total_order_descending(x):
+    """An integer key whose ascending order is the IEEE total order of the floats ``x``,
+    descending: +NaN, +inf, ..., +0, -0, ..., -inf, -NaN, as XLA's TopK ranks them (jax's
+    sort, unlike top_k, keeps -0 == 0 and puts every NaN last)."""
+    int_type = {2: np.int16, 4: np.int32, 8: np.int64}[core.get_aval(x).dtype.itemsize]
+    i = bitcast_convert_type(x, int_type)
+    magnitude_flipped = ew.bitwise_xor(i, ew.const(i, np.iinfo(int_type).max))
+    ascending = ew.select(ew.lt(i, ew.const(i, 0)), magnitude_flipped, i)
+    return ew.bitwise_not(ascending)
+
+
 def top_k(operand, k: int):
     """The ``k`` largest entries along the last axis and their indices (ties: lower index
-    first; NaNs largest and ``+0 > -0``, as jax)."""
+    first), floats in IEEE total order as jax's: NaN largest, ``+0 > -0``, -NaN smallest."""
 
     aval = core.get_aval(operand)
     k = int(k)
@@ -152,10 +164,8 @@ def top_k(operand, k: int):
     if not 0 <= k <= aval.shape[-1]:
         raise core.value_error(f"lax.top_k: k={k} must be between 0 and the last axis size {aval.shape[-1]}")
     iota = shape_ops.broadcasted_iota(np.int32, aval.shape, aval.ndim - 1)
-    keys = descending_keys(operand)
-    if dtypes.is_float(aval.dtype):
-        # jax's top_k orders +0 before -0 (sort keeps them equal): 1/x is +inf or -inf
-        keys.append(ew.lt(ew.div(ew.const(operand, 1), operand), ew.const(operand, 0)))
+    keys = ([_total_order_descending(operand)] if dtypes.is_float(aval.dtype)
+            else descending_keys(operand))
     *_, values, indices = sort((*keys, operand, iota), num_keys=len(keys))
     return (slicing.slice_in_dim(values, 0, k, axis=aval.ndim - 1),
             slicing.slice_in_dim(indices, 0, k, axis=aval.ndim - 1))
