@@ -121,3 +121,53 @@ def test_a_jitted_function_outlined_and_split_computes_what_numpy_does(tmp_path,
     assert obj.read_bytes().startswith(b"!<arch>\n")
     (optimized,) = tmp_path.glob("split.*.05.object.opt.ll")
     assert "; ---- partition 1 of 2 ----" in optimized.read_text()
+
+
+def _with_linkonce_helper(ir: str) -> str:
+    """``work`` first stores ``helper(n)`` = 3n in a[0]; ``helper`` is a link-once
+    definition, as MLIR's convert-math-to-funcs emits ``__mlir_math_ipowi_*``."""
+    ir = ir.replace("define void @work(ptr %a, i64 %n) {\nentry:",
+                    "define void @work(ptr %a, i64 %n) {\nentry:\n"
+                    "  %h = call i64 @helper(i64 %n)\n  %hf = sitofp i64 %h to double\n"
+                    "  store double %hf, ptr %a\n")
+    return ir + "\ndefine linkonce_odr i64 @helper(i64 %x) {\n  %y = mul i64 %x, 3\n  ret i64 %y\n}\n"
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_link_once_helper_called_from_another_partition_links(tmp_path, threads):
+    """The partition that owns a link-once function keeps its body even where none of its
+    own functions calls it (the optimizer would drop it: `undefined symbol: helper`)."""
+    ir = _with_linkonce_helper(_many_loops_ir(LOOPS))
+    _, obj = _compiler.compile_llvm_ir_for_host(ir, 3, threads=threads)
+    assert obj.startswith(b"!<arch>\n")
+    a = np.linspace(-1.0, 1.0, 37)
+    want = a.copy()
+    want[0] = 3.0 * a.size
+    np.testing.assert_array_equal(_run(obj, tmp_path, f"h{threads}", a), _reference(want, LOOPS))
+
+
+def test_integer_powers_of_several_widths_split_into_partitions_compute_what_numpy_does():
+    """hlo.power of integers calls MLIR's link-once ``__mlir_math_ipowi_i8`` (and _i16,
+    _i32, _i64); split into partitions, each call still finds its helper (it was an
+    `undefined symbol` at load)."""
+    import dataclasses
+
+    from numlir._src import backends
+
+    backend = backends.get_backend("cpu")
+    options = dataclasses.replace(backend.parse_options(), threads=2, outline_min_instructions=1)
+    types = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
+    sig = ", ".join(f"%x{t}: tensor<7x{t}>, %y{t}: tensor<7x{t}>" for t in types)
+    res = ", ".join(f"tensor<7x{t}>" for t in types)
+    body = "\n".join(f"    %p{t} = hlo.power %x{t}, %y{t} : tensor<7x{t}>" for t in types)
+    text = (f"module @powers {{\n  func.func public @main({sig}) -> ({res}) {{\n{body}\n"
+            f"    return {', '.join(f'%p{t}' for t in types)} : {res}\n  }}\n}}\n")
+    args = []
+    for dtype in types.values():
+        args += [np.array([-3, -2, -1, 0, 1, 2, 3], dtype), np.array([0, 1, 2, 3, 5, 6, 7], dtype)]
+    outs = backend.compile(text, options=options, name="powers").execute(args)
+    for k, out in enumerate(outs):
+        x, y = args[2 * k], args[2 * k + 1]
+        half = 2 ** (8 * x.itemsize - 1)
+        wrapped = [(int(a) ** int(b) + half) % (2 * half) - half for a, b in zip(x, y)]
+        np.testing.assert_array_equal(np.asarray(out), np.array(wrapped, x.dtype))

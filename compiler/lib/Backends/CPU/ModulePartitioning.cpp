@@ -37,12 +37,16 @@ static bool isCopiedConstant(const llvm::GlobalValue &value) {
 }
 
 /// Makes the locals that partitions share global symbols that stay inside
-/// the shared object.
+/// the shared object. Link-once definitions (the helpers that MLIR's
+/// convert-math-to-funcs emits, such as `__mlir_math_ipowi_i8`) are made
+/// strong too: only their owner's partition keeps the body, and there the
+/// optimizer would drop it whenever no function of that partition calls it,
+/// leaving the other partitions' calls undefined.
 static void externalizeSharedLocals(llvm::Module &module) {
   unsigned unnamed = 0;
   auto externalize = [&](llvm::GlobalValue &value) {
-    if (!value.hasLocalLinkage() || value.isDeclaration() ||
-        isCopiedConstant(value))
+    if (!(value.hasLocalLinkage() || value.hasLinkOnceLinkage()) ||
+        value.isDeclaration() || isCopiedConstant(value))
       return;
     if (!value.hasName())
       value.setName("numlir.partition.unnamed." + llvm::Twine(unnamed++));
