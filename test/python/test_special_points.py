@@ -312,3 +312,12 @@ def test_nanmedian_of_an_all_nan_slice_sends_no_gradient():
               np.array([[np.nan, 1.0], [np.nan, np.nan]], np.float32)):
         f = lambda L: lambda v: L.numpy.nanmedian(v, axis=-1 if np.ndim(v) == 2 else None).sum()  # noqa: E731
         np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))
+
+
+def test_logaddexp2_is_the_max_exactly_when_the_other_term_is_negligible():
+    # fuzz seed 101, program 104: logaddexp2(0.345, 1.06e30) was an ulp below 1.06e30, so
+    # its derivative exp2(y - out) overflowed to inf (jax: 1)
+    for a, b in [(0.345, 1.0632719e30), (1.0, 3e38), (-2.0, 1e20)]:
+        a32, b32 = np.float32(a), np.float32(b)
+        assert float(jnp.logaddexp2(a32, b32)) == b32
+        assert float(numlir.grad(jnp.logaddexp2, argnums=1)(a32, b32)) == 1.0

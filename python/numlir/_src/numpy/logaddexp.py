@@ -45,8 +45,10 @@ logaddexp = _binary("logaddexp", _logaddexp_e, inexact=True)
 
 @custom_jvp
 def _logaddexp_2(x1, x2):
-    ln2 = ew.convert_element_type(_LN2, dtype_of(x1), weak_type=True)
-    return ew.div(_logaddexp(ew.mul(x1, ln2), ew.mul(x2, ln2)), ln2)
+    if np.issubdtype(dtype_of(x1), np.complexfloating):
+        ln2 = ew.convert_element_type(_LN2, dtype_of(x1), weak_type=True)
+        return ew.div(_logaddexp(ew.mul(x1, ln2), ew.mul(x2, ln2)), ln2)
+    return _logaddexp(x1, x2, base2=True)
 
 
 @_logaddexp_2.defjvp

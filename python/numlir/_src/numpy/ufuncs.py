@@ -539,7 +539,10 @@ def _complex_logaddexp(x, y):
     return complex_ops.complex(complex_ops.real(out), _wrap_phase(complex_ops.imag(out)))
 
 
-def _logaddexp(x, y):
+def _logaddexp(x, y, base2: bool = False):
+    """``log(exp(x) + exp(y))``, or in base 2 with ``base2``: the max plus a correction,
+    so the result is the max exactly when the other term is negligible (base 2 computed
+    as ``logaddexp(x ln 2, y ln 2) / ln 2`` can land an ulp below it)."""
     if dtypes.is_complex(dtype_of(x)):
         return _complex_logaddexp(x, y)
     amax = ew.max(x, y)
@@ -548,7 +551,11 @@ def _logaddexp(x, y):
     nan_delta = ew.ne(delta, delta)
     zero = ew.convert_element_type(0, dtype_of(x), weak_type=True)
     safe = ew.select(nan_delta, zero, ew.neg(ew.abs(delta)))
-    out = ew.add(amax, float_math.log1p(ew.exp(safe)))
+    if base2:
+        ln2 = ew.convert_element_type(_LN2, dtype_of(x), weak_type=True)
+        out = ew.add(amax, ew.div(float_math.log1p(exp2(safe)), ln2))
+    else:
+        out = ew.add(amax, float_math.log1p(ew.exp(safe)))
     return ew.select(ew.bitwise_and(nan_delta, ew.eq(x, y)), amax, out)
 
 
