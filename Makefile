@@ -53,6 +53,13 @@ test: build
 	$(LLVM_BIN)/lit -s build/test
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 
+# The special-point sweep (docs/testing.md) in float32 and float64 for every case; `make
+# test` runs each case in one of the two.
+.PHONY: special-points
+special-points: build
+	NUMLIR_SPECIAL_POINTS=full $(PY) -m pytest -q -n $(JOBS) --dist worksteal \
+	  test/python/test_special_points.py
+
 # A differential fuzzing campaign against jax: make fuzz N=10000 SEED=1 (docs/fuzzing.md).
 # It tests the compiler: nothing comes from the persistent compilation cache.
 fuzz: build

@@ -130,6 +130,15 @@ KINKS = {
 #: so there is nothing to compare with: name -> (points, why).
 JAX_NEVER_RETURNS: dict[str, tuple[tuple[float, ...], str]] = {
     "scipy.special.exp1": ((1e-30,), "jax's expn series loops forever at 1e-30 in float32"),
+    "scipy.special.expi": ((-1e-30,), "jax's expn series loops forever at -1e-30"),
+    "lax.igamma(x, x)": ((1e30,), "jax's igamma series loops forever at a = x = 1e30"),
+    "lax.igammac(x, x)": ((1e30,), "jax's igamma series loops forever at a = x = 1e30"),
+    "scipy.special.expn(x, x)": ((1e-30, 1e30, INF), "jax's expn loops forever"),
+    "scipy.special.expn(x, 0)": ((1e30, INF), "jax's expn loops forever at n = 1e30, inf"),
+    "scipy.special.expn(0, x)": ((1e-30,), "jax's expn loops forever at x = 1e-30"),
+    "scipy.special.expn(x, 1.5)": ((1e30, INF, -INF), "jax's expn loops forever"),
+    "scipy.special.gammainc(x, x)": ((1e30,), "jax's igamma series loops forever at 1e30"),
+    "scipy.special.gammaincc(x, x)": ((1e30,), "jax's igamma series loops forever at 1e30"),
 }
 
 #: The fixed partners of a binary function's swept argument.
