@@ -488,6 +488,11 @@ Value lower(hlo::ErfInvOp, Scalar &s, ValueRange a) {
 
 Value isIntegral(FloatMath &m, Value x) { return m.eq(m.floor(x), x); }
 
+/// x - round(x), in [-1/2, 1/2]: exact (Sterbenz), and x itself for |x| < 1/2.
+Value nearestIntegerOffset(FloatMath &m, Value x) {
+  return m.sub(x, m.op<math::RoundEvenOp>(x));
+}
+
 /// Stirling's series at y = x + 10 (or x itself once x >= 10), shifted
 /// back with lgamma(x) = lgamma(x + 10) - log(x (x + 1) ... (x + 9)), for
 /// x >= 0.5; reflection lgamma(x) = log(pi) - log|sin(pi x)| -
@@ -516,8 +521,13 @@ Value lower(hlo::LgammaOp, Scalar &s, ValueRange a) {
         series);
     Value positive =
         w.select(small, m.sub(stirling, m.log(product)), stirling);
-    // |sin(pi x)| = |sin(pi (x - floor(x)))|, exact argument reduction.
-    Value fraction = m.sub(x, m.floor(x));
+    // lgamma(1) = lgamma(2) = 0 exactly, not the rounding of the sums above.
+    positive = w.select(m.either(m.eq(x, m.c(1.0)), m.eq(x, m.c(2.0))), m.c(0.0),
+                        positive);
+    // |sin(pi x)| = |sin(pi r)| with r = x - round(x) in [-1/2, 1/2], exact
+    // (x - floor(x) rounds to 1 for tiny negative x, and loses the distance to
+    // a pole just below an integer).
+    Value fraction = nearestIntegerOffset(m, x);
     Value sinPiX = m.abs(math::SinOp::create(
         w.b, w.loc, m.mul(m.c(3.14159265358979323846), fraction)));
     Value reflected = m.sub(m.sub(m.c(1.1447298858494002), m.log(sinPiX)),
@@ -554,7 +564,8 @@ Value lower(hlo::DigammaOp, Scalar &s, ValueRange a) {
     Value asymptotic =
         m.sub(m.sub(m.log(big), m.mul(m.c(0.5), inv)), series);
     Value result = m.sub(asymptotic, shift);
-    Value fraction = m.sub(x, m.floor(x));
+    // tan(pi x) = tan(pi r), r = x - round(x) exact (as in lgamma).
+    Value fraction = nearestIntegerOffset(m, x);
     Value tanPiX = math::TanOp::create(
         w.b, w.loc, m.mul(m.c(3.14159265358979323846), fraction));
     Value reflected =

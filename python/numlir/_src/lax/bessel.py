@@ -10,13 +10,23 @@ positive, so nothing cancels:
 Past 20 they sum the asymptotic expansion
 ``I_v(x) e^-x ~ (2 pi x)^-1/2 sum_k prod_{j<=k} ((2j-1)^2 - 4v^2) / (8 j x)``,
 whose smallest term there is below 1e-17. Half precisions compute in float32.
+
+``i0`` and ``i1``, the unscaled ``exp(|x|) i0e(x)`` and ``exp(|x|) i1e(x)`` behind
+jnp.i0 and jax.scipy.special.i0/i1, are custom_jvp functions with the true derivatives
+``I0' = I1`` and ``I1' = I0 - I1 / x`` (1/2 at 0), the latter as
+``exp(|x|) (i0e - i1e / x)`` so that it is +inf, not inf - inf, where I0 and I1 overflow.
+Differentiating the product instead gives ``I0'(0) = 1`` (from |x|'s slope at 0) and NaN
+at +-1e30 (inf * 0, where i0e' underflows).
 """
 
 from __future__ import annotations
 
+from math import factorial
+
 import numpy as np
 
 from numlir._src import ad, core
+from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax import composite_primitives
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.elementwise import const
@@ -106,3 +116,44 @@ def _i1e_jvp(t, x):
 
 ad.defjvp(bessel_i0e_p, _i0e_jvp)
 ad.defjvp(bessel_i1e_p, _i1e_jvp)
+
+
+@custom_jvp
+def i0(x):
+    """``I0(x) = exp(|x|) i0e(x)``; its derivative is ``I1(x)``."""
+    return ew.mul(ew.exp(ew.abs(x)), bessel_i0e(x))
+
+
+@custom_jvp
+def i1(x):
+    """``I1(x) = exp(|x|) i1e(x)``; its derivative is ``I0(x) - I1(x) / x`` (1/2 at 0)."""
+    return ew.mul(ew.exp(ew.abs(x)), bessel_i1e(x))
+
+
+@i0.defjvp
+def _i0_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return i0(x), ew.mul(t, i1(x))
+
+
+def _i1_slope(x):
+    """``I0(x) - I1(x) / x = exp(|x|) (i0e(x) - i1e(x) / x)``; below |x| = 2 its series
+    ``sum_k (x^2/4)^k (2k + 1) / (2 (k + 1) (k!)^2) = 1/2 + 3 x^2 / 16 + ...``, whose terms
+    are positive (13 of them: the last is below 1e-17 at 2), so that its own derivative,
+    ``I1''(x) = 3x/8 + ...``, is right at and near 0 too, where differentiating ``i1e / x``
+    would cancel."""
+    small = ew.lt(ew.abs(x), const(x, 2.0))
+    safe = ew.select(small, const(x, 1.0), x)
+    scaled = ew.sub(bessel_i0e(safe), ew.div(bessel_i1e(safe), safe))
+    large = ew.mul(ew.exp(ew.abs(safe)), scaled)
+    q = ew.mul(ew.mul(x, x), const(x, 0.25))
+    series = const(x, 0.0)
+    for k in range(12, -1, -1):
+        series = ew.add(const(x, (2 * k + 1) / (2 * (k + 1) * factorial(k) ** 2)), ew.mul(q, series))
+    return ew.select(small, series, large)
+
+
+@i1.defjvp
+def _i1_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return i1(x), ew.mul(t, _i1_slope(x))

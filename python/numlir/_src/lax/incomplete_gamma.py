@@ -38,7 +38,10 @@ def _compute_dtype(dtype):
 
 
 def _series(a, x):
-    """``(sum, d sum / da)`` of ``sum_n x^n / (a)_{n+1}``."""
+    """``(sum, d sum / da)`` of ``sum_n x^n / ((a+1) (a+2) ... (a+n))``, the series of
+    ``P(a, x) Gamma(a + 1) e^x x^-a``: its first term is 1, not 1/a, so that for tiny a
+    neither it nor its derivative (-1/a^2 in the unnormalized series) overflows, and
+    ``dP/da`` is not the difference of two huge terms."""
     eps = const(a, np.finfo(core.get_aval(a).dtype).eps)
     one = const(a, 1.0)
 
@@ -67,8 +70,8 @@ def _series(a, x):
         done = ew.bitwise_or(done, settled)
         return ew.add(n, const(n, 1)), term, dterm, total, dtotal, done
 
-    first = ew.div(one, a)
-    dfirst = ew.neg(ew.mul(first, first))
+    first = ew.add(ew.mul(a, const(a, 0.0)), one)
+    dfirst = ew.mul(a, const(a, 0.0))
     start = (np.int32(0), first, dfirst, first, dfirst, ew.ne(a, a))
     _, _, _, total, dtotal, _ = control_flow.while_loop(cond, body, start)
     return total, dtotal
@@ -141,7 +144,8 @@ def _evaluate(a, x, want: str):
     cx = ew.select(ew.bitwise_and(finite, ew.bitwise_not(use_series)), x, const(x, 2.0))
     series, dseries = _series(sa, sx)
     fraction, dfraction = _continued_fraction(ca, cx)
-    log_prefactor_s = ew.sub(ew.sub(ew.mul(sa, ew.log(sx)), sx), special.lgamma(sa))
+    # The series' prefactor is x^a e^-x / Gamma(a + 1) (see _series).
+    log_prefactor_s = ew.sub(ew.sub(ew.mul(sa, ew.log(sx)), sx), special.lgamma(ew.add(sa, one)))
     log_prefactor_c = ew.sub(ew.sub(ew.mul(ca, ew.log(cx)), cx), special.lgamma(ca))
     pre_s, pre_c = ew.exp(log_prefactor_s), ew.exp(log_prefactor_c)
     p_series = ew.mul(pre_s, series)
@@ -158,7 +162,9 @@ def _evaluate(a, x, want: str):
     elif want == "sample_grad":
         # -(dP/da) / (dP/dx), where dP/dx = pre / x: the prefactor cancels, so this neither
         # underflows nor overflows where P's derivatives do.
-        series_ratio = ew.add(ew.mul(ew.sub(ew.log(sx), special.digamma(sa)), series), dseries)
+        # dP/dx = a pre_s / x here, where pre_s carries Gamma(a + 1).
+        series_ratio = ew.div(
+            ew.add(ew.mul(ew.sub(ew.log(sx), special.digamma(ew.add(sa, one))), series), dseries), sa)
         fraction_ratio = ew.add(
             ew.mul(ew.sub(ew.log(cx), special.digamma(ca)), fraction), dfraction
         )
@@ -166,9 +172,9 @@ def _evaluate(a, x, want: str):
         value = ew.select(ew.eq(x, zero), zero, value)
         value = ew.select(ew.eq(x, const(x, np.inf)), const(x, np.nan), value)
     else:
-        # d pre / da = pre (log x - digamma(a))
+        # d pre / da = pre (log x - digamma(a)), with a + 1 for the series' Gamma(a + 1)
         dp_series = ew.add(
-            ew.mul(ew.mul(pre_s, ew.sub(ew.log(sx), special.digamma(sa))), series),
+            ew.mul(ew.mul(pre_s, ew.sub(ew.log(sx), special.digamma(ew.add(sa, one)))), series),
             ew.mul(pre_s, dseries),
         )
         dq_fraction = ew.add(

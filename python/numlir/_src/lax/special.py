@@ -24,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from math import comb, factorial
 
@@ -76,7 +77,7 @@ ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(const(x, 1), x)))
 
 # --- erfc -------------------------------------------------------------------------------------
 
-_CF_TERMS = 80
+CF_TERMS = 80
 
 
 def erfcx_tail_start(dtype) -> float:
@@ -88,7 +89,7 @@ def erfcx_tail(x):
     """``exp(x^2) erfc(x)`` for ``x >= 1`` from its continued fraction (x is clamped there)."""
     x = ew.max(x, const(x, 1.0))
     t = const(x, 0.0)
-    for k in range(_CF_TERMS, 0, -1):
+    for k in range(CF_TERMS, 0, -1):
         t = ew.div(const(x, k / 2), ew.add(x, t))
     return ew.div(const(x, 1 / np.sqrt(np.pi)), ew.add(x, t))
 
@@ -136,35 +137,58 @@ def _compute_dtype(dtype):
     return np.dtype(np.float32) if dtype.itemsize < 4 else dtype
 
 
-def _zeta_impl(s, q):
-    dtype = core.get_aval(s).dtype
-    s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
+def _euler_maclaurin(s, q, order: int = 0):
+    """``d^order/dq^order sum_k (q + k)^-s`` by the Euler–Maclaurin formula, undefended (the
+    analytic continuation to every s != 1 where the terms are defined):
+    ``(-1)^n [(s)_n (D(s + n) + w^-(s+n) (1/2 + (s + n) / w h(s + n))) + (s)_(n-1) w^(1-s-n)]``
+    with ``(s)_n`` the rising factorial, ``D`` the first terms summed directly, ``w`` the
+    next shift and ``h`` the Bernoulli correction; for n = 0 the last term is
+    ``w^(1-s) / (s - 1)``. Writing the n-th derivative of that integral term as a power of w
+    (not ``s/s`` times the next one's) keeps it finite at s = 0, where jax's is -1."""
 
     def c(v):
         return const(s, v)
 
-    neg_s = ew.neg(s)
-    direct = ew.pow(q, neg_s)
+    rising = c(1.0)  # (s)_n
+    for j in range(order):
+        rising = ew.mul(rising, ew.add(s, c(j)))
+    e = ew.add(s, c(order))  # the exponent of the derivative's sum
+    neg_e = ew.neg(e)
+    direct = ew.pow(q, neg_e)
     for k in range(1, _DIRECT_TERMS):
-        direct = ew.add(direct, ew.pow(ew.add(q, c(k)), neg_s))
+        direct = ew.add(direct, ew.pow(ew.add(q, c(k)), neg_e))
     w = ew.add(q, c(_DIRECT_TERMS))
-    w_pow = ew.pow(w, neg_s)
+    w_pow = ew.pow(w, neg_e)
     u = ew.div(c(1), ew.mul(w, w))
-    # sum_j c_j s(s+1)...(s+2j-2) w^(-s-2j+1), nested so each step adds two rising factors.
+    # sum_j c_j e(e+1)...(e+2j-2) w^(-e-2j+1), nested so each step adds two rising factors.
     h = c(_TAIL_COEFFS[-1])
     for j in range(_TAIL_TERMS - 1, 0, -1):
-        rise = ew.mul(ew.add(s, c(2 * j - 1)), ew.add(s, c(2 * j)))
+        rise = ew.mul(ew.add(e, c(2 * j - 1)), ew.add(e, c(2 * j)))
         h = ew.add(c(_TAIL_COEFFS[j - 1]), ew.mul(ew.mul(u, rise), h))
-    bracket = ew.add(ew.add(ew.div(w, ew.sub(s, c(1))), c(0.5)), ew.mul(ew.div(s, w), h))
-    tail = ew.mul(w_pow, bracket)
-    # An underflowed w^-s means a negligible tail (and would turn an overflowed bracket to NaN).
-    value = ew.select(ew.eq(w_pow, c(0)), direct, ew.add(direct, tail))
-    return ew.convert_element_type(_zeta_domain(s, q, value), dtype)
+    # An underflowed w^-e means a negligible correction (and would turn an overflowed h to NaN).
+    correction = ew.mul(w_pow, ew.add(c(0.5), ew.mul(ew.div(e, w), h)))
+    sums = ew.add(direct, ew.select(ew.eq(w_pow, c(0)), c(0.0), correction))
+    integral_power = ew.pow(w, ew.sub(c(1.0 - order), s))  # w^(1-s-n)
+    if order == 0:
+        integral = ew.div(integral_power, ew.sub(s, c(1)))
+    else:
+        previous = c(1.0)  # (s)_(n-1)
+        for j in range(order - 1):
+            previous = ew.mul(previous, ew.add(s, c(j)))
+        integral = ew.mul(previous, integral_power)
+    value = ew.add(ew.mul(rising, sums), integral)
+    return ew.neg(value) if order % 2 else value
+
+
+def _zeta_impl(s, q):
+    dtype = core.get_aval(s).dtype
+    s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
+    return ew.convert_element_type(_zeta_domain(s, q, _euler_maclaurin(s, q)), dtype)
 
 
 def _zeta_domain(s, q, value):
-    """JAX's special values: NaN for s < 1 and for q <= 0 with non-integer s; at the poles
-    (q a non-positive integer) +inf for even s, NaN for odd s."""
+    """JAX's special values: +inf at s = 1, NaN for s < 1 and for q <= 0 with non-integer s;
+    at the poles (q a non-positive integer) +inf for even s, NaN for odd s."""
     nan, inf, zero = const(s, np.nan), const(s, np.inf), const(s, 0)
     s_int = ew.eq(s, ew.floor(s))
     q_nonpos = ew.le(q, zero)
@@ -172,7 +196,28 @@ def _zeta_domain(s, q, value):
     value = ew.select(ew.bitwise_and(q_nonpos, ew.bitwise_not(s_int)), nan, value)
     s_even = ew.bitwise_and(s_int, ew.eq(ew.rem(s, const(s, 2)), zero))
     at_pole = ew.bitwise_and(q_nonpos, ew.eq(q, ew.floor(q)))
-    return ew.select(at_pole, ew.select(s_even, inf, nan), value)
+    value = ew.select(at_pole, ew.select(s_even, inf, nan), value)
+    return ew.select(ew.eq(s, const(s, 1)), inf, value)
+
+
+def _zeta_q_derivative_impl(order: int):
+    def impl(s, q):
+        dtype = core.get_aval(s).dtype
+        s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
+        return ew.convert_element_type(_euler_maclaurin(s, q, order), dtype)
+
+    return impl
+
+
+@functools.cache
+def _zeta_q_derivative_p(order: int) -> core.Primitive:
+    """``d^order/dq^order zeta(s, q)``, the Euler–Maclaurin sum differentiated term by term
+    (as jax's rule, the derivative of its series): the analytic continuation, defined where
+    lax.zeta's value is NaN by convention (s < 1, q <= 0) -- d/dq zeta(0, q) = -1."""
+    prim = composite_primitives.binary(f"zeta_q_derivative_{order}", _zeta_q_derivative_impl(order))
+    ad.defjvp(prim, _no_tangent("zeta with respect to x"),
+              lambda t, s, q: ew.mul(t, _zeta_q_derivative_p(order + 1).bind(s, q)))
+    return prim
 
 
 def _polygamma_impl(m, x):
@@ -220,6 +265,6 @@ def _no_tangent(what):
 
 
 ad.defjvp(zeta_p, _no_tangent("zeta with respect to x"),
-          lambda t, x, q: ew.mul(t, ew.neg(ew.mul(x, zeta(ew.add(x, const(x, 1)), q)))))
+          lambda t, x, q: ew.mul(t, _zeta_q_derivative_p(1).bind(x, q)))
 ad.defjvp(polygamma_p, _no_tangent("polygamma with respect to m"),
           lambda t, m, x: ew.mul(t, polygamma(ew.add(m, const(m, 1)), x)))

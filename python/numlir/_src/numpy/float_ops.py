@@ -13,9 +13,10 @@ from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, prom
 
 
 def i0(x):
-    """The modified Bessel function of the first kind of order 0, ``I0(x)``."""
+    """The modified Bessel function of the first kind of order 0, ``I0(x)``, whose
+    derivative is ``I1(x)`` (0 at 0, as jax's)."""
     (x,) = promote_arrays_inexact("i0", x)
-    return ufuncs.exp(ufuncs.abs(x)) * bessel.bessel_i0e(x)
+    return bessel.i0(x)
 
 
 def copysign(x1, x2, /):

@@ -11,7 +11,10 @@ reach float64's precision. In terms of x, with no rounding in forming 1 - x:
 - ``x < 0.5``: ``pi^2/6 - log(x) log1p(-x) - Li2(x)``;
 - ``x > 2``: ``-pi^2/6 - log^2(x - 1) / 2 - Li2(1 / (1 - x))``, ``u = -log1p(1 / (x - 1))``.
 
-Within 2 ulps of SciPy in float64. The derivative is ``log(x) / (1 - x)`` (-1 at x = 1).
+Within 2 ulps of SciPy in float64. The derivative is ``log(x) / (1 - x)`` (-1 at x = 1, -inf
+at 0), a primitive of its own whose derivative is ``(1/x - 1 + log x) / (1 - x)^2`` (1/2 at
+1, by its series near 1, where the closed form cancels; +inf at 0). Below 0, where spence
+is the constant NaN, both are 0, as jax's.
 """
 
 from __future__ import annotations
@@ -63,13 +66,38 @@ def _spence_impl(x):
 spence_p = se.primitive("spence", _spence_impl, 1)
 
 
-def _spence_tangent(t, x):
+def _spence_slope_impl(x):
+    """``spence'(x) = log(x) / (1 - x)``: -1 at 1, -inf at 0, and 0 below 0, where spence is
+    the constant NaN (as jax's, whose derivative there is the constant branch's)."""
     at_one = x == 1
     safe = ufuncs.where(at_one, 2.0, x)
-    return t * ufuncs.where(at_one, -1.0, ufuncs.log(safe) / (1 - safe))
+    slope = ufuncs.where(at_one, -1.0, ufuncs.log(safe) / (1 - safe))
+    return ufuncs.where(x < 0, 0.0, slope)
 
 
-ad.defjvp(spence_p, _spence_tangent)
+# spence''(1 + e) = sum_k (-1)^k (k + 1) e^k / (k + 2), for |e| <= 1/8 (the last term is
+# below 1e-17 of the first), where the closed form cancels.
+_CURVATURE_TERMS = [(-1) ** k * (k + 1) / (k + 2) for k in range(19)]
+
+
+def _spence_curvature(x):
+    """``spence''(x) = (1/x - 1 + log x) / (1 - x)^2``: +inf at 0 (the limit from above), 1/2
+    at 1 (by its series near 1), 0 below 0."""
+    e = x - 1
+    near_one = ufuncs.abs(e) <= 0.125
+    series = 0.0 * x
+    for c in reversed(_CURVATURE_TERMS):
+        series = c + e * series
+    safe = ufuncs.where(near_one | (x <= 0), 2.0, x)
+    closed = (1 / safe - 1 + ufuncs.log(safe)) / ((1 - safe) * (1 - safe))
+    value = ufuncs.where(near_one, series, closed)
+    value = ufuncs.where(x == 0, np.inf, value)
+    return ufuncs.where(x < 0, 0.0, value)
+
+
+spence_slope_p = se.primitive("spence_slope", _spence_slope_impl, 1)
+ad.defjvp(spence_p, lambda t, x: t * spence_slope_p.bind(x))
+ad.defjvp(spence_slope_p, lambda t, x: t * _spence_curvature(x))
 
 
 def spence(x):

@@ -1,10 +1,11 @@
 """The exponential integrals of jax.scipy.special: ``expn(n, x) = E_n(x) = int_1^inf
 e^(-x t) t^-n dt``, ``exp1(x) = E_1(x)`` and ``expi(x) = Ei(x) = -E_1(-x)``.
 
-- ``E_n(x)`` for ``0 < x <= 1`` sums its power series,
+- ``E_n(x)`` for ``0 < x <= 1`` and whole ``n >= 1`` sums its power series,
   ``(-x)^(n-1) / (n-1)! (psi(n) - log x) - sum_{k != n-1} (-x)^k / ((k - n + 1) k!)``,
-  whose terms shrink from the first (about 20 of them in float64);
-- for ``x > 1`` it evaluates the continued fraction
+  whose terms shrink from the first (about 20 of them in float64); for other n it is NaN
+  there, as jax's;
+- for ``x > 1`` and every real n it evaluates the continued fraction
   ``e^-x / (x + n - 1 n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...)))`` from a fixed
   depth back (110 terms in float64, 40 in float32: enough at x = 1, where it converges
   slowest);
@@ -13,10 +14,10 @@ e^(-x t) t^-n dt``, ``exp1(x) = E_1(x)`` and ``expi(x) = Ei(x) = -E_1(-x)``.
   ``e^x / x sum_k k! / x^k``, cut where its terms are smallest (below 1e-16 of the sum).
 
 Accuracy is within a few ulps of SciPy in float64 except near Ei's zero at x = 0.3725,
-where only the absolute error is small. The edge values are SciPy's, where jax's differ:
-``expn(n, 0) = 1 / (n - 1)`` for n >= 2 (jax says 1/n), ``expn(n, inf) = 0``,
-``expi(0) = -inf``, ``expi(-inf) = 0`` (jax gives NaN for these), NaN for negative n or x
-at every n; and like SciPy's, ``expn`` truncates a fractional n to an integer.
+where only the absolute error is small. The edge values are the limits, where jax's
+differ: ``expn(n, 0) = 1 / (n - 1)`` for n > 1 (jax says 1/n) and inf for n <= 1,
+``expn(n, inf) = expn(inf, x) = 0``, ``expi(0) = -inf``, ``expi(-inf) = 0`` (jax gives NaN
+for these); NaN for negative x.
 
 The derivatives are jax's: ``d/dx E_n = -E_(n-1)`` (for n = 0,
 ``-e^-x (1 + x) / x^2``, which jax leaves NaN) and ``d/dx Ei = e^x / x``; E_n has none in n.
@@ -107,15 +108,23 @@ def _expn_positive(n, x):
 
 
 def _expn_impl(n, x):
-    n = ufuncs.floor(n)  # SciPy truncates a fractional order (n < 0 is NaN below)
-    finite = (x > 0) & (x < np.inf) & (n >= 1)
-    value = _expn_positive(ufuncs.where(finite, n, 1.0), ufuncs.where(finite, x, 1.0))
+    integer = n == ufuncs.floor(n)
+    finite = (x > 0) & (x < np.inf)
+    # 0 < x <= 1: the series, for whole n >= 1 (jax's is NaN for other n there).
+    series_ok = finite & (x <= 1) & integer & (n >= 1)
+    series = _series(ufuncs.where(series_ok, n, 1.0), ufuncs.where(series_ok, x, 0.5))
+    # x > 1: the continued fraction, which holds for every real n (as jax's).
+    fraction_ok = finite & (x > 1) & (ufuncs.abs(n) < np.inf)
+    fraction = _fraction(ufuncs.where(fraction_ok, n, 1.0), ufuncs.where(fraction_ok, x, 2.0))
+    value = ufuncs.where(fraction_ok, fraction, ufuncs.where(series_ok, series, np.nan))
+    value = ufuncs.where(finite & (n == np.inf), 0.0, ufuncs.where(finite & (n == -np.inf), np.inf, value))
     safe_x = ufuncs.where(x > 0, x, 1.0)
-    value = ufuncs.where(n == 0, ufuncs.exp(-safe_x) / safe_x, value)
+    value = ufuncs.where((n == 0) & (x > 0), ufuncs.exp(-safe_x) / safe_x, value)
+    # E_n(0) = int_1^inf t^-n dt: inf for n <= 1, 1 / (n - 1) above.
     at_zero = ufuncs.where(n <= 1, np.inf, 1 / ufuncs.where(n <= 1, 2.0, n - 1))
     value = ufuncs.where(x == 0, at_zero, value)
     value = ufuncs.where(x == np.inf, 0.0, value)
-    invalid = (n < 0) | (x < 0) | ufuncs.isnan(n) | ufuncs.isnan(x)
+    invalid = (x < 0) | ufuncs.isnan(n) | ufuncs.isnan(x)
     return ufuncs.where(invalid, np.nan, value)
 
 
@@ -164,11 +173,10 @@ def _no_order_tangent(t, n, x):
 
 
 def _expn_x_tangent(t, n, x):
-    n = ufuncs.floor(n)
     safe_x = ufuncs.where(x == 0, 1.0, x)
     order_zero = -ufuncs.exp(-safe_x) * (1 + safe_x) / (safe_x * safe_x)
-    order_zero = ufuncs.where(x == 0, -np.inf, order_zero)
-    return t * ufuncs.where(n == 0, order_zero, -expn_p.bind(ufuncs.maximum(n - 1, 0.0), x))
+    order_zero = ufuncs.where(x == 0, -np.inf, ufuncs.where(x < 0, np.nan, order_zero))
+    return t * ufuncs.where(n == 0, order_zero, -expn_p.bind(n - 1, x))
 
 
 ad.defjvp(expn_p, _no_order_tangent, _expn_x_tangent)
