@@ -115,15 +115,22 @@ GROWTH_KINDS = ("reciprocal", "rsqrt", "power", "integer_pow", "div", "floordiv"
 #: true (0.958, 0.287) on numlir, wherever ``x * x`` overflows (|x| >= 1e19 in float32, 1e154
 #: in float64); ``hypot(x, x)``'s is 1.06 for 0.707 (seed 103, program 136).
 JAX_WRONG_AT_HUGE = ("hypot",)
-#: Ops whose derivative jax gets wrong at tiny values: ``grad(jnp.sinc)(1.6e-30)`` is inf on jax
-#: (its series cut-off divides by x**2), about -3.3e-30 in truth and on numlir (issue 39; seed
-#: 104, program 19 under --special-values all).
+#: Ops whose derivative jax gets wrong at tiny values: ``grad(jnp.sinc)(1.6e-30)`` is inf on jax,
+#: about -3.3e-30 in truth and on numlir (issue 39 lists it; seed 104, program 19 under
+#: --special-values all).
 JAX_WRONG_AT_TINY = ("sinc",)
 #: Ops that read the sign bit of their last operand: not of a NaN (see Builder.emit).
 NAN_SIGN_KINDS = ("copysign", "signbit")
+#: Ops whose result depends on the sign of a zero operand (``1 / x`` is +-inf): not of a sum's
+#: zero (``Val.zero_sign``).
+ZERO_SIGN_KINDS = GROWTH_KINDS + ("arctan2",)
 #: Ops that sum products: none of them takes a huge operand (see Builder.emit).
 CONTRACTION_KINDS = ("matmul", "matrix_polynomial", "dot_general", "einsum", "tensordot", "outer",
                      "conv", "vdot", "vecdot", "inner", "vdot_self", "scan")
+#: Ops that sum: whether a sum of signed zeros is -0 or +0 is the implementation's.
+SUM_KINDS = CONTRACTION_KINDS + ("reduce_sum", "reduce_mean", "reduce_var", "reduce_std", "cumsum",
+                                 "reduce_window", "trace", "scatter", "logsumexp", "standardize",
+                                 "softmax", "abs2_sum", "real_abs_sum", "norm")
 
 
 def special_values(seed, index: int, mode: str = "quarter") -> bool:
@@ -152,6 +159,10 @@ class Val:
     #: May hold tiny nonzero values (special-value programs): a special input with them, or any
     #: value computed from one.
     tiny: bool = False
+    #: May hold a zero whose sign is the implementation's (special-value programs): a sum of
+    #: signed zeros is -0 or +0 by whether it starts from a +0 accumulator (XLA's dot of one
+    #: term returns the product, -0; numlir's adds it to +0), and anything computed from one.
+    zero_sign: bool = False
 
     @property
     def cat(self) -> str:
@@ -407,7 +418,13 @@ class Builder:
             # cotangent by its operands, so no operand of one may be huge.
             raise Rejected("a contraction of huge values")
         if self.differentiable and (kind in JAX_WRONG_AT_HUGE and any(a.huge for a in args)
-                                    or kind in JAX_WRONG_AT_TINY and any(a.tiny for a in args)):
+                                    or kind in JAX_WRONG_AT_TINY and any(a.tiny for a in args)
+                                    or self.special and kind in GROWTH_KINDS
+                                    and any(a.tiny for a in args)):
+            # (GROWTH_KINDS: their derivative overflows at tiny x, -1 / x**2 = -inf for
+            # 1 / x; jax multiplies a zero cotangent by it, NaN, where numlir multiplies the
+            # cotangent by 1 / x twice, 0, the true limit: seed 105, program 60,
+            # grad of tanh(1 / x) at x = 1.3e-300.)
             raise Rejected("jax's derivative is wrong there")
         if kind == "conv" and any(a.nonfinite or a.huge for a in args):
             # XLA's convolution skips the zeros that padding and dilation insert (and the
@@ -415,11 +432,20 @@ class Builder:
             # definition does, so 0 * inf is NaN there (seed 8, program 126: a -inf weight
             # over an lhs-dilated input). The implementation's choice, not a semantics.
             raise Rejected("a convolution of infinities")
-        if kind in NAN_SIGN_KINDS and args[-1].nonfinite:
+        if kind in NAN_SIGN_KINDS and (args[-1].nonfinite or args[-1].zero_sign):
             # The sign bit of a NaN an operation makes is unspecified (x86 sets it, jax's
             # conv of infinities and numlir's differ), and these read it (seed 8, program 73:
-            # copysign(x, conv(...)) took the sign of a NaN).
-            raise Rejected("reads the sign of a NaN")
+            # copysign(x, conv(...)) took the sign of a NaN); so is a sum's zero's (seed 107,
+            # program 74 under --special-values all: copysign(x, x0 @ [0.0])).
+            raise Rejected("reads the sign of a NaN or of a sum's zero")
+        if kind == "top_k" and args[0].nonfinite and args[0].name not in self.special_inputs:
+            # top_k ranks a NaN by its sign bit (XLA's total order: -NaN last), and which sign
+            # an operation gives the NaN it makes or passes on is the implementation's (seed
+            # 108, program 55: top_k(maximum(v, x)) of x's -NaN). An input's NaNs are exact.
+            raise Rejected("ranks NaNs an operation made")
+        if kind in ZERO_SIGN_KINDS and any(a.zero_sign for a in args):
+            # 1 / -0 is -inf, 1 / +0 inf; arctan2(+-0, -1) is +-pi.
+            raise Rejected("reads the sign of a sum's zero")
         name = f"v{len(self.ops)}"
         self.ops.append(Op(name, kind, template, tuple(a.name for a in args), aval))
         self.used.update(a.name for a in args)
@@ -427,7 +453,9 @@ class Builder:
                   huge=any(a.huge for a in args) or (self.special and kind in GROWTH_KINDS),
                   nonfinite=any(a.nonfinite or a.huge for a in args)
                   or (self.special and kind in SPECIAL_OP_KINDS),
-                  tiny=any(a.tiny for a in args))
+                  tiny=any(a.tiny for a in args),
+                  zero_sign=self.special and (kind in SUM_KINDS
+                                              or any(a.zero_sign for a in args)))
         self.vals.append(val)
         return val
 
