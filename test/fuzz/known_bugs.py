@@ -46,41 +46,10 @@ class KnownBug:
         return not self.dtypes or bool(set(self.dtypes) & set(program.dtypes()))
 
 
-#: An integer wrong value (the detail quotes numpy integers).
-_INT_VALUE = r"^value: .*np\.int(8|16|32|64)\("
-
+# The special-value campaigns' first bugs were listed here until their fixes landed:
+# integer floor division and remainder by zero (dfc1e74), float floor division of an
+# infinity (1e911d6), top_k of a NaN with the sign bit set (71552d0).
 KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug(
-        name="int-floor-divide-by-zero",
-        description="jnp.floor_divide(x, 0) (x // 0, divmod) of integers x > 0 is -1 on numlir, "
-                    "-2 on jax (jax subtracts 1 from lax.div's -1 since sign(x) != sign(0) and "
-                    "rem(x, 0) = x != 0)",
-        reproducer="def f(v0):\n    return (v0 // 0,)\n# v0 = np.array([7], np.int32): numlir -1, jax -2",
-        statuses=("wrong",), detail=_INT_VALUE, any_kinds=("floordiv",),
-        special_values_only=True),
-    KnownBug(
-        name="int-remainder-by-zero",
-        description="jnp.remainder(x, 0), x % 0 and jnp.fmod(x, 0) of integers are x on numlir "
-                    "(XLA's rem), 0 on jax 0.10.2",
-        reproducer="def f(v0):\n    return (v0 % 0,)\n# v0 = np.array([7], np.int32): numlir 7, jax 0",
-        statuses=("wrong",), detail=_INT_VALUE, any_kinds=("remainder", "mod"),
-        special_values_only=True),
-    KnownBug(
-        name="float-floor-divide-of-inf",
-        description="jnp.floor_divide(inf, y) (x // y) of floats is inf on numlir, NaN on jax "
-                    "(and numpy: (x - fmod(x, y)) / y, fmod(inf, y) = NaN)",
-        reproducer="def f(x0, x1):\n    return (x0 // x1,)\n"
-                   "# x0 = np.array([np.inf], np.float32), x1 = np.array([1.27], np.float32)",
-        statuses=("wrong",), kinds=("floordiv",), dtypes=("float32", "float64", "bfloat16"),
-        special_values_only=True),
-    KnownBug(
-        name="top-k-negative-nan",
-        description="lax.top_k ranks every NaN first on numlir; jax (XLA's TopK, total order) "
-                    "ranks a NaN with the sign bit set below -inf",
-        reproducer="def f(x0):\n    return (lax.top_k(x0, 3)[0],)\n"
-                   "# x0 = np.array([1.0, -np.nan, 2.0], np.float32) (sign bit set): "
-                   "numlir [nan, 2, 1], jax [2, 1, nan]",
-        statuses=("wrong",), kinds=("top_k",), special_values_only=True),
 )
 
 
