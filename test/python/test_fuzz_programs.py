@@ -672,11 +672,15 @@ def test_special_value_programs_hold_zeros_ties_infinities_nan_tiny_huge_and_int
                 if values.dtype.kind == "c":
                     # No infinities, NaN or huge parts in complex programs (docs/fuzzing.md).
                     assert not found & {"+inf", "-inf", "nan", "huge"}, (index, found)
-        # No contraction multiplies a huge input (Builder.emit: fused multiply-adds).
+        # No contraction multiplies a huge input (Builder.emit: fused multiply-adds), and no op
+        # that reads the sign of a zero reads one a sum made (its sign is the implementation's).
         huge_inputs = {inp.name for inp in program.inputs if "huge" in _classify(inp.value)}
+        sums = {op.out for op in program.ops if op.kind in generate.SUM_KINDS}
         for op in program.ops:
             if op.kind in generate.CONTRACTION_KINDS:
                 assert not huge_inputs & set(op.args), (index, op.expression())
+            if op.kind in generate.ZERO_SIGN_KINDS + generate.NAN_SIGN_KINDS:
+                assert not sums & set(op.args), (index, op.expression())
         # Kinked ops see ties in differentiated programs (jax's conventions there).
         kinked_ties |= program.differentiable and bool(
             set(program.kinds()) & {"maximum", "minimum", "relu", "abs", "clip", "sort",
@@ -846,3 +850,11 @@ def test_reproducers_keep_the_sign_bit_of_a_nan():
         assert "-nan" in source, source
         back = eval(source, namespace)
         assert back.dtype == values.dtype and back.tobytes() == values.tobytes(), source
+
+
+def test_a_known_bug_can_match_special_value_programs_only():
+    bug = known_bugs.KnownBug(name="b", description="d", reproducer="r", statuses=("wrong",),
+                              kinds=("matmul",), special_values_only=True)
+    failure = Outcome("jit", "wrong", "value: x")
+    assert bug.matches(_chain_program().copy(special_values=True), failure)
+    assert not bug.matches(_chain_program(), failure)
