@@ -838,6 +838,15 @@ def _with_index_vector_dim(indices, index_vector_dim):
 ad.deflinear_in(gather_p, (0,), _gather_transpose)
 
 
+def index_dtype_for_shape(shape) -> np.dtype:
+    """The type jax's gathers and scatters convert indices into ``shape`` to (jax's
+    ``int_dtype_for_shape``): int32 unless a dimension is beyond it, whatever the indices'
+    own type, so that an index beyond int32 wraps around into it."""
+    if any(d > np.iinfo(np.int32).max for d in shape) and dtypes.x64_enabled():
+        return np.dtype(np.int64)
+    return np.dtype(np.int32)
+
+
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
            slice_sizes: Sequence[int], *, unique_indices: bool = False,
            indices_are_sorted: bool = False, mode=None, fill_value=None):
@@ -876,6 +885,10 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
     bounds = [oaval.shape[d] - sizes[d] for d in dn.start_index_map]
     if mode == GatherScatterMode.CLIP:
         start_indices = _clamp_index_vectors(start_indices, ivd, bounds)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        # As jax: the bounds test is on the indices converted (wrapping) to the operand's
+        # index type, so a uint64 2**63 is index 0, in bounds.
+        start_indices = ew.convert_element_type(start_indices, index_dtype_for_shape(oaval.shape))
     out = gather_p.bind(operand, start_indices, dimension_numbers=dn, slice_sizes=sizes,
                         index_vector_dim=ivd)
     if mode != GatherScatterMode.FILL_OR_DROP:

@@ -74,8 +74,11 @@ def ldexp(x1, x2, /):
         raise ValueError(f"ldexp not supported for input types {(dtype_of(x1), dtype_of(x2))}")
     (x1,) = promote_arrays_inexact("ldexp", x1)
     dtype = dtype_of(x1)
+    # As jax: the exponent is x1's float type before it is added, so that frexp's exponent
+    # plus an extreme x2 (int8's 127) does not wrap around.
+    x2 = creation.asarray(x2).astype(dtype)
     m, e = frexp(x1)
-    e = (e.astype(dtype_of(x2)) + x2).astype(dtype)
+    e = e.astype(dtype) + x2
     m = ufuncs.where(e > 0, m * 2, m)
     e = ufuncs.where(e > 0, e - 1, e)
     # 2**e in two halves: 2**e alone overflows (or underflows) before the product does.

@@ -168,18 +168,23 @@ def _check_static_int(i: int, n: int, axis: int) -> int:
     return i + n if i < 0 else i
 
 
-def _index_dtype(arrays):
-    dts = {core.get_aval(a).dtype for a in arrays}
-    if any(d.itemsize == 8 for d in dts) and dtypes.x64_enabled():
-        return np.dtype(np.int64)
-    return np.dtype(np.int32)
+def _index_dtype(shape):
+    """The type gather and scatter indices into ``shape`` convert to, as jax's: int32 unless a
+    dimension is beyond it, whatever the indices' own type, so an int64 index beyond int32
+    wraps around into it (arange(10)[2**63 - 1] is arange(10)[-1], clamped to 0)."""
+    return slicing.index_dtype_for_shape(shape)
 
 
 def _wrap_negative(arr, n: int, dtype):
+    """Negative signed indices count from the end (in their own type, before they convert
+    to ``dtype``), as jax's; unsigned ones do not."""
     aval = core.get_aval(arr)
     if not isinstance(arr, core.Tracer):
-        v = core.concrete_to_numpy(arr).astype(np.int64)
-        return as_array(np.where(v < 0, v + n, v).astype(dtype))
+        v = core.concrete_to_numpy(arr)
+        if dtypes.is_signed_int(aval.dtype):
+            v = v.astype(np.int64)
+            v = np.where(v < 0, v + n, v)
+        return as_array(v.astype(dtype))
     if dtypes.is_signed_int(aval.dtype):
         arr = ew.select(ew.lt(arr, ew.convert_element_type(0, aval.dtype)),
                         ew.add(arr, ew.convert_element_type(n, aval.dtype)), arr)
@@ -267,7 +272,7 @@ def _gather_arrays(y, entries, mode, fill_value):
         if math.prod(batch) != 0:
             raise _index_error(f"index is out of bounds for an axis of size 0 (array shape {shape})")
         return shape_ops.full(out_shape, ew.convert_element_type(0, y.dtype, y.weak_type))
-    dtype = _index_dtype(arrays)
+    dtype = _index_dtype(shape)
     indices = _stack_last([_wrap_negative(a, shape[d], dtype) for a, d in zip(arrays, adv)], batch)
     dnums = slicing.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(adv),
                                            start_index_map=tuple(adv))
@@ -317,7 +322,7 @@ def _scatter_update(x, idx, values, kind: str, mode=None):
         return shape_ops.reshape(out, xaval.shape)
     if math.prod(grid) == 0:
         return x
-    dtype = _index_dtype(arrays) if arrays else np.dtype(np.int32)
+    dtype = _index_dtype(shape)
     comps = [shape_ops.broadcast_in_dim(_wrap_negative(a, shape[d], dtype), grid,
                                         tuple(range(len(batch) - core.get_aval(a).ndim,
                                                     len(batch))))

@@ -27,6 +27,11 @@ def _keepdims(out, axes, keepdims: bool):
     return shape_ops.expand_dims(out, axes) if keepdims and axes else out
 
 
+def _bool_to_int(dtype):
+    """``promote_integers=False``: only bools become the default int, as in jax."""
+    return dtypes.default_int_dtype() if dtypes.is_bool(dtype) else dtype
+
+
 def _sum_dtype(dtype):
     """NumPy/JAX: bools and narrow ints accumulate in the default (u)int type."""
     if dtypes.is_bool(dtype) or (dtypes.is_signed_int(dtype) and dtype.itemsize < dtypes.default_int_dtype().itemsize):
@@ -101,18 +106,21 @@ def _reduce(name, a, axis, keepdims, dtype, prim_fn, default_dtype=None, where=N
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None,  # noqa: A001
-        where=None):
-    """Sum over ``axis`` (None: all; int or tuple; negative counts from the end)."""
+        where=None, promote_integers: bool = True):
+    """Sum over ``axis`` (None: all; int or tuple; negative counts from the end); narrow
+    integers sum in the default int type unless ``promote_integers=False`` (then they wrap
+    in their own)."""
     _no_out("sum", out)
-    return _reduce("sum", a, axis, keepdims, dtype, reduction.reduce_sum, _sum_dtype, where,
-                   initial)
+    return _reduce("sum", a, axis, keepdims, dtype, reduction.reduce_sum,
+                   _sum_dtype if promote_integers else _bool_to_int, where, initial)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
-    """Product over ``axis``."""
+def prod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None,
+         promote_integers: bool = True):
+    """Product over ``axis`` (narrow integers as in ``sum``)."""
     _no_out("prod", out)
-    return _reduce("prod", a, axis, keepdims, dtype, reduction.reduce_prod, _sum_dtype, where,
-                   initial)
+    return _reduce("prod", a, axis, keepdims, dtype, reduction.reduce_prod,
+                   _sum_dtype if promote_integers else _bool_to_int, where, initial)
 
 
 def _no_out(name, out):
