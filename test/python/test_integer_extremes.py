@@ -175,6 +175,7 @@ for name, make in {
     "clip(min=y)": lambda L, dt: lambda x, y: L.np.clip(x, min=y),
     "clip(max=y)": lambda L, dt: lambda x, y: L.np.clip(x, max=y),
     "compare": lambda L, dt: lambda x, y: (x < y, x <= y, x == y, x != y, x > y, x >= y),
+    "isclose": lambda L, dt: L.np.isclose,
 }.items():
     case(name, "binary", make)
 
@@ -700,3 +701,24 @@ def test_sum_and_prod_take_promote_integers_as_jax():
                                     np.stack([r, r]))
         b = np.array([True, True])
         assert f(b, promote_integers=False).dtype == g(b, promote_integers=False).dtype
+
+
+def test_isclose_of_integers_compares_as_floats_as_jax():
+    # numlir compared integers exactly; jax (and NumPy) convert them to floats and apply the
+    # tolerances: INT_MAX - 1 and INT_MAX are close, and so are 1000000 and 1000005.
+    x = np.array([2**31 - 2, -2**31, 1000000, 7], np.int32)
+    y = np.array([2**31 - 1, -2**31 + 1, 1000005, 8], np.int32)
+    _assert_modes_match_jax(jnp.isclose, jjnp.isclose, x, y)
+    np.testing.assert_array_equal(jnp.isclose(x, y), [True, True, True, False])
+
+
+def test_partition_at_int_min_keeps_every_element():
+    # Where JAX is wrong, numlir keeps the right answer: jax's partition takes the smallest
+    # values as -top_k(-x), and -INT_MIN wraps to INT_MIN, so INT_MIN is lost and another
+    # value repeated. numlir's partition is a permutation with the kth value in place.
+    r = np.array([-128, -127, -2, -1, 0, 1, 2, 126, 127], np.int8)
+    assert -128 not in np.asarray(jjnp.partition(r, 4)).tolist()  # JAX's answer
+    for run in (jnp.partition, numlir.jit(jnp.partition, static_argnums=1)):
+        out = np.asarray(run(r, 4))
+        assert sorted(out.tolist()) == sorted(r.tolist())
+        assert out[4] == np.sort(r)[4] and (out[:4] <= out[4]).all() and (out[5:] >= out[4]).all()

@@ -8,15 +8,19 @@ import numpy as np
 from numlir._src import core, dtypes
 from numlir._src.lax import bits, complex_ops
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
-from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args
+from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args, promote_args_inexact
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to themselves,
-    NaN to nothing (to NaN with ``equal_nan``). Integers compare exactly."""
+    NaN to nothing (to NaN with ``equal_nan``). Integers compare as floats (the default
+    float type), with the tolerances, as in jax and NumPy: int32's INT_MAX - 1 and INT_MAX
+    are close."""
     a, b = promote_args("isclose", a, b)
+    if dtypes.is_int(dtype_of(a)):
+        a, b = promote_args_inexact("isclose", a, b)
     dtype = dtype_of(a)
-    if not dtypes.is_inexact(dtype):
+    if not dtypes.is_inexact(dtype):  # bools
         return ufuncs.equal(a, b)
     # The moduli are real: so are the tolerances.
     rtol, atol = (creation.asarray(v).astype(dtypes.complex_part_dtype(dtype)) for v in (rtol, atol))
