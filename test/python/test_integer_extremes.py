@@ -94,7 +94,8 @@ def inputs(dt) -> dict[str, tuple[np.ndarray, ...]]:
     x3, a3, b3 = (a.ravel() for a in np.meshgrid(v, v, v, indexing="ij"))
     w = v[1:] if np.iinfo(dt).min < 0 else v
     xg, yg = (a.ravel() for a in np.meshgrid(w, w, indexing="ij"))
-    return {"unary": (v,), "index": (v,), "binary": (x2, y2), "gcd": (xg, yg), "shift": (xs, ss), "ternary": (x3, a3, b3),
+    return {"unary": (v,), "index": (v,), "binary": (x2, y2), "gcd": (xg, yg),
+            "shift": (xs, ss), "ternary": (x3, a3, b3),
             "rows": (rows(dt),), "float32": (np.array(FLOATS, np.float32),),
             "float64": (np.array(FLOATS, np.float64),)}
 
@@ -221,7 +222,8 @@ for name, make in {
     "x ** 0..3": lambda L, dt: lambda x: (x ** 0, x ** 1, x ** 2, x ** 3),
     "power(x, 5/7/63)": lambda L, dt: lambda x: (L.np.power(x, 5), L.np.power(x, 7),
                                                  L.np.power(x, 63)),
-    "integer_pow": lambda L, dt: lambda x: tuple(L.lax.integer_pow(x, n) for n in (0, 1, 2, 3, 5, 8)),
+    "integer_pow": lambda L, dt: lambda x: tuple(L.lax.integer_pow(x, n)
+                                                 for n in (0, 1, 2, 3, 5, 8)),
     "invert": lambda L, dt: L.np.invert,
     "~x": lambda L, dt: lambda x: ~x,
     "lax.bitwise_not": lambda L, dt: L.lax.bitwise_not,
@@ -254,8 +256,8 @@ case("x + (MAX + 1)", "unary", lambda L, dt: lambda x: x + (int(np.iinfo(dt).max
      overflow=True)
 case("clip(x, 0, MAX + 1), x == MAX + 1", "unary", lambda L, dt: lambda x: (
     L.np.clip(x, 0, int(np.iinfo(dt).max) + 1), x == int(np.iinfo(dt).max) + 1), overflow=True)
-case("convert_element_type(MAX + 1)", "unary", lambda L, dt: lambda x: x + L.lax.convert_element_type(
-    int(np.iinfo(dt).max) + 1, dt), overflow=True)
+case("convert_element_type(MAX + 1)", "unary", lambda L, dt: lambda x: (
+    x + L.lax.convert_element_type(int(np.iinfo(dt).max) + 1, dt)), overflow=True)
 case("x << bits, x >> bits", "unary", lambda L, dt: lambda x: (
     x << np.iinfo(dt).bits, x >> np.iinfo(dt).bits, x >> (np.iinfo(dt).bits - 1)))
 case("bitwise_count", "unary", lambda L, dt: L.np.bitwise_count)
@@ -319,7 +321,8 @@ for name, make in {
     "lax.sort(keys, iota)": lambda L, dt: lambda r: L.lax.sort(
         (r, L.lax.iota(np.int32, r.shape[0])), num_keys=1),
     "lax.top_k": lambda L, dt: lambda r: L.lax.top_k(r, 4),
-    "lax.reduce_max/min": lambda L, dt: lambda r: (L.lax.reduce_max(r, (0,)), L.lax.reduce_min(r, (0,))),
+    "lax.reduce_max/min": lambda L, dt: lambda r: (L.lax.reduce_max(r, (0,)),
+                                                   L.lax.reduce_min(r, (0,))),
     "cummax/cummin": lambda L, dt: lambda r: (L.lax.cummax(r), L.lax.cummin(r)),
 }.items():
     case(name, "rows", make)
@@ -675,7 +678,7 @@ def test_integer_round_to_negative_decimals_raises_as_jax():
     x = np.array([15, 25, 2**31 - 1], np.int32)
     with pytest.raises(NotImplementedError):
         jjnp.round(x, -1)
-    with pytest.raises(NotImplementedError, match="integer np.round not implemented for decimals < 0"):
+    with pytest.raises(NotImplementedError, match="integer np.round not implemented for decimals"):
         jnp.round(x, -1)
     np.testing.assert_array_equal(jnp.round(x, 2), x)
 

@@ -130,7 +130,8 @@ def _with_linkonce_helper(ir: str) -> str:
                     "define void @work(ptr %a, i64 %n) {\nentry:\n"
                     "  %h = call i64 @helper(i64 %n)\n  %hf = sitofp i64 %h to double\n"
                     "  store double %hf, ptr %a\n")
-    return ir + "\ndefine linkonce_odr i64 @helper(i64 %x) {\n  %y = mul i64 %x, 3\n  ret i64 %y\n}\n"
+    return ir + ("\ndefine linkonce_odr i64 @helper(i64 %x) {\n"
+                 "  %y = mul i64 %x, 3\n  ret i64 %y\n}\n")
 
 
 @pytest.mark.parametrize("threads", [2, 3])
