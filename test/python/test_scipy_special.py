@@ -299,3 +299,41 @@ def test_xlogy_follows_jax_at_x_zero():
     assert np.isnan(float(nss.xlogy(0.0, np.nan)))
     _same_special(*_both(lambda s: (lambda x: s.xlogy(x, 0.0)), 1, [0.0, 1.0, -1.0]))
     _same_special(*_both(lambda s: (lambda x: s.xlog1py(x, -1.0)), 1, [0.0, 1.0]))
+
+
+def test_zeta_derivative_in_s_is_jax_s_series_derivative(x64):
+    # It raised NotImplementedError; jax differentiates its Euler-Maclaurin series in s too.
+    for s, q in [(2.0, 1.0), (1.5, 0.5), (3.0, 7.0), (0.5, 1.0), (2.0, 1e30)]:
+        got = float(numlir.grad(lambda v: nss.zeta(v, q))(s))
+        assert got == pytest.approx(float(jax.grad(lambda v: jss.zeta(v, q))(s)), rel=1e-9)
+        tie = float(numlir.grad(numlir.grad(lambda v: nss.zeta(v, v)))(s))
+        assert tie == pytest.approx(float(jax.grad(jax.grad(lambda v: jss.zeta(v, v)))(s)), rel=1e-9)
+    # d/ds zeta(s, 1) = -sum log(k) k^-s, summed directly far enough that the tail is tiny
+    k = np.arange(1, 2_000_001, dtype=np.float64)
+    assert float(numlir.grad(lambda v: nss.zeta(v, 1.0))(4.0)) == pytest.approx(-np.sum(np.log(k) / k**4), rel=1e-12)
+
+
+def test_poch_second_derivative_near_zero_does_not_cancel(x64):
+    # (digamma(z + m) - digamma(z)) poch differentiated again is -1/z^2 + 1/z^2 at tiny z:
+    # 0 (jax: -8.8e14) where poch''(1e-30, 1.5) = 2 Gamma(1.5) (digamma(1.5) - digamma(1)).
+    want = 2 * ss.gamma(1.5) * (ss.psi(1.5) - ss.psi(1.0))
+    assert float(numlir.grad(numlir.grad(lambda z: nss.poch(z, 1.5)))(1e-30)) == pytest.approx(want, rel=1e-12)
+    assert float(numlir.grad(lambda z: nss.poch(z, 1.5))(0.0)) == pytest.approx(ss.gamma(1.5), rel=1e-14)
+    for z, m in [(0.3, 1.5), (-0.3, -1.5), (2.0, 1.5)]:
+        f = lambda v: ss.poch(v, m)  # noqa: E731
+        assert float(numlir.grad(numlir.grad(lambda v: nss.poch(v, m)))(z)) == pytest.approx(
+            numerical_derivative(f, z, order=2, h=1e-2), rel=1e-7)
+
+
+@pytest.mark.parametrize("fn,log", [("boxcox", np.log), ("boxcox1p", np.log1p)])
+def test_boxcox_is_smooth_in_lambda_through_zero(fn, log, x64):
+    # expm1(l log x) / l cancels for tiny l and jax's branch at l = 0 is constant in l: the
+    # derivatives in l there are log(x)^2 / 2 and log(x)^3 / 3.
+    f = getattr(nss, fn)
+    for x in (1.5, 0.25):
+        L = log(x)
+        for lam in (0.0, 1e-30, -1e-30, 1e-8):
+            assert float(numlir.grad(lambda v: f(x, v))(lam)) == pytest.approx(L**2 / 2, rel=1e-7)
+            assert float(numlir.grad(numlir.grad(lambda v: f(x, v)))(lam)) == pytest.approx(L**3 / 3, rel=1e-7)
+        assert float(numlir.grad(lambda v: f(x, v))(0.3)) == pytest.approx(
+            numerical_derivative(lambda v: getattr(ss, fn)(x, v), 0.3), rel=1e-9)

@@ -311,3 +311,29 @@ def test_python_scalars_give_jax_s_weak_types():
     for name, value in results.items():
         assert value.dtype == np.float32
         assert value.weak_type == (name in ("comb", "boxcox", "boxcox1p")), name
+
+
+def test_expn_takes_every_real_order_where_jax_does(x64):
+    # As jax: the continued fraction for x > 1 holds for negative and fractional n; the series
+    # for x <= 1 only for whole n >= 1 (NaN otherwise); E_n(0) is inf for every n <= 1.
+    for n in (-1.0, -1.5, 0.5, 1.5, 2.5):
+        for x in (1.5, 3.0):
+            assert float(nss.expn(n, x)) == pytest.approx(float(jss.expn(n, x)), rel=1e-12)
+    # the generalized E_0.5(1.5) = x^-0.5 Gamma(0.5) Q(0.5, x) (SciPy's expn truncates n)
+    assert float(nss.expn(0.5, 1.5)) == pytest.approx(1.5**-0.5 * ss.gamma(0.5) * ss.gammaincc(0.5, 1.5), rel=1e-13)
+    for n in (-1.0, -0.5, 0.0, 1.0):
+        assert float(nss.expn(n, 0.0)) == np.inf == float(jss.expn(n, 0.0))
+    assert np.isnan(float(nss.expn(1.5, 0.5))) and np.isnan(float(nss.expn(-1.0, 0.5)))
+    assert float(nss.expn(1.5, 0.0)) == 2.0  # int_1^inf t^-1.5 dt (jax says inf)
+    # the derivative of E_0 is NaN where E_0 is (x < 0), not a finite formula
+    assert np.isnan(float(numlir.grad(lambda x: nss.expn(0.0, x))(-0.5)))
+
+
+def test_owens_t_of_huge_h_is_zero_and_float32_gradients_stay_float32(x64):
+    # T(1e30, a) was NaN (h^2 = inf times 0); np.sqrt constants made float32 tangents float64.
+    for a in (0.0, 0.5, 1.5, -1.5):
+        for h in (1e30, -1e30):
+            assert float(nss.owens_t(np.float32(h), np.float32(a))) == 0.0 == float(jss.owens_t(h, a))
+    g = numlir.grad(lambda h: nss.owens_t(h, np.float32(1.5)))(np.float32(0.5))
+    assert g.dtype == np.float32
+    assert float(g) == pytest.approx(float(jax.grad(lambda h: jss.owens_t(h, 1.5))(0.5)), rel=1e-5)

@@ -200,23 +200,32 @@ def _zeta_domain(s, q, value):
     return ew.select(ew.eq(s, const(s, 1)), inf, value)
 
 
-def _zeta_q_derivative_impl(order: int):
+def _zeta_partial_impl(s_order: int, q_order: int):
     def impl(s, q):
         dtype = core.get_aval(s).dtype
         s, q = (ew.convert_element_type(v, _compute_dtype(dtype)) for v in (s, q))
-        return ew.convert_element_type(_euler_maclaurin(s, q, order), dtype)
+
+        def partial(s_, order=s_order):
+            if order == 0:
+                return _euler_maclaurin(s_, q, q_order)
+            _, _, (tangent,) = ad.jvp_flat(lambda u: partial(u, order - 1), [s_], [const(s_, 1.0)])
+            return ad.instantiate(tangent)
+
+        return ew.convert_element_type(partial(s), dtype)
 
     return impl
 
 
 @functools.cache
-def _zeta_q_derivative_p(order: int) -> core.Primitive:
-    """``d^order/dq^order zeta(s, q)``, the Euler–Maclaurin sum differentiated term by term
-    (as jax's rule, the derivative of its series): the analytic continuation, defined where
-    lax.zeta's value is NaN by convention (s < 1, q <= 0) -- d/dq zeta(0, q) = -1."""
-    prim = composite_primitives.binary(f"zeta_q_derivative_{order}", _zeta_q_derivative_impl(order))
-    ad.defjvp(prim, _no_tangent("zeta with respect to x"),
-              lambda t, s, q: ew.mul(t, _zeta_q_derivative_p(order + 1).bind(s, q)))
+def _zeta_partial_p(s_order: int, q_order: int) -> core.Primitive:
+    """``d^s_order/ds^s_order d^q_order/dq^q_order zeta(s, q)``: the Euler–Maclaurin sum
+    differentiated term by term (in q by formula, in s by forward mode), as jax's rule, the
+    derivative of its series. It is the analytic continuation, defined where lax.zeta's
+    value is NaN by convention (s < 1, q <= 0): d/dq zeta(0, q) = -1."""
+    prim = composite_primitives.binary(f"zeta_partial_{s_order}_{q_order}",
+                                       _zeta_partial_impl(s_order, q_order))
+    ad.defjvp(prim, lambda t, s, q: ew.mul(t, _zeta_partial_p(s_order + 1, q_order).bind(s, q)),
+              lambda t, s, q: ew.mul(t, _zeta_partial_p(s_order, q_order + 1).bind(s, q)))
     return prim
 
 
@@ -264,7 +273,7 @@ def _no_tangent(what):
     return fn
 
 
-ad.defjvp(zeta_p, _no_tangent("zeta with respect to x"),
-          lambda t, x, q: ew.mul(t, _zeta_q_derivative_p(1).bind(x, q)))
+ad.defjvp(zeta_p, lambda t, x, q: ew.mul(t, _zeta_partial_p(1, 0).bind(x, q)),
+          lambda t, x, q: ew.mul(t, _zeta_partial_p(0, 1).bind(x, q)))
 ad.defjvp(polygamma_p, _no_tangent("polygamma with respect to m"),
           lambda t, m, x: ew.mul(t, polygamma(ew.add(m, const(m, 1)), x)))

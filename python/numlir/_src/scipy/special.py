@@ -12,6 +12,7 @@ lax/special.py's continued fraction of erfcx there.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 
 import numpy as np
@@ -356,9 +357,26 @@ def boxcox1p(x, lmbda):
 
 
 def _boxcox(log_x, lmbda):
+    """``expm1(lmbda log x) / lmbda``; where ``z = lmbda log x`` is small (|z| < 0.1, log x
+    finite), ``log x`` times the series of ``expm1(z) / z``, so that it is smooth in lmbda
+    through 0: its lmbda-derivatives there are ``log(x)^2 / 2``, ``log(x)^3 / 3``, ..., where
+    ``expm1(z) / lmbda`` cancels to rounding noise and jax's branch at 0 gives 0."""
     zero = ufuncs.equal(lmbda, 0)
     safe = ufuncs.where(zero, 1.0, lmbda)
-    return ufuncs.where(zero, log_x, ufuncs.expm1(safe * log_x) / safe)
+    direct = ufuncs.where(zero, log_x, ufuncs.expm1(safe * log_x) / safe)
+    finite = ufuncs.isfinite(log_x)
+    safe_log = ufuncs.where(finite, log_x, 0.0)
+    z = lmbda * safe_log
+    small = finite & (ufuncs.abs(z) < 0.1)
+    zs = ufuncs.where(small, z, 0.0)
+    series = 0.0 * zs
+    for c in reversed(_EXPREL_TERMS):
+        series = c + zs * series
+    return ufuncs.where(small, safe_log * series, direct)
+
+
+# expm1(z) / z = sum_k z^k / (k + 1)!: 13 terms, the next below 1e-17 of the sum at |z| = 0.1.
+_EXPREL_TERMS = [1 / math.factorial(k + 1) for k in range(13)]
 
 
 def poch(z, m):
@@ -384,7 +402,15 @@ def _poch_z_tangent(t, out, z, m):
     large = (z >= _STIRLING_FROM) & (z + m >= _STIRLING_FROM)
     drop = _digamma_drop(ufuncs.where(large, z, _STIRLING_FROM), ufuncs.where(large, m, 1.0))
     rise = ufuncs.where(large, -drop, lax_special.digamma(z + m) - lax_special.digamma(z))
-    return t * (rise * out)
+    # Near z = 0 (z + m away from 0), poch = z h with h = poch(z + 1, m - 1), and its
+    # derivative h + z h', whose
+    # own derivative has no -1/z^2 against 1/z^2 to cancel (as (digamma(z + m) -
+    # digamma(z)) poch's does: 0 or 1e15 instead of 1.09 for poch''(1e-30, 1.5)).
+    near_zero = (ufuncs.abs(z) < 0.5) & (ufuncs.abs(z + m) >= 0.5)  # h smooth there
+    zs, ms = ufuncs.where(near_zero, z, 0.25), ufuncs.where(near_zero, m, 1.5)
+    h = _poch(zs + 1, ms - 1)
+    small = h + zs * h * (lax_special.digamma(zs + ms) - lax_special.digamma(zs + 1))
+    return t * ufuncs.where(near_zero, small, rise * out)
 
 
 _poch.defjvps(_poch_z_tangent, lambda t, out, z, m: t * (lax_special.digamma(z + m) * out))
