@@ -337,3 +337,14 @@ def test_boxcox_is_smooth_in_lambda_through_zero(fn, log, x64):
             assert float(numlir.grad(numlir.grad(lambda v: f(x, v)))(lam)) == pytest.approx(L**3 / 3, rel=1e-7)
         assert float(numlir.grad(lambda v: f(x, v))(0.3)) == pytest.approx(
             numerical_derivative(lambda v: getattr(ss, fn)(x, v), 0.3), rel=1e-9)
+
+
+def test_gammaincc_at_small_a_does_not_cancel(x64):
+    # Q = 1 - P lost everything where P is nearly 1: 0 at a = x = 1e-30 (jax: -2.2e-15), and
+    # half its digits in float32 at a = 1e-5.
+    a = np.array([1e-30, 1e-5, 1e-3, 0.05, 0.099, 1e-8, 0.05])
+    x = np.array([1e-30, 0.5, 0.9, 0.3, 1.05, 1e-10, 1e-30])
+    np.testing.assert_allclose(np.asarray(nss.gammaincc(a, x)), ss.gammaincc(a, x), rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(nss.gammaincc(a.astype(np.float32), x.astype(np.float32))),
+                               ss.gammaincc(a, x), rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(numlir.lax.igammac(a, x)), ss.gammaincc(a, x), rtol=1e-14)

@@ -22,10 +22,12 @@ steps). Half precisions compute in float32.
 
 from __future__ import annotations
 
+from math import factorial
+
 import numpy as np
 
 from numlir._src import ad, core
-from numlir._src.lax import composite_primitives, control_flow, lentz, special
+from numlir._src.lax import composite_primitives, control_flow, float_math, lentz, special
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops
 from numlir._src.lax.elementwise import const
@@ -129,6 +131,66 @@ def _continued_fraction(a, x):
     return state[6], state[7]
 
 
+_SMALL_A = 0.1
+def _riemann_zeta(k: int) -> float:
+    """zeta(k) for k >= 2 in float64: ten terms, then the Euler-Maclaurin tail."""
+    n = 10
+    total = sum(j ** -float(k) for j in range(1, n)) + n ** (1.0 - k) / (k - 1) + 0.5 * n ** -float(k)
+    rising = float(k)  # k (k+1) ... (k + 2m - 2)
+    for m, b in enumerate(special._bernoulli_even(10), start=1):
+        total += float(b) / factorial(2 * m) * rising * n ** (-k - 2.0 * m + 1)
+        rising *= (k + 2 * m - 1) * (k + 2 * m)
+    return total
+
+
+# log Gamma(1 + a) = -gamma a + sum_{k>=2} (-1)^k zeta(k) a^k / k, for |a| < 0.1 (the term
+# left out, a^20 / 20, is below 1e-21 there).
+_LGAMMA1P_COEFFS = [-np.euler_gamma] + [(-1) ** k * _riemann_zeta(k) / k for k in range(2, 20)]
+
+
+def _lgamma1p_small(a):
+    """``log Gamma(1 + a)`` for |a| < 0.1 by its Maclaurin series (lgamma(1 + a) rounds 1 + a)."""
+    total = const(a, 0.0)
+    for c in reversed(_LGAMMA1P_COEFFS):
+        total = ew.mul(a, ew.add(const(a, c), total))
+    return total
+
+
+def _q_small_a(a, x):
+    """``Q(a, x) = (1 - A) + A (1 - B)`` for 0 < a < 0.1 and the series' x (< a + 1), where
+    ``P = A B``, ``A = x^a / Gamma(1 + a)`` and ``B = e^-x sum_n x^n / ((1+a)...(n+a))``:
+    ``1 - A = -expm1(a log x - lgamma1p(a))`` and
+    ``1 - B = e^-x sum_n (x^n / n!) (-expm1(-sum_{k<=n} log1p(a / k)))``, all of whose terms
+    are of a's size, so nothing cancels."""
+    eps = const(a, np.finfo(core.get_aval(a).dtype).eps)
+    one = const(a, 1.0)
+    log_a_part = ew.sub(ew.mul(a, ew.log(x)), _lgamma1p_small(a))
+    one_minus_a = ew.neg(float_math.expm1(log_a_part))
+
+    def cond(state):
+        n, _, _, _, done = state
+        return ew.bitwise_and(
+            ew.lt(n, const(n, _MAX_STEPS)),
+            ew.bitwise_not(reduction.reduce_and(done, tuple(range(core.get_aval(done).ndim)))),
+        )
+
+    def body(state):
+        n, term, logs, total, done = state  # term = x^n / n!, logs = sum_{k<=n} log1p(a/k)
+        k = ew.convert_element_type(ew.add(n, const(n, 1)), core.get_aval(a).dtype)
+        term = ew.mul(term, ew.div(x, k))
+        logs = ew.add(logs, float_math.log1p(ew.div(a, k)))
+        step = ew.mul(term, ew.neg(float_math.expm1(ew.neg(logs))))
+        total = ew.select(done, total, ew.add(total, step))
+        done = ew.bitwise_or(done, ew.le(step, ew.mul(total, eps)))
+        return ew.add(n, const(n, 1)), term, logs, total, done
+
+    zero = ew.mul(a, const(a, 0.0))
+    start = (np.int32(0), ew.add(zero, one), zero, zero, ew.ne(a, a))
+    _, _, _, total, _ = control_flow.while_loop(cond, body, start)
+    one_minus_b = ew.mul(ew.exp(ew.neg(x)), total)
+    return ew.add(one_minus_a, ew.mul(ew.sub(one, one_minus_a), one_minus_b))
+
+
 def _evaluate(a, x, want: str):
     """P, Q, dP/da or -(dP/da)/(dP/dx) at (a, x), in the compute dtype, with JAX's special
     values (except that dP/da is 0, not NaN, at x = inf, where P is 1 for every a, and
@@ -152,7 +214,13 @@ def _evaluate(a, x, want: str):
     q_fraction = ew.mul(pre_c, fraction)
     if want in ("p", "q"):
         p = ew.select(use_series, p_series, ew.sub(one, q_fraction))
-        q = ew.select(use_series, ew.sub(one, p_series), q_fraction)
+        q_series = ew.sub(one, p_series)
+        if want == "q":
+            # For small a, P is nearly 1 and 1 - P cancels (to 0 at a = x = 1e-30, where
+            # Q = 6.85e-29): there Q comes from terms that are each small.
+            small_a = ew.lt(sa, const(a, _SMALL_A))
+            q_series = ew.select(small_a, _q_small_a(ew.select(small_a, sa, const(a, 0.05)), sx), q_series)
+        q = ew.select(use_series, q_series, q_fraction)
         value = p if want == "p" else q
         at_zero, at_inf = (zero, one) if want == "p" else (one, zero)
         value = ew.select(ew.eq(x, zero), at_zero, value)
