@@ -261,8 +261,8 @@ class Builder:
         zeros of both signs, ties (another element's value, or a value an earlier input of the
         program holds), the kinks of the op templates (``KINK_VALUES``), +-inf, NaN, tiny and
         huge magnitudes (``SPECIAL_MAGNITUDES``); complex programs only the kinds in
-        ``COMPLEX_SPECIAL_KINDS``, complex numbers in each part; integers: ``INT_SPECIALS`` (INT_MIN, INT_MAX, 0, -1, 1, and
-        shift amounts at and past the bit width)."""
+        ``COMPLEX_SPECIAL_KINDS``, complex numbers in each part; integers: ``INT_SPECIALS``
+        (INT_MIN, INT_MAX, 0, -1, 1, and shift amounts at and past the bit width)."""
         if dtype in COMPLEX_PARTS:
             out = np.empty(shape, dtype)
             out.real = self.draw_special(shape, COMPLEX_PARTS[dtype])
@@ -340,8 +340,8 @@ class Builder:
         # bfloat16 rounding makes repeated values likely: no tie-freedom to promise; special
         # values hold ties and zeros on purpose. (Their bound is the regular elements': the
         # special ones are outside the accounting, see docs/fuzzing.md.)
-        floats = [a.astype(np.float64) for a in (value, batched)
-                  if special and a is not None and (a.dtype.kind == "f" or a.dtype.name == "bfloat16")]
+        floats = [a.astype(np.float64) for a in (value, batched) if special and a is not None
+                  and (a.dtype.kind == "f" or a.dtype.name == "bfloat16")]
         val = Val(name, Aval(tuple(shape), dtype), bound,
                   distinct=(dtype in ("float32", "float64", "complex64", "complex128")
                             and not special),

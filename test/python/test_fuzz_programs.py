@@ -685,7 +685,8 @@ def test_special_value_programs_hold_zeros_ties_infinities_nan_tiny_huge_and_int
         kinked_ties |= program.differentiable and bool(
             set(program.kinds()) & {"maximum", "minimum", "relu", "abs", "clip", "sort",
                                     "reduce_max", "cummax", "top_k", "fmax", "relu6"})
-    assert floats >= {"+0", "-0", "+inf", "-inf", "nan", "-nan", "tiny", "huge", "kink", "tie"}, floats
+    assert floats >= {"+0", "-0", "+inf", "-inf", "nan", "-nan", "tiny", "huge", "kink",
+                      "tie"}, floats
     assert complexes >= {"+0", "-0", "tiny", "tie"}, complexes
     assert ints >= {"INT_MIN", "INT_MAX", "int zero", "minus one", "shift past the width"}, ints
     assert kinked_ties
@@ -828,7 +829,8 @@ def test_summary_and_reproducer_name_special_value_programs(tmp_path):
     assert summary["special_value_counts"] == {"wrong": 1}
     assert campaign.Campaign(argparse.Namespace(**{**vars(args), "special_values": "all"})
                              ).restriction() == " --special-values all"
-    text = reproducer.script(_chain_program().copy(special_values=True), Outcome("jit", "wrong", ""))
+    text = reproducer.script(_chain_program().copy(special_values=True),
+                             Outcome("jit", "wrong", ""))
     assert "Special values: yes" in text and "SPECIAL_VALUES = True" in text
     assert "Special values" not in reproducer.script(_chain_program(), Outcome("jit", "wrong", ""))
     described = render.describe(generate.generate(101, 3, special="all"))
