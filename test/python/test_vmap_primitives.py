@@ -168,6 +168,7 @@ UNARY = {  # name: (fn, dtypes, input kind)
     "lgamma": (lambda M, x: M.lax.lgamma(x), (F32,), "pos"),
     "digamma": (lambda M, x: M.lax.digamma(x), (F32,), "pos"),
     "stop_gradient": (lambda M, x: M.lax.stop_gradient(x), (F32,), "any"),
+    "integer_pow": (lambda M, x: M.lax.integer_pow(x, -3), (F32,), "pos"),
     "not": (lambda M, x: M.lax.bitwise_not(x), (I32, BOOL), "any"),
     "population_count": (lambda M, x: M.lax.population_count(x), (I32,), "any"),
     "clz": (lambda M, x: M.lax.clz(x), (I32,), "bits"),
@@ -700,7 +701,7 @@ NOT_COVERED_HERE |= {"real", "imag", "complex", "conj", "fft", "check", "custom_
                      "custom_root", "rng_bit_generator", "cosine_integral", "sine_integral",
                      "dawsn", "expi", "expn", "fresnel_c", "fresnel_s", "hyp1f1", "hyp1f1_da",
                      "hyp1f1_db", "hyp2f1", "hyp2f1_da", "hyp2f1_db", "hyp2f1_dc", "owens_t",
-                     "spence", "wofz", "debug_callback", "pure_callback"}
+                     "spence", "spence_slope", "wofz", "debug_callback", "pure_callback"}
 
 
 def test_every_batching_rule_is_exercised(monkeypatch):
