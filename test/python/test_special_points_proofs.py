@@ -251,8 +251,16 @@ def test_zeta_at_huge_arguments_follows_its_integral_term():
     for s, q in [(1.5, math.inf), (1e30, 1e30), (math.inf, math.inf), (1e30, 1.5), (math.inf, 1.5)]:
         assert float(nss.zeta(s, q)) == 0.0
     assert float(nss.zeta(1e30, -1.5)) == math.inf and float(nss.zeta(math.inf, -1.5)) == math.inf
-    # d/ds zeta(s, 1.5) = -sum log(1.5 + k) (1.5 + k)^-s -> 0 as s -> inf
-    assert at(lambda s: nss.zeta(s, 1.5), 1e30) == 0.0
+    # d/ds zeta(s, 1.5) = -sum log(1.5 + k) (1.5 + k)^-s -> 0 as s -> inf, as do all the
+    # derivatives of zeta(s, s) (jax: NaN); at the pole s = 1, zeta(s, s) = 1/(s - 1) + O(1)
+    # has the slope -1/(s - 1)^2 -> -inf from both sides (jax: NaN)
+    for dtype in (F32, F64):
+        for order in (1, 2):
+            assert at(lambda s: nss.zeta(s, 1.5), 1e30, dtype, order) == 0.0
+            assert at(lambda s: nss.zeta(s, 1.5), math.inf, dtype, order) == 0.0
+            assert at(lambda s: nss.zeta(s, s), math.inf, dtype, order) == 0.0
+        assert at(lambda s: nss.zeta(s, s), 1.0, dtype) == -math.inf
+    assert at(lambda s: nss.zeta(s, s), 1.0 + 1e-6) == pytest.approx(-1e12, rel=1e-5)
     # d^2/dq^2 zeta(-1.5, q) = 0.75 zeta(0.5, q) ~ -1.5 sqrt(q) -> -inf; d/dq zeta(-1.5, q) =
     # 1.5 zeta(-0.5, q) ~ -q^1.5, -1e45 at 1e30: -inf in float32
     assert at(lambda q: nss.zeta(-1.5, q), math.inf, F64, 2) == -math.inf

@@ -176,7 +176,10 @@ def _euler_maclaurin(s, q, order: int = 0):
         for j in range(order - 1):
             previous = ew.mul(previous, ew.add(s, c(j)))
         integral = ew.mul(previous, integral_power)
-    value = ew.add(ew.mul(rising, sums), integral)
+    # A vanishing sum or power stays 0 next to an overflowed rising factorial (s = 1e30).
+    zero = c(0.0)
+    value = ew.add(ew.select(ew.eq(sums, zero), zero, ew.mul(rising, sums)),
+                   ew.select(ew.eq(integral_power, zero), zero, integral))
     return ew.neg(value) if order % 2 else value
 
 
@@ -211,7 +214,12 @@ def _zeta_partial_impl(s_order: int, q_order: int):
             _, _, (tangent,) = ad.jvp_flat(lambda u: partial(u, order - 1), [s_], [const(s_, 1.0)])
             return ad.instantiate(tangent)
 
-        return ew.convert_element_type(partial(s), dtype)
+        value = partial(s)
+        if s_order and s_order % 2 == 0:
+            # zeta ~ 1/(s - 1) at the pole: its even s-derivatives tend to +inf on one side
+            # and -inf on the other, so have no value there (the odd ones are -inf).
+            value = ew.select(ew.eq(s, const(s, 1.0)), const(s, np.nan), value)
+        return ew.convert_element_type(value, dtype)
 
     return impl
 
