@@ -164,6 +164,8 @@ def test_polygamma_vanishes_at_infinity_and_decays_like_a_power():
             assert at(numlir.lax.lgamma, x, dtype, 2) == pytest.approx(_polygamma_asymptotic(1, x), rel=1e-5)
             assert at(nss.gammaln, x, dtype, 2) == pytest.approx(_polygamma_asymptotic(1, x), rel=1e-5)
             assert at(nss.loggamma, x, dtype, 2) == pytest.approx(_polygamma_asymptotic(1, x), rel=1e-5)
+            assert at(lambda v: nss.multigammaln(v, 1), x, dtype, 2) == pytest.approx(
+                _polygamma_asymptotic(1, x), rel=1e-5)
         inf = np.asarray(math.inf, dtype)
         for f, orders in [(numlir.lax.digamma, (1, 2)), (nss.digamma, (1, 2)), (numlir.lax.lgamma, (2,)),
                           (nss.gammaln, (2,)), (nss.loggamma, (2,)), (lambda x: nss.multigammaln(x, 1), (2,)),
@@ -198,8 +200,10 @@ def test_beta_family_derivatives_where_jax_has_nan_from_an_unselected_branch():
         assert at(lambda v: nss.betaln(v, v), x, F32) == pytest.approx(-1 / x, rel=1e-6)
         assert at(lambda v: nss.betaln(v, v), x, order=2) == pytest.approx(1 / x**2, rel=1e-12)
     assert at(lambda v: nss.betaln(v, v), 1e30, F32) == pytest.approx(-2 * math.log(2), rel=1e-5)
-    # d/dx log|B(x, 1.5)| = psi(x) - psi(x + 1.5) ~ -1.5/x at 1e30 (jax: -3e-30, float32)
-    assert at(lambda v: nss.betaln(v, 1.5), 1e30, F32) == pytest.approx(-1.5e-30, rel=1e-6)
+    # d/dx log|B(x, b)| = psi(x) - psi(x + b) ~ -b/x at 1e30 (jax: -2b/x, float32)
+    for b in (1.5, -1.5):
+        assert at(lambda v: nss.betaln(v, b), 1e30, F32) == pytest.approx(-b * 1e-30, rel=1e-6)
+        assert at(lambda v: nss.betaln(b, v), 1e30, F32) == pytest.approx(-b * 1e-30, rel=1e-6)
     # the curvature psi'(x) - psi'(x + b) is +inf at the poles 0, -1 of psi'(x)
     for x in (0.0, -0.0, -1.0):
         for f in (lambda v: nss.betaln(v, 1.5), lambda v: nss.betaln(1.5, v)):
@@ -223,6 +227,7 @@ def test_beta_family_derivatives_where_jax_has_nan_from_an_unselected_branch():
         assert at(lambda v: nss.beta(v, -1.5), x, F32) == -math.inf
         assert at(lambda v: nss.beta(v, v), x) == pytest.approx(-2 / x**2, rel=1e-12)
         assert at(lambda v: nss.beta(v, v), x, order=2) == pytest.approx(4 / x**3, rel=1e-12)
+        assert at(lambda v: nss.beta(v, -1.5), x, order=2) == pytest.approx(2 / x**3, rel=1e-12)
 
 
 def test_poch_at_huge_and_tiny_arguments():
@@ -233,7 +238,8 @@ def test_poch_at_huge_and_tiny_arguments():
     assert float(nss.poch(1e30, -1.5)) == pytest.approx(1e-45, rel=1e-12)
     assert at(lambda z: nss.poch(z, 1.5), 1e30) == pytest.approx(1.5 * 1e30**0.5, rel=1e-12)
     assert at(lambda z: nss.poch(z, 1.5), 1e30, order=2) == pytest.approx(0.75 * 1e30**-0.5, rel=1e-12)
-    assert float(nss.poch(0.0, 1e30)) == 0.0
+    for order in (0, 1, 2):  # poch(0, m) = 0 for every m
+        assert at(lambda m: nss.poch(0.0, m), 1e30, F64, order) == 0.0
     assert float(nss.poch(1e30, 1e30)) == math.inf and at(lambda z: nss.poch(z, z), 1e30) == math.inf
     for m in (1.5, -1.5):
         for z in (0.0, -0.0):
@@ -266,6 +272,12 @@ def test_zeta_at_huge_arguments_follows_its_integral_term():
     assert at(lambda q: nss.zeta(-1.5, q), math.inf, F64, 2) == -math.inf
     assert at(lambda q: nss.zeta(-1.5, q), 1e30, F32) == -math.inf
     assert at(lambda q: nss.zeta(-1.5, q), 1e30, F64) == pytest.approx(-1e45, rel=1e-12)
+    assert at(lambda q: nss.zeta(-1.5, q), 1e30, F32, 2) == pytest.approx(-1.5e15, rel=1e-5)
+    # d^2/ds^2 zeta(s, q) ~ 2/(s - 1)^3 at the pole: +inf from above, -inf from below, so no
+    # value at s = 1 (jax: +inf for q = 1.5, NaN for q = s)
+    below, above = (at(lambda s: nss.zeta(s, 1.5), 1 + e, F64, 2) for e in (-1e-4, 1e-4))
+    assert below < -1e11 and above > 1e11
+    assert math.isnan(at(lambda s: nss.zeta(s, 1.5), 1.0, F64, 2))
 
 
 def test_regularized_gamma_at_zero_shape_is_its_limit_one():
