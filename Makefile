@@ -49,9 +49,16 @@ test-lit: build
 test-python: build
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 
+# A fast subset runs again with 4 CPU devices (docs/devices.md): computations still
+# default to the first, so nothing may assume there is only one.
+FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py \
+	test_donation.py test_grad.py test_vmap.py test_host_callbacks.py \
+	test_saved_executables.py test_device_transfer.py test_array_methods.py)
+
 test: build
 	$(LLVM_BIN)/lit -s build/test
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
+	NUMLIR_NUM_CPU_DEVICES=4 $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(FOUR_DEVICE_TESTS)
 
 # The special-point sweep (docs/testing.md) in float32 and float64 for every case; `make
 # test` runs each case in one of the two.

@@ -25,6 +25,8 @@ from numlir._src.array import Array
 from numlir._src.source_info import named_call, named_scope
 from numlir._src.backends.base import Device
 from numlir._src.device_transfer import block_until_ready, device_get, device_put
+from numlir._src.placement import (default_device, transfer_guard, transfer_guard_device_to_device,
+                                   transfer_guard_device_to_host, transfer_guard_host_to_device)
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
@@ -38,7 +40,7 @@ from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, Shape
                               TracerBoolConversionError, UnexpectedTracerError,
                               ensure_compile_time_eval)
 from numlir._src.callback import pure_callback
-from numlir import custom_derivatives, debug, lax, nn, numpy, random, scipy, tree_util
+from numlir import custom_derivatives, debug, lax, nn, numpy, random, scipy, sharding, tree_util
 
 jacobian = jacrev  # jax's other name for it
 
@@ -47,14 +49,16 @@ __all__ = [
     "Array", "ClosedGraph", "CompileError", "ConcretizationTypeError", "Graph", "ShapeDtypeStruct",
     "ShapedArray", "TracerBoolConversionError", "UnexpectedTracerError", "checkpoint",
     "block_until_ready", "checkpoint_name", "checkpoint_policies", "clear_caches", "compile",
-    "config", "default_backend", "device_count", "device_get", "device_put", "disable_jit",
+    "config", "default_backend", "default_device", "device_count", "device_get", "device_put", "disable_jit",
     "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
     "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
     "closure_convert", "custom_derivatives", "debug", "pure_callback", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
-    "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "tree_util", "value_and_grad", "vjp", "vmap",
+    "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "sharding", "transfer_guard",
+    "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device", "tree_util", "value_and_grad", "vjp", "vmap",
 ]
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402

@@ -30,6 +30,7 @@ void nlrt_device_init(nlrt_device *device, const nlrt_driver *driver,
   device->driver = driver;
   atomic_init(&device->ref_count, 1);
   device->ordinal = ordinal;
+  device->num_threads = 0;
   snprintf(device->name, sizeof(device->name), "%s:%d", driver->name, ordinal);
 }
 
@@ -37,8 +38,9 @@ void nlrt_device_retain(nlrt_device *device) {
   atomic_fetch_add_explicit(&device->ref_count, 1, memory_order_relaxed);
 }
 
-NLRT_API nlrt_status nlrt_device_open(const char *driver_name, int ordinal,
-                                      nlrt_device **out_device) {
+NLRT_API nlrt_status nlrt_device_open_with_options(
+    const char *driver_name, int ordinal, const nlrt_device_option *options,
+    size_t num_options, nlrt_device **out_device) {
   if (!driver_name || !out_device)
     return nlrt_error(NLRT_INVALID_ARGUMENT,
                       "nlrt_device_open: driver name and out pointer must "
@@ -46,10 +48,31 @@ NLRT_API nlrt_status nlrt_device_open(const char *driver_name, int ordinal,
   if (ordinal < 0)
     return nlrt_error(NLRT_INVALID_ARGUMENT,
                       "device ordinal must be >= 0, got %d", ordinal);
+  if (num_options > 0 && !options)
+    return nlrt_error(NLRT_INVALID_ARGUMENT,
+                      "nlrt_device_open_with_options: %zu options at NULL",
+                      num_options);
+  for (size_t i = 0; i < num_options; ++i)
+    if (!options[i].name)
+      return nlrt_error(NLRT_INVALID_ARGUMENT,
+                        "nlrt_device_open_with_options: option %zu has no "
+                        "name",
+                        i);
   for (size_t i = 0; i < NUM_DRIVERS; ++i)
     if (strcmp(drivers[i]->name, driver_name) == 0)
-      return drivers[i]->device_open(drivers[i], ordinal, out_device);
+      return drivers[i]->device_open(drivers[i], ordinal, options,
+                                     num_options, out_device);
   return unknown_driver(driver_name);
+}
+
+NLRT_API nlrt_status nlrt_device_open(const char *driver_name, int ordinal,
+                                      nlrt_device **out_device) {
+  return nlrt_device_open_with_options(driver_name, ordinal, NULL, 0,
+                                       out_device);
+}
+
+NLRT_API int nlrt_device_num_threads(const nlrt_device *device) {
+  return device ? device->num_threads : 0;
 }
 
 NLRT_API void nlrt_device_close(nlrt_device *device) {

@@ -70,6 +70,8 @@ struct nlrt_device {
   const nlrt_driver *driver;
   atomic_size_t ref_count;
   int ordinal;
+  /* The thread team size (the "num_threads" option); 0: the default. */
+  int num_threads;
   char name[32];
 };
 
@@ -87,8 +89,11 @@ struct nlrt_executable {
  * pointers checked). */
 struct nlrt_driver {
   const char *name;
+  /* `options` are validated by the driver, which rejects names it does
+   * not read. */
   nlrt_status (*device_open)(const nlrt_driver *driver, int ordinal,
-                             nlrt_device **out_device);
+                             const nlrt_device_option *options,
+                             size_t num_options, nlrt_device **out_device);
   void (*device_destroy)(nlrt_device *device);
   /* A file that is not an image (for the cpu driver: a bare ELF object);
    * images read from files arrive through load_memory. */

@@ -85,12 +85,42 @@ static void test_devices(void) {
   CHECK_FAILS(nlrt_device_open("tpu", 0, &untouched), NLRT_NOT_FOUND,
               "known drivers: cpu");
   CHECK(untouched == (nlrt_device *)&device);
-  CHECK_FAILS(nlrt_device_open("cpu", 1, &device), NLRT_NOT_FOUND,
-              "ordinal 0");
+  CHECK_FAILS(nlrt_device_open("cpu", NLRT_CPU_MAX_DEVICES, &device),
+              NLRT_NOT_FOUND, "devices 0 to 1023");
   CHECK_FAILS(nlrt_device_open("cpu", -1, &device), NLRT_INVALID_ARGUMENT,
               "ordinal");
   CHECK_FAILS(nlrt_device_open(NULL, 0, &device), NLRT_INVALID_ARGUMENT,
               "NULL");
+}
+
+/* Several cpu devices, each with its own thread team size. */
+static void test_device_options(void) {
+  nlrt_device_option two_threads = {"num_threads", 2};
+  nlrt_device *first = NULL, *third = NULL;
+  CHECK(nlrt_device_open("cpu", 0, &first) == NLRT_OK);
+  CHECK(nlrt_device_num_threads(first) == 0);
+  CHECK(nlrt_device_open_with_options("cpu", 2, &two_threads, 1, &third) ==
+        NLRT_OK);
+  CHECK(strcmp(nlrt_device_name(third), "cpu:2") == 0);
+  CHECK(nlrt_device_num_threads(third) == 2);
+  nlrt_device_close(first);
+  nlrt_device_close(third);
+  CHECK(nlrt_device_num_threads(NULL) == 0);
+
+  nlrt_device *untouched = (nlrt_device *)&first;
+  nlrt_device_option unknown = {"streams", 4};
+  CHECK_FAILS(nlrt_device_open_with_options("cpu", 0, &unknown, 1, &untouched),
+              NLRT_INVALID_ARGUMENT, "no device option 'streams'");
+  nlrt_device_option negative = {"num_threads", -1};
+  CHECK_FAILS(
+      nlrt_device_open_with_options("cpu", 0, &negative, 1, &untouched),
+      NLRT_INVALID_ARGUMENT, "num_threads must be 0");
+  nlrt_device_option unnamed = {NULL, 1};
+  CHECK_FAILS(nlrt_device_open_with_options("cpu", 0, &unnamed, 1, &untouched),
+              NLRT_INVALID_ARGUMENT, "has no name");
+  CHECK_FAILS(nlrt_device_open_with_options("cpu", 0, NULL, 1, &untouched),
+              NLRT_INVALID_ARGUMENT, "1 options at NULL");
+  CHECK(untouched == (nlrt_device *)&first);
 }
 
 static void test_add_from_file(nlrt_device *device) {
@@ -655,6 +685,7 @@ int main(int argc, char **argv) {
 
   test_versions_and_names();
   test_devices();
+  test_device_options();
 
   nlrt_device *device = NULL;
   if (nlrt_device_open("cpu", 0, &device) != NLRT_OK) {

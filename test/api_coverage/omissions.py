@@ -28,12 +28,10 @@ DELIBERATE: dict[str, str] = {
     "jax.make_array_from_callback": _MULTI_PROCESS,
     "jax.make_array_from_process_local_data": _MULTI_PROCESS,
     "jax.make_array_from_single_device_arrays": _MULTI_PROCESS,
-    "jax.Array.sharding": _SHARDING,
     "jax.Array.addressable_data": _SHARD_BUFFERS,
     "jax.Array.addressable_shards": _SHARD_BUFFERS,
     "jax.Array.global_shards": _SHARD_BUFFERS,
     "jax.Array.is_fully_addressable": _MULTI_PROCESS,
     "jax.Array.is_fully_replicated": _SHARDING,
-    "jax.Array.committed": _SHARDING,
     "jax.jax2tf_associative_scan_reductions": "an option of jax2tf's TensorFlow export, which numlir does not have",
 }

@@ -58,9 +58,9 @@ def _run(name, level, monkeypatch, seen):
     monkeypatch.setattr(config.flags, "cpu_small_eager_opt_level", level)
     real = cpu.CpuBackend.compile
 
-    def recording(self, text, *, options=None, name="module", keep_image=False):
+    def recording(self, text, *, options=None, name="module", **rest):
         seen.append((name, None if options is None else options.opt_level))
-        return real(self, text, options=options, name=name, keep_image=keep_image)
+        return real(self, text, options=options, name=name, **rest)
 
     monkeypatch.setattr(cpu.CpuBackend, "compile", recording)
     out = OPS[name]()
@@ -90,9 +90,9 @@ def test_large_ops_keep_the_usual_level(monkeypatch):
     monkeypatch.setattr(config.flags, "cpu_small_eager_opt_level", 0)
     real = cpu.CpuBackend.compile
 
-    def recording(self, text, *, options=None, name="module", keep_image=False):
+    def recording(self, text, *, options=None, name="module", **rest):
         seen.append((name, None if options is None else options.opt_level))
-        return real(self, text, options=options, name=name, keep_image=keep_image)
+        return real(self, text, options=options, name=name, **rest)
 
     monkeypatch.setattr(cpu.CpuBackend, "compile", recording)
     jnp.sin(np.ones(16, np.float32))  # 64 bytes: small

@@ -40,6 +40,8 @@ LAYER_OF = {
     "numlir._src.static_args": "runtime",
     "numlir._src.jit": "runtime",
     "numlir._src.device_queries": "runtime",
+    "numlir._src.placement": "runtime",
+    "numlir._src.sharding": "runtime",
     "numlir._src.ad_util": "interpreters",
     "numlir._src.ad": "interpreters",
     "numlir._src.partial_eval": "interpreters",

@@ -221,11 +221,19 @@ def test_unknown_driver_lists_known_drivers():
         _runtime.Device("tpu")
 
 
-def test_cpu_driver_has_only_ordinal_zero():
-    with pytest.raises(RuntimeError, match="NOT_FOUND.*ordinal 0"):
-        _runtime.Device("cpu", 1)
+def test_cpu_driver_opens_ordinals_up_to_its_maximum():
+    assert _runtime.Device("cpu", 3).name == "cpu:3"
+    with pytest.raises(RuntimeError, match="NOT_FOUND: the cpu driver has devices 0 to 1023"):
+        _runtime.Device("cpu", 1024)
     with pytest.raises(RuntimeError, match="INVALID_ARGUMENT"):
         _runtime.Device("cpu", -1)
+
+
+def test_cpu_device_options_set_its_thread_team_and_reject_bad_values():
+    assert _runtime.Device("cpu", 1, num_threads=3).num_threads == 3
+    assert _runtime.Device("cpu").num_threads == 0
+    with pytest.raises(RuntimeError, match="INVALID_ARGUMENT: cpu device option num_threads"):
+        _runtime.Device("cpu", 0, num_threads=-2)
 
 
 def test_default_entry_is_numlir_entry(device, image):

@@ -1,8 +1,15 @@
-"""numlir.Array: a concrete array held in a backend buffer.
+"""numlir.Array: a concrete array held in a buffer on one device.
 
-For this increment every backend's host interface is NumPy (``exe.execute``
-takes and returns host ndarrays), so an Array holds the host ndarray together
-with its abstract value (shape, canonical dtype, weak-type flag).
+An Array holds its device's buffer, its abstract value (shape, canonical dtype,
+weak-type flag), the device it lives on and whether it is *committed* there
+(JAX's placement rules, placement.py: a computation runs where its committed
+arguments live). Devices whose memory is the host's (the cpu backend's) hold
+C-contiguous NumPy arrays as buffers, which NumPy reads without a transfer;
+other devices' buffers are read through ``Device.get``.
+
+An Array made from host data inside numlir (constants, PRNG keys) has no device
+yet (``_device`` None): it is uncommitted, on the default device, and a
+computation elsewhere takes its host buffer as it is.
 """
 
 from __future__ import annotations
@@ -48,13 +55,55 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         Array(12., dtype=float32)
     """
 
-    __slots__ = ("_value", "aval")
+    __slots__ = ("_value", "aval", "_device", "_committed")
     __array_priority__ = 100
 
-    def __init__(self, value: np.ndarray, aval: core.ShapedArray):
-        value.flags.writeable = False  # Arrays are immutable, like JAX's
+    def __init__(self, value, aval: core.ShapedArray, device=None, committed: bool = False):
+        if type(value) is np.ndarray:
+            value.flags.writeable = False  # Arrays are immutable, like JAX's
         self._value = value
         self.aval = aval
+        self._device = device
+        self._committed = committed
+
+    @property
+    def device(self):
+        """The Device this array lives on (``jax.Array.device``)."""
+        if self._device is None:
+            from numlir._src import placement  # above this layer: placement knows the backends
+
+            return placement.current_default_device()
+        return self._device
+
+    def devices(self) -> set:
+        """The set of devices this array lives on: one (``jax.Array.devices()``)."""
+        return {self.device}
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array was placed on its device explicitly (``device_put`` with a
+        device, or the output of a computation on committed arrays): computations then run
+        there, and mixing committed arrays of two devices is an error."""
+        return self._committed
+
+    @property
+    def sharding(self):
+        """``SingleDeviceSharding(self.device)``, as jax.Array.sharding."""
+        from numlir._src.sharding import SingleDeviceSharding
+
+        return SingleDeviceSharding(self.device)
+
+    def _host(self) -> np.ndarray:
+        """The contents as a host ndarray: the buffer itself where it is host memory, else a
+        transfer from the device (under the device-to-host transfer guard)."""
+        value = self._value
+        if type(value) is np.ndarray:
+            return value
+        if type(value) is _DeletedBuffer:
+            value._raise()
+        from numlir._src import placement
+
+        return placement.to_host(self)
 
     @classmethod
     def from_host(cls, value, weak_type: bool = False) -> "Array":
@@ -69,14 +118,13 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
-    nbytes = property(lambda self: self._value.nbytes)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
     def __array__(self, dtype=None, copy=None):
-        if type(self._value) is _DeletedBuffer:
-            self._value._raise()
-        if copy is False and dtype is not None and np.dtype(dtype) != self._value.dtype:
+        value = self._host()
+        if copy is False and dtype is not None and np.dtype(dtype) != value.dtype:
             raise ValueError("a copy is needed to convert the dtype")
-        out = self._value if dtype is None else self._value.astype(dtype, copy=False)
+        out = value if dtype is None else value.astype(dtype, copy=False)
         return out.copy() if copy else out
 
     def __len__(self):
@@ -87,20 +135,21 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        for row in self._value:
+        for row in self._host():
             row = np.asarray(row)  # a 1-d array's rows are NumPy scalars: make them 0-d arrays
-            yield Array(row, core.ShapedArray(row.shape, self.dtype, self.weak_type))
+            yield Array(row, core.ShapedArray(row.shape, self.dtype, self.weak_type),
+                        self._device, self._committed)
 
     def item(self, *args):
-        return self._value.item(*args)
+        return self._host().item(*args)
 
     def tolist(self):
-        return self._value.tolist()
+        return self._host().tolist()
 
     def _scalar(self, conv, what):
         if self.size != 1:
             raise TypeError(f"only size-1 arrays can be converted to Python {what}s")
-        return conv(self._value.reshape(()).item())
+        return conv(self._host().reshape(()).item())
 
     def __float__(self):
         return self._scalar(float, "float")
@@ -114,7 +163,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
                 "The truth value of an array with more than one element is ambiguous. "
                 "Use a.any() or a.all()"
             )
-        return bool(self._value.reshape(()).item())
+        return bool(self._host().reshape(()).item())
 
     def __complex__(self):
         return self._scalar(complex, "complex")
@@ -122,15 +171,27 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def __index__(self):
         if not (dtypes.is_int(self.dtype) or dtypes.is_bool(self.dtype)) or self.shape:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return int(self._value)
+        return int(self._host())
 
     def __format__(self, spec):
-        return format(self._value.item() if not self.shape else self._value, spec)
+        value = self._host()
+        return format(value.item() if not self.shape else value, spec)
 
     __hash__ = None
 
     def block_until_ready(self):
+        """Waits until the computation behind this array has finished; returns the array."""
+        if self.is_deleted():
+            self._value._raise()
+        if self._device is not None:
+            self._device.synchronize()
         return self
+
+    def copy_to_host_async(self) -> None:
+        """Starts copying the array to the host, so that a later ``np.asarray`` waits less
+        (jax.Array.copy_to_host_async); nothing to do where buffers are host memory."""
+        if self.is_deleted():
+            self._value._raise()
 
     def delete(self) -> None:
         """Frees the buffer now; any later use of this array raises (as ``jax.Array.delete``)."""
@@ -142,7 +203,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         return type(self._value) is _DeletedBuffer
 
     def copy(self):
-        return Array(self._value.copy(), self.aval)
+        return Array(self._host().copy(), self.aval, self._device, self._committed)
 
     def clone(self) -> "Array":
         """A new Array object over the same buffer, as ``jax.Array.clone``: no copy is made.
@@ -153,7 +214,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         else holds)."""
         if self.is_deleted():
             self._value._raise()
-        return Array(self._value, self.aval)
+        return Array(self._value, self.aval, self._device, self._committed)
 
     def is_ready(self) -> bool:
         """Whether the computation behind this array has finished: always, since numlir runs
@@ -165,14 +226,14 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     def tobytes(self, order="C") -> bytes:
         """The array's raw bytes in ``order`` ('C', 'F', 'A' or 'K'), as ``np.ndarray.tobytes``
         (which is what ``jax.Array.tobytes`` calls)."""
-        return self._value.tobytes(order)
+        return self._host().tobytes(order)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """This array's memory for a DLPack consumer: shared and read-only under DLPack 1.0,
         a copy under the legacy protocol (numlir._src.dlpack)."""
         from numlir._src import dlpack
 
-        return dlpack.export(self._value, stream=stream, max_version=max_version,
+        return dlpack.export(self._host(), stream=stream, max_version=max_version,
                              dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
@@ -184,12 +245,12 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         if self.is_deleted():
             return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
         prefix = "Array("
-        body = np.array2string(self._value, prefix=prefix, separator=", ")
+        body = np.array2string(self._host(), prefix=prefix, separator=", ")
         extra = f", dtype={self.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         return f"{prefix}{body}{extra})"
 
     def __str__(self):
-        return repr(self) if self.is_deleted() else str(self._value)
+        return repr(self) if self.is_deleted() else str(self._host())
 
 
 tree_util.register_leaf_type(Array)

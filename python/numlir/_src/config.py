@@ -57,6 +57,16 @@ def _traceback_filtering_mode(value: Any, what: str) -> str:
     return mode
 
 
+TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
+def _transfer_guard_level(value: Any, what: str) -> str:
+    if value not in TRANSFER_GUARD_LEVELS:
+        raise ValueError(f"{what} must be one of {', '.join(TRANSFER_GUARD_LEVELS)}, "
+                         f"got {value!r}")
+    return value
+
+
 @dataclasses.dataclass
 class Flags:
     """The process-wide flags; read them as ``config.flags.<name>``."""
@@ -186,6 +196,30 @@ class Flags:
     )
     #: Only executables at least this large are written to the persistent cache.
     persistent_cache_min_entry_size_bytes: int = 0
+    #: How many CPU devices the cpu backend has (NUMLIR_NUM_CPU_DEVICES, jax's
+    #: jax_num_cpu_devices; default 1). Each runs its parallel loops on a thread team of
+    #: its own, an equal share of NUMLIR_NUM_THREADS (default: every core), so devices
+    #: running at once do not oversubscribe the cores. Set it before the first computation.
+    num_cpu_devices: int = dataclasses.field(
+        default_factory=lambda: _env_int("NUMLIR_NUM_CPU_DEVICES", 1, minimum=1)
+    )
+    #: The device computations without committed arguments run on and arrays are created
+    #: on (jax_default_device; None: the default backend's first device). A Device, or a
+    #: backend name meaning that backend's first device.
+    default_device: Any = None
+    #: What an implicit transfer does, per direction, as jax's transfer guards: "allow",
+    #: "log" (a WARNING on logger "numlir"), "disallow" (an error), and "log_explicit" /
+    #: "disallow_explicit", which also cover device_put and device_get
+    #: (NUMLIR_TRANSFER_GUARD sets all three; docs/devices.md).
+    transfer_guard_host_to_device: str = dataclasses.field(
+        default_factory=lambda: _transfer_guard_level(
+            os.environ.get("NUMLIR_TRANSFER_GUARD", "allow"), "NUMLIR_TRANSFER_GUARD"))
+    transfer_guard_device_to_device: str = dataclasses.field(
+        default_factory=lambda: _transfer_guard_level(
+            os.environ.get("NUMLIR_TRANSFER_GUARD", "allow"), "NUMLIR_TRANSFER_GUARD"))
+    transfer_guard_device_to_host: str = dataclasses.field(
+        default_factory=lambda: _transfer_guard_level(
+            os.environ.get("NUMLIR_TRANSFER_GUARD", "allow"), "NUMLIR_TRANSFER_GUARD"))
     #: "auto" removes numlir's own frames from the tracebacks of errors raised through its
     #: API (jit, transformations, numlir.numpy...); "off" keeps them
     #: (NUMLIR_TRACEBACK_FILTERING, as JAX_TRACEBACK_FILTERING).
@@ -216,6 +250,19 @@ _ALIASES = {
     "jax_compilation_cache_max_size": "compilation_cache_max_size",
     "jax_persistent_cache_min_compile_time_secs": "persistent_cache_min_compile_time_secs",
     "jax_persistent_cache_min_entry_size_bytes": "persistent_cache_min_entry_size_bytes",
+    "jax_num_cpu_devices": "num_cpu_devices",
+    "jax_default_device": "default_device",
+    "jax_transfer_guard_host_to_device": "transfer_guard_host_to_device",
+    "jax_transfer_guard_device_to_device": "transfer_guard_device_to_device",
+    "jax_transfer_guard_device_to_host": "transfer_guard_device_to_host",
+}
+
+#: Names that set several flags at once: jax_transfer_guard sets every direction.
+_GROUPS = {
+    "transfer_guard": ("transfer_guard_host_to_device", "transfer_guard_device_to_device",
+                       "transfer_guard_device_to_host"),
+    "jax_transfer_guard": ("transfer_guard_host_to_device", "transfer_guard_device_to_device",
+                           "transfer_guard_device_to_host"),
 }
 
 
@@ -235,11 +282,22 @@ def _validate(field: str, value: Any) -> Any:
         raise ValueError(f"numpy_rank_promotion must be 'allow', 'warn' or 'raise', got {value!r}")
     if field == "traceback_filtering":
         return _traceback_filtering_mode(value, "traceback_filtering")
+    if field.startswith("transfer_guard_"):
+        return _transfer_guard_level(value, field)
+    if field == "num_cpu_devices":
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"num_cpu_devices must be an integer >= 1, got {value!r}")
+    for check in _validators.get(field, ()):
+        check(value)
     return value
 
 
 def update(name: str, value: Any) -> None:
     """Sets a flag by its numlir name or its JAX name."""
+    if name in _GROUPS:
+        for field in _GROUPS[name]:
+            update(field, value)
+        return
     field = _ALIASES.get(name, name.removeprefix("numlir_"))
     if field not in {f.name for f in dataclasses.fields(Flags)}:
         known = sorted({f.name for f in dataclasses.fields(Flags)} | set(_ALIASES))
@@ -250,6 +308,13 @@ def update(name: str, value: Any) -> None:
 
 
 _update_hooks: dict[str, list] = {}
+_validators: dict[str, list] = {}
+
+
+def on_validate(name: str, check) -> None:
+    """Calls ``check(value)`` before flag ``name`` takes ``value``; it raises to refuse it
+    (e.g. a device count once the devices exist)."""
+    _validators.setdefault(name, []).append(check)
 
 
 def on_update(name: str, hook) -> None:
@@ -259,6 +324,8 @@ def on_update(name: str, hook) -> None:
 
 def read(name: str) -> Any:
     """Reads a flag by its numlir name or its JAX name."""
+    if name in _GROUPS:
+        return read(_GROUPS[name][0])
     return getattr(flags, _ALIASES.get(name, name.removeprefix("numlir_")))
 
 

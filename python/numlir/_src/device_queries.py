@@ -1,7 +1,7 @@
 """What devices and processes there are, as jax.devices, jax.device_count and friends say.
 
-numlir runs in one process (index 0) and compiles for one backend at a time
-(``config.flags.backend``); each backend has one device.
+numlir runs in one process (index 0). The default backend is
+``config.flags.backend``; the cpu backend has ``jax_num_cpu_devices`` devices.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def default_backend() -> str:
 
 def devices(backend: str | None = None) -> list:
     """The devices of ``backend`` (the default backend when None)."""
-    return [_backend(backend).device]
+    return list(_backend(backend).devices)
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list:

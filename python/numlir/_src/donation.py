@@ -97,7 +97,7 @@ def _held_only_by(array: Array) -> bool:
 def claim_buffers(leaves: list, pairs: dict[int, int]) -> tuple[dict[int, np.ndarray], list[Array]]:
     """Takes the donated buffers before the call: {output: buffer} and the donated Arrays.
 
-    Must run before anything else refers to the buffers (``dispatch.to_host_args``).
+    Must run before anything else refers to the buffers (``dispatch.device_args``).
     """
     outputs, donors = {}, []
     for i in pairs:
@@ -110,6 +110,8 @@ def claim_buffers(leaves: list, pairs: dict[int, int]) -> tuple[dict[int, np.nda
         if not _held_only_by(leaf):  # first: a local reference would count as a holder
             continue
         value = leaf._value
+        if type(value) is not np.ndarray:  # another kind of device's buffer: copied
+            continue
         if value.flags.c_contiguous and value.dtype == leaf.dtype:
             try:
                 value.flags.writeable = True
@@ -143,14 +145,19 @@ def finish(donors: list[Array]) -> None:
         donor.delete()
 
 
-def execute(exe, leaves: list, in_avals, out_avals, pairs: dict[int, int]) -> list[Array]:
-    """Runs ``exe`` on ``leaves``, each paired input's buffer also its output's (see the
-    module doc); without pairs, a plain call."""
+def execute(exe, leaves: list, in_avals, out_avals, pairs: dict[int, int],
+            committed: bool = False) -> list[Array]:
+    """Runs ``exe`` on ``leaves`` on its device, each paired input's buffer also its output's
+    (see the module doc); without pairs, a plain call. The outputs are committed to the
+    device if ``committed``."""
+    device = exe.device
     if not pairs:
-        return dispatch.execute(exe, dispatch.to_host_args(leaves, in_avals), out_avals)
+        return dispatch.execute(exe, dispatch.device_args(leaves, in_avals, device), out_avals,
+                                committed=committed)
     outputs, donors = claim_buffers(leaves, pairs)
     try:
-        host_args = dispatch.to_host_args(leaves, in_avals)
-        return dispatch.execute(exe, host_args, out_avals, bind_buffers(host_args, pairs, outputs))
+        buffers = dispatch.device_args(leaves, in_avals, device)
+        return dispatch.execute(exe, buffers, out_avals, bind_buffers(buffers, pairs, outputs),
+                                committed=committed)
     finally:
         finish(donors)

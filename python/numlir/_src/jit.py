@@ -21,8 +21,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, dispatch, donation, dtypes, lowering, saved_executable, shapes,
-                         static_args, traceback_util, tree_util)
+from numlir._src import (config, core, dispatch, donation, dtypes, lowering, placement,
+                         saved_executable, shapes, static_args, traceback_util, tree_util)
+from numlir._src.array import Array
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
 
@@ -96,8 +97,10 @@ class Compiled:
     It holds its executable for as long as it lives, whatever the caches drop."""
 
     def __init__(self, exe, in_tree, in_avals, out_tree, out_avals, static_key, split_args, fun,
-                 donated_pairs=None):
+                 donated_pairs=None, committed=False):
         self._exe = exe
+        #: Compiled for a named device or backend (jit's device=/backend=): outputs committed.
+        self._committed = committed
         #: {input leaf: output} whose buffers are one (jit's donate_argnums).
         self.donated_pairs = dict(donated_pairs or {})
         self.in_tree = in_tree
@@ -120,8 +123,20 @@ class Compiled:
         return self._run(leaves)
 
     def _run(self, leaves):
+        device = self._exe.device
+        try:
+            _, committed = placement.computation_device(leaves)
+        except placement.IncompatibleDevices as conflict:
+            raise conflict.error(leaves, function_name(self._fun),
+                                 lambda i: f"args[{i}]") from None
+        for leaf in leaves:
+            if type(leaf) is Array and leaf._committed and leaf._device is not device:
+                raise ValueError(
+                    f"{function_name(self._fun)} was compiled for {device} and called with an "
+                    f"argument committed to {leaf._device}: move it with "
+                    f"numlir.device_put(x, {device!r}) or compile again")
         return _run(self._exe, leaves, self.in_avals, self.out_tree, self.out_avals,
-                    self.donated_pairs)
+                    self.donated_pairs, committed or self._committed)
 
     def save(self, path) -> None:
         """Writes this executable to ``path`` for ``numlir.load_executable``, which runs it
@@ -129,8 +144,8 @@ class Compiled:
         saved_executable.save(self, path)
 
 
-def _run(exe, leaves, in_avals, out_tree, out_avals, donated_pairs=None):
-    outs = donation.execute(exe, leaves, in_avals, out_avals, donated_pairs)
+def _run(exe, leaves, in_avals, out_tree, out_avals, donated_pairs=None, committed=False):
+    outs = donation.execute(exe, leaves, in_avals, out_avals, donated_pairs, committed)
     return tree_util.tree_unflatten(out_tree, outs)
 
 
@@ -138,8 +153,12 @@ class Lowered:
     """A traced and lowered function: ``as_text()`` is its hlo module, ``compile()`` builds it."""
 
     def __init__(self, closed_graph, text, in_tree, in_avals, out_tree, static_key, split_args,
-                 name: str = "module", fun=None, donated_pairs=None):
+                 name: str = "module", fun=None, donated_pairs=None, device=None,
+                 committed=False):
         self.graph = closed_graph
+        #: Where compile() loads it: jit's device, or the default device when lowered.
+        self._device = device
+        self._committed = committed
         self.donated_pairs = dict(donated_pairs or {})
         self._fun = fun
         self._name = name
@@ -155,9 +174,11 @@ class Lowered:
 
     @traceback_util.api_boundary
     def compile(self) -> Compiled:
-        exe = dispatch.compile_module(self._text, name=self._name, keep_image=True)
+        exe = dispatch.compile_module(self._text, name=self._name, keep_image=True,
+                                      device=self._device)
         return Compiled(exe, self.in_tree, self.in_avals, self.out_tree, self.graph.out_avals,
-                        self._static_key, self._split_args, self._fun, self.donated_pairs)
+                        self._static_key, self._split_args, self._fun, self.donated_pairs,
+                        self._committed)
 
 
 _NO_STATIC_ARGS = ((), ())
@@ -190,9 +211,15 @@ class JitFunction:
     """The result of ``numlir.jit(f)``: call it, or ``.lower(*args)`` to see its hlo."""
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 donate_argnames=()):
+                 donate_argnames=(), device=None, backend: str | None = None):
         core.check_callable(fun)
+        if device is not None and backend is not None:
+            raise ValueError("can't specify both a device and a backend for jit, got "
+                             f"device={device!r} and backend={backend!r}")
         self._fun = fun
+        # Where every call runs (placement.py): jit's device=, or backend='s first device.
+        self._device = device
+        self._backend = backend
         spec = static_args.resolve(fun, static_argnums, static_argnames, donate_argnums,
                                    donate_argnames)
         self._static_argnums = spec.static_argnums
@@ -270,8 +297,20 @@ class JitFunction:
                                           f"jit({function_name(self._fun)})")
         text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun),
                                     aliasing_outputs=pairs)
+        device, committed = self._placement(leaves, in_tree, static_key)
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
-                       name, self._fun, pairs)
+                       name, self._fun, pairs, device, committed)
+
+    def _placement(self, leaves, in_tree, static_key):
+        """(device, committed) of a call (placement.py), with JAX's error naming the
+        arguments ("a", "params['w']") when committed ones disagree."""
+        try:
+            return placement.computation_device(leaves, self._device, self._backend)
+        except placement.IncompatibleDevices as conflict:
+            labels = static_args.traced_args(self._fun, in_tree, leaves,
+                                             {k for k, _ in static_key[0]})
+            raise conflict.error(leaves, function_name(self._fun),
+                                 lambda i: labels[i].label) from None
 
     @traceback_util.api_boundary
     def lower(self, *args, **kwargs) -> Lowered:
@@ -284,6 +323,7 @@ class JitFunction:
         if not isinstance(core.current_trace(), core.EvalTrace) or config.flags.disable_jit:
             return self._fun(*args, **kwargs)  # inline into the enclosing trace, or run eagerly
         leaves, in_tree, static_key = self._split_args(args, kwargs)
+        device, committed = self._placement(leaves, in_tree, static_key)
         in_avals = _argument_avals(self._fun, leaves, in_tree, static_key)
         key = (in_tree, in_avals, static_key, dtypes.x64_enabled())
         entry = self._cache.get(key)
@@ -296,9 +336,9 @@ class JitFunction:
             entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
                                 lowered.graph.out_avals, lowered.donated_pairs)
             self._cache.put(key, entry)
-        exe = dispatch.compile_module(entry.text, name=entry.name)
+        exe = dispatch.compile_module(entry.text, name=entry.name, device=device)
         out = _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals,
-                   entry.donated_pairs)
+                   entry.donated_pairs, committed)
         if config.flags.debug_nans or config.flags.debug_infs:
             self._check_invalid_values(out, args, kwargs)
         return out
@@ -367,7 +407,7 @@ def clear_caches() -> None:
 @traceback_util.api_boundary
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
-        donate_argnames: str | Sequence[str] = ()):
+        donate_argnames: str | Sequence[str] = (), device=None, backend: str | None = None):
     """Compile ``fun`` with numlir; traced once per abstract signature, then cached.
 
     It traces again exactly when the argument tree structure, a leaf's shape, dtype
@@ -380,6 +420,11 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     something else still sees (an ``np.asarray`` of it, a view, another argument) is
     copied first, never written.
 
+    A call runs where its committed arguments live (``device_put(x, d)``, or outputs of a
+    computation on committed arrays), else on the default device; ``device=d`` runs every
+    call on ``d`` and ``backend="cpu"`` on that backend's first device, committing the
+    outputs there (JAX's placement rules; docs/devices.md).
+
     Example::
 
         @numlir.jit
@@ -390,8 +435,10 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames)
-    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 device=device, backend=backend)
+    return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       device, backend)
 
 
 compile = jit  # noqa: A001 - numlir's own name for jit

@@ -11,8 +11,13 @@ namespace nb = nanobind;
 
 namespace numlir::runtime {
 
-Device::Device(const std::string &driver, int ordinal) {
-  checkStatus(nlrt_device_open(driver.c_str(), ordinal, &handle));
+Device::Device(const std::string &driver, int ordinal, int numThreads) {
+  // Only what differs from the driver's default is passed, so a driver
+  // without thread teams still opens with num_threads=0.
+  nlrt_device_option threads = {"num_threads", numThreads};
+  checkStatus(nlrt_device_open_with_options(
+      driver.c_str(), ordinal, numThreads ? &threads : nullptr,
+      numThreads ? 1 : 0, &handle));
 }
 
 Device::~Device() { nlrt_device_close(handle); }

@@ -14,13 +14,15 @@ namespace numlir::runtime {
 /// their own, so they stay usable after the Device is collected.
 class Device {
 public:
-  Device(const std::string &driver, int ordinal);
+  /// `numThreads` is the device's thread team size (0: the driver's default).
+  Device(const std::string &driver, int ordinal, int numThreads = 0);
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
   ~Device();
 
   const char *name() const { return nlrt_device_name(handle); }
   const char *driver() const { return nlrt_device_driver(handle); }
+  int numThreads() const { return nlrt_device_num_threads(handle); }
 
   /// Loads an executable image from any contiguous buffer (bytes, bytearray,
   /// memoryview, ...). The bytes are copied.

@@ -165,14 +165,18 @@ fails otherwise. The GIL is released while it runs::
 
     device = Device()            # the host CPU, same as Device("cpu", 0)
     device.name                  # 'cpu:0'
+    Device("cpu", 1, num_threads=2)   # a second cpu device, 2 threads
 
-Raises RuntimeError for an unknown driver (the message lists the known
-ones) or a missing device.
+Each cpu device runs its parallel loops on a thread team of its own,
+`num_threads` strong (0: the OpenMP default, NUMLIR_NUM_THREADS or every
+core). Raises RuntimeError for an unknown driver (the message lists the
+known ones), a missing device or a bad option.
 )")
-      .def(nb::init<const std::string &, int>(), "driver"_a = "cpu",
-           "ordinal"_a = 0)
+      .def(nb::init<const std::string &, int, int>(), "driver"_a = "cpu",
+           "ordinal"_a = 0, "num_threads"_a = 0)
       .def_prop_ro("name", &Device::name)
       .def_prop_ro("driver", &Device::driver)
+      .def_prop_ro("num_threads", &Device::numThreads)
       .def("load", &Device::load, "data"_a, "entry"_a = NLRT_DEFAULT_ENTRY,
            nb::sig("def load(self, data: collections.abc.Buffer, entry: str "
                    "= 'numlir_entry') -> Executable"),

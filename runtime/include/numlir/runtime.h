@@ -190,11 +190,45 @@ typedef struct nlrt_device nlrt_device;
 /* Opens device `ordinal` of the driver called `driver_name` ("cpu") and
  * stores a new reference in *out_device.
  *   NLRT_NOT_FOUND        unknown driver (the message lists the known ones),
- *                         or no device with that ordinal.
+ *                         or no device with that ordinal (the cpu driver:
+ *                         NLRT_CPU_MAX_DEVICES or more).
  *   NLRT_UNAVAILABLE      the driver cannot work on this machine.
  *   NLRT_INVALID_ARGUMENT NULL name or out pointer, negative ordinal. */
 NLRT_API nlrt_status nlrt_device_open(const char *driver_name, int ordinal,
                                       nlrt_device **out_device);
+
+/* A device setting for nlrt_device_open_with_options, like PJRT's named
+ * values: each driver documents the names it reads and rejects the others.
+ * The cpu driver reads:
+ *   "num_threads"  how many threads this device's parallel loops use (its
+ *                  thread team); 0, the default, leaves it to the OpenMP
+ *                  runtime (NUMLIR_NUM_THREADS, else every core). Several
+ *                  cpu devices that run at once each get their own team, so
+ *                  devices given disjoint shares of the cores never
+ *                  oversubscribe them. */
+typedef struct nlrt_device_option {
+  const char *name;
+  int64_t value;
+} nlrt_device_option;
+
+/* Like nlrt_device_open, with `num_options` settings (NULL when 0). Each
+ * call opens a new device object; two objects for one ordinal are the same
+ * device to the driver, but each keeps the settings it was opened with.
+ *   NLRT_INVALID_ARGUMENT a name the driver does not read, a value out of
+ *                         range (the message says which and why), or NULL
+ *                         options with num_options > 0.
+ * The cpu driver's ordinals are 0 .. NLRT_CPU_MAX_DEVICES - 1: how many of
+ * them a program uses is its own choice (numlir's jax_num_cpu_devices). */
+NLRT_API nlrt_status nlrt_device_open_with_options(
+    const char *driver_name, int ordinal, const nlrt_device_option *options,
+    size_t num_options, nlrt_device **out_device);
+
+/* The most cpu devices one process may open. */
+#define NLRT_CPU_MAX_DEVICES 1024
+
+/* The thread team size the device was opened with (0: the OpenMP default);
+ * 0 for drivers without one. */
+NLRT_API int nlrt_device_num_threads(const nlrt_device *device);
 
 /* Drops the reference from nlrt_device_open. NULL is ignored. */
 NLRT_API void nlrt_device_close(nlrt_device *device);

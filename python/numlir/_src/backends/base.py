@@ -110,6 +110,8 @@ class Executable(abc.ABC):
     input_specs: Sequence[BufferSpec]
     output_specs: Sequence[BufferSpec]
     name: str = "executable"
+    #: The device it is loaded on; it takes and returns that device's buffers.
+    device: "Device | None" = None
 
     @abc.abstractmethod
     def execute(self, args: Sequence[Any], given: dict[int, Any] | None = None) -> list[Any]:
@@ -118,12 +120,23 @@ class Executable(abc.ABC):
 
 
 class Device(abc.ABC):
-    """Memory and execution on one piece of hardware."""
+    """Memory and execution on one piece of hardware: JAX's Device, plus the buffer
+    operations numlir's arrays use.
 
+    A buffer is whatever the device keeps an array's contents in (a NumPy array for
+    the cpu backend, whose memory is the host's). ``put`` and ``get`` move contents
+    between host arrays and buffers, ``copy_from`` between devices; every buffer
+    holds a C-contiguous array of the dtype and shape it was made with.
+    """
+
+    #: The platform's name, as jax's Device.platform ("cpu").
     name: str
     #: As jax's Device: the index among its backend's devices, and the process it is in.
     id: int = 0
     process_index: int = 0
+    #: Whether buffers are host memory that NumPy reads in place, so that reading one on
+    #: the host is no transfer (the cpu backend's; JAX's CPU devices likewise).
+    host_memory: bool = False
 
     @property
     def platform(self) -> str:
@@ -136,13 +149,40 @@ class Device(abc.ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id})"
 
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.id}"
+
     @abc.abstractmethod
     def is_available(self) -> bool:
         """Whether this device can run code in this process."""
 
     @abc.abstractmethod
     def load(self, executable: bytes) -> Executable:
-        """Loads the bytes the last stage produced."""
+        """Loads the bytes the last stage produced; the executable's ``device`` is this one."""
+
+    @abc.abstractmethod
+    def put(self, value: np.ndarray) -> Any:
+        """A new buffer on this device holding a copy of the C-contiguous host array
+        ``value`` (its dtype and shape)."""
+
+    @abc.abstractmethod
+    def get(self, buffer: Any) -> np.ndarray:
+        """The contents of ``buffer`` as a read-only host array (the buffer itself where
+        buffers are host memory)."""
+
+    def copy_from(self, buffer: Any, source: "Device") -> Any:
+        """A new buffer on this device with the contents of ``buffer``, which lives on
+        ``source``. By default through the host; drivers with direct copies override it."""
+        return self.put(source.get(buffer))
+
+    def accepts(self, buffer: Any, source: "Device | None") -> bool:
+        """Whether an executable on this device may read ``buffer`` (on ``source``; None for
+        host data) as it is, without a copy onto this device first."""
+        return source is self
+
+    def synchronize(self) -> None:
+        """Waits until the work queued on this device has finished (numlir's executables
+        run to completion before returning, so by default there is none)."""
 
     def target_mismatch(self, target: dict) -> str | None:
         """Why code compiled for ``target`` (a :meth:`Backend.describe_target`) cannot run
@@ -166,7 +206,12 @@ class Backend(abc.ABC):
     @property
     @abc.abstractmethod
     def device(self) -> Device:
-        """The device executables run on."""
+        """The backend's first device: where executables run when nothing says otherwise."""
+
+    @property
+    def devices(self) -> list[Device]:
+        """Every device of this backend in this process, by id (one, unless overridden)."""
+        return [self.device]
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> Any:
         """Options for the single-primitive module of an eager op, or None (the default)
@@ -197,12 +242,12 @@ class Backend(abc.ABC):
                                       compilation_cache.compiler_build(), self.name, identity,
                                       module_text])
 
-    def _load_cached(self, entry: str) -> tuple[Executable, bytes] | None:
+    def _load_cached(self, entry: str, device: Device) -> tuple[Executable, bytes] | None:
         payload = compilation_cache.get(entry)
         if payload is None:
             return None
         try:
-            executable = self.device.load(payload)
+            executable = device.load(payload)
         except Exception as error:  # intact, but this runtime's loader refuses it
             _logger.warning("numlir: compilation cache entry %s does not load (%s); compiling "
                             "again", entry, error)
@@ -213,23 +258,26 @@ class Backend(abc.ABC):
         return executable, payload
 
     def compile(self, module_text: str, *, options: Any = None, name: str = "module",
-                keep_image: bool = False) -> Executable:
-        """Runs every stage on ``module_text`` and loads the result on the device; the
-        persistent compilation cache may hold the result already. ``keep_image`` keeps
-        the loaded bytes on the executable (``.image``)."""
+                keep_image: bool = False, device: Device | None = None) -> Executable:
+        """Runs every stage on ``module_text`` and loads the result on ``device`` (default:
+        the first); the persistent compilation cache may hold the result already.
+        ``keep_image`` keeps the loaded bytes on the executable (``.image``), e.g. to load
+        it on another device too."""
+        device = self.device if device is None else device
         options = options if options is not None else self.parse_options()
         entry = self._cache_entry(module_text, options)
-        loaded = self._load_cached(entry) if entry is not None else None
+        loaded = self._load_cached(entry, device) if entry is not None else None
         if loaded is None:
             start = time.perf_counter()
             payload = self._run_stages(module_text, options, name)
             seconds = time.perf_counter() - start
-            executable = self.device.load(payload)
+            executable = device.load(payload)
             if entry is not None and isinstance(payload, bytes):
                 compilation_cache.put(entry, payload, seconds)
         else:
             executable, payload = loaded
         executable.name = name
+        executable.device = device
         executable.has_host_callbacks = HOST_CALLBACK_OP in module_text
         if keep_image and isinstance(payload, bytes):
             executable.image = payload

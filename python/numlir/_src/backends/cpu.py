@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -295,8 +296,9 @@ def _describe(spec: BufferSpec) -> str:
 class CpuExecutable(Executable):
     """A loaded shared library; outputs are fresh numpy arrays."""
 
-    def __init__(self, native: Any):
+    def __init__(self, native: Any, device: "CpuDevice"):
         self._native = native
+        self.device = device
         self.input_specs = [BufferSpec(dtypes.from_mlir_element_type(d), tuple(s)) for d, s in native.input_specs]
         self.output_specs = [BufferSpec(dtypes.from_mlir_element_type(d), tuple(s)) for d, s in native.output_specs]
 
@@ -327,23 +329,45 @@ class CpuExecutable(Executable):
 
 
 class CpuDevice(Device):
-    """The host: buffers are C-contiguous numpy arrays."""
+    """One of the host's CPU devices: buffers are C-contiguous numpy arrays in host memory,
+    and its executables' parallel loops run on a thread team of its own, ``num_threads``
+    strong (0: the OpenMP default)."""
 
     name = "cpu"
+    host_memory = True
 
-    def __init__(self) -> None:
+    def __init__(self, id: int = 0, num_threads: int = 0) -> None:  # noqa: A002 - jax's name
+        self.id = id
+        self.num_threads = num_threads
         self._native = None
+        self._lock = threading.Lock()
 
     def _runtime_device(self) -> Any:
         if self._native is None:
-            self._native = _runtime.Device("cpu")
+            with self._lock:  # two threads loading their first executables at once
+                if self._native is None:
+                    self._native = _runtime.Device("cpu", self.id, num_threads=self.num_threads)
         return self._native
 
     def is_available(self) -> bool:
         return True
 
+    def put(self, value: np.ndarray) -> np.ndarray:
+        return np.array(value, order="C", copy=True)
+
+    def get(self, buffer: np.ndarray) -> np.ndarray:
+        return buffer
+
+    def copy_from(self, buffer: Any, source: Device) -> np.ndarray:
+        return np.array(source.get(buffer), order="C", copy=True)
+
+    def accepts(self, buffer: Any, source: Device | None) -> bool:
+        # Every cpu device reads host memory: another cpu device's buffer (immutable) or
+        # host data needs no copy to be read here.
+        return type(buffer) is np.ndarray
+
     def load(self, executable: bytes) -> CpuExecutable:
-        return CpuExecutable(self._runtime_device().load(executable, ENTRY))
+        return CpuExecutable(self._runtime_device().load(executable, ENTRY), self)
 
     def target_mismatch(self, target: dict) -> str | None:
         triple, features = target.get("triple", ""), target.get("features", "")
@@ -361,17 +385,60 @@ class CpuDevice(Device):
 _WORK_HEAVY_PRIMITIVES = frozenset({"dot_general", "conv_general_dilated"})
 
 
+def _available_cores() -> int:
+    """The cores this process may run on (its affinity mask), as libomp counts them."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def device_threads(count: int) -> int:
+    """The thread team of each of ``count`` cpu devices: an equal share (at least one) of
+    NUMLIR_NUM_THREADS or the available cores; 0 (the OpenMP default) for one device."""
+    if count == 1:
+        return 0
+    return max(1, (_num_threads() or _available_cores()) // count)
+
+
+#: How many cpu devices exist once the first are made: the count cannot change after.
+_created_count: int | None = None
+
+
+def _check_device_count(count: int) -> None:
+    if _created_count is not None and count != _created_count:
+        raise RuntimeError(
+            f"jax_num_cpu_devices (num_cpu_devices) must be set before the cpu devices are "
+            f"first used: this process has {_created_count} already, and {count} cannot "
+            "replace them. Set it right after importing numlir, or with "
+            "NUMLIR_NUM_CPU_DEVICES")
+
+
+config.on_validate("num_cpu_devices", _check_device_count)
+
+
 class CpuBackend(Backend):
-    """numlir's own CPU target, registered like any plugin."""
+    """numlir's own CPU target, registered like any plugin: ``config.flags.num_cpu_devices``
+    devices (JAX's jax_num_cpu_devices), made on first use."""
 
     name = "cpu"
 
     def __init__(self) -> None:
-        self._device = CpuDevice()
+        self._devices: list[CpuDevice] | None = None
+
+    @property
+    def devices(self) -> list[CpuDevice]:
+        if self._devices is None:
+            global _created_count
+            count = config.flags.num_cpu_devices
+            threads = device_threads(count)
+            self._devices = [CpuDevice(i, threads) for i in range(count)]
+            _created_count = count
+        return self._devices
 
     @property
     def device(self) -> CpuDevice:
-        return self._device
+        return self.devices[0]
 
     def parse_options(self, *, opt_level: int | None = None, linker: str | None = None,
                       llvm_unroll: bool | None = None) -> CpuOptions:
@@ -380,11 +447,16 @@ class CpuBackend(Backend):
             raise ValueError(f"cpu opt_level must be 0, 1, 2 or 3, got {level!r}")
         unroll = config.flags.cpu_llvm_unroll if llvm_unroll is None else bool(llvm_unroll)
         return CpuOptions(opt_level=level, linker=linker or config.flags.linker or BUILTIN_LINKER,
-                          llvm_unroll=unroll, threads=_num_threads(),
+                          llvm_unroll=unroll, threads=self._compile_threads(),
                           parallel_min_iterations=config.flags.cpu_parallel_min_iterations,
                           outline_min_instructions=config.flags.cpu_outline_min_instructions,
                           row_fusion_min_bytes=config.flags.cpu_row_fusion_min_bytes,
                           arena_max_buffer_bytes=config.flags.cpu_arena_max_buffer_bytes)
+
+    def _compile_threads(self) -> int:
+        """The chunks parallel loops are split into: one per thread of a device's team."""
+        devices = self.devices
+        return devices[0].num_threads if len(devices) > 1 else _num_threads()
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

@@ -84,13 +84,9 @@ def _choose(self, choices, out=None, mode="raise"):
 
 
 def _to_device(self, device, *, stream=None):
-    """The array on ``device`` (numlir's one device per backend: the array itself)."""
+    """The array on ``device``, committed there (the array API's ``to_device``)."""
     del stream
     return device_transfer.device_put(self, device)
-
-
-def _copy_to_host_async(self):
-    """Starts copying the array to the host: numlir's arrays are in host memory already."""
 
 
 def _no_flat(self):
@@ -141,7 +137,6 @@ def _methods() -> dict:
         "compress": _compress,
         "choose": _choose,
         "to_device": _to_device,
-        "copy_to_host_async": _copy_to_host_async,
     })
     methods.update({name: _forward(fn) for name, fn in _FORWARDED.items()})
     return methods
@@ -158,6 +153,7 @@ def _install() -> None:
     ArrayMethods.at = property(_at)
     ArrayMethods.real = property(float_ops.real)
     ArrayMethods.imag = property(float_ops.imag)
+    # Concrete Arrays say where they live (array.py); a traced value reports the default.
     ArrayMethods.device = property(lambda self: device_queries.devices()[0])
     ArrayMethods.flat = property(_no_flat)
 

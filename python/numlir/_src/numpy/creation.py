@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from numlir._src import core, dtypes, shapes
+from numlir._src import core, dtypes, placement, shapes
 from numlir._src.array import Array
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
@@ -79,7 +79,7 @@ def asarray(a, dtype=None, copy=None):
             dtypes.check_python_int(int(bound), target, default=dtype is None)
     if target is not None:
         value = value.astype(target)
-    return Array.from_host(value)
+    return placement.place_from_host(Array.from_host(value))
 
 
 def array(object, dtype=None, copy: bool = True, ndmin: int = 0):  # noqa: A002

@@ -10,7 +10,9 @@
 #include "host_allocator.h"
 #include "shared_object.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +29,42 @@ typedef struct cpu_executable {
    * NULL; owned by the loaded object. */
   const char *allocation_sites;
 } cpu_executable;
+
+/* omp_set_num_threads of the libomp that executables with parallel loops
+ * load (they link it; libnlrt does not), or NULL while none is loaded. */
+typedef void (*omp_set_num_threads_function)(int);
+static _Atomic(omp_set_num_threads_function) omp_set_num_threads_pointer;
+
+/* Looks for a loaded libomp after each load: an executable that forks
+ * parallel loops has just brought it in. */
+static void find_openmp(void) {
+  if (atomic_load_explicit(&omp_set_num_threads_pointer, memory_order_acquire))
+    return;
+  void *libomp = dlopen("libomp.so.5", RTLD_LAZY | RTLD_NOLOAD);
+  if (!libomp)
+    return;
+  void *symbol = dlsym(libomp, "omp_set_num_threads");
+  omp_set_num_threads_function function = NULL;
+  memcpy(&function, &symbol, sizeof(function));
+  if (function)
+    atomic_store_explicit(&omp_set_num_threads_pointer, function,
+                          memory_order_release);
+  /* libomp stays loaded: the executables that loaded it hold it. */
+  dlclose(libomp);
+}
+
+/* Sizes the calling thread's OpenMP team for `device`. The team size is a
+ * per-thread setting in OpenMP, and each thread that forks a parallel loop
+ * leads a team of its own, so devices driven from different threads run
+ * on separate teams of their own sizes. */
+static void use_device_threads(const nlrt_device *device) {
+  if (device->num_threads <= 0)
+    return;
+  omp_set_num_threads_function set = atomic_load_explicit(
+      &omp_set_num_threads_pointer, memory_order_acquire);
+  if (set)
+    set(device->num_threads);
+}
 
 /* Parallel loops in executables run on the OpenMP runtime (libomp), which
  * reads its settings from the environment once, at its first parallel
@@ -47,19 +85,48 @@ static void configure_threads(void) {
   setenv("KMP_BLOCKTIME", "1", 0);
 }
 
+/* Reads the device options (runtime.h lists them) into `device`. */
+static nlrt_status read_device_options(const nlrt_device_option *options,
+                                       size_t num_options,
+                                       nlrt_device *device) {
+  for (size_t i = 0; i < num_options; ++i) {
+    const nlrt_device_option *option = &options[i];
+    if (strcmp(option->name, "num_threads") != 0)
+      return nlrt_error(NLRT_INVALID_ARGUMENT,
+                        "the cpu driver has no device option '%s' (it reads: "
+                        "num_threads)",
+                        option->name);
+    if (option->value < 0 || option->value > 65536)
+      return nlrt_error(NLRT_INVALID_ARGUMENT,
+                        "cpu device option num_threads must be 0 (the "
+                        "default) to 65536, got %lld",
+                        (long long)option->value);
+    device->num_threads = (int)option->value;
+  }
+  return NLRT_OK;
+}
+
 static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
+                                   const nlrt_device_option *options,
+                                   size_t num_options,
                                    nlrt_device **out_device) {
-  /* The host is one device; its cores run the parallel loops. */
+  /* Every cpu device runs on the host's cores; each has a thread team of
+   * its own (num_threads). */
   static pthread_once_t threads_configured = PTHREAD_ONCE_INIT;
   pthread_once(&threads_configured, configure_threads);
-  if (ordinal != 0)
+  if (ordinal >= NLRT_CPU_MAX_DEVICES)
     return nlrt_error(NLRT_NOT_FOUND,
-                      "the cpu driver has one device (ordinal 0), got %d",
-                      ordinal);
+                      "the cpu driver has devices 0 to %d, got ordinal %d",
+                      NLRT_CPU_MAX_DEVICES - 1, ordinal);
   nlrt_device *device = malloc(sizeof(*device));
   if (!device)
     return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
   nlrt_device_init(device, driver, ordinal);
+  nlrt_status status = read_device_options(options, num_options, device);
+  if (status != NLRT_OK) {
+    free(device);
+    return status;
+  }
   *out_device = device;
   return NLRT_OK;
 }
@@ -157,6 +224,7 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
   /* dlsym returns void *; POSIX guarantees it converts to a function
    * pointer, ISO C does not, so copy the bits. */
   memcpy(&executable->entry, &function, sizeof(executable->entry));
+  find_openmp();
   *out = &executable->base;
   return NLRT_OK;
 }
@@ -241,6 +309,7 @@ static void describe_sites(const char *sites, const nlrt_host_failure *failure,
 
 static nlrt_status cpu_execute(nlrt_executable *base, void **buffers) {
   cpu_executable *executable = (cpu_executable *)base;
+  use_device_threads(base->device);
   nlrt_host_failure failure;
   nlrt_status status =
       nlrt_host_call_run(executable->entry, buffers, &failure);
