@@ -124,6 +124,7 @@ build-asan: setup
 	$(VENV)/bin/cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 test-asan: build-asan
-	$(ASAN_ENV) $(ASAN_BUILD)/runtime/nlrt_c_api_test $(ASAN_BUILD)/runtime/nlrt_test_kernels.so
+	$(ASAN_ENV) $(ASAN_BUILD)/runtime/nlrt_c_api_test $(ASAN_BUILD)/runtime/nlrt_test_kernels.so \
+	  $(ASAN_BUILD)/runtime/nlrt_test_driver_plugin.so
 	$(ASAN_ENV) $(LLVM_BIN)/lit -s $(ASAN_BUILD)/test
 	$(ASAN_PY_ENV) $(PY) -m pytest -q -n $(JOBS) $(PYTEST_ARGS)

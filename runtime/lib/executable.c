@@ -28,40 +28,53 @@ static char *copy_string(const char *s) {
   return copy;
 }
 
-nlrt_status nlrt_executable_init(nlrt_executable *executable,
-                                 nlrt_device *device, const char *entry,
-                                 const char *signature_text) {
-  memset(executable, 0, sizeof(*executable));
-  nlrt_signature signature;
-  nlrt_status status = nlrt_signature_parse(signature_text, &signature);
-  if (status != NLRT_OK)
-    return status;
+nlrt_status nlrt_executable_create(nlrt_device *device, const char *entry,
+                                   const char *signature_text, void *state,
+                                   nlrt_executable **out) {
+  nlrt_executable *executable = calloc(1, sizeof(*executable));
   char *entry_copy = copy_string(entry);
-  char *text_copy = copy_string(signature_text);
-  if (!entry_copy || !text_copy) {
+  char *text_copy = signature_text ? copy_string(signature_text) : NULL;
+  nlrt_status status = NLRT_OK;
+  if (!executable || !entry_copy || (signature_text && !text_copy))
+    status = nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory loading an executable");
+  else if (!signature_text)
+    status = nlrt_error(NLRT_LOAD_FAILED,
+                        "the '%s' driver loaded '%s' without a signature",
+                        device->driver->name, entry);
+  else
+    status = nlrt_signature_parse(signature_text, &executable->signature);
+  if (status != NLRT_OK) {
+    free(executable);
     free(entry_copy);
     free(text_copy);
-    nlrt_signature_destroy(&signature);
-    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory loading an executable");
+    device->driver->executable_release(state);
+    return status;
   }
   nlrt_device_retain(device);
   executable->device = device;
   executable->entry = entry_copy;
   executable->signature_text = text_copy;
-  executable->signature = signature;
+  executable->state = state;
+  *out = executable;
   return NLRT_OK;
 }
 
-void nlrt_executable_deinit(nlrt_executable *executable) {
-  free(executable->entry);
-  free(executable->signature_text);
-  nlrt_signature_destroy(&executable->signature);
-  nlrt_device_close(executable->device);
-  memset(executable, 0, sizeof(*executable));
+/* Runs the driver's load (`from_file`: its load_file) and wraps the result. */
+static nlrt_status load_with_driver(nlrt_device *device, const void *data,
+                                    size_t size, const char *path,
+                                    const char *entry, const char *what,
+                                    nlrt_executable **out) {
+  void *state = NULL;
+  const char *signature = NULL;
+  nlrt_status status =
+      path ? device->driver->load_file(device, path, entry, &state, &signature)
+           : device->driver->load(device, data, size, entry, what, &state,
+                                  &signature);
+  if (status != NLRT_OK)
+    return status;
+  return nlrt_executable_create(device, entry, signature, state, out);
 }
 
-/* Shared checks of both load functions; resolves a NULL entry to the
- * default. */
 static nlrt_status check_load_arguments(const nlrt_device *device,
                                         const char **entry,
                                         nlrt_executable **out) {
@@ -97,8 +110,8 @@ static nlrt_status load_image(nlrt_device *device, const void *data,
                       what, driver, device->name);
   char payload_what[600];
   snprintf(payload_what, sizeof(payload_what), "the payload of %s", what);
-  return device->driver->load_memory(device, payload, payload_size, entry,
-                                     payload_what, out);
+  return load_with_driver(device, payload, payload_size, NULL, entry,
+                          payload_what, out);
 }
 
 static bool read_all(int fd, void *data, size_t size) {
@@ -136,7 +149,12 @@ static nlrt_status load_file(nlrt_device *device, const char *path,
                                   (ssize_t)sizeof(start) ||
       !nlrt_image_has_magic(start, sizeof(start))) {
     close(fd);
-    return device->driver->load_file(device, path, entry, out);
+    if (!device->driver->load_file)
+      return nlrt_error(NLRT_INVALID_EXECUTABLE,
+                        "'%s' is not an executable image, and the '%s' driver "
+                        "loads nothing else",
+                        path, device->driver->name);
+    return load_with_driver(device, NULL, 0, path, entry, path, out);
   }
   void *data = malloc(size);
   if (!data) {
@@ -185,13 +203,19 @@ NLRT_API nlrt_status nlrt_executable_load_memory(
   snprintf(what, sizeof(what), "executable image (%zu bytes)", size);
   if (nlrt_image_has_magic(data, size))
     return load_image(device, data, size, entry, what, out_executable);
-  return device->driver->load_memory(device, data, size, entry, what,
-                                     out_executable);
+  return load_with_driver(device, data, size, NULL, entry, what,
+                          out_executable);
 }
 
 NLRT_API void nlrt_executable_release(nlrt_executable *executable) {
-  if (executable)
-    executable->device->driver->executable_destroy(executable);
+  if (!executable)
+    return;
+  executable->device->driver->executable_release(executable->state);
+  free(executable->entry);
+  free(executable->signature_text);
+  nlrt_signature_destroy(&executable->signature);
+  nlrt_device_close(executable->device);
+  free(executable);
 }
 
 NLRT_API nlrt_device *
@@ -235,9 +259,10 @@ NLRT_API nlrt_status nlrt_executable_buffer_info(
   return NLRT_OK;
 }
 
-NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
-                                             void *const *buffers,
-                                             size_t num_buffers) {
+/* Checks the executable and the number of buffers it is given. */
+static nlrt_status check_execute_arguments(const nlrt_executable *executable,
+                                           const void *buffers,
+                                           size_t num_buffers) {
   if (!executable)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "executable is NULL");
   const nlrt_signature *signature = &executable->signature;
@@ -252,16 +277,75 @@ NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
                       signature->num_outputs == 1 ? "" : "s", num_buffers);
   if (expected && !buffers)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "buffer array is NULL");
-  for (size_t i = 0; i < expected; ++i) {
+  return NLRT_OK;
+}
+
+/* "buffer 3 (output 1) of 'f'" for messages. */
+static void describe_buffer(const nlrt_executable *executable, size_t i,
+                            char *out, size_t capacity) {
+  size_t inputs = executable->signature.num_inputs;
+  bool is_input = i < inputs;
+  snprintf(out, capacity, "buffer %zu (%s %zu) of '%s'", i,
+           is_input ? "input" : "output", is_input ? i : i - inputs,
+           executable->entry);
+}
+
+NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
+                                             void *const *buffers,
+                                             size_t num_buffers) {
+  nlrt_status status =
+      check_execute_arguments(executable, buffers, num_buffers);
+  if (status != NLRT_OK)
+    return status;
+  for (size_t i = 0; i < num_buffers; ++i) {
     if (buffers[i])
       continue;
-    bool is_input = i < signature->num_inputs;
-    return nlrt_error(NLRT_INVALID_ARGUMENT,
-                      "buffer %zu (%s %zu) of '%s' is NULL", i,
-                      is_input ? "input" : "output",
-                      is_input ? i : i - signature->num_inputs,
-                      executable->entry);
+    char which[320];
+    describe_buffer(executable, i, which, sizeof(which));
+    return nlrt_error(NLRT_INVALID_ARGUMENT, "%s is NULL", which);
   }
-  /* The entry takes void ** by contract but never writes the array. */
-  return executable->device->driver->execute(executable, (void **)buffers);
+  return executable->device->driver->execute(executable, executable->state,
+                                             buffers);
+}
+
+/* At most this many buffers go through the stack; more are malloc'd. */
+#define NLRT_STACK_BUFFERS 64
+
+NLRT_API nlrt_status nlrt_executable_execute_buffers(
+    nlrt_executable *executable, nlrt_buffer *const *buffers,
+    size_t num_buffers) {
+  nlrt_status status =
+      check_execute_arguments(executable, buffers, num_buffers);
+  if (status != NLRT_OK)
+    return status;
+  for (size_t i = 0; i < num_buffers; ++i) {
+    const nlrt_buffer *buffer = buffers[i];
+    char which[320];
+    describe_buffer(executable, i, which, sizeof(which));
+    if (!buffer)
+      return nlrt_error(NLRT_INVALID_ARGUMENT, "%s is NULL", which);
+    if (buffer->device != executable->device)
+      return nlrt_error(NLRT_INVALID_ARGUMENT,
+                        "%s lives on device %s; the executable runs on %s",
+                        which, buffer->device->name, executable->device->name);
+    size_t want = executable->signature.buffers[i].byte_size;
+    if (buffer->size != want)
+      return nlrt_error(NLRT_INVALID_ARGUMENT,
+                        "%s has %zu bytes; the executable needs %zu", which,
+                        buffer->size, want);
+  }
+  void *stack[NLRT_STACK_BUFFERS];
+  void **addresses = stack;
+  if (num_buffers > NLRT_STACK_BUFFERS) {
+    addresses = malloc(num_buffers * sizeof(void *));
+    if (!addresses)
+      return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
+  }
+  for (size_t i = 0; i < num_buffers; ++i)
+    addresses[i] = buffers[i]->address;
+  status = executable->device->driver->execute(executable, executable->state,
+                                               addresses);
+  if (addresses != stack)
+    free(addresses);
+  return status;
 }

@@ -62,66 +62,51 @@ void nlrt_signature_destroy(nlrt_signature *signature);
 
 /*===--- Drivers -----------------------------------------------------------===*/
 
-typedef struct nlrt_driver nlrt_driver;
+#include "numlir/runtime_driver.h"
 
-/* The common head of every device; a driver's device struct embeds it as its
- * first member and allocates the whole. */
+/* The head of every device; the driver's own state hangs off it. */
 struct nlrt_device {
   const nlrt_driver *driver;
   atomic_size_t ref_count;
   int ordinal;
-  /* The thread team size (the "num_threads" option); 0: the default. */
+  /* The "num_threads" option, recorded for every driver (0: not given). */
   int num_threads;
+  void *state;
   char name[32];
 };
 
-/* The common head of every executable; a driver's executable struct embeds
- * it as its first member. Filled by nlrt_executable_init. */
+/* The head of every executable. */
 struct nlrt_executable {
   nlrt_device *device; /* holds a reference */
   char *entry;
   char *signature_text;
   nlrt_signature signature;
+  void *state;
 };
 
-/* What a driver provides. Arguments reaching these functions are already
- * validated by the public API (non-NULL, entry resolved, buffer count and
- * pointers checked). */
-struct nlrt_driver {
-  const char *name;
-  /* `options` are validated by the driver, which rejects names it does
-   * not read. */
-  nlrt_status (*device_open)(const nlrt_driver *driver, int ordinal,
-                             const nlrt_device_option *options,
-                             size_t num_options, nlrt_device **out_device);
-  void (*device_destroy)(nlrt_device *device);
-  /* A file that is not an image (for the cpu driver: a bare ELF object);
-   * images read from files arrive through load_memory. */
-  nlrt_status (*load_file)(nlrt_device *device, const char *path,
-                           const char *entry, nlrt_executable **out);
-  /* A verified image's payload, or in-memory bytes that are not an image.
-   * `what` names the source in messages. */
-  nlrt_status (*load_memory)(nlrt_device *device, const void *data,
-                             size_t size, const char *entry, const char *what,
-                             nlrt_executable **out);
-  void (*executable_destroy)(nlrt_executable *executable);
-  nlrt_status (*execute)(nlrt_executable *executable, void **buffers);
+struct nlrt_buffer {
+  nlrt_device *device; /* holds a reference */
+  size_t size;
+  void *address;     /* the driver's, or host memory (host_memory) */
+  bool host_memory;  /* from the runtime's allocator: the driver has no buffers */
 };
 
+/* The built-in drivers (drivers/<name>/). */
 extern const nlrt_driver nlrt_cpu_driver;
 
-/* Fills the head of a driver-allocated device (reference count 1). */
-void nlrt_device_init(nlrt_device *device, const nlrt_driver *driver,
-                      int ordinal);
+/* The registered driver called `name`, or NULL. */
+const nlrt_driver *nlrt_find_driver(const char *name);
+
+/* The services handed to plugins (device.c). */
+extern const nlrt_services nlrt_runtime_services;
+
 void nlrt_device_retain(nlrt_device *device);
 
-/* Fills the head of a driver-allocated executable: copies `entry` and
+/* Wraps a loaded executable's driver state in a handle: copies `entry` and
  * `signature_text`, parses the signature and retains `device`. On failure
- * the head is left empty (safe to pass to nlrt_executable_deinit). */
-nlrt_status nlrt_executable_init(nlrt_executable *executable,
-                                 nlrt_device *device, const char *entry,
-                                 const char *signature_text);
-/* Frees what nlrt_executable_init allocated and drops the device reference. */
-void nlrt_executable_deinit(nlrt_executable *executable);
+ * releases `state` through the driver. */
+nlrt_status nlrt_executable_create(nlrt_device *device, const char *entry,
+                                   const char *signature_text, void *state,
+                                   nlrt_executable **out);
 
 #endif /* NLRT_INTERNAL_H */

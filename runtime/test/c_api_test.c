@@ -6,6 +6,7 @@
 
 #include "numlir/runtime.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -38,6 +39,7 @@ static int failures;
   } while (0)
 
 static const char *kernels_path;
+static const char *plugin_path;
 
 static void *read_file(const char *path, size_t *size) {
   FILE *file = fopen(path, "rb");
@@ -121,6 +123,141 @@ static void test_device_options(void) {
   CHECK_FAILS(nlrt_device_open_with_options("cpu", 0, NULL, 1, &untouched),
               NLRT_INVALID_ARGUMENT, "1 options at NULL");
   CHECK(untouched == (nlrt_device *)&first);
+}
+
+/* Host-memory buffers of the cpu driver, and running on buffers. */
+static void test_cpu_buffers(nlrt_device *device) {
+  nlrt_buffer *a = NULL, *b = NULL, *out = NULL, *small = NULL;
+  CHECK(nlrt_buffer_allocate(device, 16, &a) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(device, 16, &b) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(device, 16, &out) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(device, 8, &small) == NLRT_OK);
+  CHECK(nlrt_buffer_device(a) == device && nlrt_buffer_size(a) == 16);
+  CHECK(nlrt_buffer_host_pointer(a) != NULL);
+  float x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40}, got[4] = {0};
+  CHECK(nlrt_buffer_copy_from_host(a, x, sizeof x) == NLRT_OK);
+  CHECK(nlrt_buffer_copy_from_host(b, y, sizeof y) == NLRT_OK);
+  CHECK_FAILS(nlrt_buffer_copy_from_host(a, x, 8), NLRT_INVALID_ARGUMENT,
+              "8 bytes for a buffer of 16 bytes");
+
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, NULL, &exe) ==
+        NLRT_OK);
+  nlrt_buffer *buffers[] = {a, b, out};
+  CHECK(nlrt_executable_execute_buffers(exe, buffers, 3) == NLRT_OK);
+  CHECK(nlrt_buffer_copy_to_host(out, got, sizeof got) == NLRT_OK);
+  CHECK(got[0] == 11 && got[3] == 44);
+  nlrt_buffer *wrong_size[] = {a, b, small};
+  CHECK_FAILS(nlrt_executable_execute_buffers(exe, wrong_size, 3),
+              NLRT_INVALID_ARGUMENT,
+              "buffer 2 (output 0) of 'numlir_entry' has 8 bytes; the "
+              "executable needs 16");
+  nlrt_buffer *with_null[] = {a, NULL, out};
+  CHECK_FAILS(nlrt_executable_execute_buffers(exe, with_null, 3),
+              NLRT_INVALID_ARGUMENT, "buffer 1 (input 1)");
+  CHECK_FAILS(nlrt_executable_execute_buffers(exe, buffers, 2),
+              NLRT_INVALID_ARGUMENT, "takes 3 buffers");
+
+  /* A buffer of another device (cpu:1) is refused, and copies move it. */
+  nlrt_device *other = NULL;
+  nlrt_buffer *elsewhere = NULL;
+  CHECK(nlrt_device_open("cpu", 1, &other) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(other, 16, &elsewhere) == NLRT_OK);
+  nlrt_device_close(other); /* the buffer keeps its device */
+  CHECK(nlrt_buffer_copy(elsewhere, a) == NLRT_OK);
+  nlrt_buffer *foreign[] = {elsewhere, b, out};
+  CHECK_FAILS(nlrt_executable_execute_buffers(exe, foreign, 3),
+              NLRT_INVALID_ARGUMENT, "lives on device cpu:1; the executable "
+                                     "runs on cpu:0");
+  CHECK_FAILS(nlrt_buffer_copy(small, a), NLRT_INVALID_ARGUMENT,
+              "16 bytes into a buffer of 8");
+  CHECK(nlrt_device_synchronize(device) == NLRT_OK);
+  nlrt_executable_release(exe);
+  nlrt_buffer_release(a);
+  nlrt_buffer_release(b);
+  nlrt_buffer_release(out);
+  nlrt_buffer_release(small);
+  nlrt_buffer_release(elsewhere);
+  nlrt_buffer_release(NULL);
+}
+
+/* A driver from a plugin: its own buffers, the cpu driver's code. */
+static void test_driver_plugin(void) {
+  CHECK_FAILS(nlrt_driver_load("/nonexistent/plugin.so"), NLRT_UNAVAILABLE,
+              "cannot load driver plugin '/nonexistent/plugin.so'");
+  CHECK_FAILS(nlrt_driver_load(kernels_path), NLRT_LOAD_FAILED,
+              "does not export nlrt_plugin_init");
+  setenv("NLRT_TEST_PLUGIN_FAIL", "1", 1);
+  CHECK_FAILS(nlrt_driver_load(plugin_path), NLRT_UNAVAILABLE,
+              "no pool hardware here");
+  unsetenv("NLRT_TEST_PLUGIN_FAIL");
+  size_t before = nlrt_driver_count();
+  CHECK(nlrt_driver_load(plugin_path) == NLRT_OK);
+  CHECK(nlrt_driver_load(plugin_path) == NLRT_OK); /* again: nothing */
+  CHECK(nlrt_driver_count() == before + 1);
+  CHECK(strcmp(nlrt_driver_name(0), "cpu") == 0);
+  CHECK(strcmp(nlrt_driver_name(before), "pool") == 0);
+  CHECK(nlrt_driver_name(before + 1) == NULL);
+
+  nlrt_device *pool = NULL, *untouched = NULL;
+  CHECK_FAILS(nlrt_device_open("pool", 2, &untouched), NLRT_NOT_FOUND,
+              "pool has devices 0 and 1");
+  CHECK_FAILS(nlrt_device_open("broken", 0, &untouched), NLRT_NOT_FOUND,
+              "known drivers: cpu, pool");
+  CHECK(nlrt_device_open("pool", 1, &pool) == NLRT_OK);
+  if (!pool)
+    return;
+  CHECK(strcmp(nlrt_device_name(pool), "pool:1") == 0);
+  nlrt_buffer *a = NULL, *b = NULL, *out = NULL;
+  CHECK(nlrt_buffer_allocate(pool, 16, &a) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(pool, 16, &b) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(pool, 16, &out) == NLRT_OK);
+  CHECK(nlrt_buffer_host_pointer(a) == NULL); /* the driver's memory */
+  float x[4] = {1, 2, 3, 4}, got[4] = {0};
+  CHECK(nlrt_buffer_copy_from_host(a, x, sizeof x) == NLRT_OK);
+  CHECK(nlrt_buffer_copy(b, a) == NLRT_OK); /* pool to pool, via the host */
+
+  size_t size = 0;
+  void *image = read_file(kernels_path, &size);
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_memory(pool, image, size, NULL, &exe) == NLRT_OK);
+  free(image);
+  nlrt_buffer *buffers[] = {a, b, out};
+  CHECK(nlrt_executable_execute_buffers(exe, buffers, 3) == NLRT_OK);
+  CHECK(nlrt_buffer_copy_to_host(out, got, sizeof got) == NLRT_OK);
+  CHECK(got[0] == 2 && got[1] == 4 && got[2] == 6 && got[3] == 8);
+
+  /* Between the pool and the cpu driver, both ways. */
+  nlrt_device *cpu = NULL;
+  nlrt_buffer *host = NULL;
+  CHECK(nlrt_device_open("cpu", 0, &cpu) == NLRT_OK);
+  CHECK(nlrt_buffer_allocate(cpu, 16, &host) == NLRT_OK);
+  CHECK(nlrt_buffer_copy(host, out) == NLRT_OK);
+  CHECK(((float *)nlrt_buffer_host_pointer(host))[3] == 8);
+  CHECK(nlrt_buffer_copy(a, host) == NLRT_OK);
+  nlrt_buffer *mixed[] = {a, host, out};
+  CHECK_FAILS(nlrt_executable_execute_buffers(exe, mixed, 3),
+              NLRT_INVALID_ARGUMENT, "lives on device cpu:0");
+  int (*synchronize_count)(void) = NULL;
+  void *plugin = dlopen(plugin_path, RTLD_NOW | RTLD_NOLOAD);
+  if (plugin) {
+    void *symbol = dlsym(plugin, "pool_synchronize_count");
+    memcpy(&synchronize_count, &symbol, sizeof(synchronize_count));
+  }
+  CHECK(synchronize_count != NULL);
+  int count = synchronize_count ? synchronize_count() : 0;
+  CHECK(nlrt_device_synchronize(pool) == NLRT_OK);
+  CHECK(synchronize_count && synchronize_count() == count + 1);
+  if (plugin)
+    dlclose(plugin);
+
+  nlrt_executable_release(exe);
+  nlrt_buffer_release(a);
+  nlrt_buffer_release(b);
+  nlrt_buffer_release(out);
+  nlrt_buffer_release(host);
+  nlrt_device_close(cpu);
+  nlrt_device_close(pool);
 }
 
 static void test_add_from_file(nlrt_device *device) {
@@ -677,11 +814,14 @@ static void test_concurrent_loads(nlrt_device *device) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s path/to/test_kernels.so\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr,
+            "usage: %s path/to/test_kernels.so [path/to/test_driver_plugin.so]\n",
+            argv[0]);
     return 2;
   }
   kernels_path = argv[1];
+  plugin_path = argc > 2 ? argv[2] : NULL;
 
   test_versions_and_names();
   test_devices();
@@ -693,6 +833,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   test_add_from_file(device);
+  test_cpu_buffers(device);
   test_entries_from_memory(device);
   test_contract_violations(device);
   test_bad_files(device);
@@ -703,6 +844,8 @@ int main(int argc, char **argv) {
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
   nlrt_device_close(device);
+  if (plugin_path)
+    test_driver_plugin();
 
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);

@@ -679,12 +679,17 @@ def c_api_test(tmp_path_factory) -> tuple[Path, Path]:
     subprocess.run(
         [CC, "-shared", "-fPIC", "-o", str(kernels),
          str(REPO / "runtime" / "test" / "test_kernels.c")], check=True)
-    return program, kernels
+    plugin = directory / "test_driver_plugin.so"
+    subprocess.run(
+        [CC, "-std=c11", "-shared", "-fPIC", "-Wall", "-Wextra", "-I",
+         str(REPO / "runtime" / "include"), "-o", str(plugin),
+         str(REPO / "runtime" / "test" / "test_driver_plugin.c")], check=True)
+    return program, kernels, plugin
 
 
 def test_c_api(c_api_test):
-    program, kernels = c_api_test
-    result = subprocess.run([str(program), str(kernels)], capture_output=True,
+    program, kernels, plugin = c_api_test
+    result = subprocess.run([str(program), str(kernels), str(plugin)], capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "all C API checks passed" in result.stdout
@@ -694,7 +699,7 @@ def test_c_api_without_memfd_falls_back_to_temporary_files(c_api_test,
                                                            tmp_path):
     """Where memfd_create fails (old kernels, sandboxes), images go through
     unlinked files in $TMPDIR; none may be left behind."""
-    program, kernels = c_api_test
+    program, kernels, plugin = c_api_test
     shim = compile_shared_object(
         "#include <errno.h>\n"
         "int memfd_create(const char *n, unsigned f) {\n"
@@ -705,7 +710,7 @@ def test_c_api_without_memfd_falls_back_to_temporary_files(c_api_test,
     # Keeps what is preloaded already (the ASan runtime under `make test-asan`).
     preload = " ".join(filter(None, [os.environ.get("LD_PRELOAD"), str(shim)]))
     env = dict(os.environ, LD_PRELOAD=preload, TMPDIR=str(scratch))
-    result = subprocess.run([str(program), str(kernels)], capture_output=True,
+    result = subprocess.run([str(program), str(kernels), str(plugin)], capture_output=True,
                             text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     assert list(scratch.iterdir()) == []

@@ -226,8 +226,8 @@ NLRT_API nlrt_status nlrt_device_open_with_options(
 /* The most cpu devices one process may open. */
 #define NLRT_CPU_MAX_DEVICES 1024
 
-/* The thread team size the device was opened with (0: the OpenMP default);
- * 0 for drivers without one. */
+/* The "num_threads" option the device was opened with: its thread team
+ * size (0 when not given: the driver's default). */
 NLRT_API int nlrt_device_num_threads(const nlrt_device *device);
 
 /* Drops the reference from nlrt_device_open. NULL is ignored. */
@@ -238,6 +238,71 @@ NLRT_API const char *nlrt_device_name(const nlrt_device *device);
 
 /* The driver name the device was opened with ("cpu"), static. */
 NLRT_API const char *nlrt_device_driver(const nlrt_device *device);
+
+/* Waits until the work queued on the device has finished (a no-op for
+ * drivers that run each call to completion, as the cpu driver does). */
+NLRT_API nlrt_status nlrt_device_synchronize(nlrt_device *device);
+
+/*===--- Drivers -----------------------------------------------------------===*/
+
+/* The "cpu" driver is built in. Others come from driver plugins: shared
+ * objects that export nlrt_plugin_init (numlir/runtime_driver.h says how to
+ * write one). */
+
+/* Loads the driver plugin at `path` and registers its drivers. Loading a
+ * path again does nothing.
+ *   NLRT_UNAVAILABLE      the system loader cannot load it, e.g. a vendor
+ *                         library it needs is missing (the loader's message
+ *                         says which).
+ *   NLRT_LOAD_FAILED      it has no nlrt_plugin_init, or that failed.
+ *   NLRT_INVALID_ARGUMENT NULL path; a driver it registers is malformed or
+ *                         its name is taken. */
+NLRT_API nlrt_status nlrt_driver_load(const char *path);
+
+/* How many drivers are registered, and the name of driver `index` in
+ * registration order (NULL out of range; the string lives as long as the
+ * process). */
+NLRT_API size_t nlrt_driver_count(void);
+NLRT_API const char *nlrt_driver_name(size_t index);
+
+/*===--- Buffers -----------------------------------------------------------===*/
+
+/* Memory on a device, owned by its driver. A buffer holds a reference to its
+ * device. Drivers whose memory is the host's hand out host pointers
+ * (nlrt_buffer_host_pointer); others keep their memory to themselves, and
+ * contents move with the copy functions. */
+typedef struct nlrt_buffer nlrt_buffer;
+
+/* A new buffer of `size` bytes on `device` (size 0 is allowed).
+ *   NLRT_OUT_OF_MEMORY    the device has no room (the message names the
+ *                         size).
+ *   NLRT_INVALID_ARGUMENT NULL device or out pointer. */
+NLRT_API nlrt_status nlrt_buffer_allocate(nlrt_device *device, size_t size,
+                                          nlrt_buffer **out_buffer);
+
+/* Frees the buffer and drops its device reference. NULL is ignored. */
+NLRT_API void nlrt_buffer_release(nlrt_buffer *buffer);
+
+NLRT_API nlrt_device *nlrt_buffer_device(const nlrt_buffer *buffer);
+NLRT_API size_t nlrt_buffer_size(const nlrt_buffer *buffer);
+
+/* The buffer's memory where it is host memory (the cpu driver's), else
+ * NULL. */
+NLRT_API void *nlrt_buffer_host_pointer(const nlrt_buffer *buffer);
+
+/* Copies `size` bytes, which must be the buffer's size, between host memory
+ * and the buffer.
+ *   NLRT_INVALID_ARGUMENT a size that is not the buffer's, NULL pointers. */
+NLRT_API nlrt_status nlrt_buffer_copy_from_host(nlrt_buffer *buffer,
+                                                const void *host, size_t size);
+NLRT_API nlrt_status nlrt_buffer_copy_to_host(const nlrt_buffer *buffer,
+                                              void *host, size_t size);
+
+/* Copies `source` into `destination`, on the same device or not (through
+ * the host where neither driver can do better).
+ *   NLRT_INVALID_ARGUMENT buffers of different sizes, NULL pointers. */
+NLRT_API nlrt_status nlrt_buffer_copy(nlrt_buffer *destination,
+                                      const nlrt_buffer *source);
 
 /*===--- Executables -------------------------------------------------------===*/
 
@@ -325,6 +390,16 @@ NLRT_API nlrt_status nlrt_executable_buffer_info(
 NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
                                              void *const *buffers,
                                              size_t num_buffers);
+
+
+/* nlrt_executable_execute on buffers: each must live on the executable's
+ * device and have exactly its byte_size (inputs first, then outputs).
+ *   NLRT_INVALID_ARGUMENT a buffer on another device (the message names
+ *                         both), of another size, NULL; a wrong count.
+ * Other failures as for nlrt_executable_execute. */
+NLRT_API nlrt_status nlrt_executable_execute_buffers(
+    nlrt_executable *executable, nlrt_buffer *const *buffers,
+    size_t num_buffers);
 
 /*===--- Memory kept for reuse ---------------------------------------------===*/
 

@@ -7,7 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "host_allocator.h"
+#include "../../services/host_allocator.h"
 #include "shared_object.h"
 
 #include <dlfcn.h>
@@ -21,8 +21,8 @@
 
 typedef void (*entry_function)(void **buffers);
 
+/* The driver state of a loaded executable. */
 typedef struct cpu_executable {
-  nlrt_executable base; /* first: the public handle points here */
   nlrt_shared_object object;
   entry_function entry;
   /* "<bytes> <type> <file:line:col>" lines (see EmitCEntryPoint.cpp), or
@@ -85,10 +85,10 @@ static void configure_threads(void) {
   setenv("KMP_BLOCKTIME", "1", 0);
 }
 
-/* Reads the device options (runtime.h lists them) into `device`. */
-static nlrt_status read_device_options(const nlrt_device_option *options,
-                                       size_t num_options,
-                                       nlrt_device *device) {
+/* Checks the device options (runtime.h lists them); the runtime records
+ * num_threads in the device. */
+static nlrt_status check_device_options(const nlrt_device_option *options,
+                                        size_t num_options) {
   for (size_t i = 0; i < num_options; ++i) {
     const nlrt_device_option *option = &options[i];
     if (strcmp(option->name, "num_threads") != 0)
@@ -101,37 +101,28 @@ static nlrt_status read_device_options(const nlrt_device_option *options,
                         "cpu device option num_threads must be 0 (the "
                         "default) to 65536, got %lld",
                         (long long)option->value);
-    device->num_threads = (int)option->value;
   }
   return NLRT_OK;
 }
 
-static nlrt_status cpu_device_open(const nlrt_driver *driver, int ordinal,
+static nlrt_status cpu_device_open(int ordinal,
                                    const nlrt_device_option *options,
-                                   size_t num_options,
-                                   nlrt_device **out_device) {
+                                   size_t num_options, void **out_state) {
   /* Every cpu device runs on the host's cores; each has a thread team of
-   * its own (num_threads). */
+   * its own (num_threads). The devices need no state of their own. */
   static pthread_once_t threads_configured = PTHREAD_ONCE_INIT;
   pthread_once(&threads_configured, configure_threads);
   if (ordinal >= NLRT_CPU_MAX_DEVICES)
     return nlrt_error(NLRT_NOT_FOUND,
                       "the cpu driver has devices 0 to %d, got ordinal %d",
                       NLRT_CPU_MAX_DEVICES - 1, ordinal);
-  nlrt_device *device = malloc(sizeof(*device));
-  if (!device)
-    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
-  nlrt_device_init(device, driver, ordinal);
-  nlrt_status status = read_device_options(options, num_options, device);
-  if (status != NLRT_OK) {
-    free(device);
-    return status;
-  }
-  *out_device = device;
-  return NLRT_OK;
+  nlrt_status status = check_device_options(options, num_options);
+  if (status == NLRT_OK)
+    *out_state = NULL;
+  return status;
 }
 
-static void cpu_device_destroy(nlrt_device *device) { free(device); }
+static void cpu_device_close(void *state) { (void)state; }
 
 /* Writes `size` bytes of `values` into the executable's table
  * `<entry><suffix>`, if it has one. The bytes are only written if they
@@ -181,10 +172,10 @@ static nlrt_status install_host_callback(const nlrt_shared_object *object,
 }
 
 /* Resolves the entry and signature in a freshly opened object and builds the
- * executable. Takes ownership of `object` (closed on failure). */
-static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
-                               const char *entry, const char *what,
-                               nlrt_executable **out) {
+ * executable's state. Takes ownership of `object` (closed on failure). */
+static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
+                               const char *what, void **out_state,
+                               const char **out_signature) {
   char signature_name[256];
   snprintf(signature_name, sizeof(signature_name), "%s_signature", entry);
 
@@ -212,10 +203,7 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
     if (!executable)
       status = nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
   }
-  if (status == NLRT_OK)
-    status = nlrt_executable_init(&executable->base, device, entry, signature);
   if (status != NLRT_OK) {
-    free(executable);
     nlrt_shared_object_close(&object);
     return status;
   }
@@ -225,35 +213,38 @@ static nlrt_status finish_load(nlrt_device *device, nlrt_shared_object object,
    * pointer, ISO C does not, so copy the bits. */
   memcpy(&executable->entry, &function, sizeof(executable->entry));
   find_openmp();
-  *out = &executable->base;
+  *out_state = executable;
+  *out_signature = signature;
   return NLRT_OK;
 }
 
 static nlrt_status cpu_load_file(nlrt_device *device, const char *path,
-                                 const char *entry, nlrt_executable **out) {
+                                 const char *entry, void **out_state,
+                                 const char **out_signature) {
+  (void)device;
   char what[512];
   snprintf(what, sizeof(what), "executable '%s'", path);
   nlrt_shared_object object;
   nlrt_status status = nlrt_shared_object_open_file(path, what, &object);
   if (status != NLRT_OK)
     return status;
-  return finish_load(device, object, entry, what, out);
+  return finish_load(object, entry, what, out_state, out_signature);
 }
 
-static nlrt_status cpu_load_memory(nlrt_device *device, const void *data,
-                                   size_t size, const char *entry,
-                                   const char *what, nlrt_executable **out) {
+static nlrt_status cpu_load(nlrt_device *device, const void *data, size_t size,
+                            const char *entry, const char *what,
+                            void **out_state, const char **out_signature) {
+  (void)device;
   nlrt_shared_object object;
   nlrt_status status =
       nlrt_shared_object_open_memory(data, size, what, &object);
   if (status != NLRT_OK)
     return status;
-  return finish_load(device, object, entry, what, out);
+  return finish_load(object, entry, what, out_state, out_signature);
 }
 
-static void cpu_executable_destroy(nlrt_executable *base) {
-  cpu_executable *executable = (cpu_executable *)base;
-  nlrt_executable_deinit(&executable->base);
+static void cpu_executable_release(void *state) {
+  cpu_executable *executable = state;
   nlrt_shared_object_close(&executable->object);
   free(executable);
 }
@@ -307,12 +298,14 @@ static void describe_sites(const char *sites, const nlrt_host_failure *failure,
   }
 }
 
-static nlrt_status cpu_execute(nlrt_executable *base, void **buffers) {
-  cpu_executable *executable = (cpu_executable *)base;
+static nlrt_status cpu_execute(nlrt_executable *base, void *state,
+                               void *const *buffers) {
+  cpu_executable *executable = state;
   use_device_threads(base->device);
   nlrt_host_failure failure;
+  /* The entry takes void ** by contract but never writes the array. */
   nlrt_status status =
-      nlrt_host_call_run(executable->entry, buffers, &failure);
+      nlrt_host_call_run(executable->entry, (void **)buffers, &failure);
   if (status == NLRT_OK)
     return NLRT_OK;
   if (status == NLRT_HOST_CALLBACK_FAILED)
@@ -332,12 +325,15 @@ static nlrt_status cpu_execute(nlrt_executable *base, void **buffers) {
                     strerror(failure.error));
 }
 
+/* Buffers are host memory from the runtime's allocator (no buffer
+ * functions), and calls run to completion (no synchronize). */
 const nlrt_driver nlrt_cpu_driver = {
+    .version = NLRT_DRIVER_INTERFACE_VERSION,
     .name = "cpu",
     .device_open = cpu_device_open,
-    .device_destroy = cpu_device_destroy,
+    .device_close = cpu_device_close,
+    .load = cpu_load,
     .load_file = cpu_load_file,
-    .load_memory = cpu_load_memory,
-    .executable_destroy = cpu_executable_destroy,
+    .executable_release = cpu_executable_release,
     .execute = cpu_execute,
 };

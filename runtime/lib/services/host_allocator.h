@@ -1,8 +1,9 @@
-/*===- host_allocator.h - checked heap for generated code, per call -------===*
+/*===- host_allocator.h - checked host heap for generated code, per call --===*
  *
  * Generated code allocates its temporary buffers through a table it exports
  * (`void *<entry>_allocator[3]`: malloc, aligned_alloc and free, in that
- * order); the cpu driver points the table at the functions here. During
+ * order); a driver that runs host code (the cpu driver) points the table
+ * at the functions here, a service any driver may use. During
  * nlrt_host_call_run they track every live block of the call, and when an
  * allocation fails they longjmp back into nlrt_host_call_run, which frees
  * the call's blocks and reports the size. Generated code holds no other
@@ -11,10 +12,10 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#ifndef NLRT_CPU_HOST_ALLOCATOR_H
-#define NLRT_CPU_HOST_ALLOCATOR_H
+#ifndef NLRT_SERVICES_HOST_ALLOCATOR_H
+#define NLRT_SERVICES_HOST_ALLOCATOR_H
 
-#include "../../internal.h"
+#include "../internal.h"
 
 #include <stdint.h>
 
@@ -58,4 +59,4 @@ uint64_t nlrt_host_cached_bytes(void);
 /* "3.64 TiB" for 4000000000000. */
 void nlrt_format_bytes(uint64_t bytes, char *out, size_t capacity);
 
-#endif /* NLRT_CPU_HOST_ALLOCATOR_H */
+#endif /* NLRT_SERVICES_HOST_ALLOCATOR_H */

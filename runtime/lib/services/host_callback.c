@@ -1,7 +1,8 @@
 /*===- host_callback.c - calls from generated code back into the host -----===*
  *
  * Every executable with host callbacks exports a slot `<entry>_host_callback`
- * that the cpu driver points at nlrt_host_callback_dispatch. The dispatcher
+ * that a driver running host code (the cpu driver) points at
+ * nlrt_host_callback_dispatch, a service of the runtime. The dispatcher
  * hands the call to the process-wide handler (the Python extension registers
  * one) and, when the handler fails, abandons the running call through the
  * same jump an allocation failure takes (host_allocator.c).
