@@ -34,7 +34,8 @@ $(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
-	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib
+	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib \
+	  "setuptools>=70.1" wheel
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,
@@ -46,7 +47,7 @@ build: setup
 test-lit: build
 	$(LLVM_BIN)/lit -sv build/test
 
-test-python: build
+test-python: build backend-plugin
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 
 # A fast subset runs again with 4 CPU devices (docs/devices.md): computations still
@@ -55,7 +56,13 @@ FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py 
 	test_donation.py test_grad.py test_vmap.py test_host_callbacks.py \
 	test_saved_executables.py test_device_transfer.py test_array_methods.py)
 
-test: build
+# The out-of-tree backend example (docs/backends.md), built against this build's runtime
+# headers and installed into the virtualenv, where the numlir.backends entry point finds it.
+.PHONY: backend-plugin
+backend-plugin: build
+	$(PY) -m pip install -q --no-build-isolation --force-reinstall --no-deps examples/backend-plugin
+
+test: build backend-plugin
 	$(LLVM_BIN)/lit -s build/test
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 	NUMLIR_NUM_CPU_DEVICES=4 $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(FOUR_DEVICE_TESTS)

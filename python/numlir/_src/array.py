@@ -137,8 +137,7 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
             raise TypeError("iteration over a 0-d array")
         for row in self._host():
             row = np.asarray(row)  # a 1-d array's rows are NumPy scalars: make them 0-d arrays
-            yield Array(row, core.ShapedArray(row.shape, self.dtype, self.weak_type),
-                        self._device, self._committed)
+            yield self._like(row, core.ShapedArray(row.shape, self.dtype, self.weak_type))
 
     def item(self, *args):
         return self._host().item(*args)
@@ -203,7 +202,14 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         return type(self._value) is _DeletedBuffer
 
     def copy(self):
-        return Array(self._host().copy(), self.aval, self._device, self._committed)
+        return self._like(self._host().copy(), self.aval)
+
+    def _like(self, host: np.ndarray, aval: core.ShapedArray) -> "Array":
+        """An Array of host contents ``host`` on this array's device, committed as it is."""
+        device = self._device
+        if device is not None and not device.host_memory:
+            return Array(device.put(np.asarray(host, order="C")), aval, device, self._committed)
+        return Array(host, aval, device, self._committed)
 
     def clone(self) -> "Array":
         """A new Array object over the same buffer, as ``jax.Array.clone``: no copy is made.

@@ -151,6 +151,16 @@ def execute(exe, leaves: list, in_avals, out_avals, pairs: dict[int, int],
     (see the module doc); without pairs, a plain call. The outputs are committed to the
     device if ``committed``."""
     device = exe.device
+    if pairs and not device.host_memory:
+        # Buffers in a device's own memory are not shared with the host, so nothing else
+        # can see them; this increment hands them no output (a fresh buffer each), and the
+        # donors are deleted as JAX deletes them.
+        donors = [leaves[i] for i in pairs if type(leaves[i]) is Array]
+        try:
+            return dispatch.execute(exe, dispatch.device_args(leaves, in_avals, device),
+                                    out_avals, committed=committed)
+        finally:
+            finish(donors)
     if not pairs:
         return dispatch.execute(exe, dispatch.device_args(leaves, in_avals, device), out_avals,
                                 committed=committed)

@@ -7,17 +7,24 @@
 
 #include <Python.h>
 
+#include <vector>
+
 namespace nb = nanobind;
 
 namespace numlir::runtime {
 
-Device::Device(const std::string &driver, int ordinal, int numThreads) {
-  // Only what differs from the driver's default is passed, so a driver
+Device::Device(const std::string &driver, int ordinal, int numThreads,
+               const std::map<std::string, int64_t> &options) {
+  // num_threads goes only where it differs from the default, so a driver
   // without thread teams still opens with num_threads=0.
-  nlrt_device_option threads = {"num_threads", numThreads};
+  std::vector<nlrt_device_option> settings;
+  if (numThreads)
+    settings.push_back({"num_threads", numThreads});
+  for (const auto &[name, value] : options)
+    settings.push_back({name.c_str(), value});
   checkStatus(nlrt_device_open_with_options(
-      driver.c_str(), ordinal, numThreads ? &threads : nullptr,
-      numThreads ? 1 : 0, &handle));
+      driver.c_str(), ordinal, settings.empty() ? nullptr : settings.data(),
+      settings.size(), &handle));
 }
 
 Device::~Device() { nlrt_device_close(handle); }
@@ -49,6 +56,21 @@ Executable Device::loadFile(const std::filesystem::path &path,
   }
   checkStatus(status);
   return Executable(executable);
+}
+
+Buffer Device::allocate(size_t size) {
+  nlrt_buffer *buffer = nullptr;
+  checkStatus(nlrt_buffer_allocate(handle, size, &buffer));
+  return Buffer(buffer);
+}
+
+void Device::synchronize() {
+  nlrt_status status;
+  {
+    nb::gil_scoped_release release;
+    status = nlrt_device_synchronize(handle);
+  }
+  checkStatus(status);
 }
 
 } // namespace numlir::runtime

@@ -3,9 +3,12 @@
 #ifndef NUMLIR_PYTHON_RUNTIME_DEVICE_H
 #define NUMLIR_PYTHON_RUNTIME_DEVICE_H
 
+#include "Buffer.h"
 #include "Executable.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace numlir::runtime {
@@ -14,8 +17,10 @@ namespace numlir::runtime {
 /// their own, so they stay usable after the Device is collected.
 class Device {
 public:
-  /// `numThreads` is the device's thread team size (0: the driver's default).
-  Device(const std::string &driver, int ordinal, int numThreads = 0);
+  /// `numThreads` is the device's thread team size (0: the driver's default);
+  /// `options` are further device options of the driver (runtime.h).
+  Device(const std::string &driver, int ordinal, int numThreads = 0,
+         const std::map<std::string, int64_t> &options = {});
   Device(const Device &) = delete;
   Device &operator=(const Device &) = delete;
   ~Device();
@@ -29,6 +34,11 @@ public:
   Executable load(nanobind::handle data, const std::string &entry);
   Executable loadFile(const std::filesystem::path &path,
                       const std::string &entry);
+
+  /// A new buffer of `size` bytes on this device.
+  Buffer allocate(size_t size);
+  /// Waits for the work queued on the device.
+  void synchronize();
 
 private:
   nlrt_device *handle = nullptr;

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executable.h"
+
+#include "Buffer.h"
 #include "HostCallbacks.h"
 
 #include "Dtypes.h"
@@ -195,6 +197,32 @@ void Executable::execute(nb::handle buffers) const {
   {
     nb::gil_scoped_release release;
     status = nlrt_executable_execute(handle, pointers.data(), count);
+  }
+  if (status == NLRT_HOST_CALLBACK_FAILED)
+    raisePendingCallbackError();
+  checkStatus(status);
+}
+
+void Executable::executeBuffers(nb::handle buffers) const {
+  nb::sequence sequence = nb::borrow<nb::sequence>(buffers);
+  std::vector<nb::object> held; // keeps the Buffers alive without the GIL
+  std::vector<nlrt_buffer *> handles;
+  for (nb::handle item : sequence) {
+    Buffer *buffer = nullptr;
+    if (!nb::try_cast<Buffer *>(item, buffer) || !buffer)
+      throw nb::type_error(
+          (std::string("execute_buffers takes numlir._runtime.Buffer objects, "
+                       "got '") +
+           Py_TYPE(item.ptr())->tp_name + "'")
+              .c_str());
+    held.push_back(nb::borrow(item));
+    handles.push_back(buffer->handle);
+  }
+  nlrt_status status;
+  {
+    nb::gil_scoped_release release;
+    status = nlrt_executable_execute_buffers(handle, handles.data(),
+                                             handles.size());
   }
   if (status == NLRT_HOST_CALLBACK_FAILED)
     raisePendingCallbackError();

@@ -41,6 +41,10 @@ public:
   /// Mismatches raise ValueError; runtime failures raise RuntimeError.
   void execute(nanobind::handle buffers) const;
 
+  /// Runs on numlir._runtime.Buffer objects (inputs, then outputs), each on
+  /// this executable's device and of its buffer's size.
+  void executeBuffers(nanobind::handle buffers) const;
+
 private:
   struct Spec {
     nlrt_dtype dtype;

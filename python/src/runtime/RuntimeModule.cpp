@@ -14,14 +14,17 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
 #include <dlfcn.h>
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using numlir::runtime::Buffer;
 using numlir::runtime::Device;
 using numlir::runtime::Executable;
+using numlir::runtime::checkStatus;
 
 /// Where the libnlrt.so this module is linked against lives.
 static std::string libraryPath() {
@@ -139,6 +142,8 @@ and shape of every buffer, inputs first::
                    "c64.")
       .def_prop_ro("output_specs", &Executable::outputSpecs,
                    "[(dtype, shape), ...] of the outputs.")
+      .def("execute_buffers", &Executable::executeBuffers, "buffers"_a,
+           "Runs on Buffers of its device (inputs, then outputs).")
       .def("execute", &Executable::execute, "buffers"_a,
            nb::sig("def execute(self, buffers: typing.Sequence[object]) "
                    "-> None"),
@@ -161,19 +166,64 @@ fails otherwise. The GIL is released while it runs::
                ": " + self.signature() + ">";
       });
 
+  nb::class_<Buffer>(m, "Buffer", R"(Memory on a device, owned by its driver.
+
+    buffer = device.allocate(16)
+    buffer.copy_from_host(np.arange(4, dtype=np.float32))
+    out = np.empty(4, np.float32); buffer.copy_to_host(out)
+
+Copies take and fill C-contiguous buffer-protocol objects of exactly the
+buffer's size; copy_from copies another Buffer, on any device.
+)")
+      .def_prop_ro("size", &Buffer::size)
+      .def_prop_ro("device_name", &Buffer::deviceName)
+      .def_prop_ro("host_memory", &Buffer::hostMemory,
+                   "Whether the buffer is host memory (the cpu driver's).")
+      .def("copy_from_host", &Buffer::copyFromHost, "source"_a)
+      .def("copy_to_host", &Buffer::copyToHost, "destination"_a)
+      .def("copy_from", &Buffer::copyFrom, "source"_a)
+      .def("__repr__", [](const Buffer &self) {
+        return "<numlir._runtime.Buffer " + std::to_string(self.size()) +
+               " bytes on " + self.deviceName() + ">";
+      });
+
+  m.def(
+      "load_driver",
+      [](const std::string &path) {
+        checkStatus(nlrt_driver_load(path.c_str()));
+      },
+      "path"_a,
+      R"(Loads the driver plugin at `path` (a shared object exporting
+nlrt_plugin_init; numlir/runtime_driver.h) and registers its drivers. Raises
+RuntimeError "UNAVAILABLE: ..." when the system loader cannot load it (a
+missing vendor library), "LOAD_FAILED: ..." when it is no plugin or its init
+fails.)");
+  m.def(
+      "drivers",
+      [] {
+        nb::list names;
+        for (size_t i = 0, n = nlrt_driver_count(); i < n; ++i)
+          names.append(nlrt_driver_name(i));
+        return names;
+      },
+      "The registered drivers' names, built-in first.");
+
   nb::class_<Device>(m, "Device", R"(A runtime device: a driver and an ordinal.
 
     device = Device()            # the host CPU, same as Device("cpu", 0)
     device.name                  # 'cpu:0'
     Device("cpu", 1, num_threads=2)   # a second cpu device, 2 threads
+    Device("pool", 0, options={"pool_bytes": 1 << 20})   # a plugin's options
 
 Each cpu device runs its parallel loops on a thread team of its own,
 `num_threads` strong (0: the OpenMP default, NUMLIR_NUM_THREADS or every
 core). Raises RuntimeError for an unknown driver (the message lists the
 known ones), a missing device or a bad option.
 )")
-      .def(nb::init<const std::string &, int, int>(), "driver"_a = "cpu",
-           "ordinal"_a = 0, "num_threads"_a = 0)
+      .def(nb::init<const std::string &, int, int,
+                    const std::map<std::string, int64_t> &>(),
+           "driver"_a = "cpu", "ordinal"_a = 0, "num_threads"_a = 0,
+           "options"_a = std::map<std::string, int64_t>{})
       .def_prop_ro("name", &Device::name)
       .def_prop_ro("driver", &Device::driver)
       .def_prop_ro("num_threads", &Device::numThreads)
@@ -188,6 +238,10 @@ the compiler: an image (see wrap_image), or a bare ELF shared object.
 
     exe = device.load(open("add.so", "rb").read())
 )")
+      .def("allocate", &Device::allocate, "size"_a,
+           "A new Buffer of `size` bytes on this device.")
+      .def("synchronize", &Device::synchronize,
+           "Waits for the work queued on this device.")
       .def("load_file", &Device::loadFile, "path"_a,
            "entry"_a = NLRT_DEFAULT_ENTRY,
            R"(Loads an executable from a file (an image or a bare ELF object);
