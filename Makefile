@@ -108,6 +108,16 @@ fuzz-hlo-opt: build
 # the extensions built with -fsanitize=address in build-asan/, then the C API
 # test, lit and pytest against them (PYTEST_ARGS narrows pytest, e.g.
 # PYTEST_ARGS=test/python/test_jit.py). Too slow for `make test`.
+# The runtime alone (C, seconds to build) under ThreadSanitizer: its C API test
+# loads, calls back and runs two devices on two threads at once.
+.PHONY: test-tsan-runtime
+test-tsan-runtime:
+	CFLAGS="-fsanitize=thread -g -O1" $(VENV)/bin/cmake -G Ninja -S runtime -B build-tsan-runtime \
+	  -DCMAKE_MAKE_PROGRAM=$(CURDIR)/$(VENV)/bin/ninja
+	$(VENV)/bin/cmake --build build-tsan-runtime
+	TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 build-tsan-runtime/nlrt_c_api_test \
+	  build-tsan-runtime/nlrt_test_kernels.so build-tsan-runtime/nlrt_test_driver_plugin.so
+
 .PHONY: build-asan test-asan
 ASAN_BUILD := build-asan
 # libstdc++ is preloaded with the ASan runtime so that its __cxa_throw

@@ -793,6 +793,78 @@ static void *worker(void *opaque) {
   return NULL;
 }
 
+/* Two cpu devices, each with a thread team of its own, driven from two
+ * threads at once on buffers of their own: the same results as one after
+ * the other (run under ThreadSanitizer by `make test-tsan-runtime`). */
+typedef struct device_worker_args {
+  int ordinal;
+  const void *image;
+  size_t size;
+  float sum;
+  int failed;
+} device_worker_args;
+
+static void *device_worker(void *opaque) {
+  device_worker_args *args = opaque;
+  nlrt_device_option team = {"num_threads", 1};
+  nlrt_device *device = NULL;
+  nlrt_executable *exe = NULL;
+  nlrt_buffer *buffers[3] = {NULL, NULL, NULL};
+  args->failed =
+      nlrt_device_open_with_options("cpu", args->ordinal, &team, 1, &device) !=
+          NLRT_OK ||
+      nlrt_executable_load_memory(device, args->image, args->size, NULL,
+                                  &exe) != NLRT_OK;
+  for (int i = 0; i < 3 && !args->failed; ++i)
+    args->failed = nlrt_buffer_allocate(device, 16, &buffers[i]) != NLRT_OK;
+  float a[4] = {1, 2, 3, 4}, step[4], out[4] = {0};
+  for (int i = 0; i < 4; ++i)
+    step[i] = (float)(args->ordinal + 1);
+  if (!args->failed) {
+    nlrt_buffer_copy_from_host(buffers[0], a, sizeof a);
+    nlrt_buffer_copy_from_host(buffers[1], step, sizeof step);
+  }
+  /* out = a + step, then a = out: a grows by `step` per call. */
+  for (int i = 0; i < 500 && !args->failed; ++i) {
+    args->failed = nlrt_executable_execute_buffers(exe, buffers, 3) != NLRT_OK ||
+                   nlrt_buffer_copy(buffers[0], buffers[2]) != NLRT_OK;
+  }
+  if (!args->failed)
+    nlrt_buffer_copy_to_host(buffers[2], out, sizeof out);
+  args->sum = out[0] + out[1] + out[2] + out[3];
+  for (int i = 0; i < 3; ++i)
+    nlrt_buffer_release(buffers[i]);
+  nlrt_executable_release(exe);
+  nlrt_device_close(device);
+  return NULL;
+}
+
+static void test_concurrent_devices(void) {
+  size_t size = 0;
+  void *image = read_file(kernels_path, &size);
+  CHECK(image != NULL);
+  if (!image)
+    return;
+  device_worker_args sequential[2], concurrent[2];
+  for (int d = 0; d < 2; ++d) {
+    sequential[d] = (device_worker_args){d, image, size, 0, 0};
+    device_worker(&sequential[d]);
+  }
+  pthread_t threads[2];
+  for (int d = 0; d < 2; ++d) {
+    concurrent[d] = (device_worker_args){d, image, size, 0, 0};
+    pthread_create(&threads[d], NULL, device_worker, &concurrent[d]);
+  }
+  for (int d = 0; d < 2; ++d) {
+    pthread_join(threads[d], NULL);
+    CHECK(!sequential[d].failed && !concurrent[d].failed);
+    CHECK(concurrent[d].sum == sequential[d].sum);
+    /* 10 + 4 * 500 * (d + 1) */
+    CHECK(sequential[d].sum == 10.0f + 2000.0f * (float)(d + 1));
+  }
+  free(image);
+}
+
 static void test_concurrent_loads(nlrt_device *device) {
   size_t size = 0;
   void *image = read_file(kernels_path, &size);
@@ -843,6 +915,7 @@ int main(int argc, char **argv) {
   test_replacing_host_callback_handler(device);
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
+  test_concurrent_devices();
   nlrt_device_close(device);
   if (plugin_path)
     test_driver_plugin();

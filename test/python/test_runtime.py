@@ -714,3 +714,31 @@ def test_c_api_without_memfd_falls_back_to_temporary_files(c_api_test,
                             text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     assert list(scratch.iterdir()) == []
+
+
+def test_c_api_has_no_data_race_under_thread_sanitizer(tmp_path):
+    """The runtime and its C API test built with -fsanitize=thread: loads from several threads,
+    host callback handlers swapped while others call back, and two devices with thread teams
+    of their own stepping on two threads at once (test_concurrent_devices)."""
+    sources = sorted(str(p) for p in (REPO / "runtime" / "lib").rglob("*.c"))
+    program = tmp_path / "c_api_test_tsan"
+    build = subprocess.run(
+        [CC, "-std=c11", "-D_GNU_SOURCE", "-DNLRT_BUILDING_LIBRARY", "-fsanitize=thread", "-g",
+         "-O1", "-pthread", "-I", str(REPO / "runtime" / "include"), *sources,
+         str(REPO / "runtime" / "test" / "c_api_test.c"), "-o", str(program), "-ldl"],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    kernels = tmp_path / "test_kernels.so"
+    plugin = tmp_path / "test_driver_plugin.so"
+    subprocess.run([CC, "-shared", "-fPIC", "-o", str(kernels),
+                    str(REPO / "runtime" / "test" / "test_kernels.c")], check=True)
+    subprocess.run([CC, "-std=c11", "-shared", "-fPIC", "-I", str(REPO / "runtime" / "include"),
+                    "-o", str(plugin), str(REPO / "runtime" / "test" / "test_driver_plugin.c")],
+                   check=True)
+    env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1:allocator_may_return_null=1")
+    env.pop("LD_PRELOAD", None)  # the ASan runtime of `make test-asan` cannot share a process
+    result = subprocess.run([str(program), str(kernels), str(plugin)], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "ThreadSanitizer" not in result.stderr
+    assert "all C API checks passed" in result.stdout
