@@ -257,3 +257,17 @@ def test_deleted_arrays_raise_in_the_device_api():
                 lambda: numlir.device_put(x, numlir.devices()[0])):
         with pytest.raises(RuntimeError, match="Array has been deleted"):
             use()
+
+
+def test_arrays_pickle_and_copy_to_uncommitted_arrays_on_the_default_device():
+    import copy
+    import pickle
+
+    x = numlir.device_put(np.arange(3.0, dtype=np.float32), numlir.devices()[0])
+    for again in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x), copy.copy(x)):
+        assert type(again) is numlir.Array and not again.committed
+        assert again.device == numlir.devices()[0] and again.dtype == x.dtype
+        np.testing.assert_array_equal(again, x)
+    x.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        pickle.dumps(x)

@@ -120,6 +120,13 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
     weak_type = property(lambda self: self.aval.weak_type)
     nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 
+    def __reduce__(self):
+        # As jax.Array: the contents and abstract value travel, not the device (which belongs
+        # to this process); unpickled, the array is uncommitted on the default device.
+        if self.is_deleted():
+            self._value._raise()
+        return _unpickle, (self._host(), self.aval)
+
     def __array__(self, dtype=None, copy=None):
         value = self._host()
         if copy is False and dtype is not None and np.dtype(dtype) != value.dtype:
@@ -257,6 +264,10 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
 
     def __str__(self):
         return repr(self) if self.is_deleted() else str(self._host())
+
+
+def _unpickle(value: np.ndarray, aval: core.ShapedArray) -> Array:
+    return Array(np.array(value, order="C"), aval)
 
 
 tree_util.register_leaf_type(Array)
