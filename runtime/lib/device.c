@@ -2,12 +2,12 @@
  *
  * Drivers live in one table, filled at run time: the built-in cpu driver
  * first (on first use), then whatever plugins register (nlrt_driver_load).
- * Devices are reference-counted handles around a driver's state.
+ * Devices are reference-counted handles around a driver's state. What the
+ * runtime offers drivers is in services/.
  *
  *===----------------------------------------------------------------------===*/
 
 #include "internal.h"
-#include "services/host_allocator.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -86,7 +86,7 @@ static void lock_registry(void) {
   pthread_mutex_lock(&registry_mutex);
 }
 
-static nlrt_status register_driver(const nlrt_driver *driver) {
+nlrt_status nlrt_register_driver(const nlrt_driver *driver) {
   lock_registry();
   nlrt_status status = add_driver(driver);
   pthread_mutex_unlock(&registry_mutex);
@@ -280,58 +280,3 @@ NLRT_API nlrt_status nlrt_device_synchronize(nlrt_device *device) {
   return device->driver->synchronize ? device->driver->synchronize(device)
                                      : NLRT_OK;
 }
-
-/*===--- Host memory -------------------------------------------------------===*/
-
-uint64_t nlrt_release_cached_memory(void) {
-  return nlrt_host_release_cached_memory();
-}
-
-uint64_t nlrt_cached_memory_bytes(void) { return nlrt_host_cached_bytes(); }
-
-nlrt_status nlrt_host_buffer_allocate(size_t size, void **out_buffer) {
-  if (!out_buffer)
-    return nlrt_error(NLRT_INVALID_ARGUMENT,
-                      "nlrt_host_buffer_allocate: out_buffer is NULL");
-  /* Outside an executable's call the allocator reports failure as NULL. */
-  void *buffer = nlrt_host_aligned_alloc(64, size);
-  if (!buffer) {
-    char amount[32];
-    nlrt_format_bytes(size, amount, sizeof amount);
-    return nlrt_error(NLRT_OUT_OF_MEMORY,
-                      "cannot allocate a host buffer of %zu bytes (%s)", size,
-                      amount);
-  }
-  *out_buffer = buffer;
-  return NLRT_OK;
-}
-
-void nlrt_host_buffer_free(void *buffer) { nlrt_host_free(buffer); }
-
-/*===--- Services for drivers ----------------------------------------------===*/
-
-static void *device_state(const nlrt_device *device) { return device->state; }
-static int device_ordinal(const nlrt_device *device) { return device->ordinal; }
-static void *executable_state(const nlrt_executable *executable) {
-  return executable->state;
-}
-static void *host_allocate(size_t size) {
-  return nlrt_host_aligned_alloc(64, size);
-}
-
-const nlrt_services nlrt_runtime_services = {
-    .version = NLRT_DRIVER_INTERFACE_VERSION,
-    .register_driver = register_driver,
-    .error = nlrt_error,
-    .device_state = device_state,
-    .device_ordinal = device_ordinal,
-    .executable_state = executable_state,
-    .host_allocate = host_allocate,
-    .host_free = nlrt_host_free,
-    .device_open_with_options = nlrt_device_open_with_options,
-    .device_close = nlrt_device_close,
-    .executable_load_memory = nlrt_executable_load_memory,
-    .executable_release = nlrt_executable_release,
-    .executable_signature = nlrt_executable_signature,
-    .executable_execute = nlrt_executable_execute,
-};

@@ -97,7 +97,10 @@ extern const nlrt_driver nlrt_cpu_driver;
 /* The registered driver called `name`, or NULL. */
 const nlrt_driver *nlrt_find_driver(const char *name);
 
-/* The services handed to plugins (device.c). */
+/* Adds a driver to the registry (services->register_driver). */
+nlrt_status nlrt_register_driver(const nlrt_driver *driver);
+
+/* The services handed to plugins (services/services.c). */
 extern const nlrt_services nlrt_runtime_services;
 
 void nlrt_device_retain(nlrt_device *device);
