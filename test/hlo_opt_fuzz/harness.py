@@ -31,8 +31,9 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "hlo-cpu-to-linalg": ("--hlo-cpu-to-linalg",),
     "hlo-cpu-to-llvm": ("--hlo-cpu-to-llvm",),
     "hlo-to-cpu": ("--hlo-to-cpu",),
-    # Fusion, then the CPU lowering of the fused module (which inlines it).
-    "hlo-fusion-to-cpu": ("--hlo-fusion", "--hlo-to-cpu"),
+    # The target-independent stage to fused hlo, then the CPU lowering of the
+    # fused module (which inlines it).
+    "hlo-fuse-to-cpu": ("--hlo-fuse", "--hlo-to-cpu"),
 }
 OWN_PASSES = "own-passes"  # the passes of the seed file's RUN line
 

@@ -103,9 +103,7 @@ def test_a_worn_out_context_is_replaced_and_compiles_the_same():
 
 def test_pipelines_with_different_options_each_run_their_own_passes():
     linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
-    text = _compiler.pipeline_text("hlo-cpu-to-llvm")
-    every_loop_parallel = "builtin.module(" + text.replace(
-        "cpu-parallelize-loops", "cpu-parallelize-loops{threads=2 min-iterations=1}", 1) + ")"
+    every_loop_parallel = "builtin.module(hlo-cpu-to-llvm{threads=2 min-iterations=1})"
     serial = _compiler.run_pipeline(linalg, "hlo-cpu-to-llvm")
     parallel = _compiler.run_pipeline(linalg, every_loop_parallel)
     assert "omp.parallel" not in serial and "omp.parallel" in parallel

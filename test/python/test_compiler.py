@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 
@@ -236,9 +237,10 @@ def test_dump_dir_holds_every_stage_and_each_replays_with_hlo_opt(dump_dir):
         if not name.endswith(".mlir") or name.startswith(names[0][:-len("00.hlo.mlir")] + "00"):
             continue
         header = path.read_text().splitlines()[0]
-        match = re.fullmatch(r"// replay: hlo-opt (--[\w-]+) (\S+)", header)
-        assert match, header
-        flag, previous = match.groups()
+        # "// replay: hlo-opt --hlo-cpu-to-llvm='threads=0 ...' <previous stage's file>"
+        prefix, _, command = header.partition("replay: ")
+        assert prefix == "// " and command.startswith("hlo-opt --"), header
+        _, flag, previous = shlex.split(command)
         replayed = subprocess.run(
             [tool, flag, str(dump_dir / previous)], capture_output=True, text=True, check=True
         ).stdout

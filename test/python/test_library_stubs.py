@@ -74,9 +74,7 @@ def _link_both_ways(tmp_path, obj: bytes) -> tuple[bytes, bytes]:
 @functools.cache
 def _example_objects() -> dict[str, bytes]:
     linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
-    text = _compiler.pipeline_text("hlo-cpu-to-llvm")
-    parallel = "builtin.module(" + text.replace(
-        "cpu-parallelize-loops", "cpu-parallelize-loops{threads=2 min-iterations=1}", 1) + ")"
+    parallel = "builtin.module(hlo-cpu-to-llvm{threads=2 min-iterations=1})"
     objects = {}
     for name, pipeline in (("serial", "hlo-cpu-to-llvm"), ("parallel", parallel)):
         llvm = _compiler.run_pipeline(linalg, pipeline)

@@ -102,7 +102,7 @@ public:
     llvm::raw_string_ostream errorStream(parseErrors);
     // A named pipeline's text lists passes on the module itself; other text
     // must name its anchor, as in builtin.module(cse).
-    llvm::StringRef named = numlir::getPipelineText(pipeline);
+    std::string named = numlir::getPipelineText(pipeline);
     if (!named.empty()) {
       if (failed(parsePassPipeline(named, *pm, errorStream)))
         raiseCompileError("invalid pass pipeline '" + pipeline +
@@ -404,7 +404,7 @@ NB_MODULE(_compiler, m) {
         "out (512 uses or 256 MiB of input).");
   m.def("pipeline_text",
         [](const std::string &name) {
-          return numlir::getPipelineText(name).str();
+          return numlir::getPipelineText(name);
         },
         nb::arg("name"), "The pass pipeline behind a named pipeline.");
   m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("text"),

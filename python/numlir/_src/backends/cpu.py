@@ -40,6 +40,7 @@ from numlir._src.backends.base import (
     format_bytes,
     out_of_memory,
 )
+from numlir._src.backends.pipelines import Pipeline
 
 ENTRY = "numlir_entry"
 
@@ -129,44 +130,29 @@ def _toolchain_identity() -> str:
     return "\n".join([triple, cpu, features, f"abi {_runtime.ABI_VERSION} image {_runtime.IMAGE_FORMAT_VERSION}", *files])
 
 
-def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
+def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: Pipeline) -> str:
     result = subprocess.run(
-        [hlo_opt, f"--{pipeline}", "--mlir-print-debuginfo", "-"],
+        [hlo_opt, pipeline.flag, "--mlir-print-debuginfo", "-"],
         input=text, capture_output=True, text=True,
     )
     if result.returncode != 0:
-        raise CompileError(f"pipeline '{pipeline}' failed in {hlo_opt}:\n{result.stderr}")
+        raise CompileError(f"pipeline '{pipeline.text}' failed in {hlo_opt}:\n{result.stderr}")
     return result.stdout
 
 
-def _pass_settings(options: CpuOptions) -> dict[str, str]:
-    """The options' settings of the passes that take them, by pass name: the chunks of
-    cpu-parallelize-loops and cpu-fuse-row-loops, the smallest op cpu-parallelize-loops
-    and cpu-split-reductions split, the smallest run cpu-fuse-row-loops fuses, and the
-    largest buffer cpu-assign-buffers places in an arena."""
-    return {
-        "cpu-fuse-row-loops": (f"threads={options.threads} "
-                               f"min-bytes={options.row_fusion_min_bytes}"),
-        "cpu-split-reductions": f"min-reduction={options.parallel_min_iterations}",
-        "cpu-parallelize-loops": (f"threads={options.threads} "
-                                  f"min-iterations={options.parallel_min_iterations}"),
-        "cpu-assign-buffers": f"max-buffer-bytes={options.arena_max_buffer_bytes}",
-    }
-
-
-@functools.lru_cache(maxsize=64)
-def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
-    """The named pipeline, or its text with the options' pass settings where they differ
-    from the defaults (CpuOptions' defaults are the passes' own). Cached: every
-    compilation's stages ask, and few option sets ever occur."""
-    settings = _pass_settings(options)
-    if settings == _pass_settings(CpuOptions()):
-        return pipeline
-    text = _native_compiler().pipeline_text(pipeline)
-    changed = text
-    for name, setting in settings.items():
-        changed = re.sub(rf"\b{name}(?=[,)])", f"{name}{{{setting}}}", changed, count=1)
-    return pipeline if changed == text else f"builtin.module({changed})"
+def _pipeline(name: str, options: CpuOptions) -> Pipeline:
+    """The named pipeline with the options' settings of it (Pipelines.h has their meaning):
+    how many chunks ops and row tiles are split into, the smallest op split across threads
+    and the shortest reduction split into partials, the smallest run of row-local ops
+    fused, and the largest buffer placed in the arena."""
+    if name == "hlo-cpu-to-linalg":
+        return Pipeline.of(name, min_iterations=options.parallel_min_iterations)
+    if name == "hlo-cpu-to-llvm":
+        return Pipeline.of(name, threads=options.threads,
+                           min_iterations=options.parallel_min_iterations,
+                           row_fusion_min_bytes=options.row_fusion_min_bytes,
+                           arena_max_buffer_bytes=options.arena_max_buffer_bytes)
+    return Pipeline(name)
 
 
 def _binary_boundaries() -> bool:
@@ -178,20 +164,18 @@ def _binary_boundaries() -> bool:
     return not config.flags.dump_dir and not config.flags.hlo_opt
 
 
-def _pipeline_stage(name: str, pipeline: str, options: CpuOptions) -> Stage:
-    configured = _pipeline_with_options(pipeline, options)
-
+def _pipeline_stage(name: str, pipeline: Pipeline) -> Stage:
     def run(module: str | bytes, options: CpuOptions) -> str | bytes:
         if config.flags.hlo_opt:
             return _run_external_hlo_opt(config.flags.hlo_opt, module, pipeline)
         compiler = _native_compiler()
         try:
-            return compiler.run_pipeline(module, configured, name, bytecode=_binary_boundaries())
+            return compiler.run_pipeline(module, pipeline.anchored, name,
+                                         bytecode=_binary_boundaries())
         except compiler.CompileError as error:
             raise CompileError(str(error)) from None
 
-    replay = f"hlo-opt --{pipeline}" if configured == pipeline else f"hlo-opt --pass-pipeline='{configured}'"
-    return Stage(name, ".mlir", run, replay=replay)
+    return Stage(name, ".mlir", run, replay=pipeline.replay)
 
 
 def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
@@ -410,9 +394,9 @@ class CpuBackend(Backend):
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [
-            _pipeline_stage("hlo-opt", "hlo-optimize", options),
-            _pipeline_stage("linalg", "hlo-cpu-to-linalg", options),
-            _pipeline_stage("llvm", "hlo-cpu-to-llvm", options),
+            _pipeline_stage("hlo-opt", _pipeline("hlo-optimize", options)),
+            _pipeline_stage("linalg", _pipeline("hlo-cpu-to-linalg", options)),
+            _pipeline_stage("llvm", _pipeline("hlo-cpu-to-llvm", options)),
             Stage("llvm-ir", ".ll", _translate),
             Stage("object", ".o", _emit_object),
             Stage("executable", ".nlx", _link),
