@@ -24,7 +24,7 @@ from .repair import repair_mutants
 
 # The named pipelines of tools/hlo-opt, and the parse/print round trip
 # (generic and custom forms, and bytecode). The lowerings need an entry
-# function @main (cpu-record-abi-signature, cpu-emit-c-entry-point).
+# function @main (hlo-record-abi-signature, cpu-emit-c-entry-point).
 PIPELINES: dict[str, tuple[str, ...]] = {
     "roundtrip": ("--verify-roundtrip",),
     "hlo-optimize": ("--hlo-optimize",),

@@ -41,7 +41,7 @@ constexpr llvm::StringLiteral kFuse = "func.func(hlo-fusion)";
 // The CPU backend does not compile hlo-fusion's groups as kernels: a module
 // that has them (from hlo-fuse) is inlined back into ops.
 std::string cpuToLinalg(const CPUToLinalgOptions &options) {
-  return "cpu-record-abi-signature,"
+  return "hlo-record-abi-signature,"
          "func.func(hlo-inline-fusions,hlo-split-transposed-convolutions,"
          "hlo-assign-layouts),cse,"
          "convert-hlo-to-linalg,"
@@ -80,9 +80,9 @@ std::string cpuToLinalg(const CPUToLinalgOptions &options) {
 // the kernel passes and LLVM build it once. Once nothing asks any more
 // whether two buffers are distinct allocations, a donated argument's output
 // (jit's donate_argnums: the runtime passes one buffer as both) is written
-// only after the argument's last use (cpu-alias-donated-buffers), and the
+// only after the argument's last use (alias-donated-buffers), and the
 // temporaries get offsets
-// in one arena from their live ranges (cpu-assign-buffers), so buffers that
+// in one arena from their live ranges (assign-buffers), so buffers that
 // are never live together share memory. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
@@ -110,8 +110,8 @@ std::string cpuToLLVM(const CPUToLLVMOptions &options) {
          "func.func(cpu-parallelize-loops{" +
          threads + " " + minIterations +
          "},cpu-convolution-taps,cpu-vectorize-contractions),"
-         "cpu-alias-donated-buffers,"
-         "cpu-assign-buffers{max-buffer-bytes=" +
+         "alias-donated-buffers,"
+         "assign-buffers{max-buffer-bytes=" +
          std::to_string(options.arenaMaxBufferBytes) +
          "},"
          "func.func(convert-linalg-to-loops,convert-complex-to-standard,"

@@ -55,7 +55,7 @@ struct CPUToLLVMOptions : mlir::PassPipelineOptions<CPUToLLVMOptions> {
   Option<int64_t> arenaMaxBufferBytes{
       *this, "arena-max-buffer-bytes",
       llvm::cl::desc("The largest temporary given an offset in the arena "
-                     "(cpu-assign-buffers' max-buffer-bytes); 0 places none"),
+                     "(assign-buffers' max-buffer-bytes); 0 places none"),
       llvm::cl::init(int64_t(64) << 20)};
 };
 

@@ -80,7 +80,7 @@ class CpuOptions:
     #: in bytes of the buffers it reads and writes by rows; -1 turns that off
     #: (config.cpu_row_fusion_min_bytes).
     row_fusion_min_bytes: int = 1 << 20
-    #: The largest temporary given an offset in the function's arena (cpu-assign-buffers);
+    #: The largest temporary given an offset in the function's arena (assign-buffers);
     #: 0 places none (config.cpu_arena_max_buffer_bytes).
     arena_max_buffer_bytes: int = 64 << 20
 
