@@ -1,8 +1,10 @@
 """The host CPU backend: hlo → linalg → LLVM → object → shared library.
 
-Each stage is one call into the native compiler (``numlir._compiler``);
-the last links the object with the system C compiler driver into a shared
-library and wraps it in the runtime's image format (a header with the size
+Each stage is one call into the native compiler: the pipelines through the
+generic ``numlir._compiler``, LLVM IR, the object and the link through the
+CPU's own ``numlir._compiler_cpu``. The last links the object into a shared
+library (with lld in process, or the C compiler driver NUMLIR_CC names) and
+wraps it in the runtime's image format (a header with the size
 and checksums, docs/runtime.md), which the runtime (``numlir._runtime``)
 verifies and loads. Executables follow the runtime's C ABI:
 ``void numlir_entry(void **buffers)``. NUMLIR_DUMP_DIR gets the image
@@ -51,6 +53,14 @@ def _native_compiler():
     from numlir import _compiler
 
     return _compiler
+
+
+def _native_cpu_compiler():
+    """The CPU backend's own calls (LLVM IR, object code, linking, the host target):
+    ``numlir._compiler_cpu``, which raises ``_compiler.CompileError`` too."""
+    from numlir import _compiler_cpu
+
+    return _compiler_cpu
 
 
 #: The linker option that means lld inside the compiler library (the default);
@@ -102,7 +112,8 @@ def _num_threads() -> int:
 
 #: Mapped files whose build determines what the cpu backend produces: numlir's
 #: compiler and runtime, and the MLIR and LLVM libraries they link.
-_TOOLCHAIN_FILES = re.compile(r"^(_compiler\.|_runtime\.|libNumlirCompiler|libnlrt|libMLIR|libLLVM)")
+_TOOLCHAIN_FILES = re.compile(
+    r"^(_compiler\.|_compiler_cpu\.|_runtime\.|libNumlirCompiler|libnlrt|libMLIR|libLLVM)")
 
 
 def _file_identity(path: str) -> str:
@@ -114,9 +125,9 @@ def _file_identity(path: str) -> str:
 def _toolchain_identity() -> str:
     """The compiler and runtime builds and the host CPU; a rebuild or an upgrade of any
     library (a new size or mtime) makes every earlier cache entry unreachable."""
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     triple, cpu, features = compiler.host_target()
-    paths = {compiler.__file__, _runtime.__file__}
+    paths = {_native_compiler().__file__, compiler.__file__, _runtime.__file__}
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
@@ -179,7 +190,7 @@ def _pipeline_stage(name: str, pipeline: Pipeline) -> Stage:
 
 
 def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     try:
         return compiler.translate_to_llvm_ir(module, bitcode=_binary_boundaries())
     except compiler.CompileError as error:
@@ -187,7 +198,7 @@ def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
 
 
 def _emit_object(ir: str | bytes, options: CpuOptions) -> WithExtras:
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     try:
         optimized, obj = compiler.compile_llvm_ir_for_host(
             ir, options.opt_level, options.llvm_unroll, threads=options.threads,
@@ -248,7 +259,7 @@ def _link(obj: bytes, options: CpuOptions) -> WithExtras:
         except OSError as error:
             raise _no_temporary_directory(error) from None
         if options.linker == BUILTIN_LINKER:
-            compiler = _native_compiler()
+            compiler = _native_cpu_compiler()
             try:
                 compiler.link_shared_object(obj_path, so_path)
             except compiler.CompileError as error:
@@ -380,7 +391,7 @@ class CpuBackend(Backend):
         return self.parse_options(opt_level=level)
 
     def describe_target(self) -> dict:
-        triple, cpu, features = _native_compiler().host_target()
+        triple, cpu, features = _native_cpu_compiler().host_target()
         return {"triple": triple, "cpu": cpu, "features": features}
 
     def cache_identity(self, options: CpuOptions) -> str | None:
