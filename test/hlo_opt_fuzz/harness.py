@@ -24,15 +24,16 @@ from .repair import repair_mutants
 
 # The named pipelines of tools/hlo-opt, and the parse/print round trip
 # (generic and custom forms, and bytecode). The lowerings need an entry
-# function @main (cpu-record-abi-signature, cpu-emit-c-entry-point).
+# function @main (hlo-record-abi-signature, cpu-emit-c-entry-point).
 PIPELINES: dict[str, tuple[str, ...]] = {
     "roundtrip": ("--verify-roundtrip",),
     "hlo-optimize": ("--hlo-optimize",),
     "hlo-cpu-to-linalg": ("--hlo-cpu-to-linalg",),
     "hlo-cpu-to-llvm": ("--hlo-cpu-to-llvm",),
     "hlo-to-cpu": ("--hlo-to-cpu",),
-    # Fusion, then the CPU lowering of the fused module (which inlines it).
-    "hlo-fusion-to-cpu": ("--hlo-fusion", "--hlo-to-cpu"),
+    # The target-independent stage to fused hlo, then the CPU lowering of the
+    # fused module (which inlines it).
+    "hlo-fuse-to-cpu": ("--hlo-fuse", "--hlo-to-cpu"),
 }
 OWN_PASSES = "own-passes"  # the passes of the seed file's RUN line
 

@@ -1,6 +1,6 @@
-"""cpu-assign-buffers on whole programs: temporaries at offsets in one arena.
+"""assign-buffers on whole programs: temporaries at offsets in one arena.
 
-The lit tests (test/Backends/CPU/cpu-assign-buffers.mlir) pin which buffers
+The lit tests (test/Bufferization/assign-buffers.mlir) pin which buffers
 go into the arena and where. Here whole jitted programs must compute the
 same bits with the arena as without it (it moves buffers, never arithmetic),
 their executables must use one, and running out of memory for an arena must

@@ -20,13 +20,13 @@ from test_compiler import EXAMPLE, invalid_reshape
 # The stages of the cpu backend, run by hand so each output can be compared.
 _STAGE_SCRIPT = r"""
 import hashlib, json, sys
-from numlir import _compiler
+from numlir import _compiler, _compiler_cpu
 text = sys.stdin.read()
 optimized = _compiler.run_pipeline(text, "hlo-optimize")
 linalg = _compiler.run_pipeline(optimized, "hlo-cpu-to-linalg")
 llvm = _compiler.run_pipeline(linalg, "hlo-cpu-to-llvm")
-ir = _compiler.translate_to_llvm_ir(llvm)
-_, obj = _compiler.compile_llvm_ir_for_host(ir, 3)
+ir = _compiler_cpu.translate_to_llvm_ir(llvm)
+_, obj = _compiler_cpu.compile_llvm_ir_for_host(ir, 3)
 digest = lambda data: hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 print(json.dumps([digest(x) for x in (optimized, linalg, llvm, ir, obj)]))
 """
@@ -103,9 +103,7 @@ def test_a_worn_out_context_is_replaced_and_compiles_the_same():
 
 def test_pipelines_with_different_options_each_run_their_own_passes():
     linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
-    text = _compiler.pipeline_text("hlo-cpu-to-llvm")
-    every_loop_parallel = "builtin.module(" + text.replace(
-        "cpu-parallelize-loops", "cpu-parallelize-loops{threads=2 min-iterations=1}", 1) + ")"
+    every_loop_parallel = "builtin.module(hlo-cpu-to-llvm{threads=2 min-iterations=1})"
     serial = _compiler.run_pipeline(linalg, "hlo-cpu-to-llvm")
     parallel = _compiler.run_pipeline(linalg, every_loop_parallel)
     assert "omp.parallel" not in serial and "omp.parallel" in parallel

@@ -78,6 +78,7 @@ LAYER_OF = {
     "numlir._src.callback": "api",
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
+    "numlir._compiler_cpu": "runtime",
     "numlir._runtime": "runtime",
     "numlir": "public",
     "numlir.optim": "ecosystem",
@@ -99,7 +100,7 @@ def _module_name(path: pathlib.Path) -> str:
 
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 #: Modules built from C++ (python/src), importable but not parsed.
-EXTENSIONS = {"numlir._compiler", "numlir._runtime"}
+EXTENSIONS = {"numlir._compiler", "numlir._compiler_cpu", "numlir._runtime"}
 
 
 def layer_of(module: str) -> str | None:

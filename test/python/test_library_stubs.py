@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import pytest
 
-from numlir import _compiler
+from numlir import _compiler, _compiler_cpu
 from test_compiler import EXAMPLE
 
 # Calls of every kind the stubs must reproduce: a function with an older hidden
@@ -55,7 +55,7 @@ define double @calls(double %x) {
 
 
 def _object(ir: str) -> bytes:
-    _, obj = _compiler.compile_llvm_ir_for_host(ir, 2)
+    _, obj = _compiler_cpu.compile_llvm_ir_for_host(ir, 2)
     return obj
 
 
@@ -65,7 +65,7 @@ def _link_both_ways(tmp_path, obj: bytes) -> tuple[bytes, bytes]:
         directory = tmp_path / ("stubs" if stubs else "real")
         directory.mkdir()
         (directory / "module.o").write_bytes(obj)
-        _compiler.link_shared_object(str(directory / "module.o"),
+        _compiler_cpu.link_shared_object(str(directory / "module.o"),
                                      str(directory / "module.so"), stubs=stubs)
         results.append((directory / "module.so").read_bytes())
     return results[0], results[1]
@@ -74,13 +74,11 @@ def _link_both_ways(tmp_path, obj: bytes) -> tuple[bytes, bytes]:
 @functools.cache
 def _example_objects() -> dict[str, bytes]:
     linalg = _compiler.run_pipeline(EXAMPLE, "hlo-cpu-to-linalg")
-    text = _compiler.pipeline_text("hlo-cpu-to-llvm")
-    parallel = "builtin.module(" + text.replace(
-        "cpu-parallelize-loops", "cpu-parallelize-loops{threads=2 min-iterations=1}", 1) + ")"
+    parallel = "builtin.module(hlo-cpu-to-llvm{threads=2 min-iterations=1})"
     objects = {}
     for name, pipeline in (("serial", "hlo-cpu-to-llvm"), ("parallel", parallel)):
         llvm = _compiler.run_pipeline(linalg, pipeline)
-        objects[name] = _object(_compiler.translate_to_llvm_ir(llvm))
+        objects[name] = _object(_compiler_cpu.translate_to_llvm_ir(llvm))
     objects["library calls"] = _object(LIBRARY_CALLS)
     return objects
 
@@ -90,9 +88,9 @@ def test_linking_against_stubs_writes_the_same_file_as_the_real_libraries(tmp_pa
     obj = _example_objects()[name]
     if name == "parallel":
         assert b"__kmpc_fork_call" in obj
-    links_before, _ = _compiler.linker_counts()
+    links_before, _ = _compiler_cpu.linker_counts()
     with_stubs, with_libraries = _link_both_ways(tmp_path, obj)
-    assert _compiler.linker_counts()[0] == links_before + 1
+    assert _compiler_cpu.linker_counts()[0] == links_before + 1
     assert with_stubs == with_libraries
 
 
@@ -101,14 +99,14 @@ def test_stubs_are_built_again_only_for_new_functions(tmp_path):
     for attempt in ("first", "second"):
         (tmp_path / attempt).mkdir()
         if attempt == "second":
-            _, builds = _compiler.linker_counts()
+            _, builds = _compiler_cpu.linker_counts()
         _link_both_ways(tmp_path / attempt, obj)
-    assert _compiler.linker_counts()[1] == builds
+    assert _compiler_cpu.linker_counts()[1] == builds
 
 
 def test_a_stub_linked_library_runs_its_library_calls(tmp_path):
     (tmp_path / "module.o").write_bytes(_object(LIBRARY_CALLS))
-    _compiler.link_shared_object(str(tmp_path / "module.o"), str(tmp_path / "module.so"))
+    _compiler_cpu.link_shared_object(str(tmp_path / "module.o"), str(tmp_path / "module.so"))
     library = ctypes.CDLL(str(tmp_path / "module.so"))
     calls = library.calls
     calls.restype = ctypes.c_double
@@ -120,9 +118,9 @@ def test_a_stub_linked_library_runs_its_library_calls(tmp_path):
 
 
 def test_a_call_no_library_exports_links_against_the_real_libraries(tmp_path):
-    links_before, _ = _compiler.linker_counts()
+    links_before, _ = _compiler_cpu.linker_counts()
     with_stubs, with_libraries = _link_both_ways(tmp_path, _object(UNKNOWN_CALL))
-    assert _compiler.linker_counts()[0] == links_before  # the stubs declined
+    assert _compiler_cpu.linker_counts()[0] == links_before  # the stubs declined
     assert with_stubs == with_libraries
     with pytest.raises(OSError, match="numlir_test_nobody_defines_this"):
         ctypes.CDLL(str(tmp_path / "stubs" / "module.so"))

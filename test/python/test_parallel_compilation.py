@@ -13,7 +13,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from numlir import _compiler
+from numlir import _compiler_cpu
 
 LOOPS = 900  # about 10 instructions each: several partitions' worth
 
@@ -53,7 +53,7 @@ def _reference(a: np.ndarray, loops: int) -> np.ndarray:
 def _run(obj: bytes, tmp_path, name: str, a: np.ndarray) -> np.ndarray:
     obj_path, so_path = tmp_path / f"{name}.o", tmp_path / f"{name}.so"
     obj_path.write_bytes(obj)
-    _compiler.link_shared_object(str(obj_path), str(so_path))
+    _compiler_cpu.link_shared_object(str(obj_path), str(so_path))
     work = ctypes.CDLL(str(so_path)).work
     work.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     out = a.copy()
@@ -64,7 +64,7 @@ def _run(obj: bytes, tmp_path, name: str, a: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("threads", [2, 3])
 def test_a_large_module_compiled_on_several_threads_links_into_the_same_program(tmp_path, threads):
     ir = _many_loops_ir(LOOPS)
-    _, obj = _compiler.compile_llvm_ir_for_host(ir, 3, threads=threads)
+    _, obj = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=threads)
     assert obj.startswith(b"!<arch>\n"), "expected one object per partition in an archive"
     assert b"partition0.o" in obj and b"partition1.o" in obj
     a = np.linspace(-1.0, 1.0, 37)  # grows to about 1e125 through the 900 loops: finite
@@ -73,22 +73,22 @@ def test_a_large_module_compiled_on_several_threads_links_into_the_same_program(
 
 def test_one_compile_thread_emits_one_object_with_the_same_results(tmp_path):
     ir = _many_loops_ir(LOOPS)
-    _, serial = _compiler.compile_llvm_ir_for_host(ir, 3, threads=1)
+    _, serial = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=1)
     assert serial.startswith(b"\x7fELF")
     a = np.linspace(-1.0, 1.0, 37)
     np.testing.assert_array_equal(_run(serial, tmp_path, "serial", a), _reference(a, LOOPS))
 
 
 def test_a_small_module_stays_one_object_on_many_threads():
-    _, obj = _compiler.compile_llvm_ir_for_host(_many_loops_ir(3), 3, threads=8)
+    _, obj = _compiler_cpu.compile_llvm_ir_for_host(_many_loops_ir(3), 3, threads=8)
     assert obj.startswith(b"\x7fELF")
 
 
 def test_the_optimized_ir_of_partitions_is_returned_only_when_asked():
     ir = _many_loops_ir(LOOPS)
-    quiet, _ = _compiler.compile_llvm_ir_for_host(ir, 3, threads=2, print_optimized_ir=False)
+    quiet, _ = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=2, print_optimized_ir=False)
     assert quiet == ""
-    text, _ = _compiler.compile_llvm_ir_for_host(ir, 3, threads=2)
+    text, _ = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=2)
     assert "; ---- partition 0 of 2 ----" in text and "; ---- partition 1 of 2 ----" in text
     # The outlined loop nests are functions of their own that stay calls.
     assert "noinline" in text
@@ -139,7 +139,7 @@ def test_a_link_once_helper_called_from_another_partition_links(tmp_path, thread
     """The partition that owns a link-once function keeps its body even where none of its
     own functions calls it (the optimizer would drop it: `undefined symbol: helper`)."""
     ir = _with_linkonce_helper(_many_loops_ir(LOOPS))
-    _, obj = _compiler.compile_llvm_ir_for_host(ir, 3, threads=threads)
+    _, obj = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=threads)
     assert obj.startswith(b"!<arch>\n")
     a = np.linspace(-1.0, 1.0, 37)
     want = a.copy()

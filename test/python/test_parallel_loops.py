@@ -213,5 +213,4 @@ def test_a_dump_replays_the_pipeline_with_the_thread_settings(tmp_path, monkeypa
     _linked_shared_object(tmp_path, 3, monkeypatch)
     (llvm_stage,) = tmp_path.rglob("*.llvm.mlir")
     header = llvm_stage.read_text().splitlines()[0]
-    assert "hlo-opt --pass-pipeline='builtin.module(" in header, header
-    assert "cpu-parallelize-loops{threads=3 min-iterations=131072}" in header, header
+    assert "hlo-opt --hlo-cpu-to-llvm='threads=3 min-iterations=131072 " in header, header

@@ -63,6 +63,7 @@ def test_it_runs_in_a_process_that_cannot_import_the_compiler(saved, tmp_path):
     script.write_text(textwrap.dedent(f"""
         import sys
         sys.modules["numlir._compiler"] = None  # importing it now raises ImportError
+        sys.modules["numlir._compiler_cpu"] = None
         import numpy as np, numlir
         sys.path.insert(0, {os.path.dirname(__file__)!r})
         from test_saved_executables import example_args

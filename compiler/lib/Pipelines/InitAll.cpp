@@ -3,6 +3,7 @@
 #include "numlir/InitAll.h"
 
 #include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Bufferization/Passes.h"
 #include "numlir/Conversion/Passes.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
 #include "numlir/Pipelines/Pipelines.h"
@@ -29,6 +30,7 @@ void numlir::registerAllPasses() {
     mlir::registerAllPasses();
     numlir::registerNumlirConversionPasses();
     numlir::registerNumlirTransformsPasses();
+    numlir::registerNumlirBufferizationPasses();
     numlir::registerNumlirCPUPasses();
     numlir::registerPipelines();
     return true;

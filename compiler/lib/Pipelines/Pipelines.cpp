@@ -2,7 +2,9 @@
 //
 // Pipelines are written as pass-pipeline text, exactly what a compiler
 // engineer would pass to hlo-opt, so a dumped stage replays with
-// `hlo-opt --pass-pipeline=...` without translating C++ into flags.
+// `hlo-opt --pass-pipeline=...` without translating C++ into flags. The CPU
+// pipelines' options (Pipelines.h) go into the text as the options of the
+// passes that read them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,14 +12,22 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/ArrayRef.h"
 
 using namespace mlir;
+using numlir::CPUToLinalgOptions;
+using numlir::CPUToLLVMOptions;
 
 namespace {
 
 constexpr llvm::StringLiteral kOptimize =
     "func.func(hlo-simplify,hlo-widen-accumulation),canonicalize,cse";
+
+// The target-independent stage from hlo to fused hlo: each hlo.fusion is a
+// kernel for a backend that compiles one per fusion. The CPU backend runs
+// kOptimize alone and fuses later, in linalg and in loops
+// (docs/compiler-stages.md says why); its lowering inlines the fusions of a
+// module that has them.
+constexpr llvm::StringLiteral kFuse = "func.func(hlo-fusion)";
 
 // Transposed convolutions run as one convolution per output phase, which
 // skips the products with their inserted zeros, and convolutions read
@@ -28,16 +38,20 @@ constexpr llvm::StringLiteral kOptimize =
 // Long reductions to a few outputs are split into partial reductions (which
 // the threads share; see cpu-parallelize-loops below), and short float sums
 // and products are then combined pairwise, as a tree.
-// The CPU backend does not compile hlo-fusion's groups as kernels yet: a
-// module that has them (from hlo-opt --hlo-fusion) is inlined back into ops.
-constexpr llvm::StringLiteral kCPUToLinalg =
-    "cpu-record-abi-signature,"
-    "func.func(hlo-inline-fusions,hlo-split-transposed-convolutions,"
-    "hlo-assign-layouts),cse,"
-    "convert-hlo-to-linalg,"
-    "func.func(cpu-fuse-elementwise-ops,cpu-split-reductions,"
-    "cpu-tree-short-reductions),"
-    "canonicalize,cse";
+// The CPU backend does not compile hlo-fusion's groups as kernels: a module
+// that has them (from hlo-fuse) is inlined back into ops.
+std::string cpuToLinalg(const CPUToLinalgOptions &options) {
+  return "hlo-record-abi-signature,"
+         "func.func(hlo-inline-fusions,hlo-split-transposed-convolutions,"
+         "hlo-assign-layouts),cse,"
+         "convert-hlo-to-linalg,"
+         "func.func(cpu-fuse-elementwise-ops,"
+         "cpu-split-reductions{min-reduction=" +
+         std::to_string(options.minIterations) +
+         "},"
+         "cpu-tree-short-reductions),"
+         "canonicalize,cse";
+}
 
 // Optimization barriers have kept tensor-level CSE and fusion from merging
 // recomputations with the values they repeat; nothing merges linalg ops on
@@ -66,78 +80,173 @@ constexpr llvm::StringLiteral kCPUToLinalg =
 // the kernel passes and LLVM build it once. Once nothing asks any more
 // whether two buffers are distinct allocations, a donated argument's output
 // (jit's donate_argnums: the runtime passes one buffer as both) is written
-// only after the argument's last use (cpu-alias-donated-buffers), and the
+// only after the argument's last use (alias-donated-buffers), and the
 // temporaries get offsets
-// in one arena from their live ranges (cpu-assign-buffers), so buffers that
+// in one arena from their live ranges (assign-buffers), so buffers that
 // are never live together share memory. Heap buffers are allocated through the
 // runtime's allocator table (cpu-emit-c-entry-point), so that a failed
 // allocation is an error, not a crash; aligned allocations request the
 // buffer's exact size, which the runtime's message reports. The last
 // conversions (memref, arith, func, cf, index, ub, omp) run as one
 // (cpu-convert-to-llvm): one walk of the module instead of seven.
-constexpr llvm::StringLiteral kCPUToLLVM =
-    "hlo-erase-optimization-barriers,"
-    "func.func(cpu-copy-repeated-results,cpu-order-loops),one-shot-bufferize{bufferize-function-boundaries "
-    "allow-return-allocs-from-loops "
-    "function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs "
-    "modify-public-functions add-result-attr},"
-    "buffer-deallocation-pipeline,canonicalize,"
-    "cpu-emit-c-entry-point,"
-    "func.func(cpu-strided-copies-to-loops,cpu-fuse-row-loops),"
-    "cpu-share-kernels,"
-    "func.func(cpu-parallelize-loops,cpu-convolution-taps,cpu-vectorize-contractions),"
-    "cpu-alias-donated-buffers,cpu-assign-buffers,"
-    "func.func(convert-linalg-to-loops,convert-complex-to-standard,"
-    "math-extend-to-supported-types{target-type=f32},"
-    "cpu-approximate-math,"
-    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "cpu-expand-float-conversions,cpu-expand-arith,"
-    "convert-vector-to-scf{full-unroll target-rank=1}),"
-    "expand-strided-metadata,lower-affine,convert-scf-to-openmp,canonicalize,"
-    "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,"
-    "convert-math-to-llvm,convert-math-to-libm,cpu-convert-to-llvm,"
-    "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
+std::string cpuToLLVM(const CPUToLLVMOptions &options) {
+  std::string threads = "threads=" + std::to_string(options.threads);
+  std::string minIterations =
+      "min-iterations=" + std::to_string(options.minIterations);
+  return "hlo-erase-optimization-barriers,"
+         "func.func(cpu-copy-repeated-results,cpu-order-loops),"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "allow-return-allocs-from-loops "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions add-result-attr},"
+         "buffer-deallocation-pipeline,canonicalize,"
+         "cpu-emit-c-entry-point,"
+         "func.func(cpu-strided-copies-to-loops,"
+         "cpu-fuse-row-loops{" +
+         threads + " min-bytes=" + std::to_string(options.rowFusionMinBytes) +
+         "}),"
+         "cpu-share-kernels,"
+         "func.func(cpu-parallelize-loops{" +
+         threads + " " + minIterations +
+         "},cpu-convolution-taps,cpu-vectorize-contractions),"
+         "alias-donated-buffers,"
+         "assign-buffers{max-buffer-bytes=" +
+         std::to_string(options.arenaMaxBufferBytes) +
+         "},"
+         "func.func(convert-linalg-to-loops,convert-complex-to-standard,"
+         "math-extend-to-supported-types{target-type=f32},"
+         "cpu-approximate-math,"
+         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+         "cpu-expand-float-conversions,cpu-expand-arith,"
+         "convert-vector-to-scf{full-unroll target-rank=1}),"
+         "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
+         "canonicalize,"
+         "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,"
+         "convert-math-to-llvm,convert-math-to-libm,cpu-convert-to-llvm,"
+         "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
+}
+
+std::string cpuToCPU(const CPUToLLVMOptions &options) {
+  CPUToLinalgOptions linalg;
+  linalg.minIterations = options.minIterations;
+  return kOptimize.str() + "," + cpuToLinalg(linalg) + "," + cpuToLLVM(options);
+}
+
+/// Builds `text` into `pm`. The texts are fixed at build time but for the
+/// options' numbers, and covered by lit tests, so a parse failure is a
+/// numlir bug, reported by the parser.
+void addPipeline(OpPassManager &pm, const std::string &text) {
+  (void)parsePassPipeline(text, pm);
+}
 
 /// The one table of named pipelines: hlo-opt registers these names and the
-/// Python extension looks them up.
+/// Python extension looks them up. `text` gives the pipeline with default
+/// options; `registerWithOptions` registers one that takes options.
 struct NamedPipeline {
   llvm::StringLiteral name, summary;
-  std::string text;
+  std::string (*text)();
+  void (*registerWithOptions)(llvm::StringRef name, llvm::StringRef summary);
 };
+
+template <typename Options, std::string (*Build)(const Options &)>
+std::string defaultText() {
+  return Build(Options());
+}
+
+/// The options' values that no pass of the pipeline accepts, as an error
+/// naming the pipeline; "" when they are fine. Checked when the pipeline is
+/// built, before any pass runs.
+std::string checkOptions(llvm::StringRef name, const CPUToLinalgOptions &o) {
+  if (o.minIterations >= 1)
+    return "";
+  return (name + " needs min-iterations >= 1, got " +
+          llvm::Twine(o.minIterations))
+      .str();
+}
+
+std::string checkOptions(llvm::StringRef name, const CPUToLLVMOptions &o) {
+  if (o.threads >= 0 && o.minIterations >= 1 && o.rowFusionMinBytes >= -1 &&
+      o.arenaMaxBufferBytes >= 0)
+    return "";
+  return (name +
+          " needs threads >= 0, min-iterations >= 1, row-fusion-min-bytes "
+          ">= -1 and arena-max-buffer-bytes >= 0, got threads=" +
+          llvm::Twine(o.threads) + " min-iterations=" +
+          llvm::Twine(o.minIterations) + " row-fusion-min-bytes=" +
+          llvm::Twine(o.rowFusionMinBytes) +
+          " arena-max-buffer-bytes=" + llvm::Twine(o.arenaMaxBufferBytes))
+      .str();
+}
+
+template <typename Options, std::string (*Build)(const Options &)>
+void registerWithOptions(llvm::StringRef name, llvm::StringRef summary) {
+  registerPassPipeline(
+      name, summary,
+      [name](OpPassManager &pm, llvm::StringRef text,
+             llvm::function_ref<LogicalResult(const llvm::Twine &)> fail) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return fail("invalid options of " + name + ": '" + text + "'");
+        std::string error = checkOptions(name, options);
+        if (!error.empty())
+          return fail(error);
+        addPipeline(pm, Build(options));
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)> print) {
+        print(Options());
+      });
+}
 
 llvm::ArrayRef<NamedPipeline> namedPipelines() {
   static const NamedPipeline pipelines[] = {
       {"hlo-optimize", "Target-independent simplification of hlo",
-       kOptimize.str()},
+       [] { return kOptimize.str(); }, nullptr},
+      {"hlo-fuse",
+       "Target-independent: hlo-optimize, then hlo-fusion's kernels",
+       [] { return (kOptimize + "," + kFuse).str(); }, nullptr},
       {"hlo-cpu-to-linalg", "Lower hlo to fused linalg on tensors",
-       kCPUToLinalg.str()},
+       defaultText<CPUToLinalgOptions, cpuToLinalg>,
+       registerWithOptions<CPUToLinalgOptions, cpuToLinalg>},
       {"hlo-cpu-to-llvm",
        "Bufferize linalg, add the C entry point and lower to LLVM",
-       kCPUToLLVM.str()},
+       defaultText<CPUToLLVMOptions, cpuToLLVM>,
+       registerWithOptions<CPUToLLVMOptions, cpuToLLVM>},
       {"hlo-to-cpu", "Lower hlo to the LLVM dialect for the host CPU",
-       (kOptimize + "," + kCPUToLinalg + "," + kCPUToLLVM).str()},
+       defaultText<CPUToLLVMOptions, cpuToCPU>,
+       registerWithOptions<CPUToLLVMOptions, cpuToCPU>},
   };
   return pipelines;
 }
 
 } // namespace
 
-llvm::StringRef numlir::getPipelineText(llvm::StringRef name) {
+std::string numlir::getPipelineText(llvm::StringRef name) {
   for (const NamedPipeline &pipeline : namedPipelines())
     if (pipeline.name == name)
-      return pipeline.text;
+      return pipeline.text();
   return "";
 }
 
 void numlir::registerPipelines() {
   for (const NamedPipeline &pipeline : namedPipelines()) {
-    StringRef text = pipeline.text;
-    PassPipelineRegistration<>(
-        pipeline.name, pipeline.summary, [text](OpPassManager &pm) {
-          // The texts are fixed at build time and covered by lit tests, so
-          // a parse failure here is a numlir bug, reported by the parser.
-          (void)parsePassPipeline(text, pm);
-        });
+    if (pipeline.registerWithOptions) {
+      pipeline.registerWithOptions(pipeline.name, pipeline.summary);
+      continue;
+    }
+    // Upstream's option-less registration fails without saying why.
+    llvm::StringRef name = pipeline.name;
+    std::string text = pipeline.text();
+    registerPassPipeline(
+        name, pipeline.summary,
+        [name, text](OpPassManager &pm, llvm::StringRef options,
+                     llvm::function_ref<LogicalResult(const llvm::Twine &)> fail) {
+          if (!options.empty())
+            return fail(name + " takes no options, got '" + options + "'");
+          addPipeline(pm, text);
+          return success();
+        },
+        [](llvm::function_ref<void(const detail::PassOptions &)>) {});
   }
 }

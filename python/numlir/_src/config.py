@@ -130,7 +130,7 @@ class Flags:
         default_factory=lambda: _env_int("NUMLIR_CPU_ROW_FUSION_MIN_BYTES", 1 << 20, minimum=-1)
     )
     #: The largest temporary that CPU code places in its function's arena, where
-    #: temporaries that are never live together share memory (cpu-assign-buffers;
+    #: temporaries that are never live together share memory (assign-buffers;
     #: NUMLIR_CPU_ARENA_MAX_BUFFER_BYTES, default 64 MiB; 0 gives every temporary an
     #: allocation of its own). Larger ones keep their own, so that running out of memory
     #: names their op. Results are the same bits either way.

@@ -3,7 +3,7 @@
 Each donated input is paired with the first output of its shape and dtype not yet paired
 (JAX's rule); the pairs go to the compiler as ``numlir.aliasing_output`` argument
 attributes, and the compiled code is right when the runtime passes one buffer as both
-(compiler/lib/Backends/CPU/CPUAliasDonatedBuffers.cpp). Donating only pays when nothing
+(compiler/lib/Bufferization/AliasDonatedBuffers.cpp). Donating only pays when nothing
 else can see the buffer: numlir arrays hand out their NumPy buffers without copies
 (``np.asarray``, DLPack, views), so a buffer is reused only when the donated Array is the
 one holder of every object down its ``base`` chain, and no other argument of the call

@@ -46,7 +46,7 @@ func.func @parallel(%x: memref<8xf32>) {
 
 // -----
 
-// The arena's slot calls (cpu-assign-buffers) lower to calls of two
+// The arena's slot calls (assign-buffers) lower to calls of two
 // out-of-line functions LLVM cannot see into: the slot's pointer is
 // `noalias`, as malloc's is, and comes out of an asm that takes the
 // arena's address plus the offset; the slot end hands the pointer to an

@@ -9,7 +9,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
-#include "ArenaSlots.h"
+#include "numlir/Bufferization/ArenaSlots.h"
 
 #include "mlir/Analysis/DataLayoutAnalysis.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -58,13 +58,13 @@ struct CPUConvertToLLVMPass
     options.useGenericFunctions = true;
     LLVMTypeConverter converter(ctx, options, &dataLayout);
 
-    // The arena's slot calls (cpu-assign-buffers) become calls of opaque
+    // The arena's slot calls (assign-buffers) become calls of opaque
     // functions, not of the declarations they name.
-    if (failed(numlir::cpu::defineArenaSlotFunctions(module)))
+    if (failed(numlir::defineArenaSlotFunctions(module)))
       return signalPassFailure();
     SymbolTableCollection symbolTables;
     RewritePatternSet patterns(ctx);
-    numlir::cpu::populateArenaSlotLoweringPatterns(converter, patterns);
+    numlir::populateArenaSlotLoweringPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns, &symbolTables);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     // What convert-complex-to-standard leaves: complex constants, and

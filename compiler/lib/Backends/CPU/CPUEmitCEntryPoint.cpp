@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ABISignature.h"
-#include "AllocationSites.h"
+#include "numlir/Bufferization/ABISignature.h"
+#include "numlir/Bufferization/AllocationSites.h"
 
 #include "numlir/Backends/CPU/Passes.h"
 
@@ -46,10 +46,10 @@ namespace numlir {
 } // namespace numlir
 
 using namespace mlir;
-using numlir::cpu::abiBufferName;
-using numlir::cpu::abiElementTypeName;
-using numlir::cpu::kAllocationSitesSuffix;
-using numlir::cpu::userLocation;
+using numlir::abiBufferName;
+using numlir::abiElementTypeName;
+using numlir::kAllocationSitesSuffix;
+using numlir::userLocation;
 
 namespace {
 
@@ -96,7 +96,7 @@ std::string allocationSites(ModuleOp module) {
   llvm::StringSet<> seen;
   module.walk([&](memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
-    std::optional<int64_t> bytes = numlir::cpu::staticAllocationBytes(type);
+    std::optional<int64_t> bytes = numlir::staticAllocationBytes(type);
     std::string where = userLocation(alloc.getLoc(), module);
     if (!bytes || where.empty())
       return;

@@ -19,7 +19,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
-#include "BufferQueries.h"
+#include "numlir/Bufferization/BufferQueries.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
@@ -122,7 +122,7 @@ std::optional<RowAccess> rowAccessOf(linalg::LinalgOp op, int64_t &rows) {
       if (!isa<AffineDimExpr>(e) &&
           !(isa<AffineConstantExpr>(e) && cast<AffineConstantExpr>(e).getValue() == 0))
         return std::nullopt;
-  if (!numlir::cpu::piecesAreIndependent(op))
+  if (!numlir::piecesAreIndependent(op))
     return std::nullopt;
 
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));

@@ -11,7 +11,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
-#include "BufferQueries.h"
+#include "numlir/Bufferization/BufferQueries.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -105,7 +105,7 @@ planSplit(linalg::LinalgOp op, int64_t chunks, int64_t minIterations) {
   int64_t iterations = 1;
   for (int64_t r : ranges)
     iterations *= r;
-  if (iterations < minIterations || !numlir::cpu::piecesAreIndependent(op))
+  if (iterations < minIterations || !numlir::piecesAreIndependent(op))
     return std::nullopt;
   bool contraction = linalg::isaContractionOpInterface(op) ||
                      isa<linalg::ContractionOpInterface>(op.getOperation());

@@ -13,7 +13,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
-#include "BufferQueries.h"
+#include "numlir/Bufferization/BufferQueries.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,13 +71,13 @@ bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
   for (Value operand : op->getOperands()) {
     if (!isa<MemRefType>(operand.getType()))
       continue;
-    Value root = numlir::cpu::rootAllocation(operand);
+    Value root = numlir::rootAllocation(operand);
     if (!root)
       return false;
     roots.push_back(root);
   }
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    Value root = numlir::cpu::rootAllocation(init.get());
+    Value root = numlir::rootAllocation(init.get());
     if (llvm::count(roots, root) != 1)
       return false;
   }

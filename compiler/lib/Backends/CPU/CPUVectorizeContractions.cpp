@@ -11,7 +11,7 @@
 
 #include "numlir/Backends/CPU/Passes.h"
 
-#include "BufferQueries.h"
+#include "numlir/Bufferization/BufferQueries.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -258,7 +258,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
           return !loop.isDefinedOutsideOfLoop(operand);
         }))
       continue;
-    Value accumulatorRoot = numlir::cpu::rootAllocation(read.getBase());
+    Value accumulatorRoot = numlir::rootAllocation(read.getBase());
     if (!accumulatorRoot)
       continue;
     vector::TransferWriteOp write;
@@ -296,7 +296,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
           safe = false;
           return;
         }
-        Value root = numlir::cpu::rootAllocation(accessed);
+        Value root = numlir::rootAllocation(accessed);
         if (!root || root == accumulatorRoot) {
           safe = false;
           return;

@@ -1,8 +1,10 @@
 """The host CPU backend: hlo → linalg → LLVM → object → shared library.
 
-Each stage is one call into the native compiler (``numlir._compiler``);
-the last links the object with the system C compiler driver into a shared
-library and wraps it in the runtime's image format (a header with the size
+Each stage is one call into the native compiler: the pipelines through the
+generic ``numlir._compiler``, LLVM IR, the object and the link through the
+CPU's own ``numlir._compiler_cpu``. The last links the object into a shared
+library (with lld in process, or the C compiler driver NUMLIR_CC names) and
+wraps it in the runtime's image format (a header with the size
 and checksums, docs/runtime.md), which the runtime (``numlir._runtime``)
 verifies and loads. Executables follow the runtime's C ABI:
 ``void numlir_entry(void **buffers)``. NUMLIR_DUMP_DIR gets the image
@@ -41,6 +43,7 @@ from numlir._src.backends.base import (
     format_bytes,
     out_of_memory,
 )
+from numlir._src.backends.pipelines import Pipeline
 
 ENTRY = "numlir_entry"
 
@@ -51,6 +54,14 @@ def _native_compiler():
     from numlir import _compiler
 
     return _compiler
+
+
+def _native_cpu_compiler():
+    """The CPU backend's own calls (LLVM IR, object code, linking, the host target):
+    ``numlir._compiler_cpu``, which raises ``_compiler.CompileError`` too."""
+    from numlir import _compiler_cpu
+
+    return _compiler_cpu
 
 
 #: The linker option that means lld inside the compiler library (the default);
@@ -80,7 +91,7 @@ class CpuOptions:
     #: in bytes of the buffers it reads and writes by rows; -1 turns that off
     #: (config.cpu_row_fusion_min_bytes).
     row_fusion_min_bytes: int = 1 << 20
-    #: The largest temporary given an offset in the function's arena (cpu-assign-buffers);
+    #: The largest temporary given an offset in the function's arena (assign-buffers);
     #: 0 places none (config.cpu_arena_max_buffer_bytes).
     arena_max_buffer_bytes: int = 64 << 20
 
@@ -102,7 +113,8 @@ def _num_threads() -> int:
 
 #: Mapped files whose build determines what the cpu backend produces: numlir's
 #: compiler and runtime, and the MLIR and LLVM libraries they link.
-_TOOLCHAIN_FILES = re.compile(r"^(_compiler\.|_runtime\.|libNumlirCompiler|libnlrt|libMLIR|libLLVM)")
+_TOOLCHAIN_FILES = re.compile(
+    r"^(_compiler\.|_compiler_cpu\.|_runtime\.|libNumlirCompiler|libnlrt|libMLIR|libLLVM)")
 
 
 def _file_identity(path: str) -> str:
@@ -114,9 +126,9 @@ def _file_identity(path: str) -> str:
 def _toolchain_identity() -> str:
     """The compiler and runtime builds and the host CPU; a rebuild or an upgrade of any
     library (a new size or mtime) makes every earlier cache entry unreachable."""
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     triple, cpu, features = compiler.host_target()
-    paths = {compiler.__file__, _runtime.__file__}
+    paths = {_native_compiler().__file__, compiler.__file__, _runtime.__file__}
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
@@ -130,44 +142,29 @@ def _toolchain_identity() -> str:
     return "\n".join([triple, cpu, features, f"abi {_runtime.ABI_VERSION} image {_runtime.IMAGE_FORMAT_VERSION}", *files])
 
 
-def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: str) -> str:
+def _run_external_hlo_opt(hlo_opt: str, text: str, pipeline: Pipeline) -> str:
     result = subprocess.run(
-        [hlo_opt, f"--{pipeline}", "--mlir-print-debuginfo", "-"],
+        [hlo_opt, pipeline.flag, "--mlir-print-debuginfo", "-"],
         input=text, capture_output=True, text=True,
     )
     if result.returncode != 0:
-        raise CompileError(f"pipeline '{pipeline}' failed in {hlo_opt}:\n{result.stderr}")
+        raise CompileError(f"pipeline '{pipeline.text}' failed in {hlo_opt}:\n{result.stderr}")
     return result.stdout
 
 
-def _pass_settings(options: CpuOptions) -> dict[str, str]:
-    """The options' settings of the passes that take them, by pass name: the chunks of
-    cpu-parallelize-loops and cpu-fuse-row-loops, the smallest op cpu-parallelize-loops
-    and cpu-split-reductions split, the smallest run cpu-fuse-row-loops fuses, and the
-    largest buffer cpu-assign-buffers places in an arena."""
-    return {
-        "cpu-fuse-row-loops": (f"threads={options.threads} "
-                               f"min-bytes={options.row_fusion_min_bytes}"),
-        "cpu-split-reductions": f"min-reduction={options.parallel_min_iterations}",
-        "cpu-parallelize-loops": (f"threads={options.threads} "
-                                  f"min-iterations={options.parallel_min_iterations}"),
-        "cpu-assign-buffers": f"max-buffer-bytes={options.arena_max_buffer_bytes}",
-    }
-
-
-@functools.lru_cache(maxsize=64)
-def _pipeline_with_options(pipeline: str, options: CpuOptions) -> str:
-    """The named pipeline, or its text with the options' pass settings where they differ
-    from the defaults (CpuOptions' defaults are the passes' own). Cached: every
-    compilation's stages ask, and few option sets ever occur."""
-    settings = _pass_settings(options)
-    if settings == _pass_settings(CpuOptions()):
-        return pipeline
-    text = _native_compiler().pipeline_text(pipeline)
-    changed = text
-    for name, setting in settings.items():
-        changed = re.sub(rf"\b{name}(?=[,)])", f"{name}{{{setting}}}", changed, count=1)
-    return pipeline if changed == text else f"builtin.module({changed})"
+def _pipeline(name: str, options: CpuOptions) -> Pipeline:
+    """The named pipeline with the options' settings of it (Pipelines.h has their meaning):
+    how many chunks ops and row tiles are split into, the smallest op split across threads
+    and the shortest reduction split into partials, the smallest run of row-local ops
+    fused, and the largest buffer placed in the arena."""
+    if name == "hlo-cpu-to-linalg":
+        return Pipeline.of(name, min_iterations=options.parallel_min_iterations)
+    if name == "hlo-cpu-to-llvm":
+        return Pipeline.of(name, threads=options.threads,
+                           min_iterations=options.parallel_min_iterations,
+                           row_fusion_min_bytes=options.row_fusion_min_bytes,
+                           arena_max_buffer_bytes=options.arena_max_buffer_bytes)
+    return Pipeline(name)
 
 
 def _binary_boundaries() -> bool:
@@ -179,24 +176,22 @@ def _binary_boundaries() -> bool:
     return not config.flags.dump_dir and not config.flags.hlo_opt
 
 
-def _pipeline_stage(name: str, pipeline: str, options: CpuOptions) -> Stage:
-    configured = _pipeline_with_options(pipeline, options)
-
+def _pipeline_stage(name: str, pipeline: Pipeline) -> Stage:
     def run(module: str | bytes, options: CpuOptions) -> str | bytes:
         if config.flags.hlo_opt:
             return _run_external_hlo_opt(config.flags.hlo_opt, module, pipeline)
         compiler = _native_compiler()
         try:
-            return compiler.run_pipeline(module, configured, name, bytecode=_binary_boundaries())
+            return compiler.run_pipeline(module, pipeline.anchored, name,
+                                         bytecode=_binary_boundaries())
         except compiler.CompileError as error:
             raise CompileError(str(error)) from None
 
-    replay = f"hlo-opt --{pipeline}" if configured == pipeline else f"hlo-opt --pass-pipeline='{configured}'"
-    return Stage(name, ".mlir", run, replay=replay)
+    return Stage(name, ".mlir", run, replay=pipeline.replay)
 
 
 def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     try:
         return compiler.translate_to_llvm_ir(module, bitcode=_binary_boundaries())
     except compiler.CompileError as error:
@@ -204,7 +199,7 @@ def _translate(module: str | bytes, options: CpuOptions) -> str | bytes:
 
 
 def _emit_object(ir: str | bytes, options: CpuOptions) -> WithExtras:
-    compiler = _native_compiler()
+    compiler = _native_cpu_compiler()
     try:
         optimized, obj = compiler.compile_llvm_ir_for_host(
             ir, options.opt_level, options.llvm_unroll, threads=options.threads,
@@ -265,7 +260,7 @@ def _link(obj: bytes, options: CpuOptions) -> WithExtras:
         except OSError as error:
             raise _no_temporary_directory(error) from None
         if options.linker == BUILTIN_LINKER:
-            compiler = _native_compiler()
+            compiler = _native_cpu_compiler()
             try:
                 compiler.link_shared_object(obj_path, so_path)
             except compiler.CompileError as error:
@@ -468,7 +463,7 @@ class CpuBackend(Backend):
         return self.parse_options(opt_level=level)
 
     def describe_target(self) -> dict:
-        triple, cpu, features = _native_compiler().host_target()
+        triple, cpu, features = _native_cpu_compiler().host_target()
         return {"triple": triple, "cpu": cpu, "features": features}
 
     def cache_identity(self, options: CpuOptions) -> str | None:
@@ -482,9 +477,9 @@ class CpuBackend(Backend):
 
     def stages(self, options: CpuOptions) -> list[Stage]:
         return [
-            _pipeline_stage("hlo-opt", "hlo-optimize", options),
-            _pipeline_stage("linalg", "hlo-cpu-to-linalg", options),
-            _pipeline_stage("llvm", "hlo-cpu-to-llvm", options),
+            _pipeline_stage("hlo-opt", _pipeline("hlo-optimize", options)),
+            _pipeline_stage("linalg", _pipeline("hlo-cpu-to-linalg", options)),
+            _pipeline_stage("llvm", _pipeline("hlo-cpu-to-llvm", options)),
             Stage("llvm-ir", ".ll", _translate),
             Stage("object", ".o", _emit_object),
             Stage("executable", ".nlx", _link),

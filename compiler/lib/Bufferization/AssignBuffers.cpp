@@ -1,4 +1,4 @@
-//===- CPUAssignBuffers.cpp - temporaries at offsets in one arena ---------===//
+//===- AssignBuffers.cpp - temporaries at offsets in one arena ------------===//
 //
 // Bufferization gives every temporary its own allocation and frees them all
 // at the end of the function, so a training step holds every activation and
@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Bufferization/Passes.h"
 
-#include "AllocationSites.h"
-#include "ArenaSlots.h"
+#include "numlir/Bufferization/AllocationSites.h"
+#include "numlir/Bufferization/ArenaSlots.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,8 +26,8 @@
 #include "llvm/Support/MathExtras.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_CPUASSIGNBUFFERS
-#include "numlir/Backends/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_ASSIGNBUFFERS
+#include "numlir/Bufferization/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
@@ -54,7 +54,7 @@ std::optional<int64_t> viewableBytes(MemRefType type) {
   if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
       (element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 != 0))
     return std::nullopt;
-  return numlir::cpu::staticAllocationBytes(type);
+  return numlir::staticAllocationBytes(type);
 }
 
 /// Whether `user` only reads or writes the buffer while it runs, keeping no
@@ -146,14 +146,14 @@ int64_t assignOffsets(MutableArrayRef<Member> members) {
   return static_cast<int64_t>(llvm::alignTo(size, kAlignment));
 }
 
-struct CPUAssignBuffersPass
-    : numlir::impl::CPUAssignBuffersBase<CPUAssignBuffersPass> {
+struct AssignBuffersPass
+    : numlir::impl::AssignBuffersBase<AssignBuffersPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (maxBufferBytes < 0) {
-      module.emitError() << "cpu-assign-buffers needs max-buffer-bytes >= 0, got "
+      module.emitError() << "assign-buffers needs max-buffer-bytes >= 0, got "
                          << static_cast<int64_t>(maxBufferBytes);
       return signalPassFailure();
     }
@@ -161,7 +161,7 @@ struct CPUAssignBuffersPass
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())
         assignBlock(func.getBody().front(), module, sites);
-    numlir::cpu::appendAllocationSites(module, sites);
+    numlir::appendAllocationSites(module, sites);
   }
 
   /// Moves the members of `block` into one arena, and records the arena's
@@ -207,7 +207,7 @@ struct CPUAssignBuffersPass
     for (Member &member : members) {
       Location at = member.alloc.getLoc();
       b.setInsertionPoint(member.alloc);
-      Value slot = numlir::cpu::createArenaSlot(b, at, module, bytes, member.offset,
+      Value slot = numlir::createArenaSlot(b, at, module, bytes, member.offset,
                                                 member.bytes);
       Value start = arith::ConstantIndexOp::create(b, at, 0);
       Value view = memref::ViewOp::create(b, at, member.alloc.getType(), slot, start,
@@ -216,7 +216,7 @@ struct CPUAssignBuffersPass
         b.setInsertionPointAfter(view.getDefiningOp());
       else
         b.setInsertionPointAfter(ops[member.end]);
-      numlir::cpu::createArenaSlotEnd(b, at, module, slot);
+      numlir::createArenaSlotEnd(b, at, module, slot);
       member.dealloc->erase();
       member.alloc.getResult().replaceAllUsesWith(view);
       member.alloc->erase();
@@ -225,7 +225,7 @@ struct CPUAssignBuffersPass
     // A failed arena allocation names the lines of its first buffers.
     SmallVector<std::string, 3> lines;
     for (Location location : locations) {
-      std::string where = numlir::cpu::userLocation(location, module);
+      std::string where = numlir::userLocation(location, module);
       if (!where.empty() && !llvm::is_contained(lines, where))
         lines.push_back(where);
       if (lines.size() == 3)

@@ -1,5 +1,5 @@
-// RUN: hlo-opt %s --split-input-file --cpu-assign-buffers | FileCheck %s
-// RUN: hlo-opt %s --split-input-file --cpu-assign-buffers="max-buffer-bytes=256" | FileCheck %s --check-prefix=SMALL
+// RUN: hlo-opt %s --split-input-file --assign-buffers | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --assign-buffers="max-buffer-bytes=256" | FileCheck %s --check-prefix=SMALL
 
 // %a (ops 1-3) and %c (ops 4-6) are never live together: they share bytes.
 // %b is live from op 2 to op 5, across both, so it gets bytes of its own;

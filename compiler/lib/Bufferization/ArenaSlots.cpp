@@ -1,6 +1,6 @@
 //===- ArenaSlots.cpp - arena members as LLVM sees allocations ------------===//
 
-#include "ArenaSlots.h"
+#include "numlir/Bufferization/ArenaSlots.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -50,7 +50,7 @@ struct ArenaSlotCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
     MLIRContext *ctx = call.getContext();
     Location loc = call.getLoc();
     Type ptr = LLVM::LLVMPointerType::get(ctx);
-    if (callee == numlir::cpu::kArenaSlotEnd) {
+    if (callee == numlir::kArenaSlotEnd) {
       if (call.getCalleeType() != slotEndType(ctx))
         return rewriter.notifyMatchFailure(call, "not the slot end's type");
       MemRefDescriptor slot(adaptor.getOperands()[0]);
@@ -60,7 +60,7 @@ struct ArenaSlotCallLowering : ConvertOpToLLVMPattern<func::CallOp> {
       rewriter.eraseOp(call);
       return success();
     }
-    if (callee != numlir::cpu::kArenaSlot)
+    if (callee != numlir::kArenaSlot)
       return failure();
     if (call.getCalleeType() != slotType(ctx))
       return rewriter.notifyMatchFailure(call, "not the slot's type");
@@ -124,7 +124,7 @@ LLVM::LLVMFuncOp defineOpaque(OpBuilder &b, Location loc, StringRef name,
 
 } // namespace
 
-Value numlir::cpu::createArenaSlot(OpBuilder &b, Location loc, ModuleOp module,
+Value numlir::createArenaSlot(OpBuilder &b, Location loc, ModuleOp module,
                                    Value arena, int64_t offset, int64_t bytes) {
   MLIRContext *ctx = b.getContext();
   declare(module, kArenaSlot, slotType(ctx));
@@ -138,13 +138,13 @@ Value numlir::cpu::createArenaSlot(OpBuilder &b, Location loc, ModuleOp module,
       .getResult(0);
 }
 
-void numlir::cpu::createArenaSlotEnd(OpBuilder &b, Location loc,
+void numlir::createArenaSlotEnd(OpBuilder &b, Location loc,
                                      ModuleOp module, Value slot) {
   declare(module, kArenaSlotEnd, slotEndType(b.getContext()));
   func::CallOp::create(b, loc, kArenaSlotEnd, TypeRange{}, ValueRange{slot});
 }
 
-LogicalResult numlir::cpu::defineArenaSlotFunctions(ModuleOp module) {
+LogicalResult numlir::defineArenaSlotFunctions(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx);
   Type i64 = IntegerType::get(ctx, 64);
@@ -175,7 +175,7 @@ LogicalResult numlir::cpu::defineArenaSlotFunctions(ModuleOp module) {
   return success();
 }
 
-void numlir::cpu::populateArenaSlotLoweringPatterns(
+void numlir::populateArenaSlotLoweringPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ArenaSlotCallLowering>(converter);
 }

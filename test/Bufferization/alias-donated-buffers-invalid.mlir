@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --split-input-file --cpu-alias-donated-buffers -verify-diagnostics
+// RUN: hlo-opt %s --split-input-file --alias-donated-buffers -verify-diagnostics
 
 // A donated buffer holds an output of its own type.
 // expected-error @below {{argument #0 of type 'memref<4xf32>' is donated to output #0 of type 'memref<4xi32>'; a donated buffer holds an output of its own static type}}

@@ -1,13 +1,13 @@
 //===- ABISignature.cpp - spelling of the CPU executable's buffers --------===//
 
-#include "ABISignature.h"
+#include "numlir/Bufferization/ABISignature.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
-std::string numlir::cpu::abiElementTypeName(Type type) {
+std::string numlir::abiElementTypeName(Type type) {
   if (type.isF16())
     return "f16";
   if (type.isBF16())
@@ -29,7 +29,7 @@ std::string numlir::cpu::abiElementTypeName(Type type) {
   return "";
 }
 
-std::string numlir::cpu::abiBufferName(ShapedType type) {
+std::string numlir::abiBufferName(ShapedType type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << abiElementTypeName(type.getElementType()) << "[";

@@ -1,4 +1,4 @@
-//===- CPURecordABISignature.cpp - the entry's tensor-level signature -----===//
+//===- HLORecordABISignature.cpp - the entry's tensor-level signature -----===//
 //
 // The signature is recorded before convert-hlo-to-linalg, while integer
 // types still say whether they are unsigned; cpu-emit-c-entry-point exports
@@ -6,34 +6,34 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ABISignature.h"
+#include "numlir/Bufferization/ABISignature.h"
 
-#include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Bufferization/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_CPURECORDABISIGNATURE
-#include "numlir/Backends/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_HLORECORDABISIGNATURE
+#include "numlir/Bufferization/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
-using numlir::cpu::abiBufferName;
-using numlir::cpu::abiElementTypeName;
+using numlir::abiBufferName;
+using numlir::abiElementTypeName;
 
 namespace {
 
-struct CPURecordABISignaturePass
-    : numlir::impl::CPURecordABISignatureBase<CPURecordABISignaturePass> {
+struct HLORecordABISignaturePass
+    : numlir::impl::HLORecordABISignatureBase<HLORecordABISignaturePass> {
   using Base::Base;
 
   void runOnOperation() override {
     auto func = getOperation().lookupSymbol<func::FuncOp>(function);
     if (!func) {
       getOperation().emitError()
-          << "cpu-record-abi-signature: no function @" << function;
+          << "hlo-record-abi-signature: no function @" << function;
       return signalPassFailure();
     }
     auto describeAll = [&](TypeRange types, std::string &out) {
@@ -42,7 +42,7 @@ struct CPURecordABISignaturePass
         auto shaped = dyn_cast<RankedTensorType>(type);
         if (!shaped || !shaped.hasStaticShape() ||
             abiElementTypeName(shaped.getElementType()).empty()) {
-          func.emitError() << "cpu-record-abi-signature: " << type
+          func.emitError() << "hlo-record-abi-signature: " << type
                            << " is not a static tensor of a supported type";
           return failure();
         }

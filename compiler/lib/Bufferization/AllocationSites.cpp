@@ -1,6 +1,6 @@
 //===- AllocationSites.cpp - the runtime's out-of-memory sites ------------===//
 
-#include "AllocationSites.h"
+#include "numlir/Bufferization/AllocationSites.h"
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
@@ -10,7 +10,7 @@
 
 using namespace mlir;
 
-std::string numlir::cpu::userLocation(Location loc, ModuleOp module) {
+std::string numlir::userLocation(Location loc, ModuleOp module) {
   StringRef textBuffer;
   if (auto file = dyn_cast<FileLineColLoc>(module.getLoc()))
     textBuffer = file.getFilename();
@@ -27,7 +27,7 @@ std::string numlir::cpu::userLocation(Location loc, ModuleOp module) {
   return found;
 }
 
-std::optional<int64_t> numlir::cpu::staticAllocationBytes(MemRefType type) {
+std::optional<int64_t> numlir::staticAllocationBytes(MemRefType type) {
   if (!type.hasStaticShape())
     return std::nullopt;
   std::optional<int64_t> bytes = numlir::hlo::elementBytes(type.getElementType());
@@ -37,7 +37,7 @@ std::optional<int64_t> numlir::cpu::staticAllocationBytes(MemRefType type) {
   return bytes;
 }
 
-void numlir::cpu::appendAllocationSites(ModuleOp module, ArrayRef<std::string> lines) {
+void numlir::appendAllocationSites(ModuleOp module, ArrayRef<std::string> lines) {
   if (lines.empty())
     return;
   for (auto global : module.getOps<LLVM::GlobalOp>()) {

@@ -1,6 +1,6 @@
 //===- BufferQueries.cpp - what linalg ops on buffers may assume ----------===//
 
-#include "BufferQueries.h"
+#include "numlir/Bufferization/BufferQueries.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -9,7 +9,7 @@
 
 using namespace mlir;
 
-Value numlir::cpu::rootAllocation(Value memref) {
+Value numlir::rootAllocation(Value memref) {
   while (Operation *def = memref.getDefiningOp()) {
     if (isa<memref::AllocOp, memref::AllocaOp>(def))
       return memref;
@@ -25,7 +25,7 @@ Value numlir::cpu::rootAllocation(Value memref) {
   return memref;
 }
 
-bool numlir::cpu::piecesAreIndependent(linalg::LinalgOp op) {
+bool numlir::piecesAreIndependent(linalg::LinalgOp op) {
   bool writes = false;
   op.getBlock()->walk([&](Operation *nested) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);

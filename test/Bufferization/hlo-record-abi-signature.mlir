@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --cpu-record-abi-signature --allow-unregistered-dialect --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: hlo-opt %s --hlo-record-abi-signature --allow-unregistered-dialect --split-input-file --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func public @main
 // CHECK-SAME: numlir.abi_signature = "ui8[4];f32[];bf16[2,0]->i1[4];i64[1,2,3]"

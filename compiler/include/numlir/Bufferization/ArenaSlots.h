@@ -1,9 +1,9 @@
 //===- ArenaSlots.h - arena members as LLVM sees allocations ----*- C++ -*-===//
 //
-// Internal to the CPU backend. A temporary that cpu-assign-buffers puts in
-// the arena would reach LLVM as a GEP of one shared base pointer, and LLVM
-// then knows no two temporaries apart: on a training step its loop passes
-// take twice as long proving what separate allocations told them for free.
+// A temporary that assign-buffers puts in the arena would reach LLVM as a
+// GEP of one shared base pointer, and LLVM then knows no two temporaries
+// apart: on a training step its loop passes take twice as long proving what
+// separate allocations told them for free.
 // So each member comes from a slot call and its live range ends at a slot
 // end call, the way malloc and free bracket a buffer:
 //
@@ -17,13 +17,13 @@
 // `asm sideeffect` with a memory clobber that takes the pointer, so LLVM
 // can infer nothing about them and keeps every access of a member between
 // its slot and its slot end: two members that share bytes are never live
-// together (cpu-assign-buffers), so their accesses stay ordered through
+// together (assign-buffers), so their accesses stay ordered through
 // the calls, as accesses through malloc and free are.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NUMLIR_LIB_BACKENDS_CPU_ARENASLOTS_H
-#define NUMLIR_LIB_BACKENDS_CPU_ARENASLOTS_H
+#ifndef NUMLIR_BUFFERIZATION_ARENASLOTS_H
+#define NUMLIR_BUFFERIZATION_ARENASLOTS_H
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -33,7 +33,7 @@ namespace mlir {
 class LLVMTypeConverter;
 } // namespace mlir
 
-namespace numlir::cpu {
+namespace numlir {
 
 inline constexpr llvm::StringLiteral kArenaSlot = "__numlir_arena_slot";
 inline constexpr llvm::StringLiteral kArenaSlotEnd = "__numlir_arena_slot_end";
@@ -57,6 +57,6 @@ mlir::LogicalResult defineArenaSlotFunctions(mlir::ModuleOp module);
 void populateArenaSlotLoweringPatterns(mlir::LLVMTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
 
-} // namespace numlir::cpu
+} // namespace numlir
 
-#endif // NUMLIR_LIB_BACKENDS_CPU_ARENASLOTS_H
+#endif // NUMLIR_BUFFERIZATION_ARENASLOTS_H

@@ -1,15 +1,14 @@
 //===- AllocationSites.h - the runtime's out-of-memory sites ----*- C++ -*-===//
 //
-// Internal to the CPU backend. `<entry>_allocation_sites` lists, one line
-// "<bytes> <type> <file:line:col>" per static heap allocation, where the
-// user's code asked for each buffer, so that the runtime's out-of-memory
+// `<entry>_allocation_sites` lists, one line "<bytes> <type> <file:line:col>"
+// per static heap allocation, where the user's code asked for each buffer, so that the runtime's out-of-memory
 // error can name the line (docs/runtime.md). cpu-emit-c-entry-point writes
 // it; passes that later replace allocations add their own lines.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
-#define NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
+#ifndef NUMLIR_BUFFERIZATION_ALLOCATIONSITES_H
+#define NUMLIR_BUFFERIZATION_ALLOCATIONSITES_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -17,7 +16,7 @@
 #include <optional>
 #include <string>
 
-namespace numlir::cpu {
+namespace numlir {
 
 /// The suffix of the sites global after the entry's name.
 inline constexpr llvm::StringLiteral kAllocationSitesSuffix = "_allocation_sites";
@@ -35,6 +34,6 @@ std::optional<int64_t> staticAllocationBytes(mlir::MemRefType type);
 /// Appends `lines` to the module's sites global, if it has one.
 void appendAllocationSites(mlir::ModuleOp module, llvm::ArrayRef<std::string> lines);
 
-} // namespace numlir::cpu
+} // namespace numlir
 
-#endif // NUMLIR_LIB_BACKENDS_CPU_ALLOCATIONSITES_H
+#endif // NUMLIR_BUFFERIZATION_ALLOCATIONSITES_H

@@ -1,17 +1,17 @@
-//===- BufferQueries.h - what linalg ops on buffers may assume ------------===//
+//===- BufferQueries.h - what linalg ops on buffers may assume --*- C++ -*-===//
 //
-// Several CPU passes move linalg ops on buffers: into thread chunks, row
-// tiles, or functions of their own. They ask the same two questions: which
+// Passes that move linalg ops on buffers (the CPU's: into thread chunks,
+// row tiles, or functions of their own) ask the same two questions: which
 // buffer an operand views, and whether pieces of an op may run separately.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NUMLIR_BACKENDS_CPU_BUFFERQUERIES_H
-#define NUMLIR_BACKENDS_CPU_BUFFERQUERIES_H
+#ifndef NUMLIR_BUFFERIZATION_BUFFERQUERIES_H
+#define NUMLIR_BUFFERIZATION_BUFFERQUERIES_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-namespace numlir::cpu {
+namespace numlir {
 
 /// The allocation `memref` is a view of: a block argument of the function
 /// (one of the runtime's distinct argument and result buffers) or a
@@ -26,6 +26,6 @@ mlir::Value rootAllocation(mlir::Value memref);
 /// already overwritten).
 bool piecesAreIndependent(mlir::linalg::LinalgOp op);
 
-} // namespace numlir::cpu
+} // namespace numlir
 
-#endif // NUMLIR_BACKENDS_CPU_BUFFERQUERIES_H
+#endif // NUMLIR_BUFFERIZATION_BUFFERQUERIES_H

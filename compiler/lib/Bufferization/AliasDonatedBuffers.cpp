@@ -1,4 +1,4 @@
-//===- CPUAliasDonatedBuffers.cpp - donated inputs hold their outputs -----===//
+//===- AliasDonatedBuffers.cpp - donated inputs hold their outputs --------===//
 //
 // `jit(f, donate_argnums=...)` hands the callee an input buffer it may
 // reuse; the runtime then passes that same buffer as the output it was
@@ -8,11 +8,11 @@
 // is still to be read. This pass makes it right under the aliasing, after
 // those passes: the output is written only at the end of the function, by
 // one copy after the input's last use, and whatever wrote it before writes a
-// temporary instead (which then lives in the arena, cpu-assign-buffers).
+// temporary instead (which then lives in the arena, assign-buffers).
 //
 //===----------------------------------------------------------------------===//
 
-#include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Bufferization/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -20,8 +20,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace numlir {
-#define GEN_PASS_DEF_CPUALIASDONATEDBUFFERS
-#include "numlir/Backends/CPU/Passes.h.inc"
+#define GEN_PASS_DEF_ALIASDONATEDBUFFERS
+#include "numlir/Bufferization/Passes.h.inc"
 } // namespace numlir
 
 using namespace mlir;
@@ -73,8 +73,8 @@ bool madeFrom(Value value, Value buffer) {
   return false;
 }
 
-struct CPUAliasDonatedBuffersPass
-    : numlir::impl::CPUAliasDonatedBuffersBase<CPUAliasDonatedBuffersPass> {
+struct AliasDonatedBuffersPass
+    : numlir::impl::AliasDonatedBuffersBase<AliasDonatedBuffersPass> {
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() && failed(aliasArguments(func)))

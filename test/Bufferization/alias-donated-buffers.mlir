@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --split-input-file --cpu-alias-donated-buffers | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --alias-donated-buffers | FileCheck %s
 
 // The output is written by the update while %p is still read after it (the
 // load): at run time both are one buffer, so the update writes a temporary,
