@@ -263,3 +263,13 @@ def test_cumulative(kind, reverse, dtype):
             f"cumulative {kind}", [x], attrs=f", dim = {dim}, reverse = {str(reverse).lower()}"
         )
         np.testing.assert_array_equal(out, np.asarray(ref(x, axis=dim, reverse=reverse)))
+
+
+@pytest.mark.xfail(strict=True, reason="open bug (issue 39; fuzz seed 112, program 1183): the erf "
+                   "lowering loses the sign of zero in float32 and bfloat16")
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+def test_erf_of_negative_zero_is_negative_zero(dtype):
+    import numlir
+
+    out = np.asarray(numlir.lax.erf(numlir.numpy.asarray(np.array(-0.0, dtype))))
+    assert np.signbit(out.astype(np.float32))  # C99 and jax: erf(-0) = -0
