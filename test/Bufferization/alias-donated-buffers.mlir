@@ -80,3 +80,51 @@ func.func @read_in_a_later_loop(%a: memref<4xf32> {numlir.aliasing_output = 0 : 
   }
   return
 }
+
+// -----
+
+// A branch that yields the argument hands it out of the `scf.if`: the copy
+// of that result into the second output reads the argument, so the first
+// output, copied in before it, goes through a temporary (fuzz seed 112,
+// program 1420: both outputs were 2x).
+// CHECK-LABEL: func.func @yielded_out_of_a_branch
+// CHECK: %[[T:.*]] = memref.alloc() : memref<f32>
+// CHECK: %[[KEPT:.*]] = scf.if
+// CHECK: memref.copy %arg2, %[[T]] : memref<f32> to memref<f32>
+// CHECK-NEXT: memref.copy %[[KEPT]], %arg4
+// CHECK-NEXT: memref.copy %[[T]], %arg3
+// CHECK-NEXT: memref.dealloc %[[T]]
+// CHECK-NEXT: return
+func.func @yielded_out_of_a_branch(%x: memref<f32> {numlir.aliasing_output = 0 : i32},
+                                   %flag: i1, %doubled: memref<f32>,
+                                   %out0: memref<f32> {bufferize.result},
+                                   %out1: memref<f32> {bufferize.result}) {
+  %kept = scf.if %flag -> (memref<f32>) {
+    scf.yield %x : memref<f32>
+  } else {
+    scf.yield %doubled : memref<f32>
+  }
+  memref.copy %doubled, %out0 : memref<f32> to memref<f32>
+  memref.copy %kept, %out1 : memref<f32> to memref<f32>
+  return
+}
+
+// -----
+
+// The source of the output's one copy is an `scf.if` that may yield the
+// argument itself, so it counts as a view of the argument: the copy goes
+// through a temporary, as a copy from any other view of it does.
+// CHECK-LABEL: func.func @copied_from_a_branch_that_yields_the_argument
+// CHECK: %[[T:.*]] = memref.alloc() : memref<f32>
+// CHECK: memref.copy %[[T]], %arg3
+func.func @copied_from_a_branch_that_yields_the_argument(
+    %x: memref<f32> {numlir.aliasing_output = 0 : i32}, %flag: i1,
+    %other: memref<f32>, %out0: memref<f32> {bufferize.result}) {
+  %maybe = scf.if %flag -> (memref<f32>) {
+    scf.yield %x : memref<f32>
+  } else {
+    scf.yield %other : memref<f32>
+  }
+  memref.copy %maybe, %out0 : memref<f32> to memref<f32>
+  return
+}

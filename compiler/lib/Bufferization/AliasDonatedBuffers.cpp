@@ -30,11 +30,20 @@ namespace {
 
 constexpr StringLiteral kAliasingOutput = "numlir.aliasing_output";
 
+/// Pushes the memref results of `op` onto `views`.
+void pushMemRefResults(Operation *op, SmallVectorImpl<Value> &views) {
+  for (Value result : op->getResults())
+    if (isa<BaseMemRefType>(result.getType()))
+      views.push_back(result);
+}
+
 /// The top-level op of `block` at or after which nothing uses `buffer` or a
 /// buffer made from it (uses in nested regions count at their top-level op);
 /// the block's first op if nothing uses it. Every memref an op makes from
 /// the buffer counts as a view of it: subviews and casts, and also
-/// transposes and reshapes, whichever interfaces they implement.
+/// transposes and reshapes, whichever interfaces they implement. A use in a
+/// nested region may hand the buffer out of it (`scf.if` yielding it from a
+/// branch), so the results of every op around the use count as views too.
 Operation *lastUse(Value buffer, Block &block) {
   Operation *last = &block.front();
   SmallVector<Value> views = {buffer};
@@ -45,17 +54,22 @@ Operation *lastUse(Value buffer, Block &block) {
       Operation *top = block.findAncestorOpInBlock(*user);
       if (top && last->isBeforeInBlock(top))
         last = top;
-      if (seen.insert(user).second)
-        for (Value result : user->getResults())
-          if (isa<BaseMemRefType>(result.getType()))
-            views.push_back(result);
+      if (!seen.insert(user).second)
+        continue;
+      pushMemRefResults(user, views);
+      for (Operation *around = user->getParentOp();
+           top && around && around != top->getParentOp();
+           around = around->getParentOp())
+        if (seen.insert(around).second)
+          pushMemRefResults(around, views);
     }
   }
   return last;
 }
 
 /// Whether `value` may be `buffer` or made from it: any op whose memref
-/// operands may be is taken to make a view of them.
+/// operands may be is taken to make a view of them, and an op with regions
+/// may also hand out any memref its regions' terminators yield.
 bool madeFrom(Value value, Value buffer) {
   SmallVector<Value> pending = {value};
   llvm::SmallPtrSet<Operation *, 16> seen;
@@ -69,6 +83,12 @@ bool madeFrom(Value value, Value buffer) {
     for (Value operand : op->getOperands())
       if (isa<BaseMemRefType>(operand.getType()))
         pending.push_back(operand);
+    for (Region &region : op->getRegions())
+      for (Block &inner : region)
+        if (!inner.empty() && inner.back().hasTrait<OpTrait::IsTerminator>())
+          for (Value yielded : inner.back().getOperands())
+            if (isa<BaseMemRefType>(yielded.getType()))
+              pending.push_back(yielded);
   }
   return false;
 }
