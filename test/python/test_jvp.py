@@ -395,6 +395,36 @@ def test_scatter_min_max_ties_split_like_jax(x64):
     np.testing.assert_allclose(np.asarray(got)[0, 0], (1.0 + 8.0 + 16.0) / 3)
 
 
+@pytest.mark.parametrize("method", ["max", "min"])
+@pytest.mark.parametrize("transform", ["eager", "jit", "vmap"])
+def test_at_max_min_gradient_passes_through_untouched_nan_like_jax(method, transform):
+    # An element no update lands on passes its cotangent through, NaN included (it was 0:
+    # NaN equals no result); where the update lands on a NaN (or is NaN) the result is NaN
+    # and neither side gets a gradient, as jax; ties split, ±inf ties too.
+    nan, inf = np.nan, np.inf
+    rows = np.array([[1.0, nan, 3.0, 0.0], [nan, nan, 3.0, nan], [2.0, 2.0, nan, 2.0],
+                     [inf, -inf, nan, inf], [-inf, inf, 0.0, -inf], [1.0, 5.0, nan, nan]],
+                    np.float32)
+    w = np.arange(1.0, 4.0, dtype=np.float32)
+
+    def grads(L):
+        def f(a, u):
+            return L.numpy.sum(getattr(a.at[0], method)(u) * w)
+
+        g = L.grad(f, argnums=(0, 1))
+        row = lambda r: g(r[:3], r[3])  # noqa: E731
+        if transform == "vmap":
+            return [np.asarray(v) for v in L.vmap(row)(L.numpy.asarray(rows))]
+        row = L.jit(row) if transform == "jit" else row
+        by_row = [row(L.numpy.asarray(r)) for r in rows]
+        return [np.stack([np.asarray(r[i]) for r in by_row]) for i in (0, 1)]
+
+    for got, want in zip(grads(numlir), grads(jax)):
+        np.testing.assert_array_equal(got, want)
+    ga = np.asarray(numlir.grad(lambda a: jnp.sum(getattr(a.at[0], method)(2.0) * w))(rows[0, :3]))
+    assert list(ga) == [float(method == "min"), 2.0, 3.0]
+
+
 def test_scatter_mul_matches_jax_for_unique_indices(x64):
     f, jf = scatter_fns("scatter_mul", IDX_UNIQUE, unique_indices=True)
     x, y = arr7(5, 3), arr7(4, 3)

@@ -1168,7 +1168,8 @@ def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
 
 def _scatter_chooser_jvp(prim):
     # The tangent comes from whatever attains the result: the operand or updates equal to it
-    # share it evenly when several do (as jax).
+    # share it evenly when several do (as jax). Where no update lands the operand passes its
+    # tangent through, even where it is NaN and so equals nothing.
     def rule(primals, tangents, *, dimension_numbers, index_vector_dim):
         x, indices, y = primals
         params = dict(dimension_numbers=dimension_numbers, index_vector_dim=index_vector_dim)
@@ -1179,7 +1180,11 @@ def _scatter_chooser_jvp(prim):
             return out, tx
         zeros = ad_util.zeros_like_aval(aval)
         landed = _landing_windows(out, indices, uaval, dimension_numbers, index_vector_dim)
-        update_wins, operand_wins = ew.eq(y, landed), ew.eq(x, out)
+        landings = scatter_add_p.bind(zeros, indices, shape_ops.full(uaval.shape, 1, uaval.dtype),
+                                      **params)
+        untouched = ew.eq(landings, ew.const(x, 0))
+        update_wins = ew.eq(y, landed)
+        operand_wins = ew.bitwise_or(ew.eq(x, out), untouched)
         count = ew.add(scatter_add_p.bind(zeros, indices,
                                           ew.convert_element_type(update_wins, aval.dtype),
                                           **params),
