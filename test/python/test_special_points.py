@@ -342,6 +342,22 @@ def test_nanmedian_of_an_all_nan_slice_sends_no_gradient():
         np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))
 
 
+@pytest.mark.parametrize("f", [jnp.arctan2, numlir.lax.atan2])
+def test_atan2_of_equal_arguments_has_zero_derivatives_at_tiny_and_huge_arguments(f, x64):
+    # atan2(x, x) is the constant pi/4 (or -3pi/4): its derivatives are 0. Two quotients
+    # y/(x^2 + y^2) and -x/(x^2 + y^2), one per operand, left the rounding of terms of
+    # 1/x^2 = 1e60 in the second derivative (8.9e43 at 1e-30; jax: 0).
+    for x in (1e-30, -1e-30, 1e30, -1e30, 1.0):
+        assert _grads(lambda v: f(v, v), np.float64(x)) == 0.0
+        assert _grads(lambda v: f(v, v), np.float64(x), 2) == 0.0
+        assert _grads(lambda v: jjnp.arctan2(v, v), np.float64(x), 2, jax) == 0.0
+    for x in (1.0, -1.0, 1e10):  # in float32 x^2 underflows at 1e-30 (0/0) as in jax
+        assert _grads(lambda v: f(v, v), np.float32(x), 2) == 0.0
+    # the slope of each operand alone is unchanged: y/(x^2 + y^2) and -x/(x^2 + y^2)
+    assert _grads(lambda v: f(v, 2.0), np.float64(1.0)) == pytest.approx(0.4, rel=1e-15)
+    assert _grads(lambda v: f(1.0, v), np.float64(2.0)) == pytest.approx(-0.2, rel=1e-15)
+
+
 def test_logaddexp2_is_the_max_exactly_when_the_other_term_is_negligible():
     # fuzz seed 101, program 104: logaddexp2(0.345, 1.06e30) was an ulp below 1.06e30, so
     # its derivative exp2(y - out) overflowed to inf (jax: 1)
