@@ -155,7 +155,6 @@ def test_special_values_where_scipy_and_jax_agree_on_them():
         (nss.expi(np.float32(0.0)), -inf),
         (nss.exp1(np.float32(0.0)), inf),
         (nss.expn(np.float32(3.0), np.float32(0.0)), 0.5),  # 1 / (n - 1) (jax says 1/n)
-        (nss.expn(np.float32(-1.0), np.float32(1.0)), nan),
         (nss.sici(np.float32(0.0))[1], -inf),
         (nss.sici(np.float32(-np.inf))[1], nan),
         (nss.sici(np.float32(np.inf))[0], np.pi / 2),
@@ -314,8 +313,9 @@ def test_python_scalars_give_jax_s_weak_types():
 
 
 def test_expn_takes_every_real_order_where_jax_does(x64):
-    # As jax: the continued fraction for x > 1 holds for negative and fractional n; the series
-    # for x <= 1 only for whole n >= 1 (NaN otherwise); E_n(0) is inf for every n <= 1.
+    # As jax: the continued fraction for x > 1 holds for fractional n; the series for x <= 1
+    # only for whole n >= 1 (NaN for other n >= 0); E_n(0) is inf for every n <= 1. Negative n
+    # take x^(n-1) Gamma(1 - n, x) at every x > 0 (jax: NaN for x <= 1).
     for n in (-1.0, -1.5, 0.5, 1.5, 2.5):
         for x in (1.5, 3.0):
             assert float(nss.expn(n, x)) == pytest.approx(float(jss.expn(n, x)), rel=1e-12)
@@ -323,7 +323,8 @@ def test_expn_takes_every_real_order_where_jax_does(x64):
     assert float(nss.expn(0.5, 1.5)) == pytest.approx(1.5**-0.5 * ss.gamma(0.5) * ss.gammaincc(0.5, 1.5), rel=1e-13)
     for n in (-1.0, -0.5, 0.0, 1.0):
         assert float(nss.expn(n, 0.0)) == np.inf == float(jss.expn(n, 0.0))
-    assert np.isnan(float(nss.expn(1.5, 0.5))) and np.isnan(float(nss.expn(-1.0, 0.5)))
+    assert np.isnan(float(nss.expn(1.5, 0.5)))
+    assert float(nss.expn(-1.0, 0.5)) == pytest.approx(np.exp(-0.5) * 1.5 / 0.25, rel=1e-13)
     assert float(nss.expn(1.5, 0.0)) == 2.0  # int_1^inf t^-1.5 dt (jax says inf)
     # the derivative of E_0 is NaN where E_0 is (x < 0), not a finite formula
     assert np.isnan(float(numlir.grad(lambda x: nss.expn(0.0, x))(-0.5)))

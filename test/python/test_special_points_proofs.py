@@ -407,6 +407,42 @@ def test_expn_at_its_limits():
     assert at(lambda v: nss.expn(0.0, v), 1e-30, F32) == -math.inf
 
 
+def test_expn_of_negative_order_is_its_integral():
+    # E_n(x) = int_1^inf e^(-x t) t^-n dt, by quadrature: it converges for every x > 0 and real
+    # n (jax's is NaN for x <= 1 unless n is a whole number >= 1, and its continued fraction,
+    # cut at a fixed depth, falls short once -n grows: -2.6e6 for E_-30(1.5) = 9.2e26).
+    from scipy.integrate import quad
+
+    def integral(n, x):
+        return quad(lambda t: math.exp(-x * t) * t**-n, 1, math.inf, epsabs=0, epsrel=1e-13,
+                    limit=200)[0]
+
+    for x in (1.0, 0.5, 1.5, 20.0):
+        for n in (-1.5, -2.5, -0.5, -1.0, -10.0):  # SciPy's and jax's E_-1(1) are NaN
+            assert float(nss.expn(n, x)) == pytest.approx(integral(n, x), rel=1e-11)
+        assert at(lambda v: nss.expn(-1.5, v), x) == pytest.approx(-integral(-2.5, x), rel=1e-11)
+        assert at(lambda v: nss.expn(-1.5, v), x, F32) == pytest.approx(-integral(-2.5, x), rel=1e-5)
+    assert float(nss.expn(-30.0, 1.5)) == pytest.approx(integral(-30.0, 1.5), rel=1e-10)
+    # n = -1e30: the integral over [2, 3] alone is at least e^-4.5 2^1e30, past every float
+    assert -4.5 + 1e30 * math.log(2) > math.log(np.finfo(F64).max)
+    for dtype in (F32, F64):
+        assert float(nss.expn(np.asarray(-1e30, dtype), np.asarray(1.5, dtype))) == math.inf
+
+
+def test_expn_depends_on_its_order_so_its_derivative_there_is_not_zero():
+    # d/dn E_n(x) = -int_1^inf log t e^(-x t) t^-n dt < 0 (jax: 0, n being a non-differentiable
+    # argument of its custom_jvp); numlir raises rather than return that 0.
+    from scipy.integrate import quad
+
+    for n, x in [(1.5, 1.5), (0.0, 1.5), (-1.5, 2.0)]:
+        slope = -quad(lambda t: math.log(t) * math.exp(-x * t) * t**-n, 1, math.inf)[0]
+        assert slope < -1e-3
+        assert slope == pytest.approx(numerical_derivative(lambda v: float(nss.expn(v, x)), n),
+                                      rel=1e-6)
+        with pytest.raises(NotImplementedError):
+            numlir.grad(lambda v: nss.expn(v, x))(n)
+
+
 def test_spence_derivatives_follow_log_x_over_one_minus_x():
     # spence(x) = int_1^x log t / (1 - t) dt: spence' = log x / (1 - x) is -inf at 0, -1 at 1,
     # -69.08 at 1e-30, -6.9e-29 at 1e30 (jax: 0, 0, -70.08, -0); spence'' = (1/x - 1 +

@@ -5,10 +5,13 @@ e^(-x t) t^-n dt``, ``exp1(x) = E_1(x)`` and ``expi(x) = Ei(x) = -E_1(-x)``.
   ``(-x)^(n-1) / (n-1)! (psi(n) - log x) - sum_{k != n-1} (-x)^k / ((k - n + 1) k!)``,
   whose terms shrink from the first (about 20 of them in float64); for other n it is NaN
   there, as jax's;
-- for ``x > 1`` and every real n it evaluates the continued fraction
+- for ``x > 1`` and ``n >= 0`` it evaluates the continued fraction
   ``e^-x / (x + n - 1 n / (x + n + 2 - 2 (n + 1) / (x + n + 4 - ...)))`` from a fixed
   depth back (110 terms in float64, 40 in float32: enough at x = 1, where it converges
   slowest);
+- for ``n < 0`` and every ``x > 0``, ``x^(n-1) Gamma(1 - n, x)`` with the regularized
+  upper incomplete gamma function (a fraction of fixed depth falls short once -n grows,
+  and jax's, which uses it for every n, gives E_-30(1.5) = -2.6e6, not 9.2e26);
 - ``Ei(x)`` for ``0 < x <= 40`` (20 in float32) sums ``gamma + log x + sum x^k / (k k!)``,
   whose terms are positive, and above that the asymptotic series
   ``e^x / x sum_k k! / x^k``, cut where its terms are smallest (below 1e-16 of the sum).
@@ -28,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import ad
-from numlir._src.lax import control_flow, scan
+from numlir._src.lax import control_flow, incomplete_gamma, scan
 from numlir._src.lax import special as lax_special
-from numlir._src.numpy import creation, reductions, ufuncs
+from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.util import dtype_of
 from numlir._src.scipy import special_elementwise as se
 
@@ -113,10 +116,19 @@ def _expn_impl(n, x):
     # 0 < x <= 1: the series, for whole n >= 1 (jax's is NaN for other n there).
     series_ok = finite & (x <= 1) & integer & (n >= 1)
     series = _series(ufuncs.where(series_ok, n, 1.0), ufuncs.where(series_ok, x, 0.5))
-    # x > 1: the continued fraction, which holds for every real n (as jax's).
-    fraction_ok = finite & (x > 1) & (ufuncs.abs(n) < np.inf)
+    # n < 0: E_n(x) = x^(n-1) Gamma(1 - n, x), the upper incomplete gamma function, for
+    # every x > 0 (jax's is NaN for x <= 1, and its fraction's fixed depth falls short once
+    # -n grows: E_-30(1.5) = 9.2e26 came out as -2.6e6, E_-1e30(1.5) = inf as -2.2e-31).
+    gamma_ok = finite & (n < 0) & (n > -np.inf)
+    a, xg = 1 - ufuncs.where(gamma_ok, n, -1.0), ufuncs.where(gamma_ok, x, 1.0)
+    a, xg = (reshaping.broadcast_to(v, np.broadcast_shapes(a.shape, xg.shape)) for v in (a, xg))
+    gamma_form = ufuncs.exp((-a) * ufuncs.log(xg) + lax_special.lgamma(a)
+                            + ufuncs.log(incomplete_gamma.igammac(a, xg)))
+    # x > 1, n >= 0: the continued fraction.
+    fraction_ok = finite & (x > 1) & (n >= 0) & (n < np.inf)
     fraction = _fraction(ufuncs.where(fraction_ok, n, 1.0), ufuncs.where(fraction_ok, x, 2.0))
     value = ufuncs.where(fraction_ok, fraction, ufuncs.where(series_ok, series, np.nan))
+    value = ufuncs.where(gamma_ok, gamma_form, value)
     value = ufuncs.where(finite & (n == np.inf), 0.0, ufuncs.where(finite & (n == -np.inf), np.inf, value))
     safe_x = ufuncs.where(x > 0, x, 1.0)
     value = ufuncs.where((n == 0) & (x > 0), ufuncs.exp(-safe_x) / safe_x, value)
