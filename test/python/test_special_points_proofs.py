@@ -280,6 +280,18 @@ def test_zeta_at_huge_arguments_follows_its_integral_term():
     assert math.isnan(at(lambda s: nss.zeta(s, 1.5), 1.0, F64, 2))
 
 
+def test_zeta_of_a_negative_q_has_no_value_for_a_non_integer_s():
+    # (q + k)^-s is not real for q + k < 0 and a non-integer s (Python's power is complex), so
+    # zeta(s, q) and its q-derivatives -s zeta(s + 1, q), s (s + 1) zeta(s + 2, q) are NaN at
+    # every q < 0, q = -inf too (where IEEE's pow(-inf, y) is 0 or inf, not NaN).
+    assert isinstance((-2.5) ** -1.5, complex) and isinstance((-2.5) ** -0.5, complex)
+    for s in (1.5, -1.5, 0.5):
+        for q in (-2.5, -1e30, -math.inf):
+            for dtype in (F32, F64):
+                for order in (0, 1, 2):
+                    assert math.isnan(at(lambda v: nss.zeta(s, v), q, dtype, order)), (s, q, order)
+
+
 def test_regularized_gamma_at_zero_shape_is_its_limit_one():
     # P(a, x) -> 1 as a -> 0 for every x > 0 (the Gamma(a) distribution collapses onto 0);
     # jax gives NaN below x = 1.

@@ -180,6 +180,10 @@ def _euler_maclaurin(s, q, order: int = 0):
     zero = c(0.0)
     value = ew.add(ew.select(ew.eq(sums, zero), zero, ew.mul(rising, sums)),
                    ew.select(ew.eq(integral_power, zero), zero, integral))
+    # A negative base to a non-integer power is NaN, but pow(-inf, y) is 0 or inf: q = -inf
+    # takes the NaN of every other negative q (d2/dq2 zeta(-1.5, q) was -inf there).
+    value = ew.select(ew.bitwise_and(ew.eq(q, c(-np.inf)), ew.ne(s, ew.floor(s))),
+                      c(np.nan), value)
     return ew.neg(value) if order % 2 else value
 
 
