@@ -265,11 +265,17 @@ def test_cumulative(kind, reverse, dtype):
         np.testing.assert_array_equal(out, np.asarray(ref(x, axis=dim, reverse=reverse)))
 
 
-@pytest.mark.xfail(strict=True, reason="open bug (issue 39; fuzz seed 112, program 1183): the erf "
-                   "lowering loses the sign of zero in float32 and bfloat16")
-@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
-def test_erf_of_negative_zero_is_negative_zero(dtype):
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float64])
+def test_erf_keeps_the_sign_of_zero_and_of_tiny_arguments(dtype):
+    # fuzz seed 112, program 1183: the f32 polynomial gave erf(-0) = +0, so
+    # arctan2(-0, erf(-0)) was 0, not -pi. C99 and jax: erf(+-0) = +-0.
     import numlir
 
-    out = np.asarray(numlir.lax.erf(numlir.numpy.asarray(np.array(-0.0, dtype))))
-    assert np.signbit(out.astype(np.float32))  # C99 and jax: erf(-0) = -0
+    x = np.array([-0.0, 0.0, -1e-30, 1e-30, -1e-45, -3.0, np.nan], np.float64).astype(dtype)
+    with numlir.enable_x64(dtype == np.float64):
+        out = np.asarray(numlir.lax.erf(numlir.numpy.asarray(x))).astype(np.float64)
+        jitted = np.asarray(numlir.jit(numlir.lax.erf)(x)).astype(np.float64)
+    for got in (out, jitted):
+        np.testing.assert_array_equal(np.signbit(got[:-1]), np.signbit(x[:-1].astype(np.float64)))
+        assert np.isnan(got[-1])
+        assert got[5] == pytest.approx(-0.99997791, rel=1e-2)

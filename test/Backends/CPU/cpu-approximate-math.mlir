@@ -20,3 +20,22 @@ func.func @f64_and_trig_are_kept(%x: f64, %y: f32) -> (f64, f32) {
   %1 = math.sin %y : f32
   return %0, %1 : f64, f32
 }
+
+// The f32 polynomial for erf loses the sign of -0 and of tiny negative
+// arguments: its value takes the argument's sign (erf is odd). f64's
+// library erf keeps its own.
+// CHECK-LABEL: func.func @erf_keeps_the_sign_of_its_argument
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<8xf32>, %[[D:[^:]*]]: f64)
+// CHECK-NOT: math.erf {{.*}} : f32
+// CHECK: %[[S:.*]] = math.copysign %{{.*}}, %[[X]] : f32
+// CHECK: %[[SV:.*]] = math.copysign %{{.*}}, %[[V]] : vector<8xf32>
+// CHECK: %[[E:.*]] = math.erf %[[D]] : f64
+// CHECK-NOT: math.copysign
+// CHECK: return %[[S]], %[[SV]], %[[E]]
+func.func @erf_keeps_the_sign_of_its_argument(%x: f32, %v: vector<8xf32>, %d: f64)
+    -> (f32, vector<8xf32>, f64) {
+  %0 = math.erf %x : f32
+  %1 = math.erf %v : vector<8xf32>
+  %2 = math.erf %d : f64
+  return %0, %1, %2 : f32, vector<8xf32>, f64
+}

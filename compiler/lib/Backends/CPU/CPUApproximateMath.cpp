@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -24,12 +25,29 @@ struct CPUApproximateMathPass
     static const llvm::StringSet<> approximated = {
         "math.exp",  "math.expm1", "math.log", "math.log1p",
         "math.log2", "math.tanh",  "math.erf", "math.erfc"};
+    keepTheSignOfErf();
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(
         patterns,
         [](StringRef name) { return approximated.contains(name); });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+  }
+
+  /// The f32 polynomial for erf returns +0 at -0 (and may flush tiny negative
+  /// arguments to +0); erf is odd and has its argument's sign (C99: erf(-0)
+  /// is -0), so the approximated value takes the sign of the argument. f64
+  /// keeps the library's erf, which is right already.
+  void keepTheSignOfErf() {
+    getOperation()->walk([](math::ErfOp erf) {
+      if (!getElementTypeOrSelf(erf.getType()).isF32())
+        return;
+      OpBuilder b(erf);
+      b.setInsertionPointAfter(erf);
+      auto signed_ = math::CopySignOp::create(b, erf.getLoc(), erf.getResult(),
+                                              erf.getOperand());
+      erf.getResult().replaceAllUsesExcept(signed_, signed_);
+    });
   }
 };
 } // namespace
