@@ -200,6 +200,13 @@ def test_beta_family_derivatives_where_jax_has_nan_from_an_unselected_branch():
         assert at(lambda v: nss.betaln(v, v), x, F32) == pytest.approx(-1 / x, rel=1e-6)
         assert at(lambda v: nss.betaln(v, v), x, order=2) == pytest.approx(1 / x**2, rel=1e-12)
     assert at(lambda v: nss.betaln(v, v), 1e30, F32) == pytest.approx(-2 * math.log(2), rel=1e-5)
+    # its curvature 2 psi'(x) - 4 psi'(2x) = 1/(2x^2) + 1/(4x^3) + ... (SciPy's at 1e3) is
+    # 5e-61 at 1e30, below the rounding of the two terms (2e-30): numlir's is within it
+    x = 1e3
+    curvature = 2 * ss.polygamma(1, x) - 4 * ss.polygamma(1, 2 * x)
+    assert curvature == pytest.approx(0.5 / x**2, rel=1e-3)
+    assert abs(at(lambda v: nss.betaln(v, v), 1e30, order=2) - 0.5e-60) <= 0.5e-60
+    assert at(lambda v: nss.betaln(v, v), 1e30, F32, 2) == 0.0
     # d/dx log|B(x, b)| = psi(x) - psi(x + b) ~ -b/x at 1e30 (jax: -2b/x, float32)
     for b in (1.5, -1.5):
         assert at(lambda v: nss.betaln(v, b), 1e30, F32) == pytest.approx(-b * 1e-30, rel=1e-6)
@@ -238,6 +245,13 @@ def test_poch_at_huge_and_tiny_arguments():
     assert float(nss.poch(1e30, -1.5)) == pytest.approx(1e-45, rel=1e-12)
     assert at(lambda z: nss.poch(z, 1.5), 1e30) == pytest.approx(1.5 * 1e30**0.5, rel=1e-12)
     assert at(lambda z: nss.poch(z, 1.5), 1e30, order=2) == pytest.approx(0.75 * 1e30**-0.5, rel=1e-12)
+    # poch(z, m) -> +inf as m -> inf where Gamma(z) > 0, and so do its m-derivatives poch psi(z + m)
+    # and poch (psi(z + m)^2 + psi'(z + m)), psi(1e30) = 69 being positive
+    assert ss.gamma(1.5) > 0 and ss.gamma(-1.5) > 0 and ss.psi(1e30) > 0
+    for z in (1.5, -1.5):
+        for dtype in (F32, F64):
+            for order in (0, 1, 2):
+                assert at(lambda m: nss.poch(z, m), 1e30, dtype, order) == math.inf
     for order in (0, 1, 2):  # poch(0, m) = 0 for every m
         assert at(lambda m: nss.poch(0.0, m), 1e30, F64, order) == 0.0
     assert float(nss.poch(1e30, 1e30)) == math.inf and at(lambda z: nss.poch(z, z), 1e30) == math.inf
