@@ -322,11 +322,7 @@ JAX_IS_WRONG = (
 #: Cases whose disagreements with JAX are still open (not JAX's errors): the sweep reports
 #: them as warnings, not failures, so that the rest stays a gate. Remove an entry when
 #: its fix lands (``make special-points`` then shows whether it still disagrees).
-KNOWN_MISMATCHES: dict[str, str] = {
-    name: "jit, float32: log(-1.5) folds to a NaN constant and the CPU backend's polynomial exp "
-          "converts it to an integer (fptosi of NaN, LLVM's poison), so LLVM drops the store of "
-          "the result: the derivatives read an unwritten buffer (0 or garbage; jax: NaN)"
-    for name in ("scipy.special.boxcox(-1.5, x)", "scipy.special.boxcox1p(-1.5, x)")}
+KNOWN_MISMATCHES: dict[str, str] = {}
 
 #: Cases that depend on an argument JAX's custom_jvp marks as non-differentiable, so that
 #: JAX's derivative in it is a silent 0: numlir raises NotImplementedError instead, and the

@@ -279,3 +279,16 @@ def test_erf_keeps_the_sign_of_zero_and_of_tiny_arguments(dtype):
         np.testing.assert_array_equal(np.signbit(got[:-1]), np.signbit(x[:-1].astype(np.float64)))
         assert np.isnan(got[-1])
         assert got[5] == pytest.approx(-0.99997791, rel=1e-2)
+
+
+@pytest.mark.parametrize("name", ["exp", "expm1", "exp2"])
+def test_jitted_exp_of_a_value_known_to_be_nan_is_nan(name):
+    # The f32 polynomial converted a NaN to an integer exponent (poison in LLVM), and LLVM
+    # dropped the store of a value it proved NaN: jit(lambda l: exp(l * nan)) returned
+    # uninitialised memory (the special-point sweep's boxcox(-1.5, l) derivatives).
+    import numlir
+
+    f = getattr(numlir.numpy, name)
+    g = numlir.jit(lambda l: f(l * np.float32(np.nan)))
+    for n in (1, 9, 33):
+        assert np.isnan(np.asarray(g(np.full(n, 2.0, np.float32)))).all()

@@ -39,3 +39,22 @@ func.func @erf_keeps_the_sign_of_its_argument(%x: f32, %v: vector<8xf32>, %d: f6
   %2 = math.erf %d : f64
   return %0, %1, %2 : f32, vector<8xf32>, f64
 }
+
+// The f32 exp and expm1 polynomials convert to an integer exponent, which is
+// poison for a NaN: they see 0 instead, and a NaN argument is selected back.
+// CHECK-LABEL: func.func @exp_keeps_nan_out_of_the_polynomial
+// CHECK-SAME: (%[[X:[^:]*]]: f32, %[[V:[^:]*]]: vector<4xf32>)
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: arith.select %[[NAN]], %{{.*}}, %[[X]] : f32
+// CHECK-NOT: math.exp
+// CHECK: %[[R:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f32
+// CHECK: %[[VNAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : vector<4xf32>
+// CHECK-NOT: math.expm1
+// CHECK: %[[RV:.*]] = arith.select %[[VNAN]], %[[V]], %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK: return %[[R]], %[[RV]]
+func.func @exp_keeps_nan_out_of_the_polynomial(%x: f32, %v: vector<4xf32>)
+    -> (f32, vector<4xf32>) {
+  %0 = math.exp %x : f32
+  %1 = math.expm1 %v : vector<4xf32>
+  return %0, %1 : f32, vector<4xf32>
+}
