@@ -49,21 +49,8 @@ class KnownBug:
 # The special-value campaigns' first bugs were listed here until their fixes landed:
 # integer floor division and remainder by zero (dfc1e74), float floor division of an
 # infinity (1e911d6), top_k of a NaN with the sign bit set (71552d0). Seeds 111 to 114 (issue 39)
-# added the two below.
+# added scatter multiply's update gradient at an infinite update (fixed) and the one below.
 KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug(
-        name="scatter-mul-grad-divides",
-        description="scatter multiply's derivative with respect to the updates divides the "
-                    "product at each spot by the update (slicing._scatter_mul_jvp), so an "
-                    "infinite or NaN update gets NaN where jax's x * ct is finite",
-        reproducer="grad(lambda x, y: sum(x.at[0].multiply(y, unique_indices=True)), "
-                   "argnums=1)(ones(1), inf) is NaN, jax 1 (seed 113, program 1551)",
-        statuses=("wrong",),
-        modes=("grad", "jit_vmap_grad"),
-        detail=r"^nonfinite",
-        kinds=("scatter",),
-        special_values_only=True,
-    ),
     KnownBug(
         name="bf16-argmax-fused-excess-precision",
         description="under numlir.jit a bfloat16 elementwise op fused into argmax/argmin "

@@ -433,6 +433,21 @@ def test_scatter_mul_matches_jax_for_unique_indices(x64):
     check_grad(f, jf, (x, y))
 
 
+def test_scatter_mul_update_gradient_at_an_infinite_or_nan_update_is_the_operand(x64):
+    # An update alone at its spot scales it by y, so d out/d y is the operand there, whatever
+    # y is; dividing the product by y gave inf/inf = NaN (fuzz seed 113, program 1551).
+    for y in (np.inf, -np.inf, np.nan, 0.0, -0.0, 1e300):
+        got = [lib.grad(lambda a, b: lib.numpy.sum(a.at[0].multiply(b, unique_indices=True) * 3.0),
+                        argnums=(0, 1))(np.array([2.0, 5.0]), y) for lib in (numlir, jax)]
+        np.testing.assert_array_equal(np.asarray(got[0][1]), np.asarray(got[1][1]))
+        np.testing.assert_array_equal(np.asarray(got[0][0]), np.asarray(got[1][0]))
+    # Several updates at one spot: an infinite one's partners still see their own coefficient.
+    gy = numlir.grad(lambda a, b: jnp.sum(jnp.asarray(a).at[np.array([0, 0, 1])].multiply(b)),
+                     argnums=1)(
+        np.array([2.0, 3.0]), np.array([5.0, 0.0, np.inf]))
+    assert list(np.asarray(gy)) == [0.0, 10.0, 3.0]
+
+
 def test_scatter_mul_with_duplicates_and_zeros(x64):
     # jax has no rule here; finite differences and the jvp/vjp transpose identity decide.
     f, _ = scatter_fns("scatter_mul", IDX_DUP)

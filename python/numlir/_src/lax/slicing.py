@@ -1137,8 +1137,10 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, inde
 
 def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
     # d out = tx * prod(y) + sum over updates u of ty_u * x * prod(other updates at u's spot).
-    # The product of the others divides out y_u, or, where y_u is 0, is the product of the
-    # nonzero ones; it is 0 whenever another update there is 0.
+    # An update alone at its spot has no others: its coefficient is x itself, exactly, whatever
+    # y_u is (jax's rule, which requires unique indices). Where several land together the
+    # product of the others divides out y_u, or, where y_u is 0, is the product of the nonzero
+    # ones; it is 0 whenever another update there is 0.
     x, indices, y = primals
     tx, _, ty = tangents
     params = dict(dimension_numbers=dimension_numbers, index_vector_dim=index_vector_dim)
@@ -1152,14 +1154,18 @@ def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, index_vector_dim):
         def landing(v):
             return _landing_windows(v, indices, uaval, dimension_numbers, index_vector_dim)
 
+        def count_there(counts):
+            return landing(scatter_add_p.bind(zeros, indices, counts, **params))
+
+        landed = count_there(shape_ops.full(uaval.shape, 1, aval.dtype))
         is_zero = ew.eq(y, ew.const(y, 0))
         zero_count = ew.convert_element_type(is_zero, aval.dtype)
+        zeros_there = count_there(zero_count)
         y_nonzero = ew.select(is_zero, ew.const(y, 1), y)
         nonzero_prod = scatter_mul_p.bind(ones, indices, y_nonzero, **params)
-        zeros_there = scatter_add_p.bind(zeros, indices, zero_count, **params)
-        others_zero = ew.sub(landing(zeros_there), zero_count)
-        others = ew.select(ew.eq(others_zero, ew.const(y, 0)),
+        others = ew.select(ew.eq(ew.sub(zeros_there, zero_count), ew.const(y, 0)),
                            ew.div(landing(nonzero_prod), y_nonzero), ew.const(y, 0))
+        others = ew.select(ew.eq(landed, ew.const(y, 1)), ew.const(y, 1), others)
         coef = ew.mul(landing(x), others)
         t_out = ad_util.add_any(t_out, scatter_add_p.bind(zeros, indices, ew.mul(ty, coef),
                                                           **params))
