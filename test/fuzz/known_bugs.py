@@ -49,22 +49,9 @@ class KnownBug:
 # The special-value campaigns' first bugs were listed here until their fixes landed:
 # integer floor division and remainder by zero (dfc1e74), float floor division of an
 # infinity (1e911d6), top_k of a NaN with the sign bit set (71552d0). Seeds 111 to 114 (issue 39)
-# added scatter multiply's update gradient at an infinite update (fixed) and the one below.
-KNOWN_BUGS: tuple[KnownBug, ...] = (
-    KnownBug(
-        name="bf16-argmax-fused-excess-precision",
-        description="under numlir.jit a bfloat16 elementwise op fused into argmax/argmin "
-                    "compares each candidate unrounded (f32) with the bfloat16 best so far, "
-                    "so ties go to the last index where the f32 value rounds down (argmin: up)",
-        reproducer="numlir.jit(lambda x: jnp.argmax(jnp.exp(x)))(full(3, 0.416015625, "
-                   "bfloat16)) is 2, jax 0 (seed 111, program 520)",
-        statuses=("wrong",),
-        modes=("jit", "jit_donate"),
-        detail=r"^value",
-        any_kinds=("argmax", "argmin"),
-        dtypes=("bfloat16",),
-    ),
-)
+# added scatter multiply's update gradient at an infinite update and bf16 argmax's tie under
+# jit (cpu-round-before-discontinuities); both are fixed.
+KNOWN_BUGS: tuple[KnownBug, ...] = ()
 
 
 def match(program: Program, outcome: Outcome) -> str | None:

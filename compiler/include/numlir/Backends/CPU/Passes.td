@@ -469,6 +469,36 @@ def CPUExpandFloatConversions : Pass<"cpu-expand-float-conversions"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }
 
+def CPURoundBeforeDiscontinuities : Pass<"cpu-round-before-discontinuities"> {
+  let summary = "Keep the rounding of a 16-bit float that feeds a comparison, "
+                "a rounding to integer or a bit cast";
+  let description = [{
+    `math-extend-to-supported-types` and `arith-emulate-unsupported-floats`
+    compute a bf16/f16 operation in f32 as `truncf(op(extf(x)))`, marking the
+    casts `contract`; the arith folder then drops `extf(truncf(y))` pairs, so
+    the next operation sees the unrounded f32 value. That is an ulp of excess
+    precision in a continuous function but a different answer in a
+    discontinuous one: `argmax(exp(x))` in bf16 under jit broke a tie the
+    other way, `floor(exp(log(x)))` gave 89 for 90. This pass clears the
+    fastmath flags of each `extf` of a `truncf` result on which an
+    `arith.cmpf`, `fptosi`/`fptoui`, `remf`, `bitcast`, `math.floor`/`ceil`/
+    `round`/`roundeven`/`trunc` or a float class test depends through arith
+    and math operations, so those pairs stay and every value on the way is
+    rounded as the program says. Chains that end elsewhere (a store, an
+    accumulator) keep the excess precision. It runs after each pass that
+    introduces the pairs and before anything that folds them.
+
+    Before:
+    ```mlir
+    %t = arith.truncf %y fastmath<contract> : f32 to bf16
+    %e = arith.extf %t fastmath<contract> : bf16 to f32
+    %c = arith.cmpf ogt, %e, %best : f32
+    ```
+    After: the same, with `%e = arith.extf %t : bf16 to f32`.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def CPUStoreBF16AsI16 : Pass<"cpu-store-bf16-as-i16"> {
   let summary = "Carry bf16 values between memory and blocks as i16 in the LLVM dialect";
   let description = [{
