@@ -119,6 +119,15 @@ JAX_WRONG_AT_HUGE = ("hypot",)
 #: about -3.3e-30 in truth and on numlir (issue 39 lists it; seed 104, program 19 under
 #: --special-values all).
 JAX_WRONG_AT_TINY = ("sinc",)
+#: Ops whose derivative reads the sign of a zero operand (sqrt's 1 / (2 sqrt(+-0)) is +-inf, and
+#: log's 1 / x): not differentiated at a sum's zero (``Val.zero_sign``; seed 113, program 1:
+#: sqrt of a length-1 contraction, -0 on XLA and +0 on numlir and NumPy).
+DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power")
+#: Ops whose jax derivative is NaN where the cotangent is infinite and the true one is infinite:
+#: jax's tanh JVP ``(g + g ans)(1 - ans)`` makes inf - inf where ans < 0 (seed 114, program
+#: 2303); numlir's ``g (1 - ans^2)`` is inf. Special-value programs make infinite cotangents
+#: downstream, which emit cannot see, so these are not differentiated there.
+JAX_WRONG_AT_INFINITE_COTANGENT = ("tanh", "lax_tanh", "gelu")
 #: Ops that read the sign bit of their last operand: not of a NaN (see Builder.emit).
 NAN_SIGN_KINDS = ("copysign", "signbit")
 #: Ops whose result depends on the sign of a zero operand (``1 / x`` is +-inf): not of a sum's
@@ -163,6 +172,10 @@ class Val:
     #: signed zeros is -0 or +0 by whether it starts from a +0 accumulator (XLA's dot of one
     #: term returns the product, -0; numlir's adds it to +0), and anything computed from one.
     zero_sign: bool = False
+    #: May hold a value that is zero in exact arithmetic but rounding noise of either sign (or
+    #: exactly 0) by the implementation: an FFT's output where its input has zeros (an FFT
+    #: round trip of an exact zero), and anything computed from one.
+    cancels: bool = False
 
     @property
     def cat(self) -> str:
@@ -446,6 +459,15 @@ class Builder:
         if kind in ZERO_SIGN_KINDS and any(a.zero_sign for a in args):
             # 1 / -0 is -inf, 1 / +0 inf; arctan2(+-0, -1) is +-pi.
             raise Rejected("reads the sign of a sum's zero")
+        if (self.differentiable and kind in DERIVATIVE_ZERO_SIGN_KINDS
+                and any(a.zero_sign for a in args)):
+            raise Rejected("its derivative reads the sign of a sum's zero")
+        if (self.differentiable and self.special
+                and kind in JAX_WRONG_AT_INFINITE_COTANGENT):
+            raise Rejected("jax's derivative is NaN at an infinite cotangent")
+        if kind in ZERO_SIGN_KINDS + NAN_SIGN_KINDS + ("sign",) and any(a.cancels for a in args):
+            # 1 / x of FFT rounding noise is huge where the other's exact zero makes inf.
+            raise Rejected("reads the sign of an FFT's rounding noise")
         name = f"v{len(self.ops)}"
         self.ops.append(Op(name, kind, template, tuple(a.name for a in args), aval))
         self.used.update(a.name for a in args)
@@ -455,7 +477,8 @@ class Builder:
                   or (self.special and kind in SPECIAL_OP_KINDS),
                   tiny=any(a.tiny for a in args),
                   zero_sign=self.special and (kind in SUM_KINDS
-                                              or any(a.zero_sign for a in args)))
+                                              or any(a.zero_sign for a in args)),
+                  cancels=kind in _FFT_TRANSFORM_KINDS or any(a.cancels for a in args))
         self.vals.append(val)
         return val
 
@@ -808,6 +831,10 @@ def op_cast(b: Builder) -> Val:
             targets = ["complex128", "complex128", "complex64", "float64", "float32", "int32",
                        "bool"]
     target = b.choice([t for t in targets if t != v.aval.dtype])
+    if target == "bool" and v.cancels:
+        # Whether FFT rounding noise is zero is the implementation's (seed 111, program 1541:
+        # bool of irfft(rfft(x)) at x's zeros, exactly 0 on jax).
+        raise Rejected("a bool cast of an FFT's rounding noise")
     template = b.choice(("{0}.astype(jnp.%s)", "lax.convert_element_type({0}, jnp.%s)",
                          "jnp.asarray({0}, dtype=jnp.%s)")) % target
     # To bool, jax's lax.convert_element_type and jnp.asarray(dtype=) drop a complex number's
@@ -1520,6 +1547,13 @@ def op_conv(b: Builder) -> Val:
                         str([(int(b.rng.integers(0, 3)), int(b.rng.integers(0, 3))) for _ in spatial_names])))
     lhs_dil = tuple_src([b.choice((1, 1, 2)) for _ in spatial_names])
     rhs_dil = tuple_src([b.choice((1, 1, 2)) for _ in spatial_names])
+    if b.special and b.differentiable:
+        # The gradient convolves the cotangent with the zeros that padding, strides and
+        # dilations insert; a special-value program can make that cotangent NaN or infinite
+        # downstream, and XLA skips the inserted zeros where numlir multiplies them as
+        # StableHLO defines (the seed-8 difference in emit; seed 113, program 2238).
+        ones = tuple_src([1 for _ in spatial_names])
+        strides, padding, lhs_dil, rhs_dil = ones, "'VALID'", ones, ones
     template = (f"lax.conv_general_dilated({{0}}, {{1}}, window_strides={strides}, padding={padding}, "
                 f"lhs_dilation={lhs_dil}, rhs_dilation={rhs_dil}, "
                 f"dimension_numbers=('{lhs_spec}', '{rhs_spec}', '{out_spec}'), "

@@ -860,3 +860,48 @@ def test_a_known_bug_can_match_special_value_programs_only():
     failure = Outcome("jit", "wrong", "value: x")
     assert bug.matches(_chain_program().copy(special_values=True), failure)
     assert not bug.matches(_chain_program(), failure)
+
+
+def test_guards_of_the_session_24_campaign_reject_what_jax_and_numlir_may_differ_on():
+    # Fuzzer gaps from seeds 111 to 114 (docs/fuzzing.md): each guard refuses the op that read
+    # an implementation's choice, and lets the same op through where nothing was chosen.
+    def builder(special=True, differentiable=True):
+        return generate.Builder(np.random.default_rng(0), "float32", False, differentiable, 1,
+                                special=special)
+
+    def refused(b, kind, template, *args):
+        try:
+            b.emit(kind, template, args, 1.0)
+        except generate.Rejected:
+            return True
+        return False
+
+    aval = Aval((3,), "float32")
+    plain = generate.Val("x0", aval, 1.0, True)
+    summed = generate.Val("x1", aval, 1.0, True, zero_sign=True)
+    spectrum = generate.Val("x2", aval, 1.0, True, cancels=True)
+    b = builder()
+    # sqrt's and log's derivatives at a sum's zero (seed 113, program 1).
+    assert refused(b, "sqrt", "jnp.sqrt({0})", summed) and not refused(b, "sqrt",
+                                                                       "jnp.sqrt({0})", plain)
+    assert not refused(builder(differentiable=False), "sqrt", "jnp.sqrt({0})", summed)
+    # jax's tanh at an infinite cotangent (seed 114, program 2303): special programs only.
+    assert refused(b, "tanh", "jnp.tanh({0})", plain)
+    assert not refused(builder(special=False), "tanh", "jnp.tanh({0})", plain)
+    # FFT rounding noise: no sign reads (seed 111, program 1541's bool cast is op_cast's).
+    assert refused(b, "sign", "jnp.sign({0})", spectrum)
+    assert not refused(b, "sign", "jnp.sign({0})", plain)
+    out = b.emit("fft_round_trip", "jnp.fft.irfft(jnp.fft.rfft({0}), 3)", [plain], 1.0)
+    assert out.cancels and b.emit("neg", "-{0}", [out], 1.0).cancels
+
+
+def test_differentiated_special_value_programs_convolve_without_inserted_zeros():
+    # seed 113, program 2238: padding times a NaN cotangent (XLA skips the zeros it inserts).
+    convs = {True: [], False: []}
+    for index in range(400):
+        program = generate.generate(101, index, favor=("conv",), special="all")
+        convs[program.differentiable] += [op for op in program.ops if op.kind == "conv"]
+    assert convs[True] and convs[False]
+    for op in convs[True]:
+        assert "padding='VALID'" in op.template and "lhs_dilation=(1," in op.template, op.template
+    assert any("padding='VALID'" not in op.template for op in convs[False])
