@@ -111,14 +111,16 @@ TINY_VALUE = 1e-20
 #: Special ops that make huge values from tiny ones (1 / 1e-30).
 GROWTH_KINDS = ("reciprocal", "rsqrt", "power", "integer_pow", "div", "floordiv", "lgamma")
 #: Ops whose derivative jax gets wrong at huge values, where numlir's is right: not
-#: differentiated there. ``grad(jnp.hypot)(1e30, 3e29)`` is (1.044, 0.287) on jax 0.10.2, the
+#: differentiated there. ``jnp.i0``'s at -1.5e300 is NaN on jax (``exp(|x|) i0e(x)``, inf * 0),
+#: -inf on numlir (I1 overflows; seeds 111 and 118). ``grad(jnp.hypot)(1e30, 3e29)`` is (1.044, 0.287) on jax 0.10.2, the
 #: true (0.958, 0.287) on numlir, wherever ``x * x`` overflows (|x| >= 1e19 in float32, 1e154
 #: in float64); ``hypot(x, x)``'s is 1.06 for 0.707 (seed 103, program 136).
-JAX_WRONG_AT_HUGE = ("hypot",)
+JAX_WRONG_AT_HUGE = ("hypot", "i0")
 #: Ops whose derivative jax gets wrong at tiny values: ``grad(jnp.sinc)(1.6e-30)`` is inf on jax,
 #: about -3.3e-30 in truth and on numlir (issue 39 lists it; seed 104, program 19 under
-#: --special-values all).
-JAX_WRONG_AT_TINY = ("sinc",)
+#: --special-values all). ``hypot(0, t)``'s derivative in ``t`` at a tiny t is NaN on jax
+#: (``t * t`` underflows), sign(t) on numlir (seed 117, program 1000).
+JAX_WRONG_AT_TINY = ("sinc", "hypot")
 #: Ops whose derivative reads the sign of a zero operand (sqrt's 1 / (2 sqrt(+-0)) is +-inf, and
 #: log's 1 / x): not differentiated at a sum's zero (``Val.zero_sign``; seed 113, program 1:
 #: sqrt of a length-1 contraction, -0 on XLA and +0 on numlir and NumPy).
@@ -128,6 +130,16 @@ DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power")
 #: 2303); numlir's ``g (1 - ans^2)`` is inf. Special-value programs make infinite cotangents
 #: downstream, which emit cannot see, so these are not differentiated there.
 JAX_WRONG_AT_INFINITE_COTANGENT = ("tanh", "lax_tanh", "gelu")
+#: Ops whose derivative overflows where ``x^2 + y^2`` underflows, on jax and numlir alike
+#: (atan2's ``-x / (x^2 + y^2)`` is -inf at (1.6e-300, 0) for the true -6.2e299): what the
+#: infinite cotangent meets next differs (seed 117, program 1322: inf * 0 in the gradient of
+#: ``abs(z) ** 2`` at a tiny z, NaN on numlir and -inf on jax). Not differentiated at tiny values.
+DERIVATIVE_OVERFLOWS_AT_TINY = ("arctan2",)
+#: Trigonometric ops: of a huge value an operation made, their result is any number in
+#: [-1, 1] by the last bit of that value, which jax and numlir may round differently (seed 117,
+#: program 2555: ``cos(x / (y * y + 0.5))`` at 1.2e30, 0.96 or -0.55 by one ulp of the
+#: quotient). Of a huge input (exact) they are compared.
+TRIG_KINDS = ("sin", "cos", "tan")
 #: Ops that read the sign bit of their last operand: not of a NaN (see Builder.emit).
 NAN_SIGN_KINDS = ("copysign", "signbit")
 #: Ops whose result depends on the sign of a zero operand (``1 / x`` is +-inf): not of a sum's
@@ -462,6 +474,11 @@ class Builder:
         if (self.differentiable and kind in DERIVATIVE_ZERO_SIGN_KINDS
                 and any(a.zero_sign for a in args)):
             raise Rejected("its derivative reads the sign of a sum's zero")
+        if self.differentiable and kind in DERIVATIVE_OVERFLOWS_AT_TINY and any(a.tiny
+                                                                                for a in args):
+            raise Rejected("its derivative overflows where a square underflows")
+        if kind in TRIG_KINDS and any(a.huge and a.name not in self.special_inputs for a in args):
+            raise Rejected("a trigonometric function of a huge value an operation rounded")
         if (self.differentiable and self.special
                 and kind in JAX_WRONG_AT_INFINITE_COTANGENT):
             raise Rejected("jax's derivative is NaN at an infinite cotangent")
@@ -1073,6 +1090,11 @@ def op_reduce(b: Builder) -> Val:
         raise Rejected("kink")
     if kind == "std" and n < 2:
         raise Rejected("std of one element")
+    if kind in ("max", "min", "max_method") and b.differentiable and x.nonfinite and n <= 1:
+        # Over one element the result is the operand and numlir's gradient the cotangent;
+        # jax's chooser rule divides by the count of elements equal to the result, 0 at a
+        # NaN: NaN op by op and 0 under jit (seed 112, program 2167; seed 117, program 437).
+        raise Rejected("jax's gradient of a NaN chosen from one element")
     if kind == "prod" and b.special and x.cat == "f" and n > 2:
         # Which partial product overflows depends on the order: (1e30 * 1e30) * 1e-30 is inf,
         # 1e30 * (1e30 * 1e-30) is 1e30, and huge * huge * 0 is NaN or 0.
@@ -1936,8 +1958,11 @@ def op_scan(b: Builder) -> Val:
     length = int(b.rng.integers(1, 5))
     reverse = b.chance(0.3)
     which = int(b.rng.integers(2))
+    # tanh's jax derivative is NaN at an infinite cotangent (JAX_WRONG_AT_INFINITE_COTANGENT;
+    # seed 117, program 1742): differentiated special-value programs scan with arctan.
+    squash = "jnp.arctan" if b.special and b.differentiable else "jnp.tanh"
     if b.chance(0.3):
-        body = {"f": "(jnp.tanh(c) + 0.5, c * 2.0)",
+        body = {"f": f"({squash}(c) + 0.5, c * 2.0)",
                 "c": "(c * (0.5+0.5j) + 0.5, jnp.conj(c) * 2.0)"}.get(c.cat, "(c + 1, c * 2)")
         template = f"lax.scan(lambda c, _: {body}, {{0}}, None, length={length}, reverse={reverse})[{which}]"
         return b.emit("scan", template, [c], c.bound * 2 + length)
@@ -1947,7 +1972,7 @@ def op_scan(b: Builder) -> Val:
         body = b.choice(("(c * 0.5 + x, c * x)", "(c * (0.5-0.5j) - x, jnp.sum(c * jnp.conj(x)))",
                          "(c - x * 0.5, jnp.real(c))"))
     elif c.cat == "f":
-        body = b.choice(("(c * 0.5 + x, jnp.sin(c) * x)", "(jnp.tanh(c + x), jnp.sum(c * x))",
+        body = b.choice(("(c * 0.5 + x, jnp.sin(c) * x)", f"({squash}(c + x), jnp.sum(c * x))",
                          "(c - x * 0.5, c)"))
     else:
         body = b.choice(("(c + x, c * x)", "(c % 7 + x, jnp.sum(c))"))

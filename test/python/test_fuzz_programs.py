@@ -862,8 +862,8 @@ def test_a_known_bug_can_match_special_value_programs_only():
     assert not bug.matches(_chain_program(), failure)
 
 
-def test_guards_of_the_session_24_campaign_reject_what_jax_and_numlir_may_differ_on():
-    # Fuzzer gaps from seeds 111 to 114 (docs/fuzzing.md): each guard refuses the op that read
+def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
+    # Fuzzer gaps from seeds 111 to 118 (docs/fuzzing.md): each guard refuses the op that read
     # an implementation's choice, and lets the same op through where nothing was chosen.
     def builder(special=True, differentiable=True):
         return generate.Builder(np.random.default_rng(0), "float32", False, differentiable, 1,
@@ -893,6 +893,45 @@ def test_guards_of_the_session_24_campaign_reject_what_jax_and_numlir_may_differ
     assert not refused(b, "sign", "jnp.sign({0})", plain)
     out = b.emit("fft_round_trip", "jnp.fft.irfft(jnp.fft.rfft({0}), 3)", [plain], 1.0)
     assert out.cancels and b.emit("neg", "-{0}", [out], 1.0).cancels
+    # Seeds 116 to 118: jax's hypot at tiny and i0 at huge values, atan2's overflowing
+    # derivative, and trigonometric functions of a huge value an operation rounded.
+    tiny = generate.Val("x3", aval, 1.0, True, tiny=True)
+    huge = generate.Val("x4", aval, 1.0, True, huge=True)
+    plain_builder = builder(special=False)
+    assert refused(b, "hypot", "jnp.hypot({0}, {1})", plain, tiny)
+    assert refused(b, "arctan2", "jnp.arctan2({0}, {1})", tiny, plain)
+    assert refused(b, "i0", "jnp.i0({0})", huge)
+    assert not refused(plain_builder, "hypot", "jnp.hypot({0}, {1})", plain, plain)
+    assert refused(b, "cos", "jnp.cos({0})", huge)
+    b.special_inputs.add("x4")
+    assert not refused(b, "cos", "jnp.cos({0})", huge)
+
+
+def test_special_value_gradients_avoid_jaxs_chooser_at_one_nan_and_tanh_in_scans():
+    # Seed 117, programs 437 and 1742 (docs/fuzzing.md).
+    def programs():
+        for index in range(300):
+            program = generate.generate(101, index, favor=("reduce", "scan"), special="all")
+            if program.differentiable:
+                yield program
+
+    reductions = scans = 0
+    for program in programs():
+        for op in program.ops:
+            if op.kind == "scan":
+                scans += 1
+                assert "jnp.tanh" not in op.template, op.template
+            if op.kind in ("reduce_max", "reduce_min"):
+                reductions += 1
+    assert scans and reductions
+    b = generate.Builder(np.random.default_rng(0), "float32", False, True, 1, special=True)
+    b.vals.append(generate.Val("x0", Aval((), "float32"), 1.0, True, nonfinite=True))
+    for _ in range(200):
+        try:
+            generate.op_reduce(b)
+        except generate.Rejected:
+            pass
+    assert b.ops and not {op.kind for op in b.ops} & {"reduce_max", "reduce_min"}
 
 
 def test_differentiated_special_value_programs_convolve_without_inserted_zeros():
