@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,14 +281,19 @@ static nlrt_status check_execute_arguments(const nlrt_executable *executable,
   return NLRT_OK;
 }
 
-/* "buffer 3 (output 1) of 'f'" for messages. */
-static void describe_buffer(const nlrt_executable *executable, size_t i,
-                            char *out, size_t capacity) {
+/* NLRT_INVALID_ARGUMENT with "buffer 3 (output 1) of 'f' " and `format`. */
+static nlrt_status bad_buffer(const nlrt_executable *executable, size_t i,
+                              const char *format, ...) {
   size_t inputs = executable->signature.num_inputs;
   bool is_input = i < inputs;
-  snprintf(out, capacity, "buffer %zu (%s %zu) of '%s'", i,
-           is_input ? "input" : "output", is_input ? i : i - inputs,
-           executable->entry);
+  char what[256];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(what, sizeof(what), format, args);
+  va_end(args);
+  return nlrt_error(NLRT_INVALID_ARGUMENT, "buffer %zu (%s %zu) of '%s' %s", i,
+                    is_input ? "input" : "output", is_input ? i : i - inputs,
+                    executable->entry, what);
 }
 
 NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
@@ -297,13 +303,9 @@ NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
       check_execute_arguments(executable, buffers, num_buffers);
   if (status != NLRT_OK)
     return status;
-  for (size_t i = 0; i < num_buffers; ++i) {
-    if (buffers[i])
-      continue;
-    char which[320];
-    describe_buffer(executable, i, which, sizeof(which));
-    return nlrt_error(NLRT_INVALID_ARGUMENT, "%s is NULL", which);
-  }
+  for (size_t i = 0; i < num_buffers; ++i)
+    if (!buffers[i])
+      return bad_buffer(executable, i, "is NULL");
   return executable->device->driver->execute(executable, executable->state,
                                              buffers);
 }
@@ -320,18 +322,15 @@ NLRT_API nlrt_status nlrt_executable_execute_buffers(
     return status;
   for (size_t i = 0; i < num_buffers; ++i) {
     const nlrt_buffer *buffer = buffers[i];
-    char which[320];
-    describe_buffer(executable, i, which, sizeof(which));
     if (!buffer)
-      return nlrt_error(NLRT_INVALID_ARGUMENT, "%s is NULL", which);
+      return bad_buffer(executable, i, "is NULL");
     if (buffer->device != executable->device)
-      return nlrt_error(NLRT_INVALID_ARGUMENT,
-                        "%s lives on device %s; the executable runs on %s",
-                        which, buffer->device->name, executable->device->name);
+      return bad_buffer(executable, i,
+                        "lives on device %s; the executable runs on %s",
+                        buffer->device->name, executable->device->name);
     size_t want = executable->signature.buffers[i].byte_size;
     if (buffer->size != want)
-      return nlrt_error(NLRT_INVALID_ARGUMENT,
-                        "%s has %zu bytes; the executable needs %zu", which,
+      return bad_buffer(executable, i, "has %zu bytes; the executable needs %zu",
                         buffer->size, want);
   }
   void *stack[NLRT_STACK_BUFFERS];

@@ -25,28 +25,28 @@ struct HostBytes {
   ~HostBytes() { PyBuffer_Release(&view); }
 };
 
-} // namespace
-
-void Buffer::copyFromHost(nb::handle source) {
-  HostBytes bytes(source, /*writable=*/false);
+/// Copies between `handle` and `host`'s bytes, without the GIL.
+void copyWithHost(nlrt_buffer *handle, nb::handle host, bool toHost) {
+  HostBytes bytes(host, /*writable=*/toHost);
   nlrt_status status;
   {
     nb::gil_scoped_release release;
-    status = nlrt_buffer_copy_from_host(handle, bytes.view.buf,
-                                        (size_t)bytes.view.len);
+    status = toHost ? nlrt_buffer_copy_to_host(handle, bytes.view.buf,
+                                               (size_t)bytes.view.len)
+                    : nlrt_buffer_copy_from_host(handle, bytes.view.buf,
+                                                 (size_t)bytes.view.len);
   }
   checkStatus(status);
 }
 
+} // namespace
+
+void Buffer::copyFromHost(nb::handle source) {
+  copyWithHost(handle, source, /*toHost=*/false);
+}
+
 void Buffer::copyToHost(nb::handle destination) const {
-  HostBytes bytes(destination, /*writable=*/true);
-  nlrt_status status;
-  {
-    nb::gil_scoped_release release;
-    status = nlrt_buffer_copy_to_host(handle, bytes.view.buf,
-                                      (size_t)bytes.view.len);
-  }
-  checkStatus(status);
+  copyWithHost(handle, destination, /*toHost=*/true);
 }
 
 void Buffer::copyFrom(const Buffer &source) {
