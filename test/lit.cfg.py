@@ -26,7 +26,7 @@ config.llvm_tools_dir = llvm_tools
 llvm_config.with_environment("PATH", numlir_tools, append_path=False)
 llvm_config.with_environment("PATH", llvm_tools, append_path=True)
 llvm_config.use_default_substitutions()
-llvm_config.add_tool_substitutions(["hlo-opt", "mlir-translate", "llc"],
+llvm_config.add_tool_substitutions(["hlo-opt", "hlo-translate", "mlir-translate", "llc"],
                                    [numlir_tools, llvm_tools])
 
 # ods-examples.test runs mlir-tblgen on the dialect's .td files, which

@@ -24,6 +24,7 @@ import numpy as np
 from numlir._src import (config, core, dispatch, donation, dtypes, lowering, placement,
                          saved_executable, shapes, static_args, traceback_util, tree_util)
 from numlir._src.array import Array
+from numlir._src.backends import stablehlo
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
 
@@ -169,8 +170,15 @@ class Lowered:
         self._static_key = static_key
         self._split_args = split_args
 
-    def as_text(self) -> str:
-        return self._text
+    def as_text(self, dialect: str | None = None) -> str:
+        """The module as text: numlir's hlo dialect (``None`` or ``"hlo"``), or StableHLO
+        (``"stablehlo"``), the input of PJRT compilers, as jax's ``Lowered.as_text``."""
+        if dialect in (None, "hlo"):
+            return self._text
+        if dialect == "stablehlo":
+            return stablehlo.from_hlo(self._text, self._name)
+        raise ValueError(f"Unknown dialect {dialect!r}; numlir lowers to 'hlo' (its own) "
+                         "and 'stablehlo'")
 
     @traceback_util.api_boundary
     def compile(self) -> Compiled:

@@ -11,6 +11,8 @@
 
 #include "CompilerSupport.h"
 
+#include "numlir/Target/StableHLO.h"
+
 #include <nanobind/stl/string.h>
 
 using namespace numlir::python;
@@ -32,6 +34,24 @@ nb::object runPipeline(nb::handle source, const std::string &pipeline,
   nb::object output = print(*module, bytecode);
   ctx.keep();
   return output;
+}
+
+/// `source` (hlo) written as StableHLO for PJRT (numlir/Target/StableHLO.h).
+std::string translateToStableHLO(nb::handle source,
+                                 const std::string &bufferName) {
+  std::string_view input = bufferOf(source);
+  ContextLease ctx(input.size());
+  OwningOpRef<ModuleOp> module = parse(*ctx, input, bufferName);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool translated = false;
+  runGuarded("translating to StableHLO", [&] {
+    translated = succeeded(numlir::translateToStableHLO(*module, os));
+  });
+  if (!translated)
+    ctx->fail("translating " + bufferName + " to StableHLO failed");
+  ctx.keep();
+  return text;
 }
 
 } // namespace
@@ -62,6 +82,11 @@ NB_MODULE(_compiler, m) {
         "such as builtin.module(hlo-cpu-to-llvm{threads=2}), "
         "on MLIR (str text or bytes bytecode) and returns the resulting "
         "MLIR: text, or bytecode (bytes) when `bytecode`.");
+  m.def("translate_to_stablehlo", &translateToStableHLO, nb::arg("text"),
+        nb::arg("name") = "module",
+        "Writes an hlo module (str text or bytes bytecode) as StableHLO and "
+        "CHLO in MLIR's generic form, for PJRT; raises CompileError naming "
+        "the first op without a translation.");
   m.def("compilation_contexts_created", &ContextLease::getCreatedCount,
         "How many MLIR contexts this process has created for compilations: "
         "one is kept between calls, replaced after a failure and when worn "

@@ -1,0 +1,297 @@
+//===- TranslateToStableHLO.cpp - hlo to StableHLO and CHLO ---------------===//
+//
+// Each hlo op becomes the StableHLO (or CHLO) op of the same meaning, built
+// unregistered in a copy of the module and printed in MLIR's generic form.
+// numlir does not link StableHLO, so attributes that are StableHLO's own
+// (comparison_direction, dot dimension numbers, precision) are opaque
+// attributes holding the dialect's syntax; the consumer parses them.
+//
+// Most ops keep their operands, results and attributes and only change name;
+// dynamic_update_slice takes its update first, compare gains its
+// compare_type, dot_general packs its dimensions into one attribute and asks
+// for full precision, reduce gets its init value and body.
+//
+//===----------------------------------------------------------------------===//
+
+#include "numlir/Target/StableHLO.h"
+
+#include "numlir/Dialect/HLO/IR/HLO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <complex>
+
+using namespace mlir;
+namespace hlo = numlir::hlo;
+
+namespace {
+
+/// The ops that exist in StableHLO or CHLO with hlo's operands, results and
+/// attributes, by their full name there.
+const llvm::StringMap<std::string> &sameShapedOps() {
+  static const llvm::StringMap<std::string> table = [] {
+    llvm::StringMap<std::string> names;
+    for (StringRef name :
+         {"abs", "add", "and", "atan2", "bitcast_convert", "broadcast_in_dim",
+          "cbrt", "ceil", "clamp", "complex", "concatenate", "constant",
+          "convert", "count_leading_zeros", "divide", "dynamic_slice",
+          "exponential_minus_one", "floor", "imag",
+          "iota", "is_finite", "log", "log_plus_one", "logistic", "maximum",
+          "minimum", "multiply", "negate", "not", "optimization_barrier", "or",
+          "pad", "popcnt", "power", "real", "remainder", "reshape", "reverse",
+          "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
+          "shift_left", "shift_right_arithmetic", "shift_right_logical",
+          "sign", "slice", "sqrt", "subtract", "tan", "tanh", "transpose",
+          "xor"})
+      names[name] = ("stablehlo." + name).str();
+    names["exp"] = "stablehlo.exponential";
+    names["sin"] = "stablehlo.sine";
+    names["cos"] = "stablehlo.cosine";
+    for (StringRef name :
+         {"acos", "acosh", "asin", "asinh", "atan", "atanh", "conj", "cosh",
+          "digamma", "erf", "erf_inv", "lgamma", "next_after", "sinh"})
+      names[name] = ("chlo." + name).str();
+    return names;
+  }();
+  return table;
+}
+
+class Translator {
+public:
+  explicit Translator(MLIRContext *context)
+      : context(context), builder(context) {}
+
+  /// Replaces every hlo op in `root` by its StableHLO op.
+  LogicalResult run(Operation *root) {
+    SmallVector<Operation *> ops;
+    // Outer ops first, so that an op with regions (none is translated yet)
+    // is the one reported, not its terminator.
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<hlo::HLODialect>(op->getDialect()))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(translate(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  LogicalResult translate(Operation *op) {
+    builder.setInsertionPoint(op);
+    OperationState state(op->getLoc(), "stablehlo.unknown");
+    state.addOperands(op->getOperands());
+    state.addTypes(op->getResultTypes());
+    auto same = sameShapedOps().find(op->getName().stripDialect());
+    if (same != sameShapedOps().end()) {
+      state.name = OperationName(same->second, context);
+      state.addAttributes(op->getAttrs());
+    } else if (auto update = dyn_cast<hlo::DynamicUpdateSliceOp>(op)) {
+      // StableHLO takes the update before the start indices.
+      state.name = OperationName("stablehlo.dynamic_update_slice", context);
+      state.operands.clear();
+      state.addOperands({update.getOperand(), update.getUpdate()});
+      state.addOperands(update.getStartIndices());
+    } else if (auto compare = dyn_cast<hlo::CompareOp>(op)) {
+      translateCompare(compare, state);
+    } else if (auto dot = dyn_cast<hlo::DotGeneralOp>(op)) {
+      translateDotGeneral(dot, state);
+    } else if (auto reduce = dyn_cast<hlo::ReduceOp>(op)) {
+      translateReduce(reduce, state);
+    } else {
+      return op->emitOpError(
+          "has no StableHLO translation yet (numlir's PJRT export covers "
+          "elementwise, shape, slicing, dot_general and reduce ops)");
+    }
+    Operation *replacement = builder.create(state);
+    op->replaceAllUsesWith(replacement->getResults());
+    op->erase();
+    return success();
+  }
+
+  /// An attribute StableHLO parses from `syntax`, e.g. `precision HIGHEST`.
+  Attribute stablehloAttr(StringRef syntax) {
+    return OpaqueAttr::get(StringAttr::get(context, "stablehlo"), syntax,
+                           NoneType::get(context));
+  }
+
+  /// hlo.compare is IEEE for floats and complex numbers (NaN unordered,
+  /// -0 == 0), and signed or unsigned by the integer type; bool is unsigned.
+  void translateCompare(hlo::CompareOp op, OperationState &state) {
+    Type element = getElementTypeOrSelf(op.getLhs().getType());
+    StringRef type = isa<FloatType, ComplexType>(element) ? "FLOAT"
+                     : element.isUnsignedInteger() || element.isInteger(1)
+                         ? "UNSIGNED"
+                         : "SIGNED";
+    state.name = OperationName("stablehlo.compare", context);
+    state.addAttribute(
+        "comparison_direction",
+        stablehloAttr(llvm::formatv("comparison_direction {0}",
+                                    hlo::stringifyComparisonDirection(
+                                        op.getComparisonDirection()))
+                          .str()));
+    state.addAttribute("compare_type",
+                       stablehloAttr(("comparison_type " + type).str()));
+  }
+
+  /// numlir's CPU backend multiplies in the operands' precision; on a TPU
+  /// that is precision HIGHEST (the default would round f32 to bf16).
+  void translateDotGeneral(hlo::DotGeneralOp op, OperationState &state) {
+    std::string dims;
+    llvm::raw_string_ostream os(dims);
+    os << "dot<";
+    llvm::ListSeparator comma;
+    auto field = [&](StringRef fieldName, ArrayRef<int64_t> values) {
+      if (values.empty())
+        return;
+      os << comma << fieldName << " = [";
+      llvm::interleaveComma(values, os);
+      os << "]";
+    };
+    field("lhs_batching_dimensions", op.getLhsBatchingDimensions());
+    field("rhs_batching_dimensions", op.getRhsBatchingDimensions());
+    field("lhs_contracting_dimensions", op.getLhsContractingDimensions());
+    field("rhs_contracting_dimensions", op.getRhsContractingDimensions());
+    os << ">";
+    state.name = OperationName("stablehlo.dot_general", context);
+    state.addAttribute("dot_dimension_numbers", stablehloAttr(dims));
+    Attribute highest = stablehloAttr("precision HIGHEST");
+    state.addAttribute("precision_config",
+                       ArrayAttr::get(context, {highest, highest}));
+  }
+
+  /// stablehlo.reduce takes its init value as an operand and its combiner
+  /// as a body on 0-d tensors.
+  void translateReduce(hlo::ReduceOp op, OperationState &state) {
+    auto operandType = cast<RankedTensorType>(op.getOperand().getType());
+    Type element = operandType.getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    OperationState init(op.getLoc(), "stablehlo.constant");
+    init.addTypes(scalar);
+    init.addAttribute("value", reduceIdentity(op.getKind(), scalar));
+    state.addOperands(builder.create(init)->getResult(0));
+    state.name = OperationName("stablehlo.reduce", context);
+    state.addAttribute("dimensions", op.getDimensionsAttr());
+
+    Region *body = state.addRegion();
+    Block *block = builder.createBlock(body, {}, {scalar, scalar},
+                                       {op.getLoc(), op.getLoc()});
+    OperationState combine(op.getLoc(), combinerName(op.getKind()));
+    combine.addOperands(block->getArguments());
+    combine.addTypes(scalar);
+    Value combined = builder.create(combine)->getResult(0);
+    OperationState yield(op.getLoc(), "stablehlo.return");
+    yield.addOperands(combined);
+    builder.create(yield);
+    builder.setInsertionPoint(op);
+  }
+
+  static StringRef combinerName(hlo::ReduceKind kind) {
+    switch (kind) {
+    case hlo::ReduceKind::Sum:
+      return "stablehlo.add";
+    case hlo::ReduceKind::Prod:
+      return "stablehlo.multiply";
+    case hlo::ReduceKind::Max:
+      return "stablehlo.maximum";
+    case hlo::ReduceKind::Min:
+      return "stablehlo.minimum";
+    case hlo::ReduceKind::And:
+      return "stablehlo.and";
+    case hlo::ReduceKind::Or:
+      return "stablehlo.or";
+    }
+    llvm_unreachable("a reduce kind");
+  }
+
+  /// The 0-d tensor of the element that `kind` leaves unchanged: 0, 1,
+  /// -inf/+inf for floats, the extremes for integers (bool's max is or).
+  static DenseElementsAttr reduceIdentity(hlo::ReduceKind kind,
+                                          RankedTensorType scalar) {
+    Type element = scalar.getElementType();
+    auto floatIdentity = [&](FloatType type) {
+      const llvm::fltSemantics &semantics = type.getFloatSemantics();
+      if (kind == hlo::ReduceKind::Sum)
+        return APFloat::getZero(semantics);
+      if (kind == hlo::ReduceKind::Prod)
+        return APFloat(semantics, 1);
+      return APFloat::getInf(semantics,
+                             /*Negative=*/kind == hlo::ReduceKind::Max);
+    };
+    if (auto complex = dyn_cast<ComplexType>(element)) {
+      // The verifier allows sum and prod only.
+      auto part = cast<FloatType>(complex.getElementType());
+      std::complex<APFloat> value(floatIdentity(part),
+                                  APFloat::getZero(part.getFloatSemantics()));
+      return DenseElementsAttr::get(scalar, ArrayRef(value));
+    }
+    if (auto floating = dyn_cast<FloatType>(element))
+      return DenseElementsAttr::get(scalar, ArrayRef(floatIdentity(floating)));
+    unsigned width = element.getIntOrFloatBitWidth();
+    bool isUnsigned = element.isUnsignedInteger() || width == 1;
+    APInt value =
+        kind == hlo::ReduceKind::Prod ? APInt(width, 1)
+        : kind == hlo::ReduceKind::And ? APInt::getAllOnes(width)
+        : kind == hlo::ReduceKind::Max
+            ? (isUnsigned ? APInt::getZero(width)
+                          : APInt::getSignedMinValue(width))
+        : kind == hlo::ReduceKind::Min
+            ? (isUnsigned ? APInt::getMaxValue(width)
+                          : APInt::getSignedMaxValue(width))
+            : APInt::getZero(width); // sum, or
+    return DenseElementsAttr::get(scalar, ArrayRef(value));
+  }
+
+  MLIRContext *context;
+  OpBuilder builder;
+};
+
+/// numlir marks a donated argument with the output that may reuse its
+/// buffer; PJRT reads the same fact from `tf.aliasing_output`.
+void nameDonationsForPJRT(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (Attribute output = func.getArgAttr(i, "numlir.aliasing_output")) {
+        func.removeArgAttr(i, "numlir.aliasing_output");
+        func.setArgAttr(i, "tf.aliasing_output", output);
+      }
+  });
+}
+
+} // namespace
+
+LogicalResult numlir::translateToStableHLO(ModuleOp module,
+                                           llvm::raw_ostream &os) {
+  MLIRContext *context = module.getContext();
+  bool allowed = context->allowsUnregisteredDialects();
+  context->allowUnregisteredDialects(true);
+  OwningOpRef<ModuleOp> copy(module.clone());
+  LogicalResult result = Translator(context).run(*copy);
+  if (succeeded(result))
+    nameDonationsForPJRT(*copy);
+  if (succeeded(result))
+    copy->print(os, OpPrintingFlags().printGenericOpForm());
+  context->allowUnregisteredDialects(allowed);
+  return result;
+}
+
+void numlir::registerToStableHLOTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "hlo-to-stablehlo", "write numlir's hlo as StableHLO and CHLO",
+      [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        return translateToStableHLO(module, os);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<hlo::HLODialect, func::FuncDialect>();
+      });
+}

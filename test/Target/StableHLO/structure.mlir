@@ -1,0 +1,65 @@
+// RUN: hlo-translate --hlo-to-stablehlo --split-input-file %s | FileCheck %s
+
+// dot_general packs its dimension lists into one attribute, leaving out the
+// empty ones, and asks for full precision (a TPU's default rounds f32 to bf16).
+// CHECK-LABEL: sym_name = "batched_matmul"
+// CHECK: "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}
+// CHECK: #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>
+func.func @batched_matmul(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %m: tensor<3x4xf32>, %n: tensor<4x5xf32>) -> (tensor<2x3x5xf32>, tensor<3x5xf32>) {
+  %0 = hlo.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [2] x [1] : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
+  %1 = hlo.dot_general %m, %n, batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>
+  return %0, %1 : tensor<2x3x5xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// reduce gets its combiner's identity as the init value and the combiner as
+// a body on 0-d tensors: -inf for a float max, the unsigned minimum 0 for an
+// unsigned max, all ones for and, (1, 0) for a complex product.
+// CHECK-LABEL: sym_name = "reductions"
+// CHECK: %[[NEG_INF:.*]] = "stablehlo.constant"() {value = dense<0xFF800000> : tensor<f32>}
+// CHECK: "stablehlo.reduce"(%arg0, %[[NEG_INF]]) ({
+// CHECK: ^bb0(%[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>):
+// CHECK: %[[M:.*]] = "stablehlo.maximum"(%[[A]], %[[B]])
+// CHECK: "stablehlo.return"(%[[M]])
+// CHECK: }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK: "stablehlo.constant"() {value = dense<0> : tensor<ui8>}
+// CHECK: "stablehlo.maximum"
+// CHECK: "stablehlo.constant"() {value = dense<true> : tensor<i1>}
+// CHECK: "stablehlo.and"
+// CHECK: "stablehlo.constant"() {value = dense<(1.000000e+00,0.000000e+00)> : tensor<complex<f32>>}
+// CHECK: "stablehlo.multiply"
+// CHECK: "stablehlo.constant"() {value = dense<2147483647> : tensor<i32>}
+// CHECK: "stablehlo.minimum"
+func.func @reductions(%f: tensor<2x3xf32>, %u: tensor<2x3xui8>, %b: tensor<2x3xi1>, %z: tensor<2x3xcomplex<f32>>, %i: tensor<2x3xi32>)
+    -> (tensor<2xf32>, tensor<3xui8>, tensor<i1>, tensor<2xcomplex<f32>>, tensor<2xi32>) {
+  %0 = hlo.reduce max %f, dims = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  %1 = hlo.reduce max %u, dims = [0] : tensor<2x3xui8> -> tensor<3xui8>
+  %2 = hlo.reduce and %b, dims = [0, 1] : tensor<2x3xi1> -> tensor<i1>
+  %3 = hlo.reduce prod %z, dims = [1] : tensor<2x3xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  %4 = hlo.reduce min %i, dims = [1] : tensor<2x3xi32> -> tensor<2xi32>
+  return %0, %1, %2, %3, %4 : tensor<2xf32>, tensor<3xui8>, tensor<i1>, tensor<2xcomplex<f32>>, tensor<2xi32>
+}
+
+// -----
+
+// dynamic_update_slice takes the update before the start indices in
+// StableHLO; shape ops keep their attributes; a donated argument's output is
+// named where PJRT looks for it.
+// CHECK: "func.func"() <{arg_attrs = [{tf.aliasing_output = 0 : i32}, {}, {}]
+// CHECK-SAME: sym_name = "slicing"
+// CHECK: ^bb0(%[[X:.*]]: tensor<4x4xf32>, %[[U:.*]]: tensor<2x2xf32>, %[[I:.*]]: tensor<i32>)
+// CHECK: "stablehlo.dynamic_update_slice"(%[[X]], %[[U]], %[[I]], %[[I]])
+// CHECK: "stablehlo.slice"({{.*}}) {limit_indices = array<i64: 4, 4>, start_indices = array<i64: 0, 1>, strides = array<i64: 2, 1>}
+// CHECK: "stablehlo.pad"({{.*}}) {edge_padding_high = array<i64: 0, 2>, edge_padding_low = array<i64: 1, 0>, interior_padding = array<i64: 0, 1>}
+// CHECK: "stablehlo.transpose"({{.*}}) {permutation = array<i64: 1, 0>}
+// CHECK-NOT: numlir.
+func.func @slicing(%x: tensor<4x4xf32> {numlir.aliasing_output = 0 : i32}, %u: tensor<2x2xf32>, %i: tensor<i32>)
+    -> (tensor<4x4xf32>, tensor<2x3xf32>, tensor<3x7xf32>, tensor<4x4xf32>) {
+  %0 = hlo.dynamic_update_slice %x[%i, %i], %u : tensor<4x4xf32>[tensor<i32>, tensor<i32>], tensor<2x2xf32>
+  %1 = hlo.slice %x, start = [0, 1], limit = [4, 4], strides = [2, 1] : tensor<4x4xf32> -> tensor<2x3xf32>
+  %zero = hlo.constant dense<0.0> : tensor<f32>
+  %2 = hlo.pad %1, %zero, low = [1, 0], high = [0, 2], interior = [0, 1] : tensor<2x3xf32>, tensor<f32> -> tensor<3x7xf32>
+  %3 = hlo.transpose %x, dims = [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0, %1, %2, %3 : tensor<4x4xf32>, tensor<2x3xf32>, tensor<3x7xf32>, tensor<4x4xf32>
+}

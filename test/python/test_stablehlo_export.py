@@ -1,0 +1,172 @@
+"""numlir's hlo as StableHLO (docs/stablehlo.md): ``Lowered.as_text("stablehlo")`` compiled
+and run by jaxlib's CPU client, a PJRT client, gives numlir's own results."""
+
+from __future__ import annotations
+
+import jax
+import jax.extend.backend
+import ml_dtypes
+import numpy as np
+import pytest
+from jax._src.lib import xla_client
+
+import numlir
+import numlir.backends
+import numlir.numpy as jnp
+from numlir import lax
+
+R = np.random.default_rng(35)
+
+
+def run_on_pjrt(text: str, args):
+    """Compiles StableHLO text with jaxlib's CPU client and runs it on ``args``."""
+    client = jax.extend.backend.get_backend("cpu")
+    device = client.local_devices()[0]
+    executable = client.compile_and_load(text, xla_client.DeviceList((device,)),
+                                         xla_client.CompileOptions())
+    outs = executable.execute([jax.device_put(np.asarray(a), device) for a in args])
+    return [np.asarray(o) for o in outs]
+
+
+def assert_same(f, *args, rtol=2e-6, atol=0.0):
+    lowered = numlir.jit(f).lower(*args)
+    want = jax.tree_util.tree_leaves(numlir.jit(f)(*args))
+    got = run_on_pjrt(lowered.as_text(dialect="stablehlo"), args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        w = np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        if w.dtype.kind in "fc" or w.dtype == ml_dtypes.bfloat16:
+            np.testing.assert_allclose(g.astype(np.complex128 if w.dtype.kind == "c" else
+                                                np.float64),
+                                       w.astype(np.complex128 if w.dtype.kind == "c" else
+                                                np.float64),
+                                       rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+def floats(*shape, dtype=np.float32, low=-2.0, high=2.0):
+    return R.uniform(low, high, shape).astype(dtype)
+
+
+# name: (function, inputs, rtol). XLA's transcendental functions are not numlir's, so
+# they agree to a few ulps, not bit for bit.
+UNARY = {
+    "exp": jnp.exp, "log": lambda x: jnp.log(jnp.abs(x) + 0.1), "sin": jnp.sin, "cos": jnp.cos,
+    "tan": jnp.tan, "tanh": jnp.tanh, "sqrt": lambda x: jnp.sqrt(jnp.abs(x)),
+    "rsqrt": lambda x: lax.rsqrt(jnp.abs(x) + 0.5), "logistic": lax.logistic,
+    "log1p": lambda x: jnp.log1p(jnp.abs(x)), "expm1": jnp.expm1, "floor": jnp.floor,
+    "ceil": jnp.ceil, "round": jnp.round, "round_afz": lambda x: lax.round(x),
+    "sign": jnp.sign, "abs": jnp.abs, "negative": jnp.negative, "cbrt": jnp.cbrt,
+    "erf": lax.erf, "erf_inv": lambda x: lax.erf_inv(x * 0.45), "lgamma": lax.lgamma,
+    "digamma": lambda x: lax.digamma(jnp.abs(x) + 0.5), "arcsin": lambda x: jnp.arcsin(x / 2),
+    "arccos": lambda x: jnp.arccos(x / 2), "arctan": jnp.arctan, "sinh": jnp.sinh,
+    "cosh": jnp.cosh, "arcsinh": jnp.arcsinh, "arccosh": lambda x: jnp.arccosh(jnp.abs(x) + 1),
+    "arctanh": lambda x: jnp.arctanh(x / 2.5), "isfinite": jnp.isfinite,
+    "square": jnp.square, "reciprocal": lambda x: 1.0 / x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_float_functions_match_on_pjrt(name):
+    x = floats(4, 5)
+    x[0, :4] = [0.0, -0.0, np.inf, np.nan]
+    assert_same(UNARY[name], x, rtol=1e-5, atol=1e-6)
+
+
+BINARY = {
+    "add": jnp.add, "subtract": jnp.subtract, "multiply": jnp.multiply, "divide": jnp.divide,
+    "maximum": jnp.maximum, "minimum": jnp.minimum, "power": lambda a, b: jnp.abs(a) ** b,
+    "remainder": lax.rem, "arctan2": jnp.arctan2, "nextafter": jnp.nextafter,
+    "less": jnp.less, "equal": jnp.equal, "greater_equal": jnp.greater_equal,
+    "not_equal": jnp.not_equal, "where": lambda a, b: jnp.where(a > b, a, b),
+    "clip": lambda a, b: lax.clamp(np.float32(-0.5), a, np.float32(0.5)) + b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_float_functions_and_comparisons_match_on_pjrt(name):
+    a, b = floats(3, 4), floats(3, 4)
+    a[0, :3], b[0, :3] = [np.nan, 0.0, 1.0], [1.0, -0.0, 1.0]
+    assert_same(BINARY[name], a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_integer_and_bool_ops_match_on_pjrt():
+    a = np.array([[-7, 0, 5, 2**31 - 1], [-2**31, 3, -1, 40]], np.int32)
+    b = np.array([[2, -3, 0, 31], [33, 1, -1, 3]], np.int32)
+    u = a.astype(np.uint32)
+    assert_same(lambda a, b: (a + b, a * b, a // jnp.where(b == 0, 1, b), a % jnp.where(b == 0, 1, b),
+                              a & b, a | b, a ^ b, ~a, a << (b & 31), a >> (b & 31),
+                              lax.shift_right_logical(a, b & 31), lax.population_count(a),
+                              lax.clz(a), jnp.abs(a), jnp.sign(a), a < b, jnp.maximum(a, b),
+                              a.astype(jnp.float32), jnp.logical_not(a > b)), a, b)
+    assert_same(lambda u: (u < np.uint32(5), jnp.max(u), u >> np.uint32(3)), u)
+
+
+def test_conversions_and_bitcasts_match_on_pjrt():
+    x = np.array([-2.5, -0.0, 0.4, 1e10, np.nan, 3.5], np.float32)
+    assert_same(lambda x: (x.astype(jnp.int32), x.astype(jnp.bfloat16), x.astype(jnp.bool_),
+                           lax.bitcast_convert_type(x, jnp.int32), x.astype(jnp.float16)), x)
+    with numlir.enable_x64():
+        assert_same(lambda x: (x.astype(jnp.float64) * 3, jnp.arange(3, dtype=jnp.int64)), x)
+
+
+def test_shape_and_slicing_ops_match_on_pjrt():
+    x = floats(3, 4, 5)
+    assert_same(lambda x, i: (x.T, x.reshape(12, 5), jnp.broadcast_to(x[:, :1], (3, 4, 5)),
+                              x[::2, 1:3, ::-1], jnp.concatenate([x, x], axis=1),
+                              jnp.pad(x, ((1, 0), (0, 2), (1, 1))), x[i], x[:, i],
+                              lax.dynamic_update_slice(x, x[:1, :2, :3] * 2, (i, i, 0)),
+                              jnp.arange(7.0), lax.iota(jnp.int32, 4)), x, np.int32(2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.int32])
+def test_reductions_match_on_pjrt(dtype):
+    x = (floats(4, 6) * 5).astype(dtype)
+    assert_same(lambda x: (jnp.sum(x, axis=1), jnp.max(x, axis=0), jnp.min(x), jnp.prod(x[:2, :3]),
+                           jnp.any(x > 1, axis=0), jnp.all(x > -3), jnp.sum(x[:0])), x,
+                rtol=1e-2 if dtype == ml_dtypes.bfloat16 else 1e-6)
+
+
+def test_contractions_match_at_full_precision_on_pjrt():
+    a, b = floats(2, 3, 64), floats(2, 64, 5)
+    assert_same(lambda a, b: (a @ b, jnp.einsum("bij,bjk->ik", a, b), jnp.dot(a[0], a[1].T)),
+                a, b, rtol=1e-5, atol=1e-5)
+    lowered = numlir.jit(lambda a, b: a @ b).lower(a, b).as_text(dialect="stablehlo")
+    assert "precision HIGHEST" in lowered and "lhs_batching_dimensions = [0]" in lowered
+
+
+def test_complex_numbers_match_on_pjrt():
+    z = (floats(3, 4) + 1j * floats(3, 4)).astype(np.complex64)
+    assert_same(lambda z: (z * z + 1, jnp.conj(z), jnp.abs(z), z.real, z.imag,
+                           lax.complex(z.real, z.imag), jnp.sum(z), z == jnp.conj(z)), z,
+                rtol=1e-5, atol=1e-6)
+
+
+def test_a_training_step_matches_on_pjrt():
+    # grad and vmap are above the translation: their programs are hlo like any other.
+    w, x = floats(8, 3) * 0.3, floats(16, 8)
+
+    def loss(w, x):
+        return jnp.mean(numlir.nn.softplus(x @ w) - (x @ w) * 0.5)
+
+    step = lambda w, x: w - 0.1 * numlir.grad(loss)(w, x)  # noqa: E731
+    assert_same(step, w, x, rtol=1e-5, atol=1e-6)
+    assert_same(numlir.vmap(lambda r: jnp.tanh(r).sum()), x, rtol=1e-5, atol=1e-6)
+
+
+def test_donated_arguments_are_marked_for_pjrt():
+    f = numlir.jit(lambda x, y: (x + y, y), donate_argnums=0)
+    text = f.lower(floats(3), floats(3)).as_text(dialect="stablehlo")
+    assert "tf.aliasing_output = 0 : i32" in text and "numlir." not in text
+
+
+def test_an_op_without_translation_is_named_in_a_compile_error():
+    f = numlir.jit(lambda x: jnp.cumsum(x))
+    with pytest.raises(numlir.backends.CompileError,
+                       match="'hlo.cumulative' op has no StableHLO translation yet"):
+        f.lower(floats(3)).as_text(dialect="stablehlo")
+    with pytest.raises(ValueError, match="Unknown dialect 'mhlo'"):
+        f.lower(floats(3)).as_text(dialect="mhlo")
+    assert "hlo.cumulative" in f.lower(floats(3)).as_text()
