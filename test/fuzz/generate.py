@@ -130,6 +130,14 @@ DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power")
 #: 2303); numlir's ``g (1 - ans^2)`` is inf. Special-value programs make infinite cotangents
 #: downstream, which emit cannot see, so these are not differentiated there.
 JAX_WRONG_AT_INFINITE_COTANGENT = ("tanh", "lax_tanh", "gelu")
+#: Ops whose jax derivative multiplies the cotangent by a 0/1 indicator of the chosen element
+#: (its chooser rules: ``g * (x == max) / count``), which is NaN where the cotangent is
+#: infinite and the element was not chosen; numlir selects, so the chosen element gets the
+#: infinity and the others 0 (seed 8, program 9 of the in-suite test: the gradient of
+#: ``erf_inv(x.at[0].max(u))`` at x = -1, -inf against jax's NaN). The infinite cotangent
+#: comes from a special op's singular derivative downstream (``Val.chooser_upstream``).
+JAX_INDICATOR_DERIVATIVE_KINDS = ("scatter", "reduce_max", "reduce_min", "maximum", "minimum",
+                                  "fmax", "fmin", "clip", "cummax", "reduce_window")
 #: Ops whose derivative overflows where ``x^2 + y^2`` underflows, on jax and numlir alike
 #: (atan2's ``-x / (x^2 + y^2)`` is -inf at (1.6e-300, 0) for the true -6.2e299): what the
 #: infinite cotangent meets next differs (seed 117, program 1322: inf * 0 in the gradient of
@@ -188,6 +196,9 @@ class Val:
     #: exactly 0) by the implementation: an FFT's output where its input has zeros (an FFT
     #: round trip of an exact zero), and anything computed from one.
     cancels: bool = False
+    #: Computed from a value a chooser made (``JAX_INDICATOR_DERIVATIVE_KINDS``), so that an
+    #: infinite cotangent made here reaches jax's indicator rule.
+    chooser_upstream: bool = False
 
     @property
     def cat(self) -> str:
@@ -479,6 +490,9 @@ class Builder:
             raise Rejected("its derivative overflows where a square underflows")
         if kind in TRIG_KINDS and any(a.huge and a.name not in self.special_inputs for a in args):
             raise Rejected("a trigonometric function of a huge value an operation rounded")
+        if (self.differentiable and self.special and kind in SPECIAL_OP_KINDS
+                and any(a.chooser_upstream for a in args)):
+            raise Rejected("an infinite derivative here meets jax's chooser rule upstream")
         if (self.differentiable and self.special
                 and kind in JAX_WRONG_AT_INFINITE_COTANGENT):
             raise Rejected("jax's derivative is NaN at an infinite cotangent")
@@ -495,7 +509,9 @@ class Builder:
                   tiny=any(a.tiny for a in args),
                   zero_sign=self.special and (kind in SUM_KINDS
                                               or any(a.zero_sign for a in args)),
-                  cancels=kind in _FFT_TRANSFORM_KINDS or any(a.cancels for a in args))
+                  cancels=kind in _FFT_TRANSFORM_KINDS or any(a.cancels for a in args),
+                  chooser_upstream=kind in JAX_INDICATOR_DERIVATIVE_KINDS
+                  or any(a.chooser_upstream for a in args))
         self.vals.append(val)
         return val
 

@@ -905,6 +905,12 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     assert refused(b, "cos", "jnp.cos({0})", huge)
     b.special_inputs.add("x4")
     assert not refused(b, "cos", "jnp.cos({0})", huge)
+    # An infinite derivative downstream of a chooser (seed 8, program 9 of the in-suite test).
+    chosen = b.emit("maximum", "jnp.maximum({0}, {1})", [plain, plain], 1.0)
+    assert chosen.chooser_upstream and b.emit("neg", "-{0}", [chosen], 1.0).chooser_upstream
+    assert refused(b, "erf_inv", "lax.erf_inv({0})", chosen)
+    assert not refused(b, "erf_inv", "lax.erf_inv({0})", plain)
+    assert not refused(builder(differentiable=False), "erf_inv", "lax.erf_inv({0})", chosen)
 
 
 def test_special_value_gradients_avoid_jaxs_chooser_at_one_nan_and_tanh_in_scans():

@@ -66,7 +66,8 @@ PROGRAMS = {
 def _compute(fn, args, monkeypatch, chunks, min_iterations):
     """The program's outputs, and whether its executable forks onto OpenMP threads."""
     numlir.clear_caches()
-    monkeypatch.setattr(cpu, "_num_threads", lambda: chunks)
+    # The chunks one device's team splits into, whatever the device count.
+    monkeypatch.setattr(cpu.CpuBackend, "_compile_threads", lambda self: chunks)
     monkeypatch.setattr(config.flags, "cpu_parallel_min_iterations", min_iterations)
     real_link, forks = cpu._link, []
 
@@ -156,7 +157,8 @@ def test_split_contractions_with_viewed_outputs_agree_with_float64_numpy(chunks,
 
 def _linked_shared_object(tmp_path, chunks, monkeypatch, shape=(512, 512)):
     numlir.clear_caches()
-    monkeypatch.setattr(cpu, "_num_threads", lambda: chunks)
+    # The chunks one device's team splits into, whatever the device count.
+    monkeypatch.setattr(cpu.CpuBackend, "_compile_threads", lambda self: chunks)
     monkeypatch.setattr(config.flags, "dump_dir", str(tmp_path))
     x = np.ones(shape, np.float32)
     np.testing.assert_allclose(np.asarray(numlir.jit(jnp.tanh)(x)), np.tanh(x), rtol=1e-6)

@@ -1,6 +1,8 @@
 """jax's top-level helpers on numlir: eval_shape, make_jaxpr, typeof, disable_jit, enable_x64,
 jacobian, and the device and process queries, against jax."""
 
+import os
+
 import jax
 import jax.numpy as jjnp
 import numpy as np
@@ -95,11 +97,14 @@ def test_jacobian_is_jacrev():
 
 
 def test_device_and_process_queries():
-    (device,) = numlir.devices()
-    assert (device.platform, device.id, device.process_index) == ("cpu", 0, 0)
+    # One device by default; `make test` runs this file with NUMLIR_NUM_CPU_DEVICES=4 too.
+    devices = numlir.devices()
+    count = int(os.environ.get("NUMLIR_NUM_CPU_DEVICES") or 1)
+    assert [(d.platform, d.id, d.process_index) for d in devices] == [
+        ("cpu", i, 0) for i in range(count)]
     assert numlir.default_backend() == "cpu" == jax.default_backend()
     assert numlir.local_devices() == numlir.devices() == numlir.devices("cpu")
-    assert numlir.device_count() == numlir.local_device_count() == 1
+    assert numlir.device_count() == numlir.local_device_count() == count
     assert (numlir.process_index(), numlir.process_count(), numlir.process_indices()) == (0, 1, [0])
     assert (numlir.host_id(), numlir.host_count(), numlir.host_ids()) == (0, 1, [0])
     with pytest.raises(ValueError, match="process_index 1"):
