@@ -156,6 +156,18 @@ def test_a_training_step_matches_on_pjrt():
     assert_same(numlir.vmap(lambda r: jnp.tanh(r).sum()), x, rtol=1e-5, atol=1e-6)
 
 
+def test_control_flow_matches_on_pjrt():
+    x = floats(4, 3)
+    assert_same(lambda x, n: (lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * 1.1 + i, x),
+                              lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 0.9),
+                                             (n, x))[1],
+                              lax.cond(n > 2, lambda v: v * 2, lambda v: -v, x),
+                              lax.switch(n, [jnp.sin, jnp.cos, jnp.tanh], x),
+                              lax.switch(n + 7, [jnp.sin, jnp.cos], x),  # out of range: last
+                              lax.scan(lambda c, r: (c + r, c * r), x[0], x)[0]),
+                x, np.int32(3), rtol=1e-5, atol=1e-6)
+
+
 def test_donated_arguments_are_marked_for_pjrt():
     f = numlir.jit(lambda x, y: (x + y, y), donate_argnums=0)
     text = f.lower(floats(3), floats(3)).as_text(dialect="stablehlo")

@@ -63,3 +63,51 @@ func.func @slicing(%x: tensor<4x4xf32> {numlir.aliasing_output = 0 : i32}, %u: t
   %3 = hlo.transpose %x, dims = [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
   return %0, %1, %2, %3 : tensor<4x4xf32>, tensor<2x3xf32>, tensor<3x7xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// while, if and case keep their operands and regions; hlo.return becomes
+// stablehlo.return, inside the moved regions too.
+// CHECK-LABEL: sym_name = "control_flow"
+// CHECK: "stablehlo.while"(%arg0, %arg1) ({
+// CHECK: ^bb0(%[[I:.*]]: tensor<i32>, %[[X:.*]]: tensor<4xf32>):
+// CHECK: "stablehlo.compare"(%[[I]], %arg2)
+// CHECK: "stablehlo.return"
+// CHECK: }, {
+// CHECK: "stablehlo.multiply"
+// CHECK: "stablehlo.return"
+// CHECK: }) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>)
+// CHECK: "stablehlo.if"(%{{.*}}) ({
+// CHECK: "stablehlo.return"
+// CHECK: }, {
+// CHECK: "stablehlo.negate"
+// CHECK: "stablehlo.case"(%arg2) ({
+// CHECK: }, {
+// CHECK: }, {
+// CHECK-NOT: "hlo.
+func.func @control_flow(%zero: tensor<i32>, %init: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %one = hlo.constant dense<1> : tensor<i32>
+  %r:2 = hlo.while (%i = %zero, %x = %init) : tensor<i32>, tensor<4xf32> cond {
+    %c = hlo.compare LT, %i, %n : tensor<i32> -> tensor<i1>
+    hlo.return %c : tensor<i1>
+  } do {
+    %i1 = hlo.add %i, %one : tensor<i32>
+    %x1 = hlo.multiply %x, %x : tensor<4xf32>
+    hlo.return %i1, %x1 : tensor<i32>, tensor<4xf32>
+  }
+  %p = hlo.compare GT, %n, %zero : tensor<i32> -> tensor<i1>
+  %s = hlo.if %p -> (tensor<4xf32>) {
+    hlo.return %init : tensor<4xf32>
+  } else {
+    %m = hlo.negate %init : tensor<4xf32>
+    hlo.return %m : tensor<4xf32>
+  }
+  %t = hlo.case %n -> (tensor<4xf32>) {
+    hlo.return %init : tensor<4xf32>
+  }, {
+    hlo.return %s : tensor<4xf32>
+  }, {
+    hlo.return %r#1 : tensor<4xf32>
+  }
+  return %r#1, %s, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

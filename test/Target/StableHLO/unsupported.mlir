@@ -10,13 +10,11 @@ func.func @cumulative(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // An op with regions is reported itself, not its terminator.
-func.func @while_loop(%n: tensor<i32>) -> tensor<i32> {
-  // expected-error@+1 {{'hlo.while' op has no StableHLO translation yet}}
-  %r = hlo.while (%i = %n) : tensor<i32> cond {
-    %c = hlo.compare LT, %i, %n : tensor<i32> -> tensor<i1>
-    hlo.return %c : tensor<i1>
-  } do {
-    hlo.return %i : tensor<i32>
+func.func @fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.fusion' op has no StableHLO translation yet}}
+  %r = hlo.fusion loop (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %e = hlo.exp %a : tensor<4xf32>
+    hlo.return %e : tensor<4xf32>
   }
-  return %r : tensor<i32>
+  return %r : tensor<4xf32>
 }

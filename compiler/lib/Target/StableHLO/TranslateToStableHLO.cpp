@@ -49,7 +49,10 @@ const llvm::StringMap<std::string> &sameShapedOps() {
           "round_nearest_afz", "round_nearest_even", "rsqrt", "select",
           "shift_left", "shift_right_arithmetic", "shift_right_logical",
           "sign", "slice", "sqrt", "subtract", "tan", "tanh", "transpose",
-          "xor"})
+          "xor",
+          // Control flow: the same operands and regions (moved, then
+          // translated in turn), StableHLO's out-of-range case included.
+          "while", "if", "case", "return"})
       names[name] = ("stablehlo." + name).str();
     names["exp"] = "stablehlo.exponential";
     names["sin"] = "stablehlo.sine";
@@ -71,8 +74,9 @@ public:
   /// Replaces every hlo op in `root` by its StableHLO op.
   LogicalResult run(Operation *root) {
     SmallVector<Operation *> ops;
-    // Outer ops first, so that an op with regions (none is translated yet)
-    // is the one reported, not its terminator.
+    // Outer ops first, so that an untranslated op with regions (a fusion)
+    // is the one reported, not its terminator; a translated one's regions
+    // move to its replacement, and their ops come later in the list.
     root->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<hlo::HLODialect>(op->getDialect()))
         ops.push_back(op);
@@ -108,9 +112,14 @@ private:
     } else {
       return op->emitOpError(
           "has no StableHLO translation yet (numlir's PJRT export covers "
-          "elementwise, shape, slicing, dot_general and reduce ops)");
+          "elementwise, shape, slicing, dot_general, reduce and control-flow "
+          "ops)");
     }
+    for (unsigned i = 0, e = op->getNumRegions(); i < e; ++i)
+      state.addRegion();
     Operation *replacement = builder.create(state);
+    for (unsigned i = 0, e = op->getNumRegions(); i < e; ++i)
+      replacement->getRegion(i).takeBody(op->getRegion(i));
     op->replaceAllUsesWith(replacement->getResults());
     op->erase();
     return success();
