@@ -111,3 +111,22 @@ func.func @control_flow(%zero: tensor<i32>, %init: tensor<4xf32>, %n: tensor<i32
   }
   return %r#1, %s, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// cumulative is a reduce_window over the whole dimension, padded before each
+// element (after, when reversed) with the combiner's identity.
+// CHECK-LABEL: sym_name = "scans"
+// CHECK: %[[ZERO:.*]] = "stablehlo.constant"() {value = dense<0.000000e+00> : tensor<f32>}
+// CHECK: "stablehlo.reduce_window"(%arg0, %[[ZERO]]) ({
+// CHECK: "stablehlo.add"
+// CHECK: }) {padding = dense<{{\[\[}}0, 0], [4, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 5>, window_strides = array<i64: 1, 1>}
+// CHECK: %[[ONE:.*]] = "stablehlo.constant"() {value = dense<1> : tensor<i32>}
+// CHECK: "stablehlo.reduce_window"(%arg1, %[[ONE]]) ({
+// CHECK: "stablehlo.multiply"
+// CHECK: }) {padding = dense<{{\[\[}}0, 2]]> : tensor<1x2xi64>, window_dimensions = array<i64: 3>, window_strides = array<i64: 1>}
+func.func @scans(%x: tensor<2x5xf32>, %i: tensor<3xi32>) -> (tensor<2x5xf32>, tensor<3xi32>) {
+  %0 = hlo.cumulative sum %x, dim = 1, reverse = false : tensor<2x5xf32>
+  %1 = hlo.cumulative prod %i, dim = 0, reverse = true : tensor<3xi32>
+  return %0, %1 : tensor<2x5xf32>, tensor<3xi32>
+}

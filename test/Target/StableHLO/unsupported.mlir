@@ -1,10 +1,10 @@
 // RUN: hlo-translate --hlo-to-stablehlo --split-input-file --verify-diagnostics %s
 
 // Ops without a translation yet are named; nothing is written.
-func.func @cumulative(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'hlo.cumulative' op has no StableHLO translation yet}}
-  %0 = hlo.cumulative sum %x, dim = 0, reverse = false : tensor<4xf32>
-  return %0 : tensor<4xf32>
+func.func @arg_reduce(%x: tensor<4x3xf32>) -> tensor<4xi32> {
+  // expected-error@+1 {{'hlo.arg_reduce' op has no StableHLO translation yet}}
+  %0 = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
 }
 
 // -----

@@ -9,7 +9,8 @@
 // Most ops keep their operands, results and attributes and only change name;
 // dynamic_update_slice takes its update first, compare gains its
 // compare_type, dot_general packs its dimensions into one attribute and asks
-// for full precision, reduce gets its init value and body.
+// for full precision, reduce gets its init value and body, and cumulative
+// becomes a reduce_window over the whole dimension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +110,8 @@ private:
       translateDotGeneral(dot, state);
     } else if (auto reduce = dyn_cast<hlo::ReduceOp>(op)) {
       translateReduce(reduce, state);
+    } else if (auto scan = dyn_cast<hlo::CumulativeOp>(op)) {
+      translateCumulative(scan, state);
     } else {
       return op->emitOpError(
           "has no StableHLO translation yet (numlir's PJRT export covers "
@@ -179,27 +182,53 @@ private:
   /// stablehlo.reduce takes its init value as an operand and its combiner
   /// as a body on 0-d tensors.
   void translateReduce(hlo::ReduceOp op, OperationState &state) {
-    auto operandType = cast<RankedTensorType>(op.getOperand().getType());
-    Type element = operandType.getElementType();
-    auto scalar = RankedTensorType::get({}, element);
-    OperationState init(op.getLoc(), "stablehlo.constant");
-    init.addTypes(scalar);
-    init.addAttribute("value", reduceIdentity(op.getKind(), scalar));
-    state.addOperands(builder.create(init)->getResult(0));
     state.name = OperationName("stablehlo.reduce", context);
+    addInitAndCombiner(op.getOperand(), op.getKind(), state);
     state.addAttribute("dimensions", op.getDimensionsAttr());
+  }
 
+  /// A scan is a window over the whole dimension that ends at each element
+  /// (starts, when reversed), padded with the combiner's identity: XLA's
+  /// own cumulative sum on accelerators.
+  void translateCumulative(hlo::CumulativeOp op, OperationState &state) {
+    auto type = cast<RankedTensorType>(op.getOperand().getType());
+    int64_t rank = type.getRank(), dim = op.getDimension();
+    int64_t length = type.getDimSize(dim);
+    SmallVector<int64_t> window(rank, 1), strides(rank, 1), padding(2 * rank, 0);
+    window[dim] = std::max<int64_t>(length, 1);
+    padding[2 * dim + (op.getReverse() ? 1 : 0)] = window[dim] - 1;
+    state.name = OperationName("stablehlo.reduce_window", context);
+    addInitAndCombiner(op.getOperand(), op.getKind(), state);
+    state.addAttribute("window_dimensions",
+                       DenseI64ArrayAttr::get(context, window));
+    state.addAttribute("window_strides", DenseI64ArrayAttr::get(context, strides));
+    auto paddingType =
+        RankedTensorType::get({rank, 2}, IntegerType::get(context, 64));
+    state.addAttribute("padding",
+                       DenseIntElementsAttr::get(paddingType, padding));
+  }
+
+  /// Adds `kind`'s identity on `operand`'s elements as the init operand and
+  /// its combiner as the body on 0-d tensors.
+  void addInitAndCombiner(Value operand, hlo::ReduceKind kind,
+                          OperationState &state) {
+    Location loc = state.location;
+    Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    OperationState init(loc, "stablehlo.constant");
+    init.addTypes(scalar);
+    init.addAttribute("value", reduceIdentity(kind, scalar));
+    state.addOperands(builder.create(init)->getResult(0));
+
+    OpBuilder::InsertionGuard guard(builder);
     Region *body = state.addRegion();
-    Block *block = builder.createBlock(body, {}, {scalar, scalar},
-                                       {op.getLoc(), op.getLoc()});
-    OperationState combine(op.getLoc(), combinerName(op.getKind()));
+    Block *block = builder.createBlock(body, {}, {scalar, scalar}, {loc, loc});
+    OperationState combine(loc, combinerName(kind));
     combine.addOperands(block->getArguments());
     combine.addTypes(scalar);
-    Value combined = builder.create(combine)->getResult(0);
-    OperationState yield(op.getLoc(), "stablehlo.return");
-    yield.addOperands(combined);
+    OperationState yield(loc, "stablehlo.return");
+    yield.addOperands(builder.create(combine)->getResult(0));
     builder.create(yield);
-    builder.setInsertionPoint(op);
   }
 
   static StringRef combinerName(hlo::ReduceKind kind) {
