@@ -130,3 +130,23 @@ func.func @scans(%x: tensor<2x5xf32>, %i: tensor<3xi32>) -> (tensor<2x5xf32>, te
   %1 = hlo.cumulative prod %i, dim = 0, reverse = true : tensor<3xi32>
   return %0, %1 : tensor<2x5xf32>, tensor<3xi32>
 }
+
+// -----
+
+// arg_reduce is a reduce of (value, index) pairs whose body picks, in one
+// total order, the extreme value, NaN above numbers, then the lower index.
+// CHECK-LABEL: sym_name = "argmax"
+// CHECK: %[[IOTA:.*]] = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<4x3xi32>
+// CHECK: %[[LOW:.*]] = "stablehlo.constant"() {value = dense<0xFF800000> : tensor<f32>}
+// CHECK: %[[ZERO:.*]] = "stablehlo.constant"() {value = dense<0> : tensor<i32>}
+// CHECK: %{{.*}}:2 = "stablehlo.reduce"(%arg0, %[[IOTA]], %[[LOW]], %[[ZERO]]) ({
+// CHECK: ^bb0(%[[A:.*]]: tensor<f32>, %[[AI:.*]]: tensor<i32>, %[[B:.*]]: tensor<f32>, %[[BI:.*]]: tensor<i32>):
+// CHECK: "stablehlo.compare"(%[[B]], %[[A]]) {{.*}}comparison_direction GT
+// CHECK: "stablehlo.compare"(%[[A]], %[[A]]) {{.*}}comparison_direction NE
+// CHECK: "stablehlo.compare"(%[[BI]], %[[AI]]) {compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}
+// CHECK: "stablehlo.return"
+// CHECK: }) {dimensions = array<i64: 1>} : (tensor<4x3xf32>, tensor<4x3xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+func.func @argmax(%x: tensor<4x3xf32>) -> tensor<4xi32> {
+  %0 = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

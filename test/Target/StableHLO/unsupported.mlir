@@ -1,10 +1,10 @@
 // RUN: hlo-translate --hlo-to-stablehlo --split-input-file --verify-diagnostics %s
 
 // Ops without a translation yet are named; nothing is written.
-func.func @arg_reduce(%x: tensor<4x3xf32>) -> tensor<4xi32> {
-  // expected-error@+1 {{'hlo.arg_reduce' op has no StableHLO translation yet}}
-  %0 = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
-  return %0 : tensor<4xi32>
+func.func @sort(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'hlo.sort' op has no StableHLO translation yet}}
+  %0 = hlo.sort(%x) dim = 1, num_keys = 1 : tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
 }
 
 // -----

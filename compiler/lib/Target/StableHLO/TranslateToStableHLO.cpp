@@ -112,6 +112,11 @@ private:
       translateReduce(reduce, state);
     } else if (auto scan = dyn_cast<hlo::CumulativeOp>(op)) {
       translateCumulative(scan, state);
+    } else if (auto argReduce = dyn_cast<hlo::ArgReduceOp>(op)) {
+      Value indices = translateArgReduce(argReduce);
+      op->replaceAllUsesWith(ValueRange{indices});
+      op->erase();
+      return success();
     } else {
       return op->emitOpError(
           "has no StableHLO translation yet (numlir's PJRT export covers "
@@ -206,6 +211,93 @@ private:
         RankedTensorType::get({rank, 2}, IntegerType::get(context, 64));
     state.addAttribute("padding",
                        DenseIntElementsAttr::get(paddingType, padding));
+  }
+
+  /// A generic op named `name` of `operands` with one result of `type`.
+  Value create(StringRef name, ValueRange operands, Type type,
+               ArrayRef<NamedAttribute> attributes = {}) {
+    OperationState state(builder.getUnknownLoc(), name);
+    state.addOperands(operands);
+    state.addTypes(type);
+    state.addAttributes(attributes);
+    return builder.create(state)->getResult(0);
+  }
+
+  Value compare(StringRef direction, Value lhs, Value rhs, StringRef type) {
+    auto i1 = RankedTensorType::get({}, builder.getI1Type());
+    return create("stablehlo.compare", {lhs, rhs}, i1,
+                  {builder.getNamedAttr(
+                       "comparison_direction",
+                       stablehloAttr(("comparison_direction " + direction).str())),
+                   builder.getNamedAttr(
+                       "compare_type",
+                       stablehloAttr(("comparison_type " + type).str()))});
+  }
+
+  /// argmax/argmin as a reduce of (value, index) pairs. The body picks the
+  /// pair that comes first in one total order, so any reduction tree gives
+  /// numlir's answer: the extreme value, NaN above every number, and of
+  /// equal values (NaNs included) the lowest index.
+  Value translateArgReduce(hlo::ArgReduceOp op) {
+    auto type = cast<RankedTensorType>(op.getOperand().getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    Type element = type.getElementType(), indexElement = resultType.getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    auto scalarIndex = RankedTensorType::get({}, indexElement);
+    bool isMax = op.getKind() == hlo::ReduceKind::Max;
+    bool isFloat = isa<FloatType>(element);
+    StringRef compareType = isFloat ? "FLOAT"
+                            : element.isUnsignedInteger() || element.isInteger(1)
+                                ? "UNSIGNED"
+                                : "SIGNED";
+    Location loc = op.getLoc();
+
+    Value iota = create("stablehlo.iota", {}, type.clone(indexElement),
+                        {builder.getNamedAttr("iota_dimension",
+                                              op.getDimensionAttr())});
+    Value initValue = create("stablehlo.constant", {}, scalar,
+                             {builder.getNamedAttr(
+                                 "value", reduceIdentity(op.getKind(), scalar))});
+    Value initIndex = create(
+        "stablehlo.constant", {}, scalarIndex,
+        {builder.getNamedAttr("value", DenseElementsAttr::get(
+                                           scalarIndex, builder.getZeroAttr(indexElement)))});
+    OperationState reduce(loc, "stablehlo.reduce");
+    reduce.addOperands({op.getOperand(), iota, initValue, initIndex});
+    reduce.addTypes({resultType.clone(element), resultType});
+    reduce.addAttribute("dimensions",
+                        DenseI64ArrayAttr::get(context, {op.getDimension()}));
+    Region *body = reduce.addRegion();
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      Block *block = builder.createBlock(
+          body, {}, {scalar, scalarIndex, scalar, scalarIndex}, {loc, loc, loc, loc});
+      Value a = block->getArgument(0), aIndex = block->getArgument(1);
+      Value b = block->getArgument(2), bIndex = block->getArgument(3);
+      auto i1 = RankedTensorType::get({}, builder.getI1Type());
+      auto both = [&](StringRef name, Value x, Value y) {
+        return create(name, {x, y}, i1);
+      };
+      // b comes first: beyond a, or (a NaN b is not) for floats, or tied
+      // (equal or both NaN) with a lower index.
+      Value beyond = compare(isMax ? "GT" : "LT", b, a, compareType);
+      Value tied = compare("EQ", b, a, compareType);
+      if (isFloat) {
+        Value aNaN = compare("NE", a, a, compareType);
+        Value bNaN = compare("NE", b, b, compareType);
+        Value aNumber = create("stablehlo.not", {aNaN}, i1);
+        beyond = both("stablehlo.or", beyond, both("stablehlo.and", bNaN, aNumber));
+        tied = both("stablehlo.or", tied, both("stablehlo.and", aNaN, bNaN));
+      }
+      Value lower = compare("LT", bIndex, aIndex, "SIGNED");
+      Value takeB = both("stablehlo.or", beyond, both("stablehlo.and", tied, lower));
+      Value value = create("stablehlo.select", {takeB, b, a}, scalar);
+      Value index = create("stablehlo.select", {takeB, bIndex, aIndex}, scalarIndex);
+      OperationState yield(loc, "stablehlo.return");
+      yield.addOperands({value, index});
+      builder.create(yield);
+    }
+    return builder.create(reduce)->getResult(1);
   }
 
   /// Adds `kind`'s identity on `operand`'s elements as the init operand and
