@@ -191,6 +191,20 @@ def test_argmax_and_argmin_match_on_pjrt_at_ties_nan_and_infinities(dtype):
     assert_same(lambda x: (jnp.argmax(x[:, :1], axis=1), jnp.argmin(x[1:2], axis=1)), x)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reduce_window_matches_on_pjrt_with_padding_strides_and_dilations(dtype):
+    x = (floats(2, 7, 6, 3) * 4).astype(dtype)
+    low = -np.inf if dtype == np.float32 else np.iinfo(np.int32).min
+    assert_same(lambda x: (
+        lax.reduce_window(x, low, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME"),
+        lax.reduce_window(x, 0, lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID"),
+        lax.reduce_window(x, 0, lax.add, (1, 2, 3, 1), (1, 1, 2, 1),
+                          ((0, 0), (1, 2), (-1, 1), (0, 0)), base_dilation=(1, 2, 1, 1),
+                          window_dilation=(1, 1, 2, 1)),
+        lax.reduce_window(x, -low if dtype == np.float32 else np.iinfo(np.int32).max, lax.min,
+                          (1, 1, 2, 2), (1, 1, 1, 1), "VALID")), x, rtol=1e-5, atol=1e-5)
+
+
 def test_donated_arguments_are_marked_for_pjrt():
     f = numlir.jit(lambda x, y: (x + y, y), donate_argnums=0)
     text = f.lower(floats(3), floats(3)).as_text(dialect="stablehlo")

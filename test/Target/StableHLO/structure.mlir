@@ -150,3 +150,17 @@ func.func @argmax(%x: tensor<4x3xf32>) -> tensor<4xi32> {
   %0 = hlo.arg_reduce max %x, dim = 1 : tensor<4x3xf32> -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// reduce_window keeps its attributes but the padding, which StableHLO takes
+// as an N x 2 tensor; the init value is the combiner's identity.
+// CHECK-LABEL: sym_name = "pooling"
+// CHECK: %[[LOW:.*]] = "stablehlo.constant"() {value = dense<0xFF80> : tensor<bf16>}
+// CHECK: "stablehlo.reduce_window"(%arg0, %[[LOW]]) ({
+// CHECK: "stablehlo.maximum"
+// CHECK: }) {base_dilations = array<i64: 1, 1>, padding = dense<{{\[\[}}0, 1], [1, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 1>}
+func.func @pooling(%x: tensor<4x6xbf16>) -> tensor<2x6xbf16> {
+  %0 = hlo.reduce_window max %x, window = [2, 2], strides = [2, 1], padding = [[0, 1], [1, 0]] : tensor<4x6xbf16> -> tensor<2x6xbf16>
+  return %0 : tensor<2x6xbf16>
+}

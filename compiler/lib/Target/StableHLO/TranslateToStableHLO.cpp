@@ -112,6 +112,8 @@ private:
       translateReduce(reduce, state);
     } else if (auto scan = dyn_cast<hlo::CumulativeOp>(op)) {
       translateCumulative(scan, state);
+    } else if (auto window = dyn_cast<hlo::ReduceWindowOp>(op)) {
+      translateReduceWindow(window, state);
     } else if (auto argReduce = dyn_cast<hlo::ArgReduceOp>(op)) {
       Value indices = translateArgReduce(argReduce);
       op->replaceAllUsesWith(ValueRange{indices});
@@ -207,10 +209,27 @@ private:
     state.addAttribute("window_dimensions",
                        DenseI64ArrayAttr::get(context, window));
     state.addAttribute("window_strides", DenseI64ArrayAttr::get(context, strides));
-    auto paddingType =
-        RankedTensorType::get({rank, 2}, IntegerType::get(context, 64));
-    state.addAttribute("padding",
-                       DenseIntElementsAttr::get(paddingType, padding));
+    state.addAttribute("padding", paddingPairs(padding));
+  }
+
+  /// hlo.reduce_window's attributes are StableHLO's but for the padding,
+  /// which StableHLO takes as an N x 2 tensor. Padding and holes hold the
+  /// combiner's identity in both.
+  void translateReduceWindow(hlo::ReduceWindowOp op, OperationState &state) {
+    state.name = OperationName("stablehlo.reduce_window", context);
+    addInitAndCombiner(op.getOperand(), op.getKind(), state);
+    state.addAttribute("window_dimensions", op.getWindowDimensionsAttr());
+    state.addAttribute("window_strides", op.getWindowStridesAttr());
+    state.addAttribute("base_dilations", op.getBaseDilationsAttr());
+    state.addAttribute("window_dilations", op.getWindowDilationsAttr());
+    state.addAttribute("padding", paddingPairs(op.getPadding()));
+  }
+
+  /// (low, high) pairs, flattened, as StableHLO's `padding` tensor.
+  DenseIntElementsAttr paddingPairs(ArrayRef<int64_t> flat) {
+    auto type = RankedTensorType::get({(int64_t)flat.size() / 2, 2},
+                                      IntegerType::get(context, 64));
+    return DenseIntElementsAttr::get(type, flat);
   }
 
   /// A generic op named `name` of `operands` with one result of `type`.
