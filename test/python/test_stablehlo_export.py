@@ -205,6 +205,19 @@ def test_reduce_window_matches_on_pjrt_with_padding_strides_and_dilations(dtype)
                           (1, 1, 2, 2), (1, 1, 1, 1), "VALID")), x, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_sorts_match_on_pjrt_with_nan_signed_zeros_and_ties(dtype):
+    x = (floats(3, 9) * 3).round().astype(dtype)
+    if dtype == np.float32:
+        x[0, :5] = [np.nan, -0.0, 0.0, -np.inf, np.nan]
+        x[1, :3] = [np.inf, -np.nan, 1.0]
+    keys = (floats(3, 9) * 2).round().astype(np.int32)
+    assert_same(lambda x, k: (jnp.sort(x, axis=1), jnp.sort(x, axis=0), jnp.argsort(x, axis=1),
+                              lax.sort((k, x), dimension=1, num_keys=2),
+                              lax.sort((x, k), dimension=1, num_keys=1, is_stable=True)),
+                x, keys)
+
+
 def test_donated_arguments_are_marked_for_pjrt():
     f = numlir.jit(lambda x, y: (x + y, y), donate_argnums=0)
     text = f.lower(floats(3), floats(3)).as_text(dialect="stablehlo")
@@ -212,10 +225,11 @@ def test_donated_arguments_are_marked_for_pjrt():
 
 
 def test_an_op_without_translation_is_named_in_a_compile_error():
-    f = numlir.jit(lambda x: jnp.sort(x))
+    f = numlir.jit(lambda x, i: x.at[i].max(1.0))
+    args = (floats(3), np.array([0, 2]))
     with pytest.raises(numlir.backends.CompileError,
-                       match="'hlo.sort' op has no StableHLO translation yet"):
-        f.lower(floats(3)).as_text(dialect="stablehlo")
+                       match="'hlo.scatter' op has no StableHLO translation yet"):
+        f.lower(*args).as_text(dialect="stablehlo")
     with pytest.raises(ValueError, match="Unknown dialect 'mhlo'"):
-        f.lower(floats(3)).as_text(dialect="mhlo")
-    assert "hlo.sort" in f.lower(floats(3)).as_text()
+        f.lower(*args).as_text(dialect="mhlo")
+    assert "hlo.scatter" in f.lower(*args).as_text()

@@ -164,3 +164,21 @@ func.func @pooling(%x: tensor<4x6xbf16>) -> tensor<2x6xbf16> {
   %0 = hlo.reduce_window max %x, window = [2, 2], strides = [2, 1], padding = [[0, 1], [1, 0]] : tensor<4x6xbf16> -> tensor<2x6xbf16>
   return %0 : tensor<2x6xbf16>
 }
+
+// -----
+
+// sort's comparator is numlir's order: lexicographic over the keys, each
+// float key below NaN; the values follow.
+// CHECK-LABEL: sym_name = "sort_two_keys"
+// CHECK: "stablehlo.sort"(%arg0, %arg1, %arg2) ({
+// CHECK: ^bb0(%[[A0:.*]]: tensor<f32>, %[[B0:.*]]: tensor<f32>, %[[A1:.*]]: tensor<i32>, %[[B1:.*]]: tensor<i32>, %{{.*}}: tensor<ui16>, %{{.*}}: tensor<ui16>):
+// CHECK: "stablehlo.compare"(%[[A1]], %[[B1]]) {compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}
+// CHECK: "stablehlo.compare"(%[[A0]], %[[A0]]) {{.*}}comparison_direction EQ
+// CHECK: "stablehlo.compare"(%[[B0]], %[[B0]]) {{.*}}comparison_direction NE
+// CHECK: "stablehlo.compare"(%[[A0]], %[[B0]]) {{.*}}comparison_direction LT
+// CHECK: "stablehlo.return"
+// CHECK: }) {dimension = 1 : i64, is_stable = true}
+func.func @sort_two_keys(%k: tensor<3x8xf32>, %j: tensor<3x8xi32>, %v: tensor<3x8xui16>) -> (tensor<3x8xf32>, tensor<3x8xi32>, tensor<3x8xui16>) {
+  %r:3 = hlo.sort(%k, %j, %v) dim = 1, num_keys = 2, stable : tensor<3x8xf32>, tensor<3x8xi32>, tensor<3x8xui16>
+  return %r#0, %r#1, %r#2 : tensor<3x8xf32>, tensor<3x8xi32>, tensor<3x8xui16>
+}

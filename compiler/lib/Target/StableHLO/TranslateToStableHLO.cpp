@@ -114,6 +114,8 @@ private:
       translateCumulative(scan, state);
     } else if (auto window = dyn_cast<hlo::ReduceWindowOp>(op)) {
       translateReduceWindow(window, state);
+    } else if (auto sort = dyn_cast<hlo::SortOp>(op)) {
+      translateSort(sort, state);
     } else if (auto argReduce = dyn_cast<hlo::ArgReduceOp>(op)) {
       Value indices = translateArgReduce(argReduce);
       op->replaceAllUsesWith(ValueRange{indices});
@@ -230,6 +232,59 @@ private:
     auto type = RankedTensorType::get({(int64_t)flat.size() / 2, 2},
                                       IntegerType::get(context, 64));
     return DenseIntElementsAttr::get(type, flat);
+  }
+
+  /// stablehlo.sort with a comparator of numlir's order: ascending,
+  /// lexicographic over the first `num_keys` operands, floats totally
+  /// ordered with -0 == 0 and every NaN equal and above +inf.
+  void translateSort(hlo::SortOp op, OperationState &state) {
+    state.name = OperationName("stablehlo.sort", context);
+    state.addAttribute("dimension", op.getDimensionAttr());
+    state.addAttribute("is_stable", builder.getBoolAttr(op.getIsStable()));
+    SmallVector<Type> scalars;
+    SmallVector<Location> locs;
+    for (Value input : op.getInputs()) {
+      auto scalar = RankedTensorType::get(
+          {}, cast<RankedTensorType>(input.getType()).getElementType());
+      scalars.append({scalar, scalar});
+      locs.append({op.getLoc(), op.getLoc()});
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    Block *block = builder.createBlock(state.addRegion(), {}, scalars, locs);
+    auto i1 = RankedTensorType::get({}, builder.getI1Type());
+    auto both = [&](StringRef name, Value x, Value y) {
+      return create(name, {x, y}, i1);
+    };
+    Value less;
+    for (int64_t key = op.getNumKeys() - 1; key >= 0; --key) {
+      Value a = block->getArgument(2 * key), b = block->getArgument(2 * key + 1);
+      Value keyLess = totalLess(a, b), keyGreater = totalLess(b, a);
+      if (!less) {
+        less = keyLess;
+        continue;
+      }
+      // Equal in this key: neither is less; then the later keys decide.
+      Value equal = create("stablehlo.not", {both("stablehlo.or", keyLess, keyGreater)}, i1);
+      less = both("stablehlo.or", keyLess, both("stablehlo.and", equal, less));
+    }
+    OperationState yield(op.getLoc(), "stablehlo.return");
+    yield.addOperands(less);
+    builder.create(yield);
+  }
+
+  /// a < b in numlir's sort order on 0-d tensors.
+  Value totalLess(Value a, Value b) {
+    Type element = getElementTypeOrSelf(a.getType());
+    if (!isa<FloatType>(element))
+      return compare("LT", a, b,
+                     element.isUnsignedInteger() || element.isInteger(1)
+                         ? "UNSIGNED"
+                         : "SIGNED");
+    auto i1 = RankedTensorType::get({}, builder.getI1Type());
+    Value aNumber = compare("EQ", a, a, "FLOAT");
+    Value bNaN = compare("NE", b, b, "FLOAT");
+    Value below = create("stablehlo.and", {aNumber, bNaN}, i1);
+    return create("stablehlo.or", {compare("LT", a, b, "FLOAT"), below}, i1);
   }
 
   /// A generic op named `name` of `operands` with one result of `type`.
