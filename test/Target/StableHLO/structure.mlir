@@ -182,3 +182,24 @@ func.func @sort_two_keys(%k: tensor<3x8xf32>, %j: tensor<3x8xi32>, %v: tensor<3x
   %r:3 = hlo.sort(%k, %j, %v) dim = 1, num_keys = 2, stable : tensor<3x8xf32>, tensor<3x8xi32>, tensor<3x8xui16>
   return %r#0, %r#1, %r#2 : tensor<3x8xf32>, tensor<3x8xi32>, tensor<3x8xui16>
 }
+
+// -----
+
+// gather and scatter pack their dimension numbers into StableHLO's struct
+// attributes; scatter's body combines the element with the update.
+// CHECK-LABEL: sym_name = "gather_scatter"
+// CHECK: "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 3>}
+// CHECK: "stablehlo.scatter"(%arg0, %arg1, %arg2) ({
+// CHECK: ^bb0(%[[OLD:.*]]: tensor<f32>, %[[NEW:.*]]: tensor<f32>):
+// CHECK: %[[SUM:.*]] = "stablehlo.add"(%[[OLD]], %[[NEW]])
+// CHECK: "stablehlo.return"(%[[SUM]])
+// CHECK: }) {indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}
+// CHECK: "stablehlo.scatter"
+// CHECK: ^bb0(%{{.*}}: tensor<f32>, %[[UPDATE:.*]]: tensor<f32>):
+// CHECK-NEXT: "stablehlo.return"(%[[UPDATE]])
+func.func @gather_scatter(%x: tensor<5x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>) {
+  %0 = hlo.gather %x[%i], offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, slice_sizes = [1, 3] : tensor<5x3xf32>[tensor<2x1xi32>] -> tensor<2x3xf32>
+  %1 = hlo.scatter add %x[%i], %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : tensor<5x3xf32>[tensor<2x1xi32>], tensor<2x3xf32>
+  %2 = hlo.scatter set %x[%i], %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : tensor<5x3xf32>[tensor<2x1xi32>], tensor<2x3xf32>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
+}

@@ -1,10 +1,10 @@
 // RUN: hlo-translate --hlo-to-stablehlo --split-input-file --verify-diagnostics %s
 
 // Ops without a translation yet are named; nothing is written.
-func.func @scatter(%a: tensor<5xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>) -> tensor<5xf32> {
-  // expected-error@+1 {{'hlo.scatter' op has no StableHLO translation yet}}
-  %0 = hlo.scatter max %a[%i], %u, update_window_dims = [], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : tensor<5xf32>[tensor<2x1xi32>], tensor<2xf32>
-  return %0 : tensor<5xf32>
+func.func @convolution(%x: tensor<1x4x8xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x6xf32> {
+  // expected-error@+1 {{'hlo.convolution' op has no StableHLO translation yet}}
+  %0 = hlo.convolution %x, %w, dims = [b, f, 0]x[o, i, 0]->[b, f, 0] : tensor<1x4x8xf32>, tensor<6x4x3xf32> -> tensor<1x6x6xf32>
+  return %0 : tensor<1x6x6xf32>
 }
 
 // -----

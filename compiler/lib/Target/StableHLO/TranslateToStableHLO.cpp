@@ -28,6 +28,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <complex>
+#include <optional>
 
 using namespace mlir;
 namespace hlo = numlir::hlo;
@@ -116,6 +117,10 @@ private:
       translateReduceWindow(window, state);
     } else if (auto sort = dyn_cast<hlo::SortOp>(op)) {
       translateSort(sort, state);
+    } else if (auto gather = dyn_cast<hlo::GatherOp>(op)) {
+      translateGather(gather, state);
+    } else if (auto scatter = dyn_cast<hlo::ScatterOp>(op)) {
+      translateScatter(scatter, state);
     } else if (auto argReduce = dyn_cast<hlo::ArgReduceOp>(op)) {
       Value indices = translateArgReduce(argReduce);
       op->replaceAllUsesWith(ValueRange{indices});
@@ -135,6 +140,28 @@ private:
     op->replaceAllUsesWith(replacement->getResults());
     op->erase();
     return success();
+  }
+
+  /// StableHLO's `#stablehlo.<kind><field = [..], ..., index_vector_dim = n>`,
+  /// leaving out empty lists as StableHLO prints them.
+  Attribute dimensionNumbers(
+      StringRef kind, ArrayRef<std::pair<StringRef, ArrayRef<int64_t>>> fields,
+      std::optional<int64_t> indexVectorDim = std::nullopt) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << kind << "<";
+    llvm::ListSeparator comma;
+    for (auto [name, values] : fields) {
+      if (values.empty())
+        continue;
+      os << comma << name << " = [";
+      llvm::interleaveComma(values, os);
+      os << "]";
+    }
+    if (indexVectorDim)
+      os << comma << "index_vector_dim = " << *indexVectorDim;
+    os << ">";
+    return stablehloAttr(text);
   }
 
   /// An attribute StableHLO parses from `syntax`, e.g. `precision HIGHEST`.
@@ -165,24 +192,15 @@ private:
   /// numlir's CPU backend multiplies in the operands' precision; on a TPU
   /// that is precision HIGHEST (the default would round f32 to bf16).
   void translateDotGeneral(hlo::DotGeneralOp op, OperationState &state) {
-    std::string dims;
-    llvm::raw_string_ostream os(dims);
-    os << "dot<";
-    llvm::ListSeparator comma;
-    auto field = [&](StringRef fieldName, ArrayRef<int64_t> values) {
-      if (values.empty())
-        return;
-      os << comma << fieldName << " = [";
-      llvm::interleaveComma(values, os);
-      os << "]";
-    };
-    field("lhs_batching_dimensions", op.getLhsBatchingDimensions());
-    field("rhs_batching_dimensions", op.getRhsBatchingDimensions());
-    field("lhs_contracting_dimensions", op.getLhsContractingDimensions());
-    field("rhs_contracting_dimensions", op.getRhsContractingDimensions());
-    os << ">";
     state.name = OperationName("stablehlo.dot_general", context);
-    state.addAttribute("dot_dimension_numbers", stablehloAttr(dims));
+    state.addAttribute(
+        "dot_dimension_numbers",
+        dimensionNumbers(
+            "dot",
+            {{"lhs_batching_dimensions", op.getLhsBatchingDimensions()},
+             {"rhs_batching_dimensions", op.getRhsBatchingDimensions()},
+             {"lhs_contracting_dimensions", op.getLhsContractingDimensions()},
+             {"rhs_contracting_dimensions", op.getRhsContractingDimensions()}}));
     Attribute highest = stablehloAttr("precision HIGHEST");
     state.addAttribute("precision_config",
                        ArrayAttr::get(context, {highest, highest}));
@@ -232,6 +250,63 @@ private:
     auto type = RankedTensorType::get({(int64_t)flat.size() / 2, 2},
                                       IntegerType::get(context, 64));
     return DenseIntElementsAttr::get(type, flat);
+  }
+
+  /// Both clamp a start index so that the slice lies inside the operand.
+  void translateGather(hlo::GatherOp op, OperationState &state) {
+    state.name = OperationName("stablehlo.gather", context);
+    state.addAttribute(
+        "dimension_numbers",
+        dimensionNumbers("gather",
+                         {{"offset_dims", op.getOffsetDims()},
+                          {"collapsed_slice_dims", op.getCollapsedSliceDims()},
+                          {"start_index_map", op.getStartIndexMap()}},
+                         op.getIndexVectorDim()));
+    state.addAttribute("slice_sizes", op.getSliceSizesAttr());
+    state.addAttribute("indices_are_sorted", builder.getBoolAttr(false));
+  }
+
+  /// Both skip an update window that does not lie inside the operand; the
+  /// body combines the element with the update (set: the update wins).
+  void translateScatter(hlo::ScatterOp op, OperationState &state) {
+    state.name = OperationName("stablehlo.scatter", context);
+    state.addAttribute(
+        "scatter_dimension_numbers",
+        dimensionNumbers(
+            "scatter",
+            {{"update_window_dims", op.getUpdateWindowDims()},
+             {"inserted_window_dims", op.getInsertedWindowDims()},
+             {"scatter_dims_to_operand_dims",
+              op.getScatterDimsToOperandDims()}},
+            op.getIndexVectorDim()));
+    state.addAttribute("indices_are_sorted", builder.getBoolAttr(false));
+    state.addAttribute("unique_indices", builder.getBoolAttr(false));
+    auto scalar = RankedTensorType::get(
+        {}, cast<RankedTensorType>(op.getOperand().getType()).getElementType());
+    OpBuilder::InsertionGuard guard(builder);
+    Block *block = builder.createBlock(state.addRegion(), {}, {scalar, scalar},
+                                       {op.getLoc(), op.getLoc()});
+    Value current = block->getArgument(0), update = block->getArgument(1);
+    Value combined = update;
+    switch (op.getKind()) {
+    case hlo::ScatterKind::Set:
+      break;
+    case hlo::ScatterKind::Add:
+      combined = create("stablehlo.add", {current, update}, scalar);
+      break;
+    case hlo::ScatterKind::Mul:
+      combined = create("stablehlo.multiply", {current, update}, scalar);
+      break;
+    case hlo::ScatterKind::Min:
+      combined = create("stablehlo.minimum", {current, update}, scalar);
+      break;
+    case hlo::ScatterKind::Max:
+      combined = create("stablehlo.maximum", {current, update}, scalar);
+      break;
+    }
+    OperationState yield(op.getLoc(), "stablehlo.return");
+    yield.addOperands(combined);
+    builder.create(yield);
   }
 
   /// stablehlo.sort with a comparator of numlir's order: ascending,
