@@ -203,3 +203,14 @@ func.func @gather_scatter(%x: tensor<5x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2
   %2 = hlo.scatter set %x[%i], %u, update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1 : tensor<5x3xf32>[tensor<2x1xi32>], tensor<2x3xf32>
   return %0, %1, %2 : tensor<2x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
 }
+
+// -----
+
+// convolution's dimension numbers in StableHLO's raw form, its window as
+// StableHLO's attributes, and full precision.
+// CHECK-LABEL: sym_name = "conv"
+// CHECK: "stablehlo.convolution"(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 1, input_spatial_dimensions = [2], kernel_input_feature_dimension = 1, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [2], output_batch_dimension = 0, output_feature_dimension = 1, output_spatial_dimensions = [2]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1>, padding = dense<0> : tensor<1x2xi64>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>], rhs_dilation = array<i64: 1>, window_strides = array<i64: 1>}
+func.func @conv(%x: tensor<1x4x8xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x6xf32> {
+  %0 = hlo.convolution %x, %w, dims = [b, f, 0]x[o, i, 0]->[b, f, 0] : tensor<1x4x8xf32>, tensor<6x4x3xf32> -> tensor<1x6x6xf32>
+  return %0 : tensor<1x6x6xf32>
+}

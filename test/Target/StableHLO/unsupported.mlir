@@ -1,10 +1,10 @@
 // RUN: hlo-translate --hlo-to-stablehlo --split-input-file --verify-diagnostics %s
 
 // Ops without a translation yet are named; nothing is written.
-func.func @convolution(%x: tensor<1x4x8xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x6xf32> {
-  // expected-error@+1 {{'hlo.convolution' op has no StableHLO translation yet}}
-  %0 = hlo.convolution %x, %w, dims = [b, f, 0]x[o, i, 0]->[b, f, 0] : tensor<1x4x8xf32>, tensor<6x4x3xf32> -> tensor<1x6x6xf32>
-  return %0 : tensor<1x6x6xf32>
+func.func @host_callback(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'hlo.host_callback' op has no StableHLO translation yet}}
+  hlo.host_callback id = 0 (%x) {has_side_effect} : (tensor<4xf32>) -> ()
+  return
 }
 
 // -----

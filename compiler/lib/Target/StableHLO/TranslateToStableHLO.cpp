@@ -117,6 +117,8 @@ private:
       translateReduceWindow(window, state);
     } else if (auto sort = dyn_cast<hlo::SortOp>(op)) {
       translateSort(sort, state);
+    } else if (auto conv = dyn_cast<hlo::ConvolutionOp>(op)) {
+      translateConvolution(conv, state);
     } else if (auto gather = dyn_cast<hlo::GatherOp>(op)) {
       translateGather(gather, state);
     } else if (auto scatter = dyn_cast<hlo::ScatterOp>(op)) {
@@ -250,6 +252,44 @@ private:
     auto type = RankedTensorType::get({(int64_t)flat.size() / 2, 2},
                                       IntegerType::get(context, 64));
     return DenseIntElementsAttr::get(type, flat);
+  }
+
+  /// The dimension numbers in StableHLO's raw form (every field named), the
+  /// window as StableHLO's attributes, full precision as for dot_general.
+  void translateConvolution(hlo::ConvolutionOp op, OperationState &state) {
+    std::string dims;
+    llvm::raw_string_ostream os(dims);
+    auto list = [&](ArrayRef<int64_t> values) {
+      os << "[";
+      llvm::interleaveComma(values, os);
+      os << "]";
+    };
+    os << "conv<raw input_batch_dimension = " << op.getInputBatchDimension()
+       << ", input_feature_dimension = " << op.getInputFeatureDimension()
+       << ", input_spatial_dimensions = ";
+    list(op.getInputSpatialDimensions());
+    os << ", kernel_input_feature_dimension = "
+       << op.getKernelInputFeatureDimension()
+       << ", kernel_output_feature_dimension = "
+       << op.getKernelOutputFeatureDimension()
+       << ", kernel_spatial_dimensions = ";
+    list(op.getKernelSpatialDimensions());
+    os << ", output_batch_dimension = " << op.getOutputBatchDimension()
+       << ", output_feature_dimension = " << op.getOutputFeatureDimension()
+       << ", output_spatial_dimensions = ";
+    list(op.getOutputSpatialDimensions());
+    os << ">";
+    state.name = OperationName("stablehlo.convolution", context);
+    state.addAttribute("dimension_numbers", stablehloAttr(dims));
+    state.addAttribute("window_strides", op.getWindowStridesAttr());
+    state.addAttribute("padding", paddingPairs(op.getPadding()));
+    state.addAttribute("lhs_dilation", op.getLhsDilationAttr());
+    state.addAttribute("rhs_dilation", op.getRhsDilationAttr());
+    state.addAttribute("feature_group_count", op.getFeatureGroupCountAttr());
+    state.addAttribute("batch_group_count", op.getBatchGroupCountAttr());
+    Attribute highest = stablehloAttr("precision HIGHEST");
+    state.addAttribute("precision_config",
+                       ArrayAttr::get(context, {highest, highest}));
   }
 
   /// Both clamp a start index so that the slice lies inside the operand.
