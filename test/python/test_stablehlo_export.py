@@ -245,6 +245,26 @@ def test_convolutions_match_on_pjrt_in_every_layout_and_window():
         lambda w: jnp.sum(lax.conv(x, w, (2, 2), "SAME") ** 2))(w), x, w, **tol)
 
 
+def test_the_dcgan_training_step_matches_on_pjrt():
+    # The bench's W7 at its quick size: convolutions, their gradients, batch norm statistics
+    # and Adam, 57 outputs.
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "bench"))
+    import jaxlike
+    import specs
+
+    (workload,) = specs.select(True, "W7")
+    inputs = workload.inputs()
+    step = jaxlike.w7(jaxlike.library("numlir"), workload.dims)
+    want = [np.asarray(o) for o in step(*inputs)]
+    got = run_on_pjrt(step.lower(*inputs).as_text(dialect="stablehlo"), inputs)
+    assert len(got) == len(want) == 57
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * float(np.max(np.abs(w))))
+
+
 def test_donated_arguments_are_marked_for_pjrt():
     f = numlir.jit(lambda x, y: (x + y, y), donate_argnums=0)
     text = f.lower(floats(3), floats(3)).as_text(dialect="stablehlo")
