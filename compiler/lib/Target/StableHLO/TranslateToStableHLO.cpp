@@ -174,12 +174,15 @@ private:
 
   /// hlo.compare is IEEE for floats and complex numbers (NaN unordered,
   /// -0 == 0), and signed or unsigned by the integer type; bool is unsigned.
+  static StringRef compareTypeOf(Type element) {
+    if (isa<FloatType, ComplexType>(element))
+      return "FLOAT";
+    return element.isUnsignedInteger() || element.isInteger(1) ? "UNSIGNED"
+                                                                : "SIGNED";
+  }
+
   void translateCompare(hlo::CompareOp op, OperationState &state) {
-    Type element = getElementTypeOrSelf(op.getLhs().getType());
-    StringRef type = isa<FloatType, ComplexType>(element) ? "FLOAT"
-                     : element.isUnsignedInteger() || element.isInteger(1)
-                         ? "UNSIGNED"
-                         : "SIGNED";
+    StringRef type = compareTypeOf(getElementTypeOrSelf(op.getLhs().getType()));
     state.name = OperationName("stablehlo.compare", context);
     state.addAttribute(
         "comparison_direction",
@@ -391,10 +394,7 @@ private:
   Value totalLess(Value a, Value b) {
     Type element = getElementTypeOrSelf(a.getType());
     if (!isa<FloatType>(element))
-      return compare("LT", a, b,
-                     element.isUnsignedInteger() || element.isInteger(1)
-                         ? "UNSIGNED"
-                         : "SIGNED");
+      return compare("LT", a, b, compareTypeOf(element));
     auto i1 = RankedTensorType::get({}, builder.getI1Type());
     Value aNumber = compare("EQ", a, a, "FLOAT");
     Value bNaN = compare("NE", b, b, "FLOAT");
@@ -435,10 +435,7 @@ private:
     auto scalarIndex = RankedTensorType::get({}, indexElement);
     bool isMax = op.getKind() == hlo::ReduceKind::Max;
     bool isFloat = isa<FloatType>(element);
-    StringRef compareType = isFloat ? "FLOAT"
-                            : element.isUnsignedInteger() || element.isInteger(1)
-                                ? "UNSIGNED"
-                                : "SIGNED";
+    StringRef compareType = compareTypeOf(element);
     Location loc = op.getLoc();
 
     Value iota = create("stablehlo.iota", {}, type.clone(indexElement),
