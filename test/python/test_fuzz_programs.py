@@ -911,6 +911,24 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     assert refused(b, "erf_inv", "lax.erf_inv({0})", chosen)
     assert not refused(b, "erf_inv", "lax.erf_inv({0})", plain)
     assert not refused(builder(differentiable=False), "erf_inv", "lax.erf_inv({0})", chosen)
+    # Seed 120: an infinite operand downstream of a chooser (program 3268), the truth of FFT
+    # rounding noise (3007), a float sum of integer extremes (1548).
+    infinite = generate.Val("x5", aval, 1.0, True, nonfinite=True, chooser_upstream=True)
+    assert refused(b, "pow2", "{0} ** 2", infinite)
+    assert not refused(b, "pow2", "{0} ** 2", chosen)
+    assert refused(b, "reduce_all", "jnp.all({0})", spectrum)
+    assert refused(b, "compare", "{0} > {1}", spectrum, plain)
+    assert not refused(b, "reduce_all", "jnp.all({0})", plain)
+    ints = generate.Val("x6", Aval((3,), "int32"), 5.0, False)
+    assert refused(b, "reduce_mean", "jnp.mean({0})", ints)
+    assert not refused(b, "reduce_sum", "jnp.sum({0})", ints)
+    assert not refused(builder(special=False), "reduce_mean", "jnp.mean({0})", ints)
+
+
+def test_the_generator_bounds_a_long_cumulative_product_without_overflowing():
+    # Seed 120, program 1666: bound ** n raised OverflowError in the generator itself.
+    program = generate.generate(120, 1666, special="quarter")
+    assert program.ops
 
 
 def test_special_value_gradients_avoid_jaxs_chooser_at_one_nan_and_tanh_in_scans():
