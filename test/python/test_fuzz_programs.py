@@ -9,6 +9,7 @@ test/fuzz/known_bugs.py; their failures are reported but tolerated.
 """
 
 import os
+import re
 import sys
 import warnings
 
@@ -923,6 +924,33 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     assert refused(b, "reduce_mean", "jnp.mean({0})", ints)
     assert not refused(b, "reduce_sum", "jnp.sum({0})", ints)
     assert not refused(builder(special=False), "reduce_mean", "jnp.mean({0})", ints)
+    # Seed 121: jax's digamma derivative at inf (1766), the norm's where squares underflow
+    # (2184).
+    infinite_input = generate.Val("x7", aval, 1.0, True, nonfinite=True)
+    assert refused(b, "digamma", "lax.digamma({0})", infinite_input)
+    assert not refused(b, "lgamma", "lax.lgamma({0})", infinite_input)
+    assert not refused(builder(differentiable=False), "digamma", "lax.digamma({0})",
+                       infinite_input)
+    assert refused(b, "norm", "jnp.linalg.norm({0})", tiny)
+    assert not refused(b, "norm", "jnp.linalg.norm({0})", plain)
+
+
+def test_differentiated_programs_standardize_more_than_two_elements():
+    # Seed 121, program 3246: standardize of two elements is +-1 up to its epsilon; its
+    # gradient is rounding.
+    for differentiable in (True, False):
+        b = generate.Builder(np.random.default_rng(1), "float32", False, differentiable, 1)
+        b.vals.append(generate.Val("x0", Aval((3, 2), "float32"), 1.0, True))
+        widths = set()
+        for _ in range(300):
+            try:
+                generate.op_softmax(b)
+            except generate.Rejected:
+                continue
+            op = b.ops[-1]
+            if op.kind == "standardize":
+                widths.add((3, 2)[int(re.search(r"axis=(-?\d)", op.template).group(1))])
+        assert widths == ({3} if differentiable else {2, 3}), widths
 
 
 def test_the_generator_bounds_a_long_cumulative_product_without_overflowing():
