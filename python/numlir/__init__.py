@@ -40,7 +40,8 @@ from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, Shape
                               TracerBoolConversionError, UnexpectedTracerError,
                               ensure_compile_time_eval)
 from numlir._src.callback import pure_callback
-from numlir import custom_derivatives, debug, lax, nn, numpy, random, scipy, sharding, tree_util
+from numlir import (custom_derivatives, debug, export, lax, nn, numpy, random, scipy, sharding,
+                    tree_util)
 
 jacobian = jacrev  # jax's other name for it
 
