@@ -29,13 +29,16 @@ $(STAMPS)/debian: Makefile
 # pinned: it is the reference of the differential tests, and the API coverage
 # report (docs/api-coverage.md) is measured against one version of it.
 JAX_VERSION = 0.10.2
-$(STAMPS)/venv: pyproject.toml Makefile $(STAMPS)/debian
+$(STAMPS)/venv: pyproject.toml plugins/pjrt/pyproject.toml Makefile $(STAMPS)/debian
 	@mkdir -p $(STAMPS)
 	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
 	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib \
 	  "setuptools>=70.1" wheel
+	# numlir's PJRT backends (tpu, pjrt_cpu; docs/pjrt.md), a plugin package found through
+	# the numlir.backends entry points: pure Python over jaxlib's clients.
+	$(PY) -m pip install -q --no-build-isolation --no-deps -e plugins/pjrt
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,

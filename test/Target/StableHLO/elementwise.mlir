@@ -50,3 +50,21 @@ func.func @compare_types(%f: tensor<2xf32>, %i: tensor<2xi32>, %u: tensor<2xui8>
   %4 = hlo.compare EQ, %z, %z : tensor<2xcomplex<f32>> -> tensor<2xi1>
   return %0, %1, %2, %3, %4 : tensor<2xi1>, tensor<2xi1>, tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
 }
+
+// -----
+
+// A complex number converts to a real or integer type by its real part: XLA
+// has no complex-to-real convert (its constant folder crashes on one), so the
+// translation takes stablehlo.real first. Complex to complex stays a convert.
+// CHECK-LABEL: sym_name = "complex_to_real"
+// CHECK: %[[RE:.*]] = "stablehlo.real"(%arg0) : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+// CHECK: "stablehlo.convert"(%[[RE]]) : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK: %[[RE2:.*]] = "stablehlo.real"(%arg0) : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+// CHECK: "stablehlo.convert"(%[[RE2]]) : (tensor<2xf32>) -> tensor<2xi32>
+// CHECK: "stablehlo.convert"(%arg0) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f64>>
+func.func @complex_to_real(%c: tensor<2xcomplex<f32>>) -> (tensor<2xf32>, tensor<2xi32>, tensor<2xcomplex<f64>>) {
+  %0 = hlo.convert %c : tensor<2xcomplex<f32>> -> tensor<2xf32>
+  %1 = hlo.convert %c : tensor<2xcomplex<f32>> -> tensor<2xi32>
+  %2 = hlo.convert %c : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f64>>
+  return %0, %1, %2 : tensor<2xf32>, tensor<2xi32>, tensor<2xcomplex<f64>>
+}

@@ -95,6 +95,8 @@ private:
     OperationState state(op->getLoc(), "stablehlo.unknown");
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
+    if (auto convert = dyn_cast<hlo::ConvertOp>(op))
+      translateComplexToRealConvert(convert, state);
     auto same = sameShapedOps().find(op->getName().stripDialect());
     if (same != sameShapedOps().end()) {
       state.name = OperationName(same->second, context);
@@ -142,6 +144,20 @@ private:
     op->replaceAllUsesWith(replacement->getResults());
     op->erase();
     return success();
+  }
+
+  /// hlo.convert of a complex number to a real or integer type keeps its
+  /// real part; XLA has no such convert (its constant folder crashes on
+  /// one), so it converts stablehlo.real's result instead.
+  void translateComplexToRealConvert(hlo::ConvertOp op, OperationState &state) {
+    auto from = cast<ShapedType>(op.getOperand().getType());
+    auto complex = dyn_cast<ComplexType>(from.getElementType());
+    if (!complex || isa<ComplexType>(getElementTypeOrSelf(op.getType())))
+      return;
+    OperationState real(op.getLoc(), "stablehlo.real");
+    real.addOperands(op.getOperand());
+    real.addTypes(from.clone(complex.getElementType()));
+    state.operands.assign({builder.create(real)->getResult(0)});
   }
 
   /// StableHLO's `#stablehlo.<kind><field = [..], ..., index_vector_dim = n>`,

@@ -1,0 +1,265 @@
+"""The PJRT backend plugin (plugins/pjrt, docs/pjrt.md) on jaxlib's CPU client: discovered
+through the numlir.backends entry points, arrays as PJRT buffers, jit/grad/vmap/control
+flow/random/libraries running there, and the in-suite fuzzer's programs agreeing with
+numlir's own CPU backend."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import jax
+import ml_dtypes
+import numpy as np
+import pytest
+
+import numlir
+import numlir.backends as nb
+import numlir.numpy as jnp
+from numlir import lax
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from fuzz import compare, generate, run_modes  # noqa: E402
+
+R = np.random.default_rng(3536)
+
+
+@pytest.fixture(scope="module")
+def pjrt():
+    return numlir.devices("pjrt_cpu")[0]
+
+
+def test_the_plugin_is_discovered_and_its_devices_have_jaxs_fields(pjrt):
+    assert {"tpu", "pjrt_cpu"} <= set(nb.available_backends())
+    assert pjrt.platform == "pjrt_cpu" and pjrt.id == 0 and pjrt.process_index == 0
+    assert pjrt.device_kind == "cpu" and str(pjrt) == "pjrt_cpu:0"
+    assert numlir.device_count("pjrt_cpu") == len(jax.devices("cpu"))
+    assert numlir.default_backend() == "cpu"  # numlir's own stays the default
+
+
+def test_without_a_tpu_the_tpu_backend_is_a_clear_error():
+    if any(d.platform == "tpu" for d in jax.devices()):
+        pytest.skip("this machine has a TPU")
+    with pytest.raises(nb.BackendUnavailableError, match="'tpu' backend is unavailable"):
+        numlir.devices("tpu")
+
+
+VALUES = {
+    "float32": np.array([0.0, -0.0, 1.5, -np.inf, np.inf, np.nan, 1e-30, 3e38], np.float32),
+    "bfloat16": np.array([0.0, -2.5, np.inf, np.nan], ml_dtypes.bfloat16),
+    "int32": np.array([0, -1, 2**31 - 1, -2**31], np.int32),
+    "uint8": np.array([0, 1, 255], np.uint8),
+    "bool": np.array([[True, False], [False, True]]),
+    "complex64": np.array([1 - 2j, -0.0 + 0j, np.inf + 1j], np.complex64),
+    "scalar": np.float32(-3.25),
+    "empty": np.zeros((0, 3), np.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_device_put_and_get_keep_every_bit(pjrt, name):
+    value = VALUES[name]
+    x = numlir.device_put(value, pjrt)
+    assert x.device == pjrt and x.committed and isinstance(x._value, jax.Array)
+    back = np.asarray(x)
+    assert back.dtype == np.asarray(value).dtype and back.shape == np.shape(value)
+    assert back.tobytes() == np.asarray(value).tobytes()
+    assert numlir.device_get(x).tobytes() == np.asarray(value).tobytes()
+
+
+def test_64_bit_values_stay_64_bit_with_x64(pjrt):
+    with numlir.enable_x64(True):
+        x = numlir.device_put(np.array([1e300, -2**62], np.float64), pjrt)
+        i = numlir.device_put(np.array([2**62, -1], np.int64), pjrt)
+        y = numlir.jit(lambda a, b: a * 2 + b.astype(a.dtype))(x, i)
+        assert y.dtype == np.float64 and y.device == pjrt
+        np.testing.assert_array_equal(np.asarray(y), [2e300 + 2.0**62, -2.0**63 - 1])
+
+
+def mlp(params, x):
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return jnp.sum(x * x)
+
+
+def mlp_params():
+    return [(R.standard_normal((8, 16)).astype(np.float32) * 0.3, np.zeros(16, np.float32)),
+            (R.standard_normal((16, 4)).astype(np.float32) * 0.3, np.ones(4, np.float32))]
+
+
+def test_jit_runs_where_its_arguments_live_and_backend_cpu_stays_numlirs(pjrt):
+    params, x = mlp_params(), R.standard_normal((5, 8)).astype(np.float32)
+    on_pjrt = numlir.device_put((params, x), pjrt)
+    f = numlir.jit(mlp)
+    got = f(*on_pjrt)
+    assert got.device == pjrt and got.committed
+    want = f(params, x)
+    assert want.device.platform == "cpu"
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-6)
+    # jit(backend="cpu") runs on numlir's CPU backend, whatever the arguments.
+    on_cpu = numlir.jit(mlp, backend="cpu")(*on_pjrt)
+    assert on_cpu.device.platform == "cpu"
+    np.testing.assert_allclose(np.asarray(on_cpu), np.asarray(want), rtol=2e-6)
+    # A following computation consumes the outputs where they are.
+    twice = numlir.jit(lambda a: a * 2)(got)
+    assert twice.device == pjrt
+
+
+def test_eager_ops_and_transformations_run_on_the_pjrt_device(pjrt):
+    params, x = mlp_params(), R.standard_normal((5, 8)).astype(np.float32)
+    with numlir.default_device(pjrt):
+        g = numlir.grad(mlp)(params, x)
+        batched = numlir.vmap(lambda row: mlp(params, row[None]))(x)
+        eager = jnp.cumsum(jnp.sort(jnp.asarray(x), axis=1), axis=0)
+    assert all(leaf.device == pjrt for leaf in jax.tree_util.tree_leaves(g))
+    assert batched.device == pjrt and eager.device == pjrt
+    want_g = numlir.grad(mlp)(params, x)
+    for a, b in zip(jax.tree_util.tree_leaves(g), jax.tree_util.tree_leaves(want_g)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(batched),
+                               [float(mlp(params, r[None])) for r in x], rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(eager), np.cumsum(np.sort(x, 1), 0), rtol=2e-6)
+
+
+def control_flow(x, n):
+    def body(carry, row):
+        carry = jnp.where(carry > 0, carry * 0.5, carry + row.sum())
+        return carry, carry * 2
+
+    total, ys = lax.scan(body, x[0, 0], x)
+    looped = lax.fori_loop(0, n, lambda i, v: v + jnp.sin(v) * i, x)
+    branch = lax.cond(total > 0, lambda v: v.max(), lambda v: v.min(), looped)
+    return total, ys, looped, branch
+
+
+SLICE = [
+    ("elementwise", lambda x: (jnp.exp(x) - jnp.log1p(jnp.abs(x)), jnp.arctan2(x, 1 - x),
+                               lax.erf(x), jnp.maximum(x, -x), jnp.floor(x * 3))),
+    ("reductions", lambda x: (x.sum(0), x.max(1), jnp.argmax(x, 1), jnp.var(x), x.prod())),
+    ("linear algebra", lambda x: (x @ x.T, jnp.einsum("ij,kj->ik", x, x),
+                                  jnp.linalg.inv(x @ x.T + 6 * jnp.eye(x.shape[0])))),
+    ("indexing", lambda x: (x[::2, 1:], x[jnp.array([2, 0])], x.at[1, 2].add(5.0),
+                            jnp.take_along_axis(x, jnp.argsort(x, 1), 1))),
+    ("shapes", lambda x: (jnp.concatenate([x, x]), x.reshape(-1), jnp.pad(x, 1), x.T,
+                          jnp.flip(x, 0), jnp.tile(x, (1, 2)))),
+    ("convolution", lambda x: lax.conv_general_dilated(x[None, None], x[None, None, :3, :3],
+                                                       (1, 1), "SAME")),
+    ("windows", lambda x: (lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "VALID"),
+                           jnp.cumsum(x, 1), lax.cummax(x, axis=0))),
+    ("control flow", lambda x: control_flow(x, 3)),
+    ("fft", lambda x: jnp.fft.irfft(jnp.fft.rfft(x, axis=1), x.shape[1], axis=1)),
+    ("integers", lambda x: ((x * 100).astype(jnp.int32) // 7, (x * 100).astype(jnp.int32) % 7,
+                            (x > 0).sum())),
+]
+
+
+@pytest.mark.parametrize("name, f", SLICE, ids=[n for n, _ in SLICE])
+def test_a_slice_of_the_primitives_matches_numlirs_cpu_backend(pjrt, name, f):
+    x = R.standard_normal((4, 6)).astype(np.float32)
+    want = jax.tree_util.tree_leaves(numlir.jit(f)(x))
+    got = jax.tree_util.tree_leaves(numlir.jit(f)(numlir.device_put(x, pjrt)))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.device == pjrt
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if w.dtype.kind in "fc":
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5)
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+def test_random_numbers_are_the_same_bits_on_the_pjrt_device(pjrt):
+    key = numlir.random.key(7)
+    want = numlir.random.normal(key, (3, 5))
+    with numlir.default_device(pjrt):
+        got = numlir.random.normal(numlir.random.key(7), (3, 5))
+        ints = numlir.random.randint(numlir.random.key(7), (6,), 0, 100)
+    assert got.device == pjrt
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(ints),
+                                  np.asarray(numlir.random.randint(key, (6,), 0, 100)))
+
+
+def test_a_layers_and_optim_training_step_runs_on_the_pjrt_device(pjrt):
+    from numlir import layers, optim
+
+    def forward(x):
+        return layers.nets.MLP([16, 3])(x)
+
+    model = layers.transform(forward)
+    x = R.standard_normal((8, 5)).astype(np.float32)
+    y = R.integers(0, 3, 8)
+    params = model.init(numlir.random.key(0), x)
+    opt = optim.adam(1e-2)
+
+    def loss(p, x, y):
+        logits = model.apply(p, None, x)
+        return -jnp.mean(jnp.take_along_axis(numlir.nn.log_softmax(logits), y[:, None], 1))
+
+    @numlir.jit
+    def step(p, s, x, y):
+        value, grads = numlir.value_and_grad(loss)(p, x, y)
+        updates, s = opt.update(grads, s, p)
+        return optim.apply_updates(p, updates), s, value
+
+    def train(p, x, y):
+        s = opt.init(p)
+        values = []
+        for _ in range(5):
+            p, s, value = step(p, s, x, y)
+            values.append(float(value))
+        return values, p
+
+    want, _ = train(params, x, y)
+    got, p = train(*numlir.device_put((params, x, y), pjrt))
+    assert all(leaf.device == pjrt for leaf in jax.tree_util.tree_leaves(p))
+    assert np.all(np.isfinite(got)) and got[-1] < got[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_host_callbacks_are_a_clear_error_naming_the_op(pjrt):
+    def f(x):
+        numlir.debug.print("x = {}", x)
+        return x + 1
+
+    with pytest.raises(numlir.CompileError, match="host_callback"):
+        numlir.jit(f)(numlir.device_put(np.ones(2, np.float32), pjrt))
+
+
+def test_the_compilation_cache_key_names_the_plugin_and_its_version():
+    backend = nb.get_backend("pjrt_cpu")
+    identity = backend.cache_identity(backend.parse_options())
+    import jaxlib
+
+    assert f"jaxlib {jaxlib.__version__}" in identity and "pjrt pjrt_cpu" in identity
+    with pytest.raises(TypeError, match="takes no options"):
+        backend.parse_options(opt_level=3)
+
+
+#: Programs of the in-suite fuzzer's seed, without special values (XLA's CPU flushes
+#: subnormals, numlir keeps them: docs/complex-numbers.md), compiled whole.
+FUZZ_SEED, FUZZ_PROGRAMS = 8, 60
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
+    failures = []
+    for index in range(chunk * FUZZ_PROGRAMS // 3, (chunk + 1) * FUZZ_PROGRAMS // 3):
+        program = generate.generate(FUZZ_SEED, index)
+        run_modes.set_x64(program.x64)
+        try:
+            lib = run_modes.library("numlir")
+            for mode in ("jit", "jit_vmap_grad"):
+                if mode not in run_modes.applicable_modes(program):
+                    continue
+                arrays = run_modes.mode_inputs(program, mode)
+                want = run_modes.evaluate(lib, program, mode, arrays)
+                with numlir.default_device(pjrt):
+                    got = run_modes.evaluate(lib, program, mode, arrays)
+                verdict = compare.compare(got, want, compare.program_rtol(program.dtypes()))
+                if not verdict.ok:
+                    failures.append(f"program {index} {mode}: {verdict.detail}")
+        finally:
+            run_modes.set_x64(False)
+    assert not failures, "\n".join(failures)
