@@ -1,7 +1,8 @@
 """Train the DCGAN on digits: ``python examples/gan/train.py`` (``--help`` for options).
 
 The default data is the bundled 8x8 digits upscaled to 28x28; ``--data DIR`` reads MNIST's
-IDX files. One compiled step updates both networks. It writes ``losses.png`` (the two
+IDX files. One compiled step updates both networks, on numlir's default device or on ``--backend``'s
+(``--backend tpu``: the TPU, through the PJRT plugin). It writes ``losses.png`` (the two
 loss curves) and ``samples.png`` (a grid of generated digits) to ``--out``, and can save
 and restore a checkpoint of parameters and optimizer states.
 """
@@ -53,8 +54,15 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", help="write a checkpoint here at the end (.npz)")
     parser.add_argument("--restore", help="start from this checkpoint")
+    parser.add_argument("--backend", help="train on this backend's first device: 'tpu', "
+                        "'pjrt_cpu' (docs/pjrt.md); default numlir's default backend")
     args = parser.parse_args(argv)
+    device = numlir.devices(args.backend)[0] if args.backend else None
+    with numlir.default_device(device):
+        return train(args)
 
+
+def train(args) -> int:
     real_images = data.load(args.data)
     gan = model.GAN(model.numlir_stack())
     key = numlir.random.PRNGKey(args.seed)

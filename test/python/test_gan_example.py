@@ -116,6 +116,26 @@ def test_the_script_trains_writes_pictures_and_restores_its_checkpoint(tmp_path,
                        "--restore", str(ckpt)]) == 0
 
 
+def test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu(tmp_path, gans):
+    # --backend pjrt_cpu: the PJRT plugin (docs/pjrt.md) on jaxlib's CPU client; --backend
+    # tpu runs the same path on a TPU.
+    states = []
+    for backend in ([], ["--backend", "pjrt_cpu"]):
+        ckpt = tmp_path / f"gan{len(states)}.npz"
+        assert train.main(["--steps", "3", "--batch", str(BATCH), "--out", str(tmp_path),
+                           "--save", str(ckpt), *backend]) == 0
+        ours, _, _ = gans
+        states.append(train.restore_checkpoint(str(ckpt),
+                                               ours.init(numlir.random.PRNGKey(0), BATCH))[0])
+    # Adam divides by the gradient's running magnitude, so where a gradient is near 0 its
+    # rounding moves a parameter by up to a learning-rate step (1e-4): one step apart.
+    for cpu, pjrt in zip(tree_util.tree_leaves(states[0]), tree_util.tree_leaves(states[1])):
+        np.testing.assert_allclose(np.asarray(pjrt), np.asarray(cpu), rtol=2e-4, atol=1e-4)
+    assert any(not np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(
+        tree_util.tree_leaves(states[1]),
+        tree_util.tree_leaves(gans[0].init(numlir.random.PRNGKey(0), BATCH))))
+
+
 def test_loss_curve_trend_is_the_mean_of_the_last_window_of_steps():
     import images
     values = np.array([4.0, 2.0, 6.0, 0.0, 8.0])
