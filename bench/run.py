@@ -3,6 +3,7 @@
     make bench                                   # everything, full sizes
     .venv/bin/python bench/run.py --quick        # small sizes, fewer repeats
     .venv/bin/python bench/run.py --only W1,W4 --frameworks numlir,jax
+    python bench/run.py --device tpu             # numlir's tpu backend beside jax on the TPU
 
 Every framework runs in its own worker process (worker.py), and only one worker
 is busy at any time, so thread pools never compete. First each worker compiles
@@ -42,10 +43,11 @@ DEFAULT_FRAMEWORKS = "numlir,jax,numpy,torch,torch.compile"
 class WorkerProcess:
     """A worker.py child, spoken to one JSON line at a time; its stderr goes to a log."""
 
-    def __init__(self, framework: str, quick: bool, log: pathlib.Path):
+    def __init__(self, framework: str, quick: bool, log: pathlib.Path, device: str | None = None):
         self.framework, self.log_path = framework, log
         self.log = open(log, "w")
         command = [sys.executable, str(HERE / "worker.py"), "--framework", framework]
+        command += ["--device", device] if device else []
         # compile_s is a compilation, not a load from numlir's persistent cache
         # (bench/compilation_cache.py measures that one).
         env = dict(os.environ, NUMLIR_ENABLE_COMPILATION_CACHE="0")
@@ -175,11 +177,17 @@ def parse_args(argv=None):
     parser.add_argument("--warmup", type=int, default=1, help="untimed samples per round")
     parser.add_argument("--results-dir", type=pathlib.Path, default=HERE / "results")
     parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument("--device", help="run numlir on this backend's device (tpu, pjrt_cpu: "
+                        "docs/pjrt.md) and jax on the same hardware; numlir and jax only")
     parser.add_argument("--report", type=pathlib.Path, metavar="JSON",
                         help="print the tables of a saved run and redraw its chart as JSON's name "
                              "with .png; measures nothing")
     opts = parser.parse_args(argv)
+    if opts.device and opts.frameworks == DEFAULT_FRAMEWORKS:
+        opts.frameworks = "numlir,jax"
     opts.frameworks = [f.strip() for f in opts.frameworks.split(",") if f.strip()]
+    if opts.device and set(opts.frameworks) - {"numlir", "jax"}:
+        parser.error("--device runs numlir and jax only")
     bad = [f for f in opts.frameworks if f not in FRAMEWORKS]
     if bad:
         parser.error(f"unknown framework(s) {', '.join(bad)}; known: {', '.join(FRAMEWORKS)}")
@@ -212,7 +220,7 @@ def main(argv=None) -> None:
     machine_runs = [measure_machine(opts.quick)]
     workers = {}
     for f in tqdm(opts.frameworks, desc="starting workers", file=sys.stderr):
-        workers[f] = WorkerProcess(f, opts.quick, logs / f"{stamp}-{f}.log")
+        workers[f] = WorkerProcess(f, opts.quick, logs / f"{stamp}-{f}.log", opts.device)
     rows = [{"name": w.name, "title": w.title, "dims": w.dims, "bytes": w.bytes,
              "flops": w.flops, "limit": w.limit, "unit": w.unit, "tolerance": w.tolerance,
              "results": {f: {} for f in opts.frameworks}} for w in chosen]
@@ -246,7 +254,8 @@ def main(argv=None) -> None:
     machine = best_machine(machine_runs)
     run = {
         "schema": 1, "timestamp": stamp, "argv": sys.argv[1:] if argv is None else argv,
-        "quick": opts.quick, "rounds": opts.rounds, "repeats": opts.repeats,
+        "quick": opts.quick, "device": opts.device, "rounds": opts.rounds,
+        "repeats": opts.repeats,
         "warmup": opts.warmup, "frameworks": opts.frameworks,
         "versions": {f: w.version for f, w in workers.items()}, "commit": source_commit(),
         "worker_errors": {f: w.error for f, w in workers.items() if w.error},

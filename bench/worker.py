@@ -1,6 +1,6 @@
 """One framework's benchmark process: run.py drives it with JSON lines on stdin/stdout.
 
-    python bench/worker.py --framework jax [--quick]
+    python bench/worker.py --framework jax [--quick] [--device tpu]
 
 Each framework runs in a process of its own so that its thread pool never
 competes with another's, and run.py only ever has one worker busy at a time.
@@ -135,10 +135,31 @@ class Worker:
         return {"samples_s": samples, "faults_per_call": faults / (repeats * calls)}
 
 
+#: A numlir backend -> the jax platform of the same hardware.
+JAX_PLATFORM_OF = {"tpu": "tpu", "pjrt_cpu": "cpu", "cpu": "cpu"}
+
+
+def place_on(framework: str, device: str) -> None:
+    """Makes ``device`` (a numlir backend's name) numlir's default device, and the same
+    hardware jax's, with f32 matmuls at full precision there as numlir asks."""
+    if framework == "numlir":
+        import numlir
+
+        numlir.config.update("jax_default_device", device)
+    elif framework == "jax":
+        import jax
+
+        jax.config.update("jax_default_device", jax.devices(JAX_PLATFORM_OF[device])[0])
+        jax.config.update("jax_default_matmul_precision", "highest")
+    else:
+        raise ValueError(f"{framework} runs on the host only; --device is for numlir and jax")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--device", help="a numlir backend (tpu, pjrt_cpu) to run on")
     opts = parser.parse_args()
 
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
@@ -149,6 +170,8 @@ def main() -> None:
         protocol.write(json.dumps(obj) + "\n")
 
     try:
+        if opts.device:
+            place_on(opts.framework, opts.device)
         worker = Worker(opts.framework, opts.quick)
         reply({"ready": True, "version": _version(opts.framework), "pid": os.getpid()})
     except Exception as error:  # an import that fails is reported, not a hang
