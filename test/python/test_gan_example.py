@@ -3,6 +3,7 @@ training lowers the discriminator's loss, and the script's data, pictures and ch
 work. Every test uses batch 8, so the update step compiles once for the module."""
 
 import gzip
+import os
 import pathlib
 import struct
 import sys
@@ -117,13 +118,14 @@ def test_the_script_trains_writes_pictures_and_restores_its_checkpoint(tmp_path,
 
 
 def test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu(tmp_path, gans):
-    # --backend pjrt_cpu: the PJRT plugin (docs/pjrt.md) on jaxlib's CPU client; --backend
-    # tpu runs the same path on a TPU.
+    # --backend pjrt_cpu: the PJRT plugin (docs/pjrt.md) on jaxlib's CPU client; on the TPU
+    # machine tools/tpu/run.sh sets NUMLIR_PJRT_TEST_BACKEND=tpu.
+    backend = os.environ.get("NUMLIR_PJRT_TEST_BACKEND", "pjrt_cpu")
     states = []
-    for backend in ([], ["--backend", "pjrt_cpu"]):
+    for flags in ([], ["--backend", backend]):
         ckpt = tmp_path / f"gan{len(states)}.npz"
         assert train.main(["--steps", "3", "--batch", str(BATCH), "--out", str(tmp_path),
-                           "--save", str(ckpt), *backend]) == 0
+                           "--save", str(ckpt), *flags]) == 0
         ours, _, _ = gans
         states.append(train.restore_checkpoint(str(ckpt),
                                                ours.init(numlir.random.PRNGKey(0), BATCH))[0])

@@ -1,0 +1,44 @@
+#!/bin/bash
+# numlir on the lent TPU machine through the PJRT plugin (docs/pjrt.md). Here, `pack` puts
+# what it needs into .tpu-carry/; there, each device call (carry .tpu-carry) runs one part
+# and copies its logs and results to $OUT:
+#
+#   tools/tpu/run.sh pack
+#   bash .tpu-carry/run.sh tests [BACKEND]   # test_pjrt_backend.py and the DCGAN example
+#                                             # against numlir's CPU backend, on BACKEND
+#   bash .tpu-carry/run.sh bench [BACKEND]   # bench/run.py --device BACKEND beside jax
+#
+# BACKEND is tpu; pjrt_cpu (jaxlib's CPU client) rehearses a part on any machine.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$here/carry.sh" ]; then . "$here/carry.sh"; else . "$here/../tpu/carry.sh"; fi
+part=${1:-}
+backend=${2:-tpu}
+out=${OUT:-/tmp/tpu-out}
+case "$part" in
+pack)
+  carry_pack "$(git rev-parse --show-toplevel)" tqdm dm-haiku jmp tabulate pytest pluggy \
+    iniconfig || exit 1
+  cp tools/tpu/run.sh "$CARRY/" && du -sh "$CARRY" ;;
+tests)
+  carry_unpack "$here" || exit 1
+  mkdir -p "$out" && cd /tmp/nl/nl || exit 1
+  NUMLIR_PJRT_TEST_BACKEND=$backend NUMLIR_ENABLE_COMPILATION_CACHE=0 python3 -m pytest -q \
+    -p no:cacheprovider test/python/test_pjrt_backend.py \
+    test/python/test_gan_example.py::test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu \
+    > "$out/tests-$backend.log" 2>&1
+  status=$?
+  tail -5 "$out/tests-$backend.log"
+  exit $status ;;
+bench)
+  carry_unpack "$here" || exit 1
+  mkdir -p "$out" && cd /tmp/nl/nl || exit 1
+  python3 bench/run.py --device "$backend" --rounds 2 --no-chart \
+    --results-dir "$out/bench-$backend" > "$out/bench-$backend.txt" 2>"$out/bench-$backend.err"
+  status=$?
+  tail -25 "$out/bench-$backend.txt"
+  exit $status ;;
+*)
+  echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND]" >&2
+  exit 2 ;;
+esac
