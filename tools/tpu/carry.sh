@@ -12,14 +12,24 @@ carry_pack() {
   local repo=$1 stage
   shift
   cd "$repo" || return 1
+  local libs="/usr/lib/llvm-22/lib/libLLVM.so.22.1 /usr/lib/llvm-22/lib/libMLIR.so.22.1
+    /usr/lib/x86_64-linux-gnu/libomp.so.5"
+  # The libraries' archive (75 s of xz) is kept while it is newer than the libraries.
+  local keep=yes lib
+  for lib in $libs; do [ "$CARRY/llvm.tar.xz" -nt "$lib" ] || keep=no; done
+  [ $keep = yes ] && mv "$CARRY/llvm.tar.xz" "$repo/.llvm.tar.xz.kept"
   rm -rf "$CARRY" && mkdir -p "$CARRY/whl" || return 1
   stage=$(mktemp -d) && mkdir -p "$stage/lib" "$stage/nl" || return 1
-  cp -L /usr/lib/llvm-22/lib/libLLVM.so.22.1 /usr/lib/llvm-22/lib/libMLIR.so.22.1 \
-    /usr/lib/x86_64-linux-gnu/libomp.so.5 "$stage/lib/" || return 1
-  git archive HEAD python test plugins examples bench tools | tar -x -C "$stage/nl"
+  if [ $keep = yes ]; then
+    mv "$repo/.llvm.tar.xz.kept" "$CARRY/llvm.tar.xz"
+  else
+    # shellcheck disable=SC2086 - a list of paths
+    cp -L $libs "$stage/lib/" || return 1
+    (cd "$stage" && tar -cf - lib | xz -9 -T0 > "$repo/$CARRY/llvm.tar.xz") || return 1
+  fi
+  git archive HEAD python test plugins examples bench tools data | tar -x -C "$stage/nl"
   cp .venv/lib/python3.11/site-packages/numlir/*.so "$stage/nl/python/numlir/" || return 1
-  (cd "$stage" && tar -cf - lib | xz -9 -T0 > "$repo/$CARRY/llvm.tar.xz" &&
-   tar -cf - nl | xz -6 -T0 > "$repo/$CARRY/numlir.tar.xz") || return 1
+  (cd "$stage" && tar -cf - nl | xz -6 -T0 > "$repo/$CARRY/numlir.tar.xz") || return 1
   .venv/bin/python -m pip download -q --no-deps --only-binary=:all: -d "$CARRY/whl" "$@"
   .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w "$CARRY/whl" plugins/pjrt
   cp tools/tpu/carry.sh "$CARRY/"
