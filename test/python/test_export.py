@@ -192,6 +192,17 @@ def test_a_serialized_export_runs_in_another_process_and_on_pjrt_without_the_com
         np.testing.assert_array_equal(g, np.asarray(w))
 
 
+def test_a_pjrt_cpu_device_runs_exports_for_the_cpu_platform(exported):
+    params, x = model_args()
+    device = numlir.devices("pjrt_cpu")[0]
+    assert device.lowering_platform == "cpu"
+    got = exported.call(*numlir.device_put((params, x), device))
+    assert all(leaf.device == device for leaf in jax.tree_util.tree_leaves(got))
+    want = exported.call(params, x)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-6)
+
+
 def test_an_export_for_other_platforms_refuses_the_cpu():
     exp = numlir.export.export(numlir.jit(jnp.sin), platforms=("tpu",))(np.ones(2, np.float32))
     assert exp.platforms == ("tpu",)
@@ -245,6 +256,40 @@ def test_an_export_from_another_numlir_version_runs_only_on_pjrt(monkeypatch):
         back.call(np.ones(2, np.float32))
     got = run_on_pjrt(back.mlir_module_serialized, [np.ones(2, np.float32)])
     np.testing.assert_allclose(got[0], np.cos(np.ones(2)), rtol=1e-6)
+    # The PJRT backend (docs/pjrt.md) compiles the exported module itself.
+    on_pjrt = back.call(numlir.device_put(np.ones(2, np.float32), numlir.devices("pjrt_cpu")[0]))
+    assert on_pjrt.device.platform == "pjrt_cpu"
+    np.testing.assert_allclose(np.asarray(on_pjrt), np.cos(np.ones(2)), rtol=1e-6)
+
+
+def test_an_export_runs_on_a_pjrt_device_in_a_process_without_numlirs_compiler(
+        tmp_path, exported):
+    # As on a TPU machine with numlir's Python package and runtime but not its compiler:
+    # Exported.call on a PJRT device compiles the exported StableHLO with the client.
+    params, x = model_args()
+    (tmp_path / "model.nlexport").write_bytes(exported.serialize())
+    np.savez(tmp_path / "args.npz", w=params["w"], b=params["b"], x=x)
+    script = textwrap.dedent(f"""
+        import sys
+        sys.modules["numlir._compiler"] = None  # import numlir._compiler now fails
+        sys.modules["numlir._compiler_cpu"] = None
+        import jax
+        import numpy as np
+        import numlir, numlir.export
+        exp = numlir.export.deserialize(open({str(tmp_path / "model.nlexport")!r}, "rb").read())
+        a = np.load({str(tmp_path / "args.npz")!r})
+        device = numlir.devices("pjrt_cpu")[0]
+        args = numlir.device_put(({{"w": a["w"], "b": a["b"]}}, a["x"]), device)
+        outs = jax.tree_util.tree_leaves(exp.call(*args))
+        assert all(o.device == device for o in outs)
+        np.savez({str(tmp_path / "out.npz")!r}, *[np.asarray(o) for o in outs])
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=300,
+                   env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    outs = np.load(tmp_path / "out.npz")
+    want = jax.tree_util.tree_leaves(exported.call(params, x))
+    for i, w in enumerate(want):
+        np.testing.assert_allclose(outs[f"arr_{i}"], np.asarray(w), rtol=2e-6, atol=1e-6)
 
 
 DAMAGE = {

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 import numlir.backends as nb
-from numlir_pjrt.device import PjrtDevice, compile_options, pack_executable
+from numlir_pjrt.device import PjrtDevice, PjrtExecutable, pack_executable
 
 #: A tensor type of the StableHLO text: its shape and element type (``3x4xf32``,
 #: ``complex<f32>``).
@@ -32,6 +32,12 @@ def _signature(stablehlo: str) -> dict:
                 for dims, element in _TENSOR.findall(text)]
 
     return {"inputs": tensors(match.group(1)), "outputs": tensors(match.group(2))}
+
+
+def _element_type(dtype) -> str:
+    from numlir._src import dtypes  # the runtime's element type names
+
+    return dtypes.mlir_element_type(dtype)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,17 +97,20 @@ class PjrtBackend(nb.Backend):
         ]
 
     def _compile(self, stablehlo: str, options: PjrtOptions) -> bytes:
-        from jax._src.lib import xla_client
-
         specs = _signature(stablehlo)
-        try:
-            loaded = self.client.compile_and_load(
-                stablehlo.encode(), xla_client.DeviceList((self.device.pjrt_device,)),
-                compile_options())
-        except Exception as error:  # noqa: BLE001 - the PJRT compiler's diagnostics
-            raise nb.CompileError(f"the {self.name} PJRT compiler rejected the module: "
-                                  f"{error}") from None
-        return pack_executable(specs, loaded.serialize())
+        executable = self.device.compile(stablehlo.encode(), specs)
+        return pack_executable(specs, executable.serialize())
+
+    compiles_stablehlo = True
+
+    def compile_stablehlo(self, module: bytes | str, *, name: str, device: nb.Device,
+                          inputs, outputs) -> PjrtExecutable:
+        specs = {"inputs": [[_element_type(s.dtype), list(s.shape)] for s in inputs],
+                 "outputs": [[_element_type(s.dtype), list(s.shape)] for s in outputs]}
+        executable = device.compile(module.encode() if isinstance(module, str) else module,
+                                    specs)
+        executable.name = name
+        return executable
 
     def describe_target(self) -> dict:
         return {"pjrt_platform": self.client.platform,

@@ -54,6 +54,9 @@ class PjrtExecutable(nb.Executable):
         self.input_specs = _specs(specs["inputs"])
         self.output_specs = _specs(specs["outputs"])
 
+    def serialize(self) -> bytes:
+        return self._loaded.serialize()
+
     def execute(self, args: Sequence[Any], given: dict[int, Any] | None = None) -> list[Any]:
         del given  # device buffers: donation gives no output buffers (donation.py)
         outs = self._loaded.execute(list(args))
@@ -79,6 +82,10 @@ class PjrtDevice(nb.Device):
     def device_kind(self) -> str:
         return self.pjrt_device.device_kind
 
+    @property
+    def lowering_platform(self) -> str:
+        return self.pjrt_device.platform  # "cpu" for jaxlib's CPU client, "tpu"
+
     def is_available(self) -> bool:
         return True
 
@@ -87,6 +94,16 @@ class PjrtDevice(nb.Device):
         client = self.pjrt_device.client
         loaded = client.deserialize_executable(
             serialized, xla_client.DeviceList((self.pjrt_device,)), compile_options())
+        return PjrtExecutable(loaded, self, specs)
+
+    def compile(self, module: bytes, specs: dict) -> PjrtExecutable:
+        """StableHLO (text or a portable artifact) compiled by the client for this device."""
+        try:
+            loaded = self.pjrt_device.client.compile_and_load(
+                module, xla_client.DeviceList((self.pjrt_device,)), compile_options())
+        except Exception as error:  # noqa: BLE001 - the PJRT compiler's diagnostics
+            raise nb.CompileError(f"the {self.name} PJRT compiler rejected the module: "
+                                  f"{error}") from None
         return PjrtExecutable(loaded, self, specs)
 
     def put(self, value: np.ndarray) -> Any:

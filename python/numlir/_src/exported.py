@@ -23,7 +23,8 @@ from typing import Any, Callable, Sequence
 
 from numlir._src import (artifact_file, compilation_cache, core, dispatch, jit as jit_module,
                          placement, traceback_util, tree_util)
-from numlir._src.backends import stablehlo
+from numlir._src import backends
+from numlir._src.backends import BufferSpec, stablehlo
 from numlir._src.static_args import function_name
 
 MAGIC = b"NLEXPORT"
@@ -68,6 +69,8 @@ class Exported:
         self.numlir_version = numlir_version
         self.stablehlo_version = stablehlo_version
         self._sections = dict(sections)
+        #: Device -> the exported module compiled for it, on backends that take StableHLO.
+        self._loaded: dict = {}
 
     def __repr__(self):
         ins = ", ".join(a.str_short() for a in self.in_avals)
@@ -135,14 +138,29 @@ class Exported:
                     f"{want.strip_weak_type().str_short()}, and called with "
                     f"{got.strip_weak_type().str_short()}")
         device, committed = placement.computation_device(leaves)
-        if device.platform not in self.platforms:
+        if device.lowering_platform not in self.platforms:
             raise ValueError(
                 f"Function '{self.fun_name}' was exported for platforms {self.platforms} but "
-                f"it is used on ('{device.platform}',)")
-        exe = dispatch.compile_module(self._native_module(device), name=self.fun_name,
-                                      device=device)
-        return jit_module._run(exe, leaves, self.in_avals, self.out_tree, self.out_avals,
-                               committed=committed)
+                f"it is used on ('{device.lowering_platform}',)")
+        return jit_module._run(self._executable(device), leaves, self.in_avals, self.out_tree,
+                               self.out_avals, committed=committed)
+
+    def _executable(self, device):
+        """Where the backend compiles StableHLO (PJRT), the exported module itself, with no
+        numlir compiler; else numlir's hlo, compiled by the backend like any jit's."""
+        backend = backends.get_backend(device.name)
+        if not backend.compiles_stablehlo:
+            return dispatch.compile_module(self._native_module(device), name=self.fun_name,
+                                           device=device)
+        exe = self._loaded.get(device)
+        if exe is None:
+            exe = backend.compile_stablehlo(
+                self.mlir_module_serialized, name=self.fun_name, device=device,
+                inputs=[BufferSpec(a.dtype, a.shape) for a in self.in_avals],
+                outputs=[BufferSpec(a.dtype, a.shape) for a in self.out_avals])
+            exe.device = device
+            self._loaded[device] = exe
+        return exe
 
     def _native_module(self, device) -> str:
         """The hlo module numlir's backend for ``device`` compiles."""
@@ -154,7 +172,8 @@ class Exported:
                    f"({version}) does not compile")
             raise ValueError(
                 f"'{self.fun_name}' {why}; its StableHLO module runs on a PJRT device "
-                f"(mlir_module_serialized), not on numlir's {device.platform} backend")
+                f"(numlir.devices('tpu'), docs/pjrt.md), not on numlir's {device.platform} "
+                "backend")
         return hlo
 
 

@@ -184,6 +184,13 @@ class Device(abc.ABC):
         """Waits until the work queued on this device has finished (numlir's executables
         run to completion before returning, so by default there is none)."""
 
+    @property
+    def lowering_platform(self) -> str:
+        """The platform an exported module names for this device (``numlir.export``'s
+        platforms: cpu, tpu, ...): the device's own, unless its backend runs another
+        platform's hardware under its own name."""
+        return self.platform
+
     def target_mismatch(self, target: dict) -> str | None:
         """Why code compiled for ``target`` (a :meth:`Backend.describe_target`) cannot run
         here, or None if it can; checked before a saved executable is loaded."""
@@ -212,6 +219,17 @@ class Backend(abc.ABC):
     def devices(self) -> list[Device]:
         """Every device of this backend in this process, by id (one, unless overridden)."""
         return [self.device]
+
+    #: Whether ``compile_stablehlo`` works: backends whose compiler takes StableHLO (PJRT)
+    #: run an exported module as it is, without numlir's compiler.
+    compiles_stablehlo: bool = False
+
+    def compile_stablehlo(self, module: bytes | str, *, name: str, device: Device,
+                          inputs: Sequence[BufferSpec],
+                          outputs: Sequence[BufferSpec]) -> Executable:
+        """``module`` (StableHLO text, or a portable artifact) with the signature ``inputs``
+        -> ``outputs``, compiled and loaded on ``device``."""
+        raise CompileError(f"the {self.name!r} backend compiles numlir's hlo, not StableHLO")
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> Any:
         """Options for the single-primitive module of an eager op, or None (the default)

@@ -1,0 +1,119 @@
+"""A PJRT device as a numlir Device: buffers are jaxlib's single-device arrays, executables
+jaxlib's loaded executables.
+
+jaxlib owns the device memory, the transfers and the execution queue; numlir sees opaque
+buffers (``host_memory`` is False), which it reads only through ``get``. Execution is
+asynchronous, as in JAX: ``execute`` returns once the work is queued, and a read or
+``synchronize`` waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import weakref
+from typing import Any, Sequence
+
+import jax
+import numpy as np
+from jax._src.lib import xla_client
+
+import numlir.backends as nb
+from numlir._src import dtypes
+
+_SPEC_HEADER = struct.Struct("<Q")
+
+
+def compile_options() -> Any:
+    """One replica, one partition: a numlir executable runs on one device."""
+    return xla_client.CompileOptions()
+
+
+def pack_executable(specs: dict, serialized: bytes) -> bytes:
+    """A PJRT backend's image: its buffer specs (JSON) and jaxlib's serialized executable."""
+    meta = json.dumps(specs).encode()
+    return _SPEC_HEADER.pack(len(meta)) + meta + serialized
+
+
+def unpack_executable(image: bytes) -> tuple[dict, bytes]:
+    (size,) = _SPEC_HEADER.unpack_from(image)
+    start = _SPEC_HEADER.size
+    return json.loads(image[start:start + size]), image[start + size:]
+
+
+def _specs(entries) -> list[nb.BufferSpec]:
+    return [nb.BufferSpec(dtypes.from_mlir_element_type(d), tuple(s)) for d, s in entries]
+
+
+class PjrtExecutable(nb.Executable):
+    """A module compiled by a PJRT client and loaded on one of its devices."""
+
+    def __init__(self, loaded: Any, device: "PjrtDevice", specs: dict):
+        self._loaded = loaded
+        self.device = device
+        self.input_specs = _specs(specs["inputs"])
+        self.output_specs = _specs(specs["outputs"])
+
+    def execute(self, args: Sequence[Any], given: dict[int, Any] | None = None) -> list[Any]:
+        del given  # device buffers: donation gives no output buffers (donation.py)
+        outs = self._loaded.execute(list(args))
+        if outs:
+            self.device._queued(outs[-1])
+        return outs
+
+
+class PjrtDevice(nb.Device):
+    """One device of a PJRT client; its platform name is its numlir backend's."""
+
+    host_memory = False
+
+    def __init__(self, backend_name: str, id: int, pjrt_device: Any):  # noqa: A002 - jax's
+        self.name = backend_name
+        self.id = id
+        self.pjrt_device = pjrt_device
+        #: The last output queued on this device: PJRT runs a device's work in order, so
+        #: waiting for it waits for everything queued before.
+        self._last: weakref.ref | None = None
+
+    @property
+    def device_kind(self) -> str:
+        return self.pjrt_device.device_kind
+
+    def is_available(self) -> bool:
+        return True
+
+    def load(self, executable: bytes) -> PjrtExecutable:
+        specs, serialized = unpack_executable(executable)
+        client = self.pjrt_device.client
+        loaded = client.deserialize_executable(
+            serialized, xla_client.DeviceList((self.pjrt_device,)), compile_options())
+        return PjrtExecutable(loaded, self, specs)
+
+    def put(self, value: np.ndarray) -> Any:
+        # jax.device_put narrows 64-bit values unless x64 is on in jax's own config; numlir's
+        # dtypes are already canonical here.
+        with jax.enable_x64(True):
+            return jax.device_put(np.asarray(value), self.pjrt_device)
+
+    def get(self, buffer: Any) -> np.ndarray:
+        host = np.asarray(buffer)
+        if host.flags.writeable:
+            host.flags.writeable = False
+        return host
+
+    def copy_from(self, buffer: Any, source: nb.Device) -> Any:
+        if isinstance(buffer, jax.Array):  # PJRT to PJRT: jaxlib copies between devices
+            with jax.enable_x64(True):
+                return jax.device_put(buffer, self.pjrt_device)
+        return self.put(source.get(buffer))
+
+    def _queued(self, output: Any) -> None:
+        try:
+            self._last = weakref.ref(output)
+        except TypeError:  # not weakly referable: wait now
+            output.block_until_ready()
+
+    def synchronize(self) -> None:
+        last = self._last() if self._last is not None else None
+        if last is not None and not last.is_deleted():
+            last.block_until_ready()
