@@ -226,6 +226,21 @@ def test_a_layers_and_optim_training_step_runs_on_the_pjrt_device(pjrt):
     np.testing.assert_allclose(got, want, rtol=1e-5 * TOL)
 
 
+def test_checkify_reports_errors_found_on_the_pjrt_device(pjrt):
+    from numlir.experimental import checkify
+
+    def f(x):
+        checkify.check(jnp.all(x > 0), "x must be positive, got {}", x.min())
+        return jnp.log(x) + x[jnp.array(5)]
+
+    checked = numlir.jit(checkify.checkify(f, errors=checkify.all_checks))
+    err, y = checked(numlir.device_put(np.array([1.0, 2.0], np.float32), pjrt))
+    assert y.device == pjrt
+    assert "index 5 is out of bounds" in err.get()
+    err, _ = checked(numlir.device_put(np.array([-1.0, 2.0], np.float32), pjrt))
+    assert "x must be positive, got -1.0" in err.get()
+
+
 def test_host_callbacks_are_a_clear_error_naming_the_op(pjrt):
     def f(x):
         numlir.debug.print("x = {}", x)
