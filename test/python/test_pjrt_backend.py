@@ -6,6 +6,7 @@ numlir's own CPU backend."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import jax
@@ -258,6 +259,48 @@ def test_the_compilation_cache_key_names_the_plugin_and_its_version():
     assert f"jaxlib {jaxlib.__version__}" in identity and f"pjrt {BACKEND}" in identity
     with pytest.raises(TypeError, match="takes no options"):
         backend.parse_options(opt_level=3)
+
+
+def _in_a_process_with_plugins(value: str, code: str) -> subprocess.CompletedProcess:
+    # NUMLIR_PJRT_PLUGINS is read once per process, when numlir first looks a backend up.
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "NUMLIR_PJRT_PLUGINS": value})
+
+
+def test_a_pjrt_plugin_given_by_path_is_a_backend_and_one_that_does_not_load_a_clear_error(
+        tmp_path):
+    missing = tmp_path / "no_such_plugin.so"
+    not_a_library = tmp_path / "plugin.so"
+    not_a_library.write_text("not an ELF file")
+    done = _in_a_process_with_plugins(f"gone:{missing}, bogus:{not_a_library}", """
+import sys
+import numlir, numlir.backends as nb
+assert {"gone", "bogus"} <= set(nb.available_backends()), nb.available_backends()
+assert "jax" not in sys.modules  # discovery alone imports no jax
+for name in ("gone", "bogus"):
+    try:
+        numlir.devices(name)
+    except nb.BackendUnavailableError as error:
+        print(error)
+    else:
+        raise AssertionError(name)
+""")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"the 'gone' backend is unavailable: its PJRT plugin '{missing}' did not load" in lines[0]
+    assert f"its PJRT plugin '{not_a_library}' did not load" in lines[1]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("nocolon", "comma-separated name:/path/plugin.so"),
+    ("Bad-Name:/x.so", "comma-separated name:/path/plugin.so"),
+    ("tpu:/x.so", "names the backend 'tpu' twice, or as one numlir already has"),
+    ("a:/x.so,a:/y.so", "names the backend 'a' twice"),
+])
+def test_a_malformed_pjrt_plugins_variable_is_a_clear_error(value, message):
+    done = _in_a_process_with_plugins(value, "import numlir; numlir.numpy.ones(2)")
+    assert done.returncode != 0 and "ValueError" in done.stderr
+    assert "NUMLIR_PJRT_PLUGINS" in done.stderr and message in done.stderr, done.stderr
 
 
 #: Programs of the in-suite fuzzer's seed, without special values (XLA's CPU flushes

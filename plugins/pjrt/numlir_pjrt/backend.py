@@ -1,8 +1,10 @@
 """numlir backends on PJRT clients: hlo -> StableHLO (numlir's translation) -> a PJRT
 executable (the client's compiler), loaded on the client's devices.
 
-``tpu`` takes jaxlib's TPU client (libtpu); ``pjrt_cpu`` jaxlib's CPU client. A client that
-is not there (no libtpu, no TPU) makes the backend unavailable with the client's reason.
+``tpu`` takes jaxlib's TPU client (libtpu); ``pjrt_cpu`` jaxlib's CPU client; every
+``name:/path/plugin.so`` in NUMLIR_PJRT_PLUGINS a client of that PJRT plugin, as backend
+``name``. A client that is not there (no libtpu, no TPU, a plugin that does not load)
+makes the backend unavailable with the client's reason.
 """
 
 from __future__ import annotations
@@ -145,3 +147,24 @@ class PjrtCpuBackend(PjrtBackend):
         import jax.extend.backend
 
         return jax.extend.backend.get_backend("cpu")
+
+
+class PjrtPluginBackend(PjrtBackend):
+    """A PJRT plugin loaded from a path (NUMLIR_PJRT_PLUGINS): jaxlib loads it, as
+    ``jax`` loads plugins, and makes its C API client."""
+
+    def __init__(self, name: str, path: str) -> None:
+        super().__init__()
+        self.name = name
+        self.path = path
+
+    def _make_client(self) -> Any:
+        from jax._src.lib import xla_client
+
+        try:
+            xla_client.load_pjrt_plugin_dynamically(self.name, self.path)
+        except Exception as error:  # noqa: BLE001 - dlopen's and the plugin's reasons
+            raise nb.BackendUnavailableError(
+                f"the {self.name!r} backend is unavailable: its PJRT plugin {self.path!r} "
+                f"did not load ({error})") from None
+        return xla_client.make_c_api_client(self.name)

@@ -36,17 +36,37 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "numlir.backends"
+#: Entry points of callables that name backends only known at run time (the PJRT plugins
+#: NUMLIR_PJRT_PLUGINS lists): each returns {name: a callable making that Backend}. numlir
+#: calls them when it first looks a backend up, so they should import little.
+PROVIDER_GROUP = "numlir.backend_providers"
+
+
+class _Provided:
+    """A backend a provider named: loads, as an entry point, to what makes it."""
+
+    def __init__(self, make):
+        self._make = make
+
+    def load(self):
+        return self._make
 
 
 @functools.cache
-def _entry_points() -> dict[str, metadata.EntryPoint]:
-    found = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+def _entry_points() -> dict:
+    found: dict = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
     if "cpu" not in found:
         # Running from a source tree that was never pip-installed has no
         # package metadata; numlir's own backend must still be reachable.
         found["cpu"] = metadata.EntryPoint(
             "cpu", "numlir._src.backends.cpu:CpuBackend", ENTRY_POINT_GROUP
         )
+    for provider in metadata.entry_points(group=PROVIDER_GROUP):
+        for name, make in provider.load()().items():
+            if name in found:
+                raise ValueError(f"backend provider {provider.value} names {name!r}, which is "
+                                 "already a registered backend")
+            found[name] = _Provided(make)
     return found
 
 
