@@ -59,6 +59,11 @@ FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py 
 	test_donation.py test_grad.py test_vmap.py test_host_callbacks.py \
 	test_saved_executables.py test_device_transfer.py test_array_methods.py)
 
+# A slice of the primitive tests again with the PJRT plugin's pjrt_cpu as the default
+# backend (docs/pjrt.md): numlir's StableHLO, compiled and run by jaxlib's CPU client.
+PJRT_TESTS := $(addprefix test/python/,test_control_flow.py test_sorting.py test_indexing.py \
+	test_grad_primitives.py test_dtypes.py test_reductions_where.py test_convolution.py)
+
 # The out-of-tree backend example (docs/backends.md), built against this build's runtime
 # headers and installed into the virtualenv, where the numlir.backends entry point finds it.
 .PHONY: backend-plugin
@@ -69,6 +74,7 @@ test: build backend-plugin
 	$(LLVM_BIN)/lit -s build/test
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 	NUMLIR_NUM_CPU_DEVICES=4 $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(FOUR_DEVICE_TESTS)
+	NUMLIR_BACKEND=pjrt_cpu $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(PJRT_TESTS)
 
 # The special-point sweep (docs/testing.md) in float32 and float64 for every case; `make
 # test` runs each case in one of the two.
