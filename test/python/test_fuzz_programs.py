@@ -920,6 +920,10 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     assert refused(b, "reduce_all", "jnp.all({0})", spectrum)
     assert refused(b, "compare", "{0} > {1}", spectrum, plain)
     assert not refused(b, "reduce_all", "jnp.all({0})", plain)
+    # Seed 123, program 2325: argmin over FFT noise breaks its ties by the noise.
+    assert refused(b, "argmax", "jnp.argmin({0}, axis=0)", spectrum)
+    assert refused(b, "argsort", "jnp.argsort({0}, axis=0)", spectrum)
+    assert not refused(b, "argmax", "jnp.argmin({0}, axis=0)", plain)
     ints = generate.Val("x6", Aval((3,), "int32"), 5.0, False)
     assert refused(b, "reduce_mean", "jnp.mean({0})", ints)
     assert not refused(b, "reduce_sum", "jnp.sum({0})", ints)
