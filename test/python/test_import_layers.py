@@ -73,6 +73,7 @@ LAYER_OF = {
     "numlir._src.dlpack": "runtime",
     "numlir._src.compilation_cache": "core",
     "numlir._src.saved_executable": "runtime",
+    "numlir._src.exported": "runtime",  # numlir.export: lowers with jit, runs with dispatch
     "numlir._src.donation": "runtime",
     "numlir._src.host_callbacks": "runtime",
     "numlir._src.callback": "api",

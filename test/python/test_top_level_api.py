@@ -110,7 +110,7 @@ def test_device_and_process_queries():
     with pytest.raises(ValueError, match="process_index 1"):
         numlir.local_devices(process_index=1)
     with pytest.raises(ValueError, match="unknown numlir backend"):
-        numlir.devices("tpu")
+        numlir.devices("no_such_backend")
 
 
 def test_linear_transpose_matches_jax():
