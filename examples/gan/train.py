@@ -21,8 +21,16 @@ from tqdm import tqdm
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 import data  # noqa: E402
-import images  # noqa: E402
 import model  # noqa: E402
+
+try:
+    import images
+except ModuleNotFoundError as missing:
+    # A bare accelerator host (the lent TPU machine) may lack matplotlib: train, say so,
+    # and write no pictures rather than fail after the last step.
+    if missing.name != "matplotlib":
+        raise
+    images = None
 
 import numlir  # noqa: E402
 from numlir import tree_util  # noqa: E402
@@ -63,6 +71,9 @@ def main(argv=None) -> int:
 
 
 def train(args) -> int:
+    if images is None:
+        print("matplotlib is not installed: losses.png and samples.png will not be written",
+              file=sys.stderr)
     real_images = data.load(args.data)
     gan = model.GAN(model.numlir_stack())
     key = numlir.random.PRNGKey(args.seed)
@@ -86,15 +97,18 @@ def train(args) -> int:
         g_losses.append(float(g_loss))
         bar.set_postfix(d_loss=f"{d_losses[-1]:.3f}", g_loss=f"{g_losses[-1]:.3f}")
     elapsed = time.perf_counter() - started
-    os.makedirs(args.out, exist_ok=True)
-    images.save_loss_curves(os.path.join(args.out, "losses.png"), d_losses, g_losses)
-    samples = gan.gen.apply(state.gen_params, numlir.random.normal(key, (64, model.LATENT)))
-    images.save_sample_grid(os.path.join(args.out, "samples.png"), np.asarray(samples))
+    wrote = ""
+    if images is not None:
+        os.makedirs(args.out, exist_ok=True)
+        images.save_loss_curves(os.path.join(args.out, "losses.png"), d_losses, g_losses)
+        samples = gan.gen.apply(state.gen_params, numlir.random.normal(key, (64, model.LATENT)))
+        images.save_sample_grid(os.path.join(args.out, "samples.png"), np.asarray(samples))
+        wrote = f"; wrote {args.out}/losses.png and {args.out}/samples.png"
     if args.save:
         save_checkpoint(args.save, state, first_step + args.steps)
     print(f"{args.steps} steps in {elapsed:.1f} s (first step includes compiling); "
-          f"final losses: discriminator {d_losses[-1]:.3f}, generator {g_losses[-1]:.3f}; "
-          f"wrote {args.out}/losses.png and {args.out}/samples.png")
+          f"final losses: discriminator {d_losses[-1]:.3f}, generator {g_losses[-1]:.3f}"
+          f"{wrote}")
     return 0
 
 

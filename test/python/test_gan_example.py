@@ -117,6 +117,16 @@ def test_the_script_trains_writes_pictures_and_restores_its_checkpoint(tmp_path,
                        "--restore", str(ckpt)]) == 0
 
 
+def test_the_script_trains_without_matplotlib_and_says_it_writes_no_pictures(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(train, "images", None)
+    out, ckpt = tmp_path / "out", tmp_path / "gan.npz"
+    assert train.main(["--steps", "1", "--batch", str(BATCH), "--out", str(out),
+                       "--save", str(ckpt)]) == 0
+    assert "matplotlib is not installed" in capsys.readouterr().err
+    assert not out.exists() and ckpt.exists()
+
+
 def test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu(tmp_path, gans):
     # --backend pjrt_cpu: the PJRT plugin (docs/pjrt.md) on jaxlib's CPU client; on the TPU
     # machine tools/tpu/run.sh sets NUMLIR_PJRT_TEST_BACKEND=tpu.
