@@ -313,6 +313,9 @@ def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
     failures = []
     for index in range(chunk * FUZZ_PROGRAMS // 3, (chunk + 1) * FUZZ_PROGRAMS // 3):
         program = generate.generate(FUZZ_SEED, index)
+        if os.environ.get("NUMLIR_PJRT_TEST_TRACE"):
+            # An abort inside XLA loses pytest's capture: name the program first.
+            print(f"fuzz program {FUZZ_SEED}/{index}", file=sys.__stderr__, flush=True)
         run_modes.set_x64(program.x64)
         try:
             lib = run_modes.library("numlir")

@@ -23,12 +23,21 @@ pack)
 tests)
   carry_unpack "$here" || exit 1
   mkdir -p "$out" && cd /tmp/nl/nl || exit 1
-  NUMLIR_PJRT_TEST_BACKEND=$backend NUMLIR_ENABLE_COMPILATION_CACHE=0 python3 -m pytest -q \
-    -p no:cacheprovider test/python/test_pjrt_backend.py \
+  # Three runs, so that an abort inside XLA (which kills pytest) hides no other part; the
+  # fuzz part names each program on stderr before compiling it.
+  pjrt_tests() {
+    NUMLIR_PJRT_TEST_BACKEND=$backend NUMLIR_PJRT_TEST_TRACE=1 \
+      NUMLIR_ENABLE_COMPILATION_CACHE=0 python3 -m pytest -v -rfE --tb=short \
+      -p no:cacheprovider "$@" >> "$out/tests-$backend.log" 2>&1
+  }
+  status=0
+  pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer" || status=1
+  pjrt_tests test/python/test_pjrt_backend.py -k fuzzer || status=1
+  pjrt_tests \
     test/python/test_gan_example.py::test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu \
-    > "$out/tests-$backend.log" 2>&1
-  status=$?
-  tail -5 "$out/tests-$backend.log"
+    || status=1
+  cp -r /tmp/tpu_logs "$out/" 2>/dev/null
+  grep -E "passed|failed|Fatal" "$out/tests-$backend.log"
   exit $status ;;
 bench)
   carry_unpack "$here" || exit 1
