@@ -166,6 +166,45 @@ def run_round(worker: WorkerProcess, workload, cell: dict, opts) -> None:
         cell.setdefault("rounds", []).append(answer)
 
 
+def turns(frameworks: list[str], device: str | None) -> list[list[str]]:
+    """Which frameworks' workers run at the same time. A TPU belongs to one process at a
+    time (libtpu's lockfile), so there each framework compiles and times everything before
+    the next starts; elsewhere all are interleaved round by round."""
+    return [[f] for f in frameworks] if device == "tpu" else [list(frameworks)]
+
+
+def measure(chosen, rows, frameworks, workers, tmp: pathlib.Path, stamp: str, opts) -> None:
+    """Compiles and times every chosen workload on ``frameworks``, each in a new worker
+    (kept in ``workers`` for its version and error), results into ``rows``."""
+    logs = opts.results_dir / "logs"
+    started = {}
+    for f in tqdm(frameworks, desc="starting workers", file=sys.stderr):
+        started[f] = workers[f] = WorkerProcess(f, opts.quick, logs / f"{stamp}-{f}.log",
+                                                opts.device)
+    min_sample_s = 0.01 if opts.quick else 0.05
+    try:
+        setups = [(w, row, f) for w, row in zip(chosen, rows) for f in frameworks]
+        for w, row, f in tqdm(setups, desc="compiling", file=sys.stderr):
+            path = tmp / f"{w.name}-{f}.npz"
+            answer = started[f].ask(op="setup", workload=w.name, out=str(path),
+                                    min_sample_s=min_sample_s)
+            row["results"][f].update(answer)
+            if answer.get("supported") and "error" not in answer:
+                row.setdefault("_saved", {})[f] = path
+        steps = opts.rounds * len(chosen) * len(frameworks)
+        with tqdm(total=steps, desc="rounds", file=sys.stderr) as progress:
+            for r in range(opts.rounds):
+                progress.set_description(f"round {r + 1}/{opts.rounds}")
+                for w, row in zip(chosen, rows):
+                    for f in frameworks:
+                        progress.set_postfix_str(f"{w.name} {f}")
+                        run_round(started[f], w, row["results"][f], opts)
+                        progress.update()
+    finally:
+        for worker in started.values():
+            worker.close()
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer repeats")
@@ -213,42 +252,18 @@ def main(argv=None) -> None:
     chosen = specs.select(opts.quick, opts.only)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     opts.results_dir.mkdir(parents=True, exist_ok=True)
-    logs = opts.results_dir / "logs"
-    logs.mkdir(exist_ok=True)
-    min_sample_s = 0.01 if opts.quick else 0.05
+    (opts.results_dir / "logs").mkdir(exist_ok=True)
 
     machine_runs = [measure_machine(opts.quick)]
-    workers = {}
-    for f in tqdm(opts.frameworks, desc="starting workers", file=sys.stderr):
-        workers[f] = WorkerProcess(f, opts.quick, logs / f"{stamp}-{f}.log", opts.device)
     rows = [{"name": w.name, "title": w.title, "dims": w.dims, "bytes": w.bytes,
              "flops": w.flops, "limit": w.limit, "unit": w.unit, "tolerance": w.tolerance,
              "results": {f: {} for f in opts.frameworks}} for w in chosen]
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            setups = [(w, row, f) for w, row in zip(chosen, rows) for f in opts.frameworks]
-            for w, row, f in tqdm(setups, desc="compiling", file=sys.stderr):
-                path = pathlib.Path(tmp) / f"{w.name}-{f}.npz"
-                answer = workers[f].ask(op="setup", workload=w.name, out=str(path),
-                                        min_sample_s=min_sample_s)
-                row["results"][f].update(answer)
-                if answer.get("supported") and "error" not in answer:
-                    row.setdefault("_saved", {})[f] = path
-            for w, row in zip(chosen, rows):
-                row["check"] = check_outputs(row, row.pop("_saved", {}), w.tolerance)
-
-            steps = opts.rounds * len(chosen) * len(opts.frameworks)
-            with tqdm(total=steps, desc="rounds", file=sys.stderr) as progress:
-                for r in range(opts.rounds):
-                    progress.set_description(f"round {r + 1}/{opts.rounds}")
-                    for w, row in zip(chosen, rows):
-                        for f in opts.frameworks:
-                            progress.set_postfix_str(f"{w.name} {f}")
-                            run_round(workers[f], w, row["results"][f], opts)
-                            progress.update()
-    finally:
-        for worker in workers.values():
-            worker.close()
+    workers = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for frameworks in turns(opts.frameworks, opts.device):
+            measure(chosen, rows, frameworks, workers, pathlib.Path(tmp), stamp, opts)
+        for w, row in zip(chosen, rows):
+            row["check"] = check_outputs(row, row.pop("_saved", {}), w.tolerance)
     machine_runs.append(measure_machine(opts.quick))
 
     machine = best_machine(machine_runs)

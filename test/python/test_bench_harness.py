@@ -80,6 +80,13 @@ def test_a_framework_that_cannot_start_is_reported(tmp_path, monkeypatch):
     assert "seconds" in w1["results"]["numpy"] and "error" in w1["results"]["torch"]
 
 
+def test_on_a_tpu_the_frameworks_take_turns_as_libtpu_allows_one_process():
+    import run
+    assert run.turns(["numlir", "jax"], "tpu") == [["numlir"], ["jax"]]
+    assert run.turns(["numlir", "jax"], "pjrt_cpu") == [["numlir", "jax"]]
+    assert run.turns(["numlir", "numpy", "torch"], None) == [["numlir", "numpy", "torch"]]
+
+
 def test_unknown_names_are_refused(tmp_path):
     done = _run(tmp_path, "--only", "W99", "--frameworks", "numpy")
     assert done.returncode != 0 and "unknown workload(s) W99" in done.stderr

@@ -76,13 +76,30 @@ def test_device_put_and_get_keep_every_bit(pjrt, name):
     assert numlir.device_get(x).tobytes() == np.asarray(value).tobytes()
 
 
+def on_jax_here(f, *args):
+    """f's result from jax.jit with x64 on the jax device of the backend under test: a TPU
+    emulates float64 with pairs of float32 (float32's range), so there jax is the reference."""
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        device = jax.devices(JAX_PLATFORM)[0]
+        return np.asarray(jax.jit(f)(*jax.device_put(args, device)))
+    finally:
+        jax.config.update("jax_enable_x64", previous)
+
+
 def test_64_bit_values_stay_64_bit_with_x64(pjrt):
+    a = np.array([1e300, -2**62, 1 + 2**-40, 3e30], np.float64)
+    b = np.array([2**62, -1, 0, 2**40 + 1], np.int64)
+    f = lambda a, b: a * 2 + b.astype(a.dtype)  # noqa: E731
     with numlir.enable_x64(True):
-        x = numlir.device_put(np.array([1e300, -2**62], np.float64), pjrt)
-        i = numlir.device_put(np.array([2**62, -1], np.int64), pjrt)
-        y = numlir.jit(lambda a, b: a * 2 + b.astype(a.dtype))(x, i)
+        x, i = numlir.device_put(a, pjrt), numlir.device_put(b, pjrt)
+        y = numlir.jit(f)(x, i)
         assert y.dtype == np.float64 and y.device == pjrt
-        np.testing.assert_array_equal(np.asarray(y), [2e300 + 2.0**62, -2.0**63 - 1])
+    np.testing.assert_array_equal(np.asarray(y), on_jax_here(f, a, b))
+    if BACKEND == "pjrt_cpu":
+        np.testing.assert_array_equal(np.asarray(y), [2e300 + 2.0**62, -2.0**63 - 1,
+                                                      2 + 2**-39, 6e30 + 2**40 + 1])
 
 
 def mlp(params, x):

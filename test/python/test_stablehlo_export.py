@@ -167,6 +167,19 @@ def test_complex_to_real_converts_of_constants_compile_on_pjrt():
                 c[::-1].copy())
 
 
+def test_bool_and_integer_to_complex_converts_set_the_real_part_on_pjrt():
+    # XLA's TPU compiler aborted on pred -> complex<f64> (test_pjrt_backend's fuzz programs
+    # on the TPU, seed 8); the translation converts to the real part's type first.
+    b = np.array([True, False, True])
+    i = np.array([-3, 0, 2**31 - 1], np.int32)
+    u = np.array([0, 7, 2**32 - 1], np.uint32)
+    assert_same(lambda b, i, u: (b.astype(jnp.complex64), i.astype(jnp.complex64),
+                                 u.astype(jnp.complex64) * 2), b, i, u)
+    with numlir.enable_x64(True):
+        assert_same(lambda b, i: (b.astype(jnp.complex128), i.astype(jnp.complex128) * 1j),
+                    b, i)
+
+
 def test_control_flow_matches_on_pjrt():
     x = floats(4, 3)
     assert_same(lambda x, n: (lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * 1.1 + i, x),

@@ -6,7 +6,8 @@
 #   tools/tpu/run.sh pack
 #   bash .tpu-carry/run.sh tests [BACKEND]   # test_pjrt_backend.py and the DCGAN example
 #                                             # against numlir's CPU backend, on BACKEND
-#   bash .tpu-carry/run.sh bench [BACKEND]   # bench/run.py --device BACKEND beside jax
+#   bash .tpu-carry/run.sh bench [BACKEND [OPTION...]]  # bench/run.py --device BACKEND
+#                                             # beside jax, e.g. --only W1,W7,D
 #
 # BACKEND is tpu; pjrt_cpu (jaxlib's CPU client) rehearses a part on any machine.
 set -u
@@ -17,14 +18,14 @@ backend=${2:-tpu}
 out=${OUT:-/tmp/tpu-out}
 case "$part" in
 pack)
-  carry_pack "$(git rev-parse --show-toplevel)" tqdm dm-haiku jmp tabulate pytest pluggy \
-    iniconfig || exit 1
+  carry_pack "$(git rev-parse --show-toplevel)" tqdm dm-haiku jmp tabulate absl-py pytest \
+    pluggy iniconfig || exit 1
   cp tools/tpu/run.sh "$CARRY/" && du -sh "$CARRY" ;;
 tests)
   carry_unpack "$here" || exit 1
   mkdir -p "$out" && cd /tmp/nl/nl || exit 1
-  # Three runs, so that an abort inside XLA (which kills pytest) hides no other part; the
-  # fuzz part names each program on stderr before compiling it.
+  # Several runs, so that an abort inside XLA (which kills pytest) hides no other part;
+  # the fuzz parts name each program on stderr before compiling it.
   pjrt_tests() {
     NUMLIR_PJRT_TEST_BACKEND=$backend NUMLIR_PJRT_TEST_TRACE=1 \
       NUMLIR_ENABLE_COMPILATION_CACHE=0 python3 -m pytest -v -rfE --tb=short \
@@ -32,7 +33,12 @@ tests)
   }
   status=0
   pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer" || status=1
-  pjrt_tests test/python/test_pjrt_backend.py -k fuzzer || status=1
+  for chunk in 0 1 2; do
+    # --capture=sys: the program names reach the log even when XLA aborts.
+    pjrt_tests --capture=sys \
+      "test/python/test_pjrt_backend.py::test_fuzzer_programs_agree_with_numlirs_cpu_backend[$chunk]" \
+      || status=1
+  done
   pjrt_tests \
     test/python/test_gan_example.py::test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu \
     || status=1
@@ -42,12 +48,12 @@ tests)
 bench)
   carry_unpack "$here" || exit 1
   mkdir -p "$out" && cd /tmp/nl/nl || exit 1
-  python3 bench/run.py --device "$backend" --rounds 2 --no-chart \
+  python3 bench/run.py --device "$backend" --rounds 2 --no-chart "${@:3}" \
     --results-dir "$out/bench-$backend" > "$out/bench-$backend.txt" 2>"$out/bench-$backend.err"
   status=$?
   tail -25 "$out/bench-$backend.txt"
   exit $status ;;
 *)
-  echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND]" >&2
+  echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND [OPTION...]]" >&2
   exit 2 ;;
 esac

@@ -68,3 +68,21 @@ func.func @complex_to_real(%c: tensor<2xcomplex<f32>>) -> (tensor<2xf32>, tensor
   %2 = hlo.convert %c : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f64>>
   return %0, %1, %2 : tensor<2xf32>, tensor<2xi32>, tensor<2xcomplex<f64>>
 }
+
+// -----
+
+// A bool or an integer converts to a complex type through the real part's
+// type (XLA's TPU compiler aborts on pred -> complex<f64>); a float converts
+// directly, as JAX emits it.
+// CHECK-LABEL: sym_name = "integer_to_complex"
+// CHECK: %[[B:.*]] = "stablehlo.convert"(%arg0) : (tensor<2xi1>) -> tensor<2xf64>
+// CHECK: "stablehlo.convert"(%[[B]]) : (tensor<2xf64>) -> tensor<2xcomplex<f64>>
+// CHECK: %[[U:.*]] = "stablehlo.convert"(%arg1) : (tensor<2xui32>) -> tensor<2xf32>
+// CHECK: "stablehlo.convert"(%[[U]]) : (tensor<2xf32>) -> tensor<2xcomplex<f32>>
+// CHECK: "stablehlo.convert"(%arg2) : (tensor<2xf32>) -> tensor<2xcomplex<f64>>
+func.func @integer_to_complex(%b: tensor<2xi1>, %u: tensor<2xui32>, %f: tensor<2xf32>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>) {
+  %0 = hlo.convert %b : tensor<2xi1> -> tensor<2xcomplex<f64>>
+  %1 = hlo.convert %u : tensor<2xui32> -> tensor<2xcomplex<f32>>
+  %2 = hlo.convert %f : tensor<2xf32> -> tensor<2xcomplex<f64>>
+  return %0, %1, %2 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>
+}

@@ -95,8 +95,10 @@ private:
     OperationState state(op->getLoc(), "stablehlo.unknown");
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
-    if (auto convert = dyn_cast<hlo::ConvertOp>(op))
+    if (auto convert = dyn_cast<hlo::ConvertOp>(op)) {
       translateComplexToRealConvert(convert, state);
+      translateIntegerToComplexConvert(convert, state);
+    }
     auto same = sameShapedOps().find(op->getName().stripDialect());
     if (same != sameShapedOps().end()) {
       state.name = OperationName(same->second, context);
@@ -155,6 +157,21 @@ private:
     if (!complex || isa<ComplexType>(getElementTypeOrSelf(op.getType())))
       return;
     OperationState real(op.getLoc(), "stablehlo.real");
+    real.addOperands(op.getOperand());
+    real.addTypes(from.clone(complex.getElementType()));
+    state.operands.assign({builder.create(real)->getResult(0)});
+  }
+
+  /// hlo.convert of a bool or an integer to a complex type sets the real
+  /// part; XLA's TPU compiler has no such convert to complex<f64> (it aborts),
+  /// so the value converts to the real part's type first.
+  void translateIntegerToComplexConvert(hlo::ConvertOp op,
+                                        OperationState &state) {
+    auto from = cast<ShapedType>(op.getOperand().getType());
+    auto complex = dyn_cast<ComplexType>(getElementTypeOrSelf(op.getType()));
+    if (!complex || !isa<IntegerType>(from.getElementType()))
+      return;
+    OperationState real(op.getLoc(), "stablehlo.convert");
     real.addOperands(op.getOperand());
     real.addTypes(from.clone(complex.getElementType()));
     state.operands.assign({builder.create(real)->getResult(0)});
