@@ -167,17 +167,21 @@ def test_complex_to_real_converts_of_constants_compile_on_pjrt():
                 c[::-1].copy())
 
 
-def test_bool_and_integer_to_complex_converts_set_the_real_part_on_pjrt():
-    # XLA's TPU compiler aborted on pred -> complex<f64> (test_pjrt_backend's fuzz programs
-    # on the TPU, seed 8); the translation converts to the real part's type first.
+def test_real_to_complex_converts_set_the_real_part_on_pjrt():
+    # XLA's TPU compiler aborted on converts to complex<f64> from pred and from f64
+    # (test_pjrt_backend's fuzz programs on the TPU, seed 8, programs 44 and 6); the
+    # translation builds the number with stablehlo.complex instead.
     b = np.array([True, False, True])
     i = np.array([-3, 0, 2**31 - 1], np.int32)
     u = np.array([0, 7, 2**32 - 1], np.uint32)
-    assert_same(lambda b, i, u: (b.astype(jnp.complex64), i.astype(jnp.complex64),
-                                 u.astype(jnp.complex64) * 2), b, i, u)
+    f = np.array([-0.0, np.inf, np.nan, -1.5], np.float32)
+    assert_same(lambda b, i, u, f: (b.astype(jnp.complex64), i.astype(jnp.complex64),
+                                    u.astype(jnp.complex64) * 2, f.astype(jnp.complex64)),
+                b, i, u, f)
     with numlir.enable_x64(True):
-        assert_same(lambda b, i: (b.astype(jnp.complex128), i.astype(jnp.complex128) * 1j),
-                    b, i)
+        assert_same(lambda b, i, f: (b.astype(jnp.complex128), i.astype(jnp.complex128) * 1j,
+                                     f.astype(jnp.complex128),
+                                     f.astype(jnp.float64).astype(jnp.complex128)), b, i, f)
 
 
 def test_control_flow_matches_on_pjrt():

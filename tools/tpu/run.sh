@@ -18,8 +18,9 @@ backend=${2:-tpu}
 out=${OUT:-/tmp/tpu-out}
 case "$part" in
 pack)
-  carry_pack "$(git rev-parse --show-toplevel)" tqdm dm-haiku jmp tabulate absl-py pytest \
-    pluggy iniconfig || exit 1
+  # The machine has jax and numpy; the DCGAN's reference (haiku, optax) and pytest travel.
+  carry_pack "$(git rev-parse --show-toplevel)" tqdm tabulate dm-haiku jmp absl-py optax \
+    chex toolz pytest pluggy iniconfig || exit 1
   cp tools/tpu/run.sh "$CARRY/" && du -sh "$CARRY" ;;
 tests)
   carry_unpack "$here" || exit 1

@@ -71,18 +71,26 @@ func.func @complex_to_real(%c: tensor<2xcomplex<f32>>) -> (tensor<2xf32>, tensor
 
 // -----
 
-// A bool or an integer converts to a complex type through the real part's
-// type (XLA's TPU compiler aborts on pred -> complex<f64>); a float converts
-// directly, as JAX emits it.
-// CHECK-LABEL: sym_name = "integer_to_complex"
+// A bool, integer or float converts to a complex type as its real part:
+// stablehlo.complex of the value in the part's type and a zero, since XLA's
+// TPU compiler aborts on converts to complex<f64> (from pred and from f64).
+// CHECK-LABEL: sym_name = "real_to_complex"
 // CHECK: %[[B:.*]] = "stablehlo.convert"(%arg0) : (tensor<2xi1>) -> tensor<2xf64>
-// CHECK: "stablehlo.convert"(%[[B]]) : (tensor<2xf64>) -> tensor<2xcomplex<f64>>
+// CHECK: %[[Z:.*]] = "stablehlo.constant"() {value = dense<0.000000e+00> : tensor<2xf64>}
+// CHECK: "stablehlo.complex"(%[[B]], %[[Z]]) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xcomplex<f64>>
 // CHECK: %[[U:.*]] = "stablehlo.convert"(%arg1) : (tensor<2xui32>) -> tensor<2xf32>
-// CHECK: "stablehlo.convert"(%[[U]]) : (tensor<2xf32>) -> tensor<2xcomplex<f32>>
-// CHECK: "stablehlo.convert"(%arg2) : (tensor<2xf32>) -> tensor<2xcomplex<f64>>
-func.func @integer_to_complex(%b: tensor<2xi1>, %u: tensor<2xui32>, %f: tensor<2xf32>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>) {
+// CHECK: %[[Z2:.*]] = "stablehlo.constant"
+// CHECK: "stablehlo.complex"(%[[U]], %[[Z2]]) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f32>>
+// CHECK: %[[F:.*]] = "stablehlo.convert"(%arg2) : (tensor<2xf32>) -> tensor<2xf64>
+// CHECK: %[[Z3:.*]] = "stablehlo.constant"
+// CHECK: "stablehlo.complex"(%[[F]], %[[Z3]])
+// CHECK-NOT: "stablehlo.convert"(%arg3)
+// CHECK: %[[Z4:.*]] = "stablehlo.constant"
+// CHECK: "stablehlo.complex"(%arg3, %[[Z4]]) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xcomplex<f64>>
+func.func @real_to_complex(%b: tensor<2xi1>, %u: tensor<2xui32>, %f: tensor<2xf32>, %d: tensor<2xf64>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>) {
   %0 = hlo.convert %b : tensor<2xi1> -> tensor<2xcomplex<f64>>
   %1 = hlo.convert %u : tensor<2xui32> -> tensor<2xcomplex<f32>>
   %2 = hlo.convert %f : tensor<2xf32> -> tensor<2xcomplex<f64>>
-  return %0, %1, %2 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>
+  %3 = hlo.convert %d : tensor<2xf64> -> tensor<2xcomplex<f64>>
+  return %0, %1, %2, %3 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
 }

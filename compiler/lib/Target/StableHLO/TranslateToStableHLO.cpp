@@ -95,12 +95,10 @@ private:
     OperationState state(op->getLoc(), "stablehlo.unknown");
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
-    if (auto convert = dyn_cast<hlo::ConvertOp>(op)) {
-      translateComplexToRealConvert(convert, state);
-      translateIntegerToComplexConvert(convert, state);
-    }
     auto same = sameShapedOps().find(op->getName().stripDialect());
-    if (same != sameShapedOps().end()) {
+    if (auto convert = dyn_cast<hlo::ConvertOp>(op)) {
+      translateConvert(convert, state);
+    } else if (same != sameShapedOps().end()) {
       state.name = OperationName(same->second, context);
       state.addAttributes(op->getAttrs());
     } else if (auto update = dyn_cast<hlo::DynamicUpdateSliceOp>(op)) {
@@ -148,33 +146,35 @@ private:
     return success();
   }
 
-  /// hlo.convert of a complex number to a real or integer type keeps its
-  /// real part; XLA has no such convert (its constant folder crashes on
-  /// one), so it converts stablehlo.real's result instead.
-  void translateComplexToRealConvert(hlo::ConvertOp op, OperationState &state) {
+  /// hlo.convert keeps its meaning in StableHLO but for two kinds, which
+  /// XLA handles badly. A complex number converts to a real or integer type
+  /// by its real part: XLA has no such convert (its constant folder crashes
+  /// on one), so stablehlo.real comes first. A bool, integer or float
+  /// converts to a complex type as the real part: XLA's TPU compiler aborts
+  /// on converts to complex<f64> (from pred and from f64 alike), so the
+  /// translation builds the number with stablehlo.complex and a zero.
+  void translateConvert(hlo::ConvertOp op, OperationState &state) {
+    state.name = OperationName("stablehlo.convert", context);
     auto from = cast<ShapedType>(op.getOperand().getType());
-    auto complex = dyn_cast<ComplexType>(from.getElementType());
-    if (!complex || isa<ComplexType>(getElementTypeOrSelf(op.getType())))
-      return;
-    OperationState real(op.getLoc(), "stablehlo.real");
-    real.addOperands(op.getOperand());
-    real.addTypes(from.clone(complex.getElementType()));
-    state.operands.assign({builder.create(real)->getResult(0)});
-  }
-
-  /// hlo.convert of a bool or an integer to a complex type sets the real
-  /// part; XLA's TPU compiler has no such convert to complex<f64> (it aborts),
-  /// so the value converts to the real part's type first.
-  void translateIntegerToComplexConvert(hlo::ConvertOp op,
-                                        OperationState &state) {
-    auto from = cast<ShapedType>(op.getOperand().getType());
-    auto complex = dyn_cast<ComplexType>(getElementTypeOrSelf(op.getType()));
-    if (!complex || !isa<IntegerType>(from.getElementType()))
-      return;
-    OperationState real(op.getLoc(), "stablehlo.convert");
-    real.addOperands(op.getOperand());
-    real.addTypes(from.clone(complex.getElementType()));
-    state.operands.assign({builder.create(real)->getResult(0)});
+    auto fromComplex = dyn_cast<ComplexType>(from.getElementType());
+    auto toComplex = dyn_cast<ComplexType>(getElementTypeOrSelf(op.getType()));
+    if (fromComplex && !toComplex) {
+      Value real = create("stablehlo.real", {op.getOperand()},
+                          from.clone(fromComplex.getElementType()));
+      state.operands.assign({real});
+    } else if (toComplex && !fromComplex) {
+      Type part = toComplex.getElementType();
+      auto partType = RankedTensorType::get(from.getShape(), part);
+      Value real = op.getOperand();
+      if (from.getElementType() != part)
+        real = create("stablehlo.convert", {real}, partType);
+      Value zero = create(
+          "stablehlo.constant", {}, partType,
+          {builder.getNamedAttr("value", DenseElementsAttr::get(
+                                             partType, builder.getZeroAttr(part)))});
+      state.name = OperationName("stablehlo.complex", context);
+      state.operands.assign({real, zero});
+    }
   }
 
   /// StableHLO's `#stablehlo.<kind><field = [..], ..., index_vector_dim = n>`,
