@@ -45,14 +45,17 @@ def summarize(cell: dict) -> dict:
     return cell
 
 
-def finish(workload: dict, machine: dict, frameworks: list[str]) -> dict:
+def finish(workload: dict, machine: dict, frameworks: list[str],
+           device: str | None = None) -> dict:
+    """Summaries, ratios to numlir and the limit; a run on a device (``--device``) has no
+    limit: the machine measured is the host's CPU, not the chip."""
     results = workload["results"]
     for cell in results.values():
         summarize(cell)
     timed = {f: c["seconds"] for f, c in results.items() if "seconds" in c}
     base = timed.get("numlir")
     workload["ratios"] = {f: base / s for f, s in timed.items() if base and f != "numlir"}
-    limit = limit_seconds(workload, machine)
+    limit = None if device else limit_seconds(workload, machine)
     workload["limit_s"] = limit
     workload["fraction_of_limit"] = {f: limit / s for f, s in timed.items()} if limit else {}
     peers = {f: s for f, s in timed.items() if f != "numlir"}

@@ -278,7 +278,7 @@ def main(argv=None) -> None:
                  "cpus": os.cpu_count(), "loadavg_start": load_start,
                  "loadavg": os.getloadavg()},
         "machine": machine,
-        "workloads": [report.finish(row, machine, opts.frameworks) for row in rows],
+        "workloads": [report.finish(row, machine, opts.frameworks, opts.device) for row in rows],
     }
     text = report.tables(run)
     print(text)
