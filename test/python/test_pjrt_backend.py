@@ -106,6 +106,23 @@ def test_64_bit_values_stay_64_bit_with_x64(pjrt):
                                                       2 + 2**-39, 6e30 + 2**40 + 1])
 
 
+def test_a_donated_device_buffer_holds_the_output(pjrt):
+    # The module's tf.aliasing_output pairs the two; PJRT moves the donated buffer into the
+    # output (on jaxlib's CPU client, an array put from host memory may alias that memory
+    # and is copied instead, as PJRT decides).
+    x = numlir.device_put(np.arange(4096, dtype=np.float32), pjrt)
+    y = numlir.jit(lambda a: a + 0)(x)  # a buffer PJRT allocated
+    where = y._value.unsafe_buffer_pointer()
+    step = numlir.jit(lambda a, b: (a * 2 + b, b.sum()), donate_argnums=0)
+    z, total = step(y, x)
+    assert y.is_deleted() and not x.is_deleted() and z.device == pjrt
+    assert z._value.unsafe_buffer_pointer() == where
+    np.testing.assert_array_equal(np.asarray(z), np.arange(4096, dtype=np.float32) * 3)
+    assert float(total) == float(np.arange(4096).sum())
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(y)
+
+
 def mlp(params, x, np_=jnp):
     for w, b in params:
         x = np_.tanh(x @ w + b)

@@ -152,9 +152,9 @@ def execute(exe, leaves: list, in_avals, out_avals, pairs: dict[int, int],
     device if ``committed``."""
     device = exe.device
     if pairs and not device.host_memory:
-        # Buffers in a device's own memory are not shared with the host, so nothing else
-        # can see them; this increment hands them no output (a fresh buffer each), and the
-        # donors are deleted as JAX deletes them.
+        # Buffers in a device's own memory belong to its runtime: the module's aliasing
+        # attributes ask it to move each donated buffer into its output (PJRT does), and
+        # the donors are deleted as JAX deletes them.
         donors = [leaves[i] for i in pairs if type(leaves[i]) is Array]
         try:
             return dispatch.execute(exe, dispatch.device_args(leaves, in_avals, device),
