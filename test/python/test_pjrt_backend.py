@@ -332,6 +332,38 @@ for name in ("gone", "bogus"):
     assert f"its PJRT plugin '{not_a_library}' did not load" in lines[1]
 
 
+def _libtpu_path() -> str | None:
+    try:
+        import libtpu
+    except ImportError:
+        return None
+    getter = getattr(libtpu, "get_library_path", None)
+    path = getter() if getter else os.path.join(os.path.dirname(libtpu.__file__), "libtpu.so")
+    return path if os.path.exists(path) else None
+
+
+@pytest.mark.skipif(_libtpu_path() is None, reason="libtpu is not installed here")
+def test_libtpu_given_by_path_is_a_backend_that_computes():
+    # libtpu lets one process hold the chip, so tools/tpu/run.sh runs this test in a pytest
+    # of its own before the others; jax's own backends stay on the CPU in the child.
+    done = subprocess.run([sys.executable, "-c", """
+import numpy as np
+import numlir, numlir.numpy as jnp
+d = numlir.devices("libtpu_by_path")[0]
+x = numlir.device_put(np.arange(8, dtype=np.float32), d)
+y = numlir.jit(lambda a: jnp.sin(a) * 2 + a.sum())(x)
+assert y.device == d, y.device
+want = np.sin(np.arange(8)) * 2 + 28
+print(d.platform, d.device_kind, float(np.max(np.abs(np.asarray(y) - want))))
+"""], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NUMLIR_PJRT_PLUGINS": f"libtpu_by_path:{_libtpu_path()}",
+             "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    platform, *kind, error = done.stdout.split()
+    assert platform == "libtpu_by_path" and "TPU" in " ".join(kind).upper()
+    assert float(error) < 1e-4
+
+
 @pytest.mark.parametrize("value, message", [
     ("nocolon", "comma-separated name:/path/plugin.so"),
     ("Bad-Name:/x.so", "comma-separated name:/path/plugin.so"),

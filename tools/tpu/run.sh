@@ -33,7 +33,9 @@ tests)
       -p no:cacheprovider "$@" >> "$out/tests-$backend.log" 2>&1
   }
   status=0
-  pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer" || status=1
+  # First, while no process holds the chip: libtpu loaded by path (NUMLIR_PJRT_PLUGINS).
+  pjrt_tests test/python/test_pjrt_backend.py -k libtpu || status=1
+  pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer and not libtpu" || status=1
   for chunk in 0 1 2; do
     # --capture=sys: the program names reach the log even when XLA aborts.
     pjrt_tests --capture=sys \
