@@ -8,9 +8,9 @@ import numpy as np
 
 from numlir._src import core, device_queries, device_transfer, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import (bit_views, creation, cumulative, float_ops, indexing,
-                               indices_and_shapes, joining, linalg_ops, reductions, reshaping,
-                               selection, sorting, ufuncs)
+from numlir._src.numpy import (array_api_info, bit_views, creation, cumulative, float_ops,
+                               indexing, indices_and_shapes, joining, linalg_ops, reductions,
+                               reshaping, selection, sorting, ufuncs)
 
 
 def _is_operand(x) -> bool:
@@ -133,6 +133,7 @@ def _methods() -> dict:
         "any": lambda self, axis=None, keepdims=False: reductions.any(self, axis=axis, keepdims=keepdims),
         "dot": lambda self, other: linalg_ops.dot(self, other),
         "__getitem__": lambda self, idx: indexing.getitem(self, idx),
+        "__array_namespace__": array_api_info.array_namespace,
         "nonzero": _nonzero,
         "compress": _compress,
         "choose": _choose,
