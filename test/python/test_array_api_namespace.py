@@ -335,15 +335,16 @@ def test_array_copies_unless_copy_is_false_as_jax():
     assert jjnp.array(jx) is not jx
 
 
-def test_astype_copies_by_default_as_the_standard_says():
+def test_astype_copies_when_asked_and_keeps_jaxs_default_of_no_copy():
     x = jnp.arange(3.0)
-    y = jnp.astype(x, jnp.float32)
+    assert jnp.astype(x, jnp.float32) is x  # jax's default copy=False
+    y = jnp.astype(x, jnp.float32, copy=True)
     assert y is not x and not _shares_buffer(x, y)
-    assert jnp.astype(x, jnp.float32, copy=True) is not x
-    assert jnp.astype(x, jnp.float32, copy=False) is x  # the standard: x itself
+    assert jnp.astype(x, jnp.float32, copy=False) is x
     z = jnp.astype(x, jnp.int32, copy=False)  # a new dtype is always a new array
     assert z.dtype == np.int32 and z is not x
-    jx = jjnp.arange(3.0)  # jax agrees where it is told copy=
+    jx = jjnp.arange(3.0)  # jax agrees
+    assert jjnp.astype(jx, jjnp.float32) is jx
     assert jjnp.astype(jx, jjnp.float32, copy=True) is not jx
     assert jjnp.astype(jx, jjnp.float32, copy=False) is jx
 

@@ -91,7 +91,7 @@ def _to_device(self, device, *, stream=None):
 
 
 def _astype(self, dtype, copy: bool = False, device=None):
-    """``numlir.numpy.astype(self, dtype)``, with jax.Array.astype's default ``copy=False``."""
+    """``numlir.numpy.astype(self, dtype)``; unlike the function, ``copy`` may be positional."""
     return creation.astype(self, dtype, copy=copy, device=device)
 
 

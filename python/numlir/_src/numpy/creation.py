@@ -150,12 +150,12 @@ def array(object, dtype=None, copy: bool = True, order: str | None = "K", ndmin:
     return out
 
 
-def astype(x, dtype, /, *, copy: bool = True, device=None):
+def astype(x, dtype, /, *, copy: bool = False, device=None):
     """``x`` converted to ``dtype`` (to bool: ``x != 0``), on ``device`` if given.
 
-    As the array API standard says, ``copy=True`` (the default; jax's is False) always gives a
-    new array and ``copy=False`` returns ``x`` itself when it already has ``dtype`` (and lives
-    on ``device``)."""
+    ``copy=True`` always gives a new array; ``copy=False`` (jax's default; the standard's is
+    True, which only an object's identity can tell from it) returns ``x`` itself when it
+    already has ``dtype`` (and lives on ``device``)."""
     check_arraylike("astype", x)
     dtype = dtypes.canonicalize_dtype(dtype)
 
