@@ -7,6 +7,8 @@ Example::
     Array(1.9901096, dtype=float32)
 """
 
+import sys as _sys
+
 import numpy as _np
 
 ComplexWarning = _np.exceptions.ComplexWarning
@@ -105,6 +107,13 @@ pow = power  # noqa: A001
 
 from numlir.numpy import linalg  # noqa: E402 - numlir.numpy.linalg
 from numlir.numpy import fft  # noqa: E402 - numlir.numpy.fft
+
+# The Python array API standard: x.__array_namespace__() is this module.
+from numlir._src.numpy import array_api_info as _array_api_info  # noqa: E402
+
+__array_api_version__ = _array_api_info.API_VERSION
+__array_namespace_info__ = _array_api_info.array_namespace_info
+_array_api_info.register_namespace(_sys.modules[__name__])
 
 from numlir._src import traceback_util as _traceback_util  # noqa: E402
 

@@ -8,9 +8,9 @@ import numpy as np
 
 from numlir._src import core, device_queries, device_transfer, traceback_util
 from numlir._src.array_methods import ArrayMethods
-from numlir._src.numpy import (bit_views, creation, cumulative, float_ops, indexing,
-                               indices_and_shapes, joining, linalg_ops, reductions, reshaping,
-                               selection, sorting, ufuncs)
+from numlir._src.numpy import (array_api_info, bit_views, creation, cumulative, float_ops,
+                               indexing, indices_and_shapes, joining, linalg_ops, reductions,
+                               reshaping, selection, sorting, ufuncs)
 
 
 def _is_operand(x) -> bool:
@@ -84,9 +84,20 @@ def _choose(self, choices, out=None, mode="raise"):
 
 
 def _to_device(self, device, *, stream=None):
-    """The array on ``device``, committed there (the array API's ``to_device``)."""
+    """The array on ``device``, committed there (the array API's ``to_device``); ``stream`` is
+    accepted for the standard's signature (numlir's devices run each call to completion)."""
     del stream
     return device_transfer.device_put(self, device)
+
+
+def _astype(self, dtype, copy: bool = False, device=None):
+    """``numlir.numpy.astype(self, dtype)``; unlike the function, ``copy`` may be positional."""
+    return creation.astype(self, dtype, copy=copy, device=device)
+
+
+def _setitem(self, idx, value):
+    raise TypeError("numlir arrays are immutable and do not support in-place item assignment. "
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method.")
 
 
 def _no_flat(self):
@@ -115,7 +126,7 @@ def _methods() -> dict:
         "__pos__": lambda self: self,
         "__abs__": lambda self: ufuncs.abs(self),
         "__invert__": lambda self: ufuncs.invert(self),
-        "astype": lambda self, dtype: creation.astype(self, dtype),
+        "astype": _astype,
         "reshape": _reshape,
         "transpose": _transpose,
         "ravel": lambda self: reshaping.ravel(self),
@@ -133,6 +144,8 @@ def _methods() -> dict:
         "any": lambda self, axis=None, keepdims=False: reductions.any(self, axis=axis, keepdims=keepdims),
         "dot": lambda self, other: linalg_ops.dot(self, other),
         "__getitem__": lambda self, idx: indexing.getitem(self, idx),
+        "__setitem__": _setitem,
+        "__array_namespace__": array_api_info.array_namespace,
         "nonzero": _nonzero,
         "compress": _compress,
         "choose": _choose,

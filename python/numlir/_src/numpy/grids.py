@@ -15,13 +15,13 @@ from numlir._src.numpy.selection import nonzero
 from numlir._src.numpy.util import check_arraylike, dtype_of, promote_args_inexact
 
 
-def empty(shape, dtype=None, device=None):
+def empty(shape, dtype=None, *, device=None):
     """A new array of ``shape``; numlir's are zero-filled (``jnp.empty`` is ``jnp.zeros``)."""
-    return creation.zeros(shape, dtype)
+    return creation.zeros(shape, dtype, device=device)
 
 
-def empty_like(prototype, dtype=None, shape=None, device=None):
-    return creation.zeros_like(prototype, dtype=dtype, shape=shape)
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    return creation.zeros_like(prototype, dtype=dtype, shape=shape, device=device)
 
 
 def copy(a, order=None):

@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core
 from numlir._src.numpy import creation
+from numlir._src.numpy.array_api_info import KINDS
 from numlir._src.numpy.util import dtype_of
-
-_KINDS = {
-    "bool": lambda d: d == np.bool_,
-    "signed integer": lambda d: np.issubdtype(d, np.signedinteger),
-    "unsigned integer": lambda d: np.issubdtype(d, np.unsignedinteger),
-    "integral": lambda d: np.issubdtype(d, np.integer),
-    "real floating": lambda d: dtypes.is_float(d),
-    "complex floating": lambda d: np.issubdtype(d, np.complexfloating),
-    "numeric": lambda d: d != np.bool_ and (np.issubdtype(d, np.number) or dtypes.is_float(d)),
-}
 
 
 def isdtype(dtype, kind) -> bool:
@@ -27,9 +18,9 @@ def isdtype(dtype, kind) -> bool:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
         if isinstance(k, str):
-            if k not in _KINDS:
+            if k not in KINDS:
                 raise ValueError(f"Unrecognized {k=!r}")
-            if _KINDS[k](dtype):
+            if KINDS[k](dtype):
                 return True
         elif np.dtype(k) == dtype:
             return True

@@ -211,14 +211,27 @@ def mean(a, axis=None, dtype=None, out=None, keepdims: bool = False, *, where=No
     return ew.convert_element_type(out, dtype, aval.weak_type)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
-        where=None):
-    """Variance over ``axis``: ``mean(|a - mean(a)|**2)`` with ``ddof`` delta degrees of freedom.
+def _ddof(what: str, ddof, correction):
+    """The delta degrees of freedom: ``correction`` (the array API's name) or ``ddof``."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"{what}: ddof and correction can't be provided simultaneously "
+                         "(correction is the array API's name for ddof)")
+    return correction
 
-    16-bit floats are computed in float32; where fewer than ``ddof`` elements
-    remain the result is NaN, as in jax."""
+
+def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
+        where=None, correction: int | float | None = None):
+    """Variance over ``axis``: ``mean(|a - mean(a)|**2)`` with ``ddof`` (or ``correction``, the
+    array API's name) delta degrees of freedom.
+
+    16-bit floats are computed in float32; where no more than ``ddof`` elements
+    remain the result is NaN, as in jax and the array API (NumPy gives inf when the sum of
+    squares is not zero)."""
     check_arraylike("var", a)
     _no_out("var", out)
+    ddof = _ddof("var", ddof, correction)
     aval = core.get_aval(a)
     axes = tc.canonical_axes("var", axis, aval.ndim)
     if dtypes.is_complex(aval.dtype):
@@ -247,9 +260,10 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = Fals
 
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims: bool = False, *,
-        where=None):
-    """Standard deviation over ``axis``."""
+        where=None, correction: int | float | None = None):
+    """Standard deviation over ``axis`` (``correction`` is the array API's name for ``ddof``)."""
     _no_out("std", out)
+    ddof = _ddof("std", ddof, correction)
     return ew.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
 
 

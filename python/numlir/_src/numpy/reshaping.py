@@ -10,6 +10,7 @@ import numpy as np
 from numlir._src import core, shapes
 from numlir._src.lax import shape_ops
 from numlir._src.lax import type_checks as tc
+from numlir._src.numpy.creation import fresh_copy
 from numlir._src.numpy.util import broadcast_shapes, check_arraylike
 
 
@@ -25,11 +26,24 @@ def size(a) -> int:
     return core.get_aval(a).size
 
 
-def reshape(a, newshape, order: str = "C"):
-    """Reshape in row-major order; one dimension may be -1."""
+def reshape(a, shape=None, order: str = "C", *, newshape=None, copy: bool | None = None):
+    """Reshape in row-major order; one dimension may be -1.
+
+    ``shape`` is the array API's and NumPy 2.1's name, ``newshape`` NumPy's older one.
+    ``copy=True`` gives an array with a buffer of its own; ``copy=False`` is accepted, since
+    reshaping an immutable array never needs a copy.
+    """
     check_arraylike("reshape", a)
     if order != "C":
         raise NotImplementedError("reshape only supports order='C'")
+    if (shape is None) == (newshape is None):
+        raise TypeError("reshape: give the new shape once, as shape (or newshape, NumPy's "
+                        "older name)")
+    out = _reshape(a, shape if newshape is None else newshape)
+    return fresh_copy(out) if copy and out is a else out
+
+
+def _reshape(a, newshape):
     aval = core.get_aval(a)
     newshape = list(shapes.shape_ints(newshape, "reshape", "newshape"))
     if newshape.count(-1) > 1:
