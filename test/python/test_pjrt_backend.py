@@ -106,6 +106,59 @@ def test_64_bit_values_stay_64_bit_with_x64(pjrt):
                                                       2 + 2**-39, 6e30 + 2**40 + 1])
 
 
+def test_repeated_calls_on_the_device_take_the_remembered_path_and_give_the_same(pjrt):
+    # After the general path has run once for a signature, a call with live arrays on the
+    # device skips it (device_calls.py); what it returns must not change.
+    x = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), pjrt)
+    f = numlir.jit(lambda a, b: (a * b + 1, {"s": a.sum()}))
+    first = f(x, x)
+    plans = f._device_calls._plans
+    assert len(plans) == 1 and f.cache_misses == 1
+    for _ in range(3):
+        again = f(x, x)
+        assert again[0].device == pjrt and again[0].committed
+        np.testing.assert_array_equal(np.asarray(again[0]), np.asarray(first[0]))
+        assert float(again[1]["s"]) == 15.0
+    assert len(plans) == 1 and f.cache_misses == 1
+    y = numlir.device_put(np.ones(4, np.float32), pjrt)
+    np.testing.assert_array_equal(np.asarray(f(y, y)[0]), np.full(4, 2.0))
+    assert len(plans) == 2 and f.cache_misses == 2
+    numlir.clear_caches()
+    assert not plans
+    # x64 decides the trace, so it is part of what is remembered.
+    g = numlir.jit(lambda a: jnp.zeros_like(a, dtype=int) + 1)
+    assert g(x).dtype == np.int32
+    with numlir.enable_x64(True):
+        assert g(x).dtype == np.int64
+    assert g(x).dtype == np.int32
+
+
+def test_calls_the_remembered_path_cannot_take_go_the_general_way(pjrt):
+    x = numlir.device_put(np.array([1.0, -1.0], np.float32), pjrt)
+    f = numlir.jit(lambda a: jnp.log(a))
+    f(x)
+    # Uncommitted arrays on the device run where the default device is: numlir's CPU.
+    with numlir.default_device(pjrt):
+        loose = jnp.asarray([2.0, 4.0])
+    assert loose.device == pjrt and not loose.committed
+    assert f(loose).device.platform == "cpu"
+    # A NaN check still reports the NaN.
+    with numlir.debug_nans(True), pytest.raises(FloatingPointError):
+        f(x)
+    # A deleted array is the general path's clear error.
+    gone = numlir.device_put(np.ones(2, np.float32), pjrt)
+    gone.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(gone)
+    # Arrays on two devices are JAX's error, as before.
+    with pytest.raises(ValueError, match="incompatible devices"):
+        numlir.jit(lambda a, b: a + b)(x, numlir.device_put(np.ones(2, np.float32),
+                                                            numlir.devices("cpu")[0]))
+    # Inside another trace the jitted function is inlined.
+    np.testing.assert_allclose(np.asarray(numlir.grad(lambda a: f(a).sum())(
+        numlir.device_put(np.array([2.0, 4.0], np.float32), pjrt))), [0.5, 0.25])
+
+
 def test_a_donated_device_buffer_holds_the_output(pjrt):
     # The module's tf.aliasing_output pairs the two; PJRT moves the donated buffer into the
     # output (on jaxlib's CPU client, an array put from host memory may alias that memory

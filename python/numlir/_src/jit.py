@@ -21,8 +21,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, dispatch, donation, dtypes, lowering, placement,
-                         saved_executable, shapes, static_args, traceback_util, tree_util)
+from numlir._src import (config, core, device_calls, dispatch, donation, dtypes, lowering,
+                         placement, saved_executable, shapes, static_args, traceback_util,
+                         tree_util)
 from numlir._src.array import Array
 from numlir._src.backends import stablehlo
 from numlir._src.lru_cache import LRUCache
@@ -236,6 +237,11 @@ class JitFunction:
         self._donate_argnums = spec.donate_argnums
         self._donate_argnames = spec.donate_argnames
         self._cache = LRUCache(lambda: config.flags.executable_cache_size)
+        # Calls on a device with memory of its own skip the general path once it has run
+        # (device_calls.py); only plain jits: no static, donated or placed arguments.
+        self._device_calls = (device_calls.DeviceCalls() if not (
+            static_argnums or static_argnames or donate_argnums or donate_argnames
+            or device is not None or backend is not None) else None)
         self.cache_misses = 0
         # Not fun's __dict__: the jit of a jitted function would take over its cache.
         functools.update_wrapper(self, fun, updated=())
@@ -328,6 +334,13 @@ class JitFunction:
 
     @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
+        fast = None
+        if self._device_calls is not None and not kwargs:
+            fast = device_calls.DeviceCalls.key(args)
+            if fast is not None:
+                out = self._device_calls.call(fast, args)
+                if out is not None:
+                    return out
         if not isinstance(core.current_trace(), core.EvalTrace) or config.flags.disable_jit:
             return self._fun(*args, **kwargs)  # inline into the enclosing trace, or run eagerly
         leaves, in_tree, static_key = self._split_args(args, kwargs)
@@ -349,6 +362,8 @@ class JitFunction:
                    entry.donated_pairs, committed)
         if config.flags.debug_nans or config.flags.debug_infs:
             self._check_invalid_values(out, args, kwargs)
+        elif fast is not None:
+            self._device_calls.remember(fast, exe, entry.out_avals, entry.out_tree)
         return out
 
     def _check_invalid_values(self, out, args, kwargs) -> None:
@@ -409,6 +424,8 @@ def clear_caches() -> None:
     """
     for fun in list(_jit_functions):
         fun._cache.clear()
+        if fun._device_calls is not None:
+            fun._device_calls.clear()
     dispatch.clear()
 
 
