@@ -168,6 +168,14 @@ DISCONTINUOUS_AT_ZERO_KINDS = ZERO_SIGN_KINDS + NAN_SIGN_KINDS + (
 #: zeros an FFT round trip makes equal) each implementation breaks by its own noise (seed
 #: 123, program 2325: argmin over irfft2(rfft2(x, s=(6, 3))), 27 of 60 indices apart).
 RANKING_KINDS = ("argmax", "argsort")
+#: Ops that only move a value's elements: a value computed from another through them keeps
+#: its ``Val.root``.
+LAYOUT_KINDS = ("reshape", "squeeze", "expand_dims", "transpose", "broadcast")
+#: ``x - log_softmax(x)`` is logsumexp(x) along the axis, the same for every element in exact
+#: arithmetic but rounding noise of either sign by the order of evaluation (seed 125, program
+#: 5362: argmax over it, 0 on jax where XLA's evaluation makes the three equal, 1 on numlir
+#: and NumPy), so such a difference ``cancels``.
+CANCELLING_KINDS = ("sub", "add")
 #: Ops that sum products: none of them takes a huge operand (see Builder.emit).
 CONTRACTION_KINDS = ("matmul", "matrix_polynomial", "dot_general", "einsum", "tensordot", "outer",
                      "conv", "vdot", "vecdot", "inner", "vdot_self", "scan")
@@ -211,6 +219,10 @@ class Val:
     #: exactly 0) by the implementation: an FFT's output where its input has zeros (an FFT
     #: round trip of an exact zero), and anything computed from one.
     cancels: bool = False
+    #: The value this one is a layout of (``LAYOUT_KINDS``), itself if none.
+    root: str = ""
+    #: The root of the value this one is ``log_softmax`` of (or a layout of one), if it is.
+    log_softmax_of: str | None = None
     #: Computed from a value a chooser made (``JAX_INDICATOR_DERIVATIVE_KINDS``), so that an
     #: infinite cotangent made here reaches jax's indicator rule.
     chooser_upstream: bool = False
@@ -519,7 +531,7 @@ class Builder:
         if (kind in DISCONTINUOUS_AT_ZERO_KINDS + RANKING_KINDS
                 and any(a.cancels for a in args)):
             # 1 / x of FFT rounding noise is huge where the other's exact zero makes inf.
-            raise Rejected("jumps at an FFT's rounding noise")
+            raise Rejected("jumps at an FFT's rounding noise, or ranks a cancellation's")
         if (self.special and kind in SUM_KINDS and aval.is_inexact
                 and any(a.cat == "i" for a in args)):
             # A float sum of integers that hold the extremes cancels: the float32 sum of
@@ -531,6 +543,13 @@ class Builder:
         name = f"v{len(self.ops)}"
         self.ops.append(Op(name, kind, template, tuple(a.name for a in args), aval))
         self.used.update(a.name for a in args)
+        layout = kind in LAYOUT_KINDS and len(args) == 1
+        log_softmax_of = (args[0].root or args[0].name if kind == "softmax"
+                          and "log_softmax" in template
+                          else args[0].log_softmax_of if layout else None)
+        roots = [a.root or a.name for a in args]
+        shift_cancels = kind in CANCELLING_KINDS and any(
+            a.log_softmax_of is not None and a.log_softmax_of in roots for a in args)
         val = Val(name, aval, float(bound), bool(distinct and aval.is_inexact),
                   huge=any(a.huge for a in args) or (self.special and kind in GROWTH_KINDS),
                   nonfinite=any(a.nonfinite or a.huge for a in args)
@@ -538,7 +557,10 @@ class Builder:
                   tiny=any(a.tiny for a in args),
                   zero_sign=self.special and (kind in SUM_KINDS
                                               or any(a.zero_sign for a in args)),
-                  cancels=kind in _FFT_TRANSFORM_KINDS or any(a.cancels for a in args),
+                  cancels=kind in _FFT_TRANSFORM_KINDS or shift_cancels
+                  or any(a.cancels for a in args),
+                  root=(args[0].root or args[0].name) if layout else name,
+                  log_softmax_of=log_softmax_of,
                   chooser_upstream=kind in JAX_INDICATOR_DERIVATIVE_KINDS
                   or any(a.chooser_upstream for a in args))
         self.vals.append(val)

@@ -937,6 +937,22 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
                        infinite_input)
     assert refused(b, "norm", "jnp.linalg.norm({0})", tiny)
     assert not refused(b, "norm", "jnp.linalg.norm({0})", plain)
+    # Seed 125, program 5362: x - log_softmax(x) is logsumexp(x) along the axis, equal
+    # elements up to the order of evaluation, so argmax over it ranks rounding noise.
+    matrix = generate.Val("x8", Aval((1, 3, 3), "float32"), 1.0, True)
+    b = builder(special=False, differentiable=False)
+    shifted = b.emit("softmax", "nn.log_softmax({0}, axis=1)", [matrix], 8.0)
+    squeezed = b.emit("squeeze", "jnp.squeeze({0})", [shifted], 8.0)
+    assert squeezed.log_softmax_of == "x8" and squeezed.root == shifted.name
+    difference = b.emit("sub", "{0} - {1}", [matrix, squeezed], 9.0)
+    assert difference.cancels
+    assert refused(b, "argmax", "jnp.argmax({0}, axis=1)", difference)
+    # Not of another value, nor softmax itself, nor log_softmax alone.
+    other = generate.Val("x9", Aval((1, 3, 3), "float32"), 1.0, True)
+    assert not b.emit("sub", "{0} - {1}", [other, squeezed], 9.0).cancels
+    probabilities = b.emit("softmax", "nn.softmax({0}, axis=1)", [matrix], 1.0)
+    assert not b.emit("sub", "{0} - {1}", [matrix, probabilities], 2.0).cancels
+    assert not refused(b, "argmax", "jnp.argmax({0}, axis=1)", shifted)
 
 
 def test_differentiated_programs_standardize_more_than_two_elements():
