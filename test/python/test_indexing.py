@@ -241,6 +241,56 @@ def test_at_apply_and_int_values_cast_to_operand_dtype():
     _check(lambda x: x.at[np.array([0, 0, 0])].add(1), x, np_check=False)  # duplicates accumulate
 
 
+@pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types")
+@pytest.mark.parametrize("op", ["set", "add", "multiply", "divide", "min", "max"])
+@pytest.mark.parametrize("x_dtype,v", [
+    (I32, np.float32([0.5, -0.6, 2.75])),  # halves, then truncates, as jax: not 0 * x
+    (np.uint8, np.float32([0.5, 300.25, -1.5])),
+    (BOOL, np.float32([0.5, 0.0, -2.0])),
+    (F32, np.complex64([1 + 2j, -0.5j, 3])),
+], ids=["int32-float", "uint8-float", "bool-float", "float-complex"])
+def test_scatter_combines_in_the_promoted_dtype_then_converts_back_as_jax(op, x_dtype, v):
+    # Seed 125, program 6048: numlir cast the update to x's dtype first, jax promotes both,
+    # combines, and converts the result back.
+    x = np.array([3, 1, 2, 7], x_dtype)
+    idx = np.array([0, 1, 3], np.int32)
+    _check(lambda x, v: getattr(x.at[idx], op)(v), x, v, np_check=False)
+
+
+def test_scatter_of_a_float64_update_into_float32_overflows_only_where_jax_does():
+    # The update 1e300 is inf as a float32, but 0 * 1e300 is 0 in the promoted float64.
+    with numlir.enable_x64(True):
+        previous = jax.config.jax_enable_x64
+        jax.config.update("jax_enable_x64", True)
+        try:
+            x = np.array([0.0, -0.25, 2.0], F32)
+            v = np.array([1e300, 0.5], F64)
+            idx = np.array([0, 1], np.int32)
+            with pytest.warns(FutureWarning, match="cannot safely cast value from "
+                                                   "dtype=float64 to dtype=float32"):
+                got = jnp.asarray(x).at[idx].multiply(v)
+            assert got.dtype == F32
+            np.testing.assert_array_equal(np.asarray(got), [0.0, -0.125, 2.0])
+            jitted = numlir.jit(lambda x, v: x.at[idx].multiply(v))(x, v)
+            np.testing.assert_array_equal(np.asarray(jitted), [0.0, -0.125, 2.0])
+            batched = numlir.vmap(lambda x, v: x.at[idx].multiply(v), in_axes=(0, None))(
+                np.stack([x, x]), v)
+            np.testing.assert_array_equal(np.asarray(batched), [[0.0, -0.125, 2.0]] * 2)
+            want = jax.jit(lambda x, v: x.at[idx].multiply(v))(x, v)
+            np.testing.assert_array_equal(np.asarray(want), [0.0, -0.125, 2.0])
+        finally:
+            jax.config.update("jax_enable_x64", previous)
+
+
+def test_a_safe_scatter_update_gives_no_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jnp.arange(4.0).at[1].add(2)  # a weak int into float32
+        jnp.arange(4).at[1].set(np.int8(3))  # int8 into int32
+        jnp.arange(4.0).at[np.array([0, 1])].multiply(np.float32([2, 3]))
+
+
 @pytest.mark.parametrize("mode", [None, "clip", "drop", "promise_in_bounds"])
 def test_at_out_of_bounds_modes(mode):
     x = _rand((5,))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -22,8 +23,8 @@ from numlir._src.lax import elementwise as ew
 from numlir._src.lax import shape_ops
 from numlir._src.lax import slicing
 from numlir._src.numpy import ufuncs
-from numlir._src.numpy.creation import _contains_tracer
-from numlir._src.numpy.util import broadcast_shapes
+from numlir._src.numpy.creation import _contains_tracer, asarray
+from numlir._src.numpy.util import broadcast_shapes, result_dtype
 
 # Entry kinds: ("slice", start, length, step) with start/step as in the *original* axis,
 # ("int", i) static, ("dyn", scalar array) run-time scalar, ("arr", integer array).
@@ -284,12 +285,41 @@ def _gather_arrays(y, entries, mode, fill_value):
 # --- updating -----------------------------------------------------------------------------------
 
 
+def _warn_unsafe_update_cast(values, xaval) -> None:
+    """jax's FutureWarning where ``values`` cannot be cast to ``x``'s dtype safely."""
+    vaval = core.get_aval(values)
+    if vaval.dtype != xaval.dtype and dtypes.result_type(
+            (vaval.dtype, vaval.weak_type), (xaval.dtype, False))[0] != xaval.dtype:
+        warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={vaval.dtype} to dtype={xaval.dtype} with "
+            "jax_numpy_dtype_promotion=standard. In future JAX releases this will result in "
+            "an error.", FutureWarning, stacklevel=4)
+
+
 def _scatter_update(x, idx, values, kind: str, mode=None):
-    """``x`` with ``x[idx]`` combined with ``values`` by ``kind`` (set/add/mul/min/max)."""
+    """``x`` with ``x[idx]`` combined with ``values`` by ``kind`` (set/add/mul/min/max).
+
+    As jax: ``x`` and ``values`` combine in their promoted dtype, and the result is
+    converted back to ``x``'s (so ``int_x.at[i].multiply(0.5)`` halves, then truncates, and
+    a float32 ``x`` times a float64 1e300 is finite where 1e300 is not a float32)."""
     x = as_array(x)
     xaval = core.get_aval(x)
+    values = asarray(values)  # lists too, as jax; Python scalars stay weak
+    _warn_unsafe_update_cast(values, xaval)
+    dtype, weak = result_dtype(x, values)
+    if kind in ("min", "max") and dtypes.is_complex(dtype) and not dtypes.is_complex(xaval.dtype):
+        # Complex numbers order by their real part first, and converting back keeps only it.
+        dtype = dtypes.complex_part_dtype(dtype)
     y, entries, shape = _parse(x, idx)
-    values = ew.convert_element_type(values, xaval.dtype, xaval.weak_type)
+    y = ew.convert_element_type(y, dtype, weak)
+    values = ew.convert_element_type(values, dtype, weak)
+    out = _scatter_in_common_dtype(x, y, entries, shape, values, kind, mode)
+    return ew.convert_element_type(out, xaval.dtype, xaval.weak_type)
+
+
+def _scatter_in_common_dtype(x, y, entries, shape, values, kind: str, mode):
+    xaval = core.get_aval(x)
     entries = [("arr", e[1]) if e[0] in ("int", "dyn") else e for e in entries]
     adv = [d for d, e in enumerate(entries) if e[0] == "arr"]
     arrays = [as_array(entries[d][1]) for d in adv]
