@@ -292,6 +292,19 @@ def test_an_export_runs_on_a_pjrt_device_in_a_process_without_numlirs_compiler(
         np.testing.assert_allclose(outs[f"arr_{i}"], np.asarray(w), rtol=2e-6, atol=1e-6)
 
 
+def test_the_tpu_scripts_export_runs_on_a_pjrt_device_without_the_compiler(tmp_path):
+    # tools/tpu/exported_on_tpu.py: `make` here, `check` on the TPU machine; on jaxlib's CPU
+    # client here, as tools/tpu/run.sh's rehearsal.
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tpu",
+                          "exported_on_tpu.py")
+    subprocess.run([sys.executable, script, "make", str(tmp_path)], check=True, timeout=300)
+    done = subprocess.run([sys.executable, script, "check", str(tmp_path), "pjrt_cpu"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "without numlir's compiler: 5 outputs" in done.stdout
+
+
 DAMAGE = {
     "empty": (lambda d: b"", "truncated: 0 bytes"),
     "bad_magic": (lambda d: b"NLSAVED\x1a" + d[8:], "not a numlir exported function"),

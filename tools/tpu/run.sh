@@ -4,8 +4,8 @@
 # and copies its logs and results to $OUT:
 #
 #   tools/tpu/run.sh pack
-#   bash .tpu-carry/run.sh tests [BACKEND]   # test_pjrt_backend.py and the DCGAN example
-#                                             # against numlir's CPU backend, on BACKEND
+#   bash .tpu-carry/run.sh tests [BACKEND]   # an export made here, run without the compiler;
+#                                             # test_pjrt_backend.py and the DCGAN example
 #   bash .tpu-carry/run.sh bench [BACKEND [OPTION...]]  # bench/run.py --device BACKEND
 #                                             # beside jax, e.g. --only W1,W7,D
 #
@@ -21,6 +21,8 @@ pack)
   # The machine has jax and numpy; the DCGAN's reference (haiku, optax) and pytest travel.
   carry_pack "$(git rev-parse --show-toplevel)" tqdm tabulate dm-haiku jmp absl-py optax \
     chex toolz pytest pluggy iniconfig || exit 1
+  # An export made here, for `tests` to run there without numlir's compiler (issue 35).
+  .venv/bin/python tools/tpu/exported_on_tpu.py make "$CARRY/exported" || exit 1
   cp tools/tpu/run.sh "$CARRY/" && du -sh "$CARRY" ;;
 tests)
   carry_unpack "$here" || exit 1
@@ -33,7 +35,9 @@ tests)
       -p no:cacheprovider "$@" >> "$out/tests-$backend.log" 2>&1
   }
   status=0
-  # First, while no process holds the chip: libtpu loaded by path (NUMLIR_PJRT_PLUGINS).
+  python3 tools/tpu/exported_on_tpu.py check "$here/exported" "$backend" \
+    >> "$out/tests-$backend.log" 2>&1 || status=1
+  # While no process holds the chip: libtpu loaded by path (NUMLIR_PJRT_PLUGINS).
   pjrt_tests test/python/test_pjrt_backend.py -k libtpu || status=1
   pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer and not libtpu" || status=1
   for chunk in 0 1 2; do
@@ -46,7 +50,7 @@ tests)
     test/python/test_gan_example.py::test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu \
     || status=1
   cp -r /tmp/tpu_logs "$out/" 2>/dev/null
-  grep -E "passed|failed|Fatal" "$out/tests-$backend.log"
+  grep -E "passed|failed|Fatal|without numlir's compiler" "$out/tests-$backend.log"
   exit $status ;;
 bench)
   carry_unpack "$here" || exit 1
