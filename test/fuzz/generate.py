@@ -127,8 +127,10 @@ JAX_WRONG_AT_INFINITY = ("digamma",)
 JAX_WRONG_AT_TINY = ("sinc", "hypot")
 #: Ops whose derivative reads the sign of a zero operand (sqrt's 1 / (2 sqrt(+-0)) is +-inf, and
 #: log's 1 / x): not differentiated at a sum's zero (``Val.zero_sign``; seed 113, program 1:
-#: sqrt of a length-1 contraction, -0 on XLA and +0 on numlir and NumPy).
-DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power")
+#: sqrt of a length-1 contraction, -0 on XLA and +0 on numlir and NumPy). So do the remainders'
+#: derivatives in their divisor, -trunc(x / y) (seed 126, program 5896: fmod(x1, dot(x0, x1))
+#: at a one-term dot of zeros, -inf on numlir and inf on jax).
+DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power", "remainder", "mod")
 #: Ops whose jax derivative is NaN where the cotangent is infinite and the true one is infinite:
 #: jax's tanh JVP ``(g + g ans)(1 - ans)`` makes inf - inf where ans < 0 (seed 114, program
 #: 2303); numlir's ``g (1 - ans^2)`` is inf. Special-value programs make infinite cotangents
