@@ -140,9 +140,14 @@ def test_the_script_trains_on_a_pjrt_device_as_on_numlirs_cpu(tmp_path, gans):
         states.append(train.restore_checkpoint(str(ckpt),
                                                ours.init(numlir.random.PRNGKey(0), BATCH))[0])
     # Adam divides by the gradient's running magnitude, so where a gradient is near 0 its
-    # rounding moves a parameter by up to a learning-rate step (1e-4): one step apart.
+    # rounding (a TPU's differs from a CPU's) can flip the sign of that step: two runs may
+    # part by two learning-rate steps (1e-4) per step there, and agree closely elsewhere.
+    steps, lr = 3, 1e-4
     for cpu, pjrt in zip(tree_util.tree_leaves(states[0]), tree_util.tree_leaves(states[1])):
-        np.testing.assert_allclose(np.asarray(pjrt), np.asarray(cpu), rtol=2e-4, atol=1e-4)
+        cpu, pjrt = np.asarray(cpu), np.asarray(pjrt)
+        np.testing.assert_allclose(pjrt, cpu, rtol=2e-4, atol=2 * lr * steps)
+        close = np.isclose(pjrt, cpu, rtol=2e-4, atol=1e-5)
+        assert close.mean() >= 0.99, f"{close.size - close.sum()} of {close.size} apart"
     assert any(not np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(
         tree_util.tree_leaves(states[1]),
         tree_util.tree_leaves(gans[0].init(numlir.random.PRNGKey(0), BATCH))))

@@ -434,6 +434,18 @@ def test_a_malformed_pjrt_plugins_variable_is_a_clear_error(value, message):
 FUZZ_SEED, FUZZ_PROGRAMS = 8, 60
 
 
+def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:
+    """Whether jax fails to compile or run the program on the device under test: a
+    limit of the vendor's compiler (XLA-TPU's complex128 emulation has layout checks
+    that fail on some programs), not numlir's, when numlir's module is rejected too."""
+    try:
+        with jax.default_device(jax.devices(JAX_PLATFORM)[0]):
+            run_modes.evaluate(run_modes.library("jax"), program, mode, arrays)
+    except Exception:  # noqa: BLE001 - any rejection by the vendor's compiler
+        return True
+    return False
+
+
 @pytest.mark.parametrize("chunk", range(3))
 def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
     failures = []
@@ -450,8 +462,16 @@ def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
                     continue
                 arrays = run_modes.mode_inputs(program, mode)
                 want = run_modes.evaluate(lib, program, mode, arrays)
-                with numlir.default_device(pjrt):
-                    got = run_modes.evaluate(lib, program, mode, arrays)
+                try:
+                    with numlir.default_device(pjrt):
+                        got = run_modes.evaluate(lib, program, mode, arrays)
+                except nb.CompileError as error:
+                    if _jax_here_rejects_it_too(program, mode, arrays):
+                        print(f"program {index} {mode}: the vendor's compiler rejects it "
+                              f"for jax too ({str(error)[:200]})", file=sys.__stderr__)
+                        continue
+                    failures.append(f"program {index} {mode}: {error}")
+                    continue
                 verdict = compare.compare(got, want,
                                           compare.program_rtol(program.dtypes()) * TOL)
                 if not verdict.ok:

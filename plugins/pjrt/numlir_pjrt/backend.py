@@ -167,4 +167,8 @@ class PjrtPluginBackend(PjrtBackend):
             raise nb.BackendUnavailableError(
                 f"the {self.name!r} backend is unavailable: its PJRT plugin {self.path!r} "
                 f"did not load ({error})") from None
+        # PJRT_Plugin_Initialize before the client: libtpu aborts the process in
+        # PJRT_Client_Create when it was skipped (its logging is set up there).
+        if not xla_client.pjrt_plugin_initialized(self.name):
+            xla_client.initialize_pjrt_plugin(self.name)
         return xla_client.make_c_api_client(self.name)
