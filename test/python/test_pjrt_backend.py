@@ -21,6 +21,7 @@ from numlir import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from fuzz import compare, generate, run_modes  # noqa: E402
+from numlir_pjrt.vendor_limits import VendorCompilerLimit, refuse_known_aborts  # noqa: E402
 
 R = np.random.default_rng(3536)
 #: The backend under test: jaxlib's CPU client here and in CI; tools/tpu/run.sh runs this
@@ -434,6 +435,39 @@ def test_a_malformed_pjrt_plugins_variable_is_a_clear_error(value, message):
 FUZZ_SEED, FUZZ_PROGRAMS = 8, 60
 
 
+@pytest.mark.parametrize("platform, module, refused", [
+    ("tpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xcomplex<f64>>, '
+            'tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>', True),
+    ("tpu", "%2 = stablehlo.divide %0, %1 : tensor<complex<f64>>", True),
+    ("tpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xcomplex<f32>>, '
+            'tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>', False),
+    ("tpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xf64>, tensor<2xf64>) -> '
+            'tensor<2xf64>\n%3 = "stablehlo.complex"(%2, %2) : (tensor<2xf64>, '
+            'tensor<2xf64>) -> tensor<2xcomplex<f64>>', False),
+    ("cpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xcomplex<f64>>, '
+            'tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>', False),
+])
+def test_modules_a_vendors_compiler_aborts_on_are_a_clear_error_first(platform, module,
+                                                                      refused):
+    if refused:
+        with pytest.raises(VendorCompilerLimit, match="complex128 division.*jax"):
+            refuse_known_aborts(platform, module)
+    else:
+        refuse_known_aborts(platform, module.encode())
+
+
+@pytest.mark.skipif(BACKEND != "tpu", reason="XLA-TPU's limit")
+def test_complex128_division_on_the_tpu_is_a_clear_error_not_an_abort(pjrt):
+    with numlir.enable_x64(True):
+        a = numlir.device_put(np.array([1 + 2j, 3 - 1j]), pjrt)
+        with pytest.raises(VendorCompilerLimit, match="complex128 division"):
+            numlir.jit(lambda a: a / (a.real + 2.0))(a)
+        # complex64 division is the chip's own.
+        b = numlir.device_put(np.array([1 + 2j, 3 - 1j], np.complex64), pjrt)
+        np.testing.assert_allclose(np.asarray(numlir.jit(lambda b: b / (b.real + 2))(b)),
+                                   np.array([1 + 2j, 3 - 1j]) / np.array([3, 5]), rtol=1e-6)
+
+
 def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:
     """Whether jax fails to compile or run the program on the device under test: a
     limit of the vendor's compiler (XLA-TPU's complex128 emulation has layout checks
@@ -466,7 +500,9 @@ def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
                     with numlir.default_device(pjrt):
                         got = run_modes.evaluate(lib, program, mode, arrays)
                 except nb.CompileError as error:
-                    if _jax_here_rejects_it_too(program, mode, arrays):
+                    # A known abort was seen abort jax too; jax is not run into it here.
+                    if (isinstance(error, VendorCompilerLimit)
+                            or _jax_here_rejects_it_too(program, mode, arrays)):
                         print(f"program {index} {mode}: the vendor's compiler rejects it "
                               f"for jax too ({str(error)[:200]})", file=sys.__stderr__)
                         continue

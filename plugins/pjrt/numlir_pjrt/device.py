@@ -20,6 +20,7 @@ from jax._src.lib import xla_client
 
 import numlir.backends as nb
 from numlir._src import dtypes
+from numlir_pjrt.vendor_limits import refuse_known_aborts
 
 _SPEC_HEADER = struct.Struct("<Q")
 
@@ -100,6 +101,7 @@ class PjrtDevice(nb.Device):
 
     def compile(self, module: bytes, specs: dict) -> PjrtExecutable:
         """StableHLO (text or a portable artifact) compiled by the client for this device."""
+        refuse_known_aborts(self.pjrt_device.client.platform, module)
         try:
             loaded = self.pjrt_device.client.compile_and_load(
                 module, xla_client.DeviceList((self.pjrt_device,)), compile_options())
