@@ -433,6 +433,13 @@ def test_a_malformed_pjrt_plugins_variable_is_a_clear_error(value, message):
 #: Programs of the in-suite fuzzer's seed, without special values (XLA's CPU flushes
 #: subnormals, numlir keeps them: docs/complex-numbers.md), compiled whole.
 FUZZ_SEED, FUZZ_PROGRAMS = 8, 60
+#: Programs on which a vendor's compiler aborts the process, where numlir's guard
+#: (numlir_pjrt.vendor_limits) does not yet name the construct.
+VENDOR_ABORTS = {
+    "tpu": {19: "complex128 abs(x)**2 after a matmul: XLA-TPU aborts in its float64 "
+                "emulation (xprecision_rewriter.cc, Mul); whether jax does too is not yet "
+                "known"},
+}
 
 
 @pytest.mark.parametrize("platform, module, refused", [
@@ -484,6 +491,10 @@ def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:
 def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
     failures = []
     for index in range(chunk * FUZZ_PROGRAMS // 3, (chunk + 1) * FUZZ_PROGRAMS // 3):
+        if index in VENDOR_ABORTS.get(BACKEND, {}):
+            print(f"program {index}: skipped, {VENDOR_ABORTS[BACKEND][index]}",
+                  file=sys.__stderr__)
+            continue
         program = generate.generate(FUZZ_SEED, index)
         if os.environ.get("NUMLIR_PJRT_TEST_TRACE"):
             # An abort inside XLA loses pytest's capture: name the program first.
