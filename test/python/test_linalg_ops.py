@@ -268,6 +268,29 @@ def test_norm_svd_ords_on_matrices(ord_):
                                np.linalg.norm(x.astype(F64), ord_), rtol=1e-6)
 
 
+@pytest.mark.parametrize("x", [
+    np.array([-2.79e-300 - 1.25e-301j], np.complex128),
+    np.array([-2.6e-30 - 3.4e-30j], np.complex64),
+    np.array([1e-300, -3e-301], np.float64),
+    np.array([0.0, -0.0], np.float32),
+    np.array([3 + 4j, 1e200 + 0j], np.complex128),
+], ids=lambda x: f"{x.dtype}-{x[0]}")
+def test_norm_gradient_where_the_squares_underflow_or_overflow_is_jaxs(x):
+    # |x|**2 underflows to 0 (or overflows): the gradient is ±inf per part or NaN exactly
+    # as jax's, not NaN from multiplying inf by x / |x| (fuzz seed 127, program 20915).
+    loss = lambda jnp_: lambda x: jnp_.linalg.norm(x) * 0.75  # noqa: E731
+    with numlir.enable_x64(x.dtype.itemsize >= 8 * (1 + np.iscomplexobj(x))):
+        jax.config.update("jax_enable_x64", True)
+        try:
+            want = np.asarray(jax.grad(loss(jnp_ref))(x))
+            for f in (numlir.grad, lambda g: numlir.jit(numlir.grad(g))):
+                got = np.asarray(f(loss(jnp))(x))
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
+        finally:
+            jax.config.update("jax_enable_x64", False)
+
+
 def test_norm_rejects_bad_ords_and_axes():
     with pytest.raises(ValueError, match="invalid order"):
         jnp.linalg.norm(np.ones(3, F32), "fro")

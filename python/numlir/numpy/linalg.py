@@ -44,9 +44,13 @@ _SVD_ORDS = (2, -2, "nuc")
 
 
 def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
-    ax = _uf.abs(x)
     if ord is None or ord == 2:
-        return _uf.sqrt(_red.sum(_uf.multiply(ax, ax), axis=axes, keepdims=keepdims))
+        # jax's formula, not |x| * |x|: where the squares underflow to 0, sqrt's cotangent
+        # is inf, and x * conj(x) passes it on as ±inf per part where |x|'s derivative
+        # x / |x| made NaN of it (fuzz seed 127, program 20915).
+        squares = _float_ops.real(_uf.multiply(x, _float_ops.conjugate(x)))
+        return _uf.sqrt(_red.sum(squares, axis=axes, keepdims=keepdims))
+    ax = _uf.abs(x)
     if ord == _np.inf:
         return _red.max(ax, axis=axes, keepdims=keepdims)
     if ord == -_np.inf:
