@@ -18,3 +18,12 @@ func.func @fusion(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Collectives: pmap's modules run on numlir's CPU devices for now.
+func.func @all_reduce(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.all_reduce' op has no StableHLO translation yet}}
+  %r = hlo.all_reduce sum %x, replica_groups = [[0, 1]] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -29,6 +29,8 @@
 #include "numlir/Bufferization/AllocationSites.h"
 
 #include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Conversion/CollectiveCalls.h"
+#include "numlir/Dialect/HLO/IR/HLO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -194,6 +196,243 @@ LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
   return success();
 }
 
+/// An exported, writable function pointer `name` that the runtime points at
+/// its own function when it loads the executable. It starts out at a
+/// function that does nothing, so an executable loaded by anything else
+/// still runs.
+LLVM::GlobalOp createSlot(OpBuilder &b, Location loc, StringRef name,
+                          LLVM::LLVMFunctionType type) {
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto missing = LLVM::LLVMFuncOp::create(b, loc, (name + "_missing").str(),
+                                          type, LLVM::Linkage::Internal);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(missing.addEntryBlock(b));
+    LLVM::ReturnOp::create(b, loc, ValueRange());
+  }
+  auto slot = LLVM::GlobalOp::create(b, loc, ptr, /*isConstant=*/false,
+                                     LLVM::Linkage::External, name,
+                                     Attribute());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(b.createBlock(&slot.getInitializerRegion()));
+  LLVM::ReturnOp::create(b, loc,
+                         LLVM::AddressOfOp::create(b, loc, missing).getResult());
+  return slot;
+}
+
+/// An exported constant global `name` holding `values` (i64 words).
+void createWordTable(OpBuilder &b, Location loc, StringRef name,
+                     ArrayRef<int64_t> values) {
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
+  auto value = DenseIntElementsAttr::get(
+      RankedTensorType::get({static_cast<int64_t>(values.size())},
+                            b.getI64Type()),
+      values);
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                         LLVM::Linkage::External, name, value);
+}
+
+/// An exported NUL-terminated string `name`.
+void createString(OpBuilder &b, Location loc, StringRef name,
+                  std::string text) {
+  text.push_back('\0');
+  LLVM::GlobalOp::create(
+      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), text.size()),
+      /*isConstant=*/true, LLVM::Linkage::External, name,
+      b.getStringAttr(text));
+}
+
+/// Whether `op` runs inside a parallel loop or an OpenMP region, where a
+/// collective would be reached by several threads of one replica.
+bool insideParallelRegion(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (parent->getName().getStringRef() == "scf.parallel" ||
+        parent->getName().getDialectNamespace() == "omp")
+      return true;
+  return false;
+}
+
+/// The record of one collective declaration (numlir/Conversion/
+/// CollectiveCalls.h): op, kind, dtype, elements, groups, size, ids...,
+/// location index.
+FailureOr<SmallVector<int64_t>> collectiveRecord(func::FuncOp function,
+                                                 int64_t numReplicas,
+                                                 int64_t locationIndex) {
+  namespace calls = numlir::collective_calls;
+  auto word = [&](StringRef name) -> std::optional<int64_t> {
+    if (auto attr = function->getAttrOfType<IntegerAttr>(name))
+      return attr.getInt();
+    return std::nullopt;
+  };
+  std::optional<int64_t> op = word(calls::kOpAttr),
+                         kind = word(calls::kKindAttr),
+                         dtype = word(calls::kDTypeAttr);
+  if (!op || !kind || !dtype)
+    return function.emitError()
+           << "cpu-emit-c-entry-point: collective @" << function.getSymName()
+           << " lacks its op, kind or dtype attribute";
+  auto elementsOf = [](Type type) {
+    return cast<MemRefType>(type).getNumElements();
+  };
+  SmallVector<int64_t> record = {*op, *kind, *dtype};
+  auto code = static_cast<calls::CollectiveOpCode>(*op);
+  if (code == calls::CollectiveOpCode::AllReduce) {
+    auto groups = function->getAttrOfType<DenseIntElementsAttr>(
+        calls::kGroupsAttr);
+    if (function.getNumArguments() != 2 || !groups ||
+        groups.getType().getRank() != 2)
+      return function.emitError()
+             << "cpu-emit-c-entry-point: all_reduce @" << function.getSymName()
+             << " needs (operand, result) buffers and [groups, size] "
+                "replica groups";
+    ArrayRef<int64_t> shape = groups.getType().getShape();
+    record.append({elementsOf(function.getArgumentTypes()[0]), shape[0],
+                   shape[1]});
+    llvm::append_range(record, groups.getValues<int64_t>());
+  } else if (code == calls::CollectiveOpCode::ReplicaId) {
+    if (function.getNumArguments() != 1)
+      return function.emitError()
+             << "cpu-emit-c-entry-point: replica_id @" << function.getSymName()
+             << " needs one result buffer";
+    // One group of every replica: the runtime checks groups uniformly.
+    record.append({1, 1, numReplicas});
+    for (int64_t id = 0; id < numReplicas; ++id)
+      record.push_back(id);
+  } else {
+    return function.emitError()
+           << "cpu-emit-c-entry-point: collective @" << function.getSymName()
+           << " has unknown op code " << *op;
+  }
+  record.push_back(locationIndex);
+  return record;
+}
+
+/// The suffix of the slot collectives call through.
+constexpr StringLiteral kCollectiveSuffix = "_collective";
+
+/// Gives every collective declaration a body that calls `void slot(uint64_t
+/// index, const void *operand, void *result)` through `<entry>_collective`,
+/// and writes `<entry>_collectives` (the records), `<entry>_num_replicas`
+/// and `<entry>_collective_locations`, which the runtime reads at load
+/// (docs/runtime.md#collectives).
+LogicalResult emitCollectives(ModuleOp module, StringRef entry,
+                              Location loc) {
+  namespace calls = numlir::collective_calls;
+  SmallVector<func::FuncOp> declarations;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function->hasAttr(calls::kIndexAttr))
+      declarations.push_back(function);
+  auto replicasAttr =
+      module->getAttrOfType<IntegerAttr>(numlir::hlo::kNumReplicasAttrName);
+  int64_t numReplicas = replicasAttr ? replicasAttr.getInt() : 1;
+  if (numReplicas < 1)
+    return module.emitError() << "cpu-emit-c-entry-point: "
+                              << numlir::hlo::kNumReplicasAttrName << " is "
+                              << numReplicas << "; it must be at least 1";
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  if (replicasAttr || !declarations.empty())
+    createWordTable(b, loc, (entry + "_num_replicas").str(), {numReplicas});
+  if (declarations.empty())
+    return success();
+
+  // Records in index order; the indices must be 0..n-1.
+  llvm::sort(declarations, [&](func::FuncOp x, func::FuncOp y) {
+    return x->getAttrOfType<IntegerAttr>(calls::kIndexAttr).getInt() <
+           y->getAttrOfType<IntegerAttr>(calls::kIndexAttr).getInt();
+  });
+  SmallVector<SmallVector<int64_t>> records;
+  SmallVector<std::string> locations;
+  for (auto [expected, function] : llvm::enumerate(declarations)) {
+    int64_t index =
+        function->getAttrOfType<IntegerAttr>(calls::kIndexAttr).getInt();
+    if (index != static_cast<int64_t>(expected) || !function.isDeclaration())
+      return function.emitError()
+             << "cpu-emit-c-entry-point: collective @" << function.getSymName()
+             << " has index " << index << "; the declarations must be numbered "
+             << "0 to " << declarations.size() - 1 << " and have no body";
+    std::string where = numlir::userLocation(function.getLoc(), module);
+    int64_t locationIndex = -1;
+    if (!where.empty()) {
+      locationIndex = static_cast<int64_t>(locations.size());
+      locations.push_back(where);
+    }
+    FailureOr<SmallVector<int64_t>> record =
+        collectiveRecord(function, numReplicas, locationIndex);
+    if (failed(record))
+      return failure();
+    records.push_back(std::move(*record));
+  }
+  SmallVector<int64_t> table = {calls::kTableVersion, 0,
+                                static_cast<int64_t>(records.size())};
+  int64_t offset = 3 + static_cast<int64_t>(records.size());
+  for (const SmallVector<int64_t> &record : records) {
+    table.push_back(offset);
+    offset += static_cast<int64_t>(record.size());
+  }
+  for (const SmallVector<int64_t> &record : records)
+    llvm::append_range(table, record);
+  table[1] = static_cast<int64_t>(table.size());
+  createWordTable(b, loc, (entry + "_collectives").str(), table);
+  if (!locations.empty())
+    createString(b, loc, (entry + "_collective_locations").str(),
+                 llvm::join(locations, "\n"));
+
+  for (auto owner : module.getOps<func::FuncOp>()) {
+    WalkResult walk = owner.walk([&](func::CallOp site) {
+      auto callee = module.lookupSymbol<func::FuncOp>(site.getCallee());
+      if (callee && callee->hasAttr(calls::kIndexAttr) &&
+          insideParallelRegion(site)) {
+        site.emitError() << "cpu-emit-c-entry-point: a collective runs "
+                            "inside a parallel region; each replica must "
+                            "reach it once, on one thread";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+
+  MLIRContext *ctx = module.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = IntegerType::get(ctx, 64);
+  auto slotType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                              {i64, ptr, ptr});
+  std::string slotName = (entry + kCollectiveSuffix).str();
+  if (module.lookupSymbol(slotName))
+    return module.emitError() << "cpu-emit-c-entry-point: symbol @"
+                              << slotName << " already exists";
+  LLVM::GlobalOp slot = createSlot(b, loc, slotName, slotType);
+  for (auto [index, function] : llvm::enumerate(declarations)) {
+    Block *body = function.addEntryBlock();
+    function.setPrivate();
+    function->setAttr("llvm.linkage",
+                      LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body);
+    auto pointerOf = [&](Value buffer) -> Value {
+      Value address =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      Value integer = arith::IndexCastOp::create(b, loc, i64, address);
+      return LLVM::IntToPtrOp::create(b, loc, ptr, integer,
+                                      LLVM::DereferenceableAttr());
+    };
+    ValueRange arguments = body->getArguments();
+    Value operand = arguments.size() == 2 ? pointerOf(arguments[0])
+                                          : LLVM::ZeroOp::create(b, loc, ptr);
+    Value result = pointerOf(arguments.back());
+    Value callee = LLVM::LoadOp::create(
+        b, loc, ptr, LLVM::AddressOfOp::create(b, loc, slot));
+    Value indexValue = LLVM::ConstantOp::create(
+        b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(index)));
+    LLVM::CallOp::create(b, loc, slotType,
+                         ValueRange{callee, indexValue, operand, result});
+    func::ReturnOp::create(b, loc);
+  }
+  return success();
+}
+
 /// The suffix of the slot a host callback calls through.
 constexpr StringLiteral kHostCallbackSuffix = "_host_callback";
 
@@ -220,22 +459,7 @@ LogicalResult emitHostCallbacks(ModuleOp module, StringRef entry,
                                               {i64, ptr, i64, ptr, i64});
 
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto missing = LLVM::LLVMFuncOp::create(b, loc, slotName + "_missing",
-                                          slotType, LLVM::Linkage::Internal);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(missing.addEntryBlock(b));
-    LLVM::ReturnOp::create(b, loc, ValueRange());
-  }
-  auto slot = LLVM::GlobalOp::create(b, loc, ptr, /*isConstant=*/false,
-                                     LLVM::Linkage::External, slotName,
-                                     Attribute());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(b.createBlock(&slot.getInitializerRegion()));
-    LLVM::ReturnOp::create(b, loc,
-                           LLVM::AddressOfOp::create(b, loc, missing).getResult());
-  }
+  LLVM::GlobalOp slot = createSlot(b, loc, slotName, slotType);
 
   for (func::FuncOp function : declarations) {
     if (!function.isDeclaration() || function.getNumResults() != 0)
@@ -420,7 +644,8 @@ struct CPUEmitCEntryPointPass
           entry + kAllocationSitesSuffix.str(), b.getStringAttr(sites));
     }
     if (failed(emitAllocatorTable(module, entry, loc)) ||
-        failed(emitHostCallbacks(module, entry, loc)))
+        failed(emitHostCallbacks(module, entry, loc)) ||
+        failed(emitCollectives(module, entry, loc)))
       return signalPassFailure();
   }
 };

@@ -70,15 +70,10 @@ struct HostCallbackToCall : OpConversionPattern<hlo::HostCallbackOp> {
     SmallVector<Value> buffers;
     SmallVector<Type> bufferTypes;
     for (Value operand : adaptor.getOperands()) {
-      auto type = cast<RankedTensorType>(operand.getType());
-      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-      Value buffer = memref::AllocOp::create(rewriter, loc, memrefType);
-      auto copy = bufferization::MaterializeInDestinationOp::create(
-          rewriter, loc, operand, buffer);
-      copy.setRestrict(true);
-      copy.setWritable(true);
+      Value buffer =
+          numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand);
       buffers.push_back(buffer);
-      bufferTypes.push_back(memrefType);
+      bufferTypes.push_back(buffer.getType());
     }
     SmallVector<Value> resultBuffers;
     SmallVector<RankedTensorType> resultTypes;
@@ -109,6 +104,18 @@ struct HostCallbackToCall : OpConversionPattern<hlo::HostCallbackOp> {
 };
 
 } // namespace
+
+Value numlir::hlo_to_linalg::copyIntoFreshBuffer(OpBuilder &b, Location loc,
+                                                 Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  Value buffer = memref::AllocOp::create(b, loc, memrefType);
+  auto copy =
+      bufferization::MaterializeInDestinationOp::create(b, loc, tensor, buffer);
+  copy.setRestrict(true);
+  copy.setWritable(true);
+  return buffer;
+}
 
 void numlir::hlo_to_linalg::populateHostCallbackPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {

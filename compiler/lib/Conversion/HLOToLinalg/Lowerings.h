@@ -137,6 +137,15 @@ void populateSortPatterns(const mlir::TypeConverter &converter,
 /// its operands and fresh result buffers (HostCallbackToCall.cpp).
 void populateHostCallbackPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+/// hlo.all_reduce and hlo.replica_id become calls of private declarations
+/// that cpu-emit-c-entry-point routes to the runtime's collective slot
+/// (CollectivesToCalls.cpp).
+void populateCollectivePatterns(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
+/// A fresh dense row-major buffer holding `tensor`'s value, for a call that
+/// reads raw memory (host callbacks, collectives).
+mlir::Value copyIntoFreshBuffer(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value tensor);
 /// Keeps hlo.optimization_barrier legal (once its types are signless), the
 /// one hlo op that outlives the conversion.
 void populateOptimizationBarrierPatterns(const mlir::TypeConverter &converter,

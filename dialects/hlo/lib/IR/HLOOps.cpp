@@ -41,6 +41,51 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
   printer << stringifyEnum(attr.getValue());
 }
 
+/// Replica groups as rows of ids, `[[0, 2], [1, 3]]`, held as a
+/// tensor<num_groups x group_size x i64> (StableHLO's form).
+static ParseResult parseReplicaGroups(OpAsmParser &parser,
+                                      DenseIntElementsAttr &groups) {
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<SmallVector<int64_t>> rows;
+  auto parseRow = [&]() -> ParseResult {
+    SmallVector<int64_t> &row = rows.emplace_back();
+    return parser.parseCommaSeparatedList(
+        OpAsmParser::Delimiter::Square,
+        [&]() { return parser.parseInteger(row.emplace_back()); });
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseRow))
+    return failure();
+  size_t size = rows.empty() ? 0 : rows.front().size();
+  SmallVector<int64_t> ids;
+  for (const SmallVector<int64_t> &row : rows) {
+    if (row.size() != size)
+      return parser.emitError(loc)
+             << "replica groups must have one size, got " << size << " and "
+             << row.size();
+    ids.append(row);
+  }
+  auto type = RankedTensorType::get(
+      {static_cast<int64_t>(rows.size()), static_cast<int64_t>(size)},
+      parser.getBuilder().getI64Type());
+  groups = DenseIntElementsAttr::get(type, ids);
+  return success();
+}
+
+static void printReplicaGroups(OpAsmPrinter &printer, Operation *,
+                               DenseIntElementsAttr groups) {
+  ArrayRef<int64_t> shape = groups.getType().getShape();
+  int64_t size = shape.size() == 2 ? shape[1] : groups.getNumElements();
+  SmallVector<int64_t> ids(groups.getValues<int64_t>());
+  printer << '[';
+  for (int64_t start = 0; start < static_cast<int64_t>(ids.size());
+       start += std::max<int64_t>(size, 1)) {
+    if (start > 0)
+      printer << ", ";
+    printer << listString(ArrayRef(ids).slice(start, size));
+  }
+  printer << ']';
+}
+
 /// hlo.abs writes its result type only where it differs from the operand's
 /// (the modulus of complex values): `: tensor<4xcomplex<f32>> ->
 /// tensor<4xf32>`, but `: tensor<4xf32>` for real values.
@@ -331,30 +376,36 @@ LogicalResult ReduceOp::verify() {
       *this, {{"operand", getOperand().getType()}, {"result", getType()}})))
     return failure();
 
-  Type elementType = operandType.getElementType();
-  bool isPred = elementType.isInteger(1);
-  switch (getKind()) {
+  return verifyReduceKindFitsType(*this, getKind(),
+                                  operandType.getElementType());
+}
+
+LogicalResult numlir::hlo::verifyReduceKindFitsType(Operation *op,
+                                                    ReduceKind kind,
+                                                    Type elementType) {
+  switch (kind) {
   case ReduceKind::And:
   case ReduceKind::Or:
     if (!isa<IntegerType>(elementType))
-      return emitOpError("'") << stringifyEnum(getKind())
-                              << "' reduction needs an integer or i1 element "
-                                 "type, got "
-                              << elementType;
+      return op->emitOpError("'") << stringifyEnum(kind)
+                                  << "' reduction needs an integer or i1 "
+                                     "element type, got "
+                                  << elementType;
     break;
   case ReduceKind::Sum:
   case ReduceKind::Prod:
-    if (isPred)
-      return emitOpError("'")
-             << stringifyEnum(getKind())
+    if (elementType.isInteger(1))
+      return op->emitOpError("'")
+             << stringifyEnum(kind)
              << "' reduction needs a float or integer element type, got i1";
     break;
   case ReduceKind::Max:
   case ReduceKind::Min:
     if (isa<ComplexType>(elementType))
-      return emitOpError("'") << stringifyEnum(getKind())
-                              << "' reduction needs a real element type, got "
-                              << elementType;
+      return op->emitOpError("'") << stringifyEnum(kind)
+                                  << "' reduction needs a real element type, "
+                                     "got "
+                                  << elementType;
     break;
   }
   return success();

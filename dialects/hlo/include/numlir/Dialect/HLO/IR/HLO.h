@@ -43,10 +43,33 @@ public:
     return llvm::cast<ConcreteType>(op).verifyShapes();
   }
 };
+
+/// The resource hlo's collectives read and write (HLOCollectiveOps.td).
+struct CollectiveResource
+    : public mlir::SideEffects::Resource::Base<CollectiveResource> {
+  llvm::StringRef getName() final { return "hlo.collective"; }
+};
+
+/// The module attribute giving the number of replicas an SPMD module runs
+/// on (pmap's); without it the count is not known yet.
+inline constexpr llvm::StringLiteral kNumReplicasAttrName =
+    "numlir.num_replicas";
+
+/// The replica count of the module around `op`, if it records one.
+std::optional<int64_t> numReplicasOf(mlir::Operation *op);
 } // namespace numlir::hlo
 
 #include "numlir/Dialect/HLO/IR/HLODialect.h.inc"
 #include "numlir/Dialect/HLO/IR/HLOEnums.h.inc"
+
+namespace numlir::hlo {
+/// Checks that `kind` combines elements of `elementType` (hlo.reduce's and
+/// hlo.all_reduce's rule): and/or take integers and i1, sum/prod no i1,
+/// max/min no complex values.
+mlir::LogicalResult verifyReduceKindFitsType(mlir::Operation *op,
+                                             ReduceKind kind,
+                                             mlir::Type elementType);
+} // namespace numlir::hlo
 
 #define GET_ATTRDEF_CLASSES
 #include "numlir/Dialect/HLO/IR/HLOAttrs.h.inc"
