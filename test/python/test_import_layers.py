@@ -42,6 +42,7 @@ LAYER_OF = {
     "numlir._src.device_queries": "runtime",
     "numlir._src.placement": "runtime",
     "numlir._src.sharding": "runtime",
+    "numlir._src.spmd": "runtime",  # the named axes of pmap's modules, for lowering
     "numlir._src.ad_util": "interpreters",
     "numlir._src.ad": "interpreters",
     "numlir._src.partial_eval": "interpreters",

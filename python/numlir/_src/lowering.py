@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import core, dtypes
+from numlir._src import core, dtypes, spmd
 
 _HEX_THRESHOLD = 16  # non-splat constants with more elements use the hex form
 
@@ -97,6 +97,11 @@ class LoweringRuleContext:
         """Append ``%N = <op> loc(...)`` and return ``%N``."""
         return self._module.emit(op, self.loc)
 
+    @property
+    def axis_env(self) -> spmd.AxisEnv:
+        """The named axes of the SPMD module being lowered (empty outside one)."""
+        return self._module.axis_env
+
     def type_in(self, i: int = 0) -> str:
         return tensor_type(self.avals_in[i])
 
@@ -141,9 +146,10 @@ class LoweringRuleContext:
 
 
 class _FunctionBuilder:
-    def __init__(self):
+    def __init__(self, axis_env: spmd.AxisEnv | None = None):
         self.lines: list[str] = []
         self._counter = 0
+        self.axis_env = axis_env or spmd.AxisEnv()
 
     def fresh_name(self) -> str:
         name = f"%{self._counter}"
@@ -185,14 +191,17 @@ def sanitize_symbol(name: str) -> str:
 
 def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
                 default_loc: core.SourceInfo | None = None,
-                aliasing_outputs: dict[int, int] | None = None) -> str:
+                aliasing_outputs: dict[int, int] | None = None,
+                axis_env: spmd.AxisEnv | None = None) -> str:
     """The hlo-dialect module text for ``closed``: ``func.func public @main`` over its invars.
 
     ``aliasing_outputs`` maps donated inputs to the outputs whose buffers they are
-    (``numlir.aliasing_output``, as JAX's ``tf.aliasing_output``).
+    (``numlir.aliasing_output``, as JAX's ``tf.aliasing_output``). ``axis_env`` names the
+    mapped axes of an SPMD module: its collectives lower to hlo's, and the module records
+    its replica count (``numlir.num_replicas``).
     """
     graph = closed.graph
-    fb = _FunctionBuilder()
+    fb = _FunctionBuilder(axis_env)
     env: dict[int, str] = {}
     default = format_loc(default_loc)
     args = []
@@ -205,8 +214,10 @@ def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
     outs = _lower_eqns(fb, graph, closed.consts, env, default)
     out_types = [tensor_type(a.aval) for a in graph.outvars]
     ret = f"    return {', '.join(outs)} : {', '.join(out_types)}" if outs else "    return"
+    attrs = (f" attributes {{numlir.num_replicas = {fb.axis_env.num_replicas} : i64}}"
+             if fb.axis_env.frames else "")
     return "\n".join([
-        f"module @{sanitize_symbol(module_name)} {{",
+        f"module @{sanitize_symbol(module_name)}{attrs} {{",
         f"  func.func public @main({', '.join(args)}) -> ({', '.join(out_types)}) {{",
         *fb.lines,
         ret,

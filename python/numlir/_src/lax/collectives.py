@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from numlir._src import ad, batching, core, dtypes, tree_util
+from numlir._src import ad, batching, core, dtypes, spmd, tree_util
 from numlir._src.array import as_array
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
@@ -52,27 +52,44 @@ def axis_size(axis_name) -> int:
     """The size of the named axis (the product, for a tuple of names), as a Python int."""
     size = 1
     for name in _names(axis_name):
-        trace = _batch_trace_named(name)
-        if trace is None:
+        trace = _batch_trace_named(name)  # an inner vmap shadows a pmap's axis
+        frame = spmd.axis_env().frame(name) if trace is None else None
+        if trace is None and frame is None:
             raise NameError(f"unbound axis name: {name}. Collectives need an enclosing "
-                            f"vmap(..., axis_name={name!r})")
-        size *= trace.axis_size
+                            f"vmap(..., axis_name={name!r}) or pmap(..., "
+                            f"axis_name={name!r})")
+        size *= trace.axis_size if trace is not None else frame.size
     return size
 
 
-def _unbound(prim_name: str):
+def _spmd_lowering(prim_name: str, lower=None):
+    """The lowering of a collective: ``lower`` emits hlo's collective where every name it
+    uses is an axis of the SPMD module being lowered (pmap's); anywhere else the name is
+    unbound, as in JAX."""
     def lowering(ctx, *operands, **params):
         names = _names(params.get("axes", params.get("axis_name")))
+        if lower is not None and ctx.axis_env.has(names):
+            return lower(ctx, *operands, **params)
         raise NameError(f"{prim_name}: unbound axis name {', '.join(map(repr, names))}. "
-                        "Collectives need an enclosing vmap(..., axis_name=...) naming it")
+                        "Collectives need an enclosing vmap(..., axis_name=...) or "
+                        "pmap(..., axis_name=...) naming it")
     return lowering
 
 
-def _collective(name: str, multiple_results: bool = False) -> core.Primitive:
+def _collective(name: str, multiple_results: bool = False, lower=None) -> core.Primitive:
     prim = core.Primitive(name)
     prim.multiple_results = multiple_results
-    prim.def_lowering(_unbound(name))
+    prim.def_lowering(_spmd_lowering(name, lower))
     return prim
+
+
+def _all_reduce_lowering(kind: str):
+    """hlo.all_reduce ``kind`` over the replicas that share every other named axis."""
+    def lower(ctx, x, *, axes):
+        groups = spmd.replica_groups(ctx.axis_env, axes)
+        return ctx.emit(f"hlo.all_reduce {kind} {x}, replica_groups = {groups} "
+                        f": {ctx.type_in()}")
+    return lower
 
 
 def _pass_through(prim, trace, vals, dims, shift_params, **params):
@@ -96,8 +113,8 @@ def _front(trace, val, dim):
 # --- psum, pmax, pmin -------------------------------------------------------------------------
 
 
-def _reducing_collective(name: str, reduce, unbatched):
-    prim = _collective(name)
+def _reducing_collective(name: str, reduce, unbatched, kind: str):
+    prim = _collective(name, lower=_all_reduce_lowering(kind))
 
     @prim.def_abstract_eval
     def _abstract_eval(x, *, axes):
@@ -118,9 +135,9 @@ def _reducing_collective(name: str, reduce, unbatched):
 
 psum_p = _reducing_collective(
     "psum", reduction.reduce_sum,
-    lambda x, n: ew.mul(x, shape_ops.full((), n, core.get_aval(x).dtype)))
-pmax_p = _reducing_collective("pmax", reduction.reduce_max, lambda x, n: x)
-pmin_p = _reducing_collective("pmin", reduction.reduce_min, lambda x, n: x)
+    lambda x, n: ew.mul(x, shape_ops.full((), n, core.get_aval(x).dtype)), "sum")
+pmax_p = _reducing_collective("pmax", reduction.reduce_max, lambda x, n: x, "max")
+pmin_p = _reducing_collective("pmin", reduction.reduce_min, lambda x, n: x, "min")
 
 ad.deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ad.instantiate(ct), axes=axes)])
 
@@ -180,7 +197,18 @@ def _no_groups(name: str, groups) -> None:
 
 # --- axis_index -------------------------------------------------------------------------------
 
-axis_index_p = _collective("axis_index")
+def _axis_index_lowering(ctx, *, axis_name):
+    # (replica_id // stride) % size: the replica's index along the named axis.
+    frame = ctx.axis_env.frame(axis_name)
+    replica = ctx.emit("hlo.replica_id : tensor<ui32>")
+    index = ctx.emit(f"hlo.convert {replica} : tensor<ui32> -> tensor<i32>")
+    stride = ctx.constant(np.int32(frame.stride))
+    size = ctx.constant(np.int32(frame.size))
+    index = ctx.emit(f"hlo.divide {index}, {stride} : tensor<i32>")
+    return ctx.emit(f"hlo.remainder {index}, {size} : tensor<i32>")
+
+
+axis_index_p = _collective("axis_index", lower=_axis_index_lowering)
 
 
 @axis_index_p.def_abstract_eval
