@@ -31,10 +31,12 @@ static size_t num_plugins;
 static nlrt_status check_driver(const nlrt_driver *driver) {
   if (!driver)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "registering a NULL driver");
-  if (driver->version != NLRT_DRIVER_INTERFACE_VERSION)
+  /* Version 1 lacks the fields version 2 appended (collectives): the
+   * runtime reads them only from a version-2 struct. */
+  if (driver->version != 1 && driver->version != NLRT_DRIVER_INTERFACE_VERSION)
     return nlrt_error(NLRT_INVALID_ARGUMENT,
                       "driver '%s' implements driver interface version %u; "
-                      "this runtime implements version %d",
+                      "this runtime implements versions 1 and %d",
                       driver->name ? driver->name : "?", driver->version,
                       NLRT_DRIVER_INTERFACE_VERSION);
   size_t length = driver->name ? strlen(driver->name) : 0;

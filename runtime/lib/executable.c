@@ -7,6 +7,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "internal.h"
+#include "services/collectives.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -29,6 +30,23 @@ static char *copy_string(const char *s) {
   return copy;
 }
 
+/* Checks the collectives a version-2 driver reports into
+ * executable->collectives and num_replicas. */
+static nlrt_status check_collectives(const nlrt_driver *driver, void *state,
+                                     const char *entry,
+                                     nlrt_executable *executable) {
+  executable->num_replicas = 1;
+  if (driver->version < 2 || !driver->collectives)
+    return NLRT_OK;
+  nlrt_collective_exports exports = {NULL, 0, 1, NULL};
+  driver->collectives(state, &exports);
+  nlrt_status status =
+      nlrt_collectives_create(&exports, entry, &executable->collectives);
+  if (status == NLRT_OK && executable->collectives)
+    executable->num_replicas = executable->collectives->num_replicas;
+  return status;
+}
+
 nlrt_status nlrt_executable_create(nlrt_device *device, const char *entry,
                                    const char *signature_text, void *state,
                                    nlrt_executable **out) {
@@ -44,7 +62,10 @@ nlrt_status nlrt_executable_create(nlrt_device *device, const char *entry,
                         device->driver->name, entry);
   else
     status = nlrt_signature_parse(signature_text, &executable->signature);
+  if (status == NLRT_OK)
+    status = check_collectives(device->driver, state, entry, executable);
   if (status != NLRT_OK) {
+    nlrt_signature_destroy(&executable->signature);
     free(executable);
     free(entry_copy);
     free(text_copy);
@@ -215,6 +236,7 @@ NLRT_API void nlrt_executable_release(nlrt_executable *executable) {
   free(executable->entry);
   free(executable->signature_text);
   nlrt_signature_destroy(&executable->signature);
+  nlrt_collectives_destroy(executable->collectives);
   nlrt_device_close(executable->device);
   free(executable);
 }
@@ -231,6 +253,11 @@ NLRT_API const char *nlrt_executable_entry(const nlrt_executable *executable) {
 NLRT_API const char *
 nlrt_executable_signature(const nlrt_executable *executable) {
   return executable ? executable->signature_text : "";
+}
+
+NLRT_API size_t
+nlrt_executable_num_replicas(const nlrt_executable *executable) {
+  return executable ? executable->num_replicas : 0;
 }
 
 NLRT_API size_t nlrt_executable_num_inputs(const nlrt_executable *executable) {
@@ -260,12 +287,10 @@ NLRT_API nlrt_status nlrt_executable_buffer_info(
   return NLRT_OK;
 }
 
-/* Checks the executable and the number of buffers it is given. */
-static nlrt_status check_execute_arguments(const nlrt_executable *executable,
-                                           const void *buffers,
-                                           size_t num_buffers) {
-  if (!executable)
-    return nlrt_error(NLRT_INVALID_ARGUMENT, "executable is NULL");
+/* Checks the number of buffers an executable is given. */
+static nlrt_status check_buffer_count(const nlrt_executable *executable,
+                                      const void *buffers,
+                                      size_t num_buffers) {
   const nlrt_signature *signature = &executable->signature;
   size_t expected = num_buffers_of(executable);
   if (num_buffers != expected)
@@ -279,6 +304,22 @@ static nlrt_status check_execute_arguments(const nlrt_executable *executable,
   if (expected && !buffers)
     return nlrt_error(NLRT_INVALID_ARGUMENT, "buffer array is NULL");
   return NLRT_OK;
+}
+
+/* Checks the executable, that it runs alone (one replica), and the number
+ * of buffers it is given. */
+static nlrt_status check_execute_arguments(const nlrt_executable *executable,
+                                           const void *buffers,
+                                           size_t num_buffers) {
+  if (!executable)
+    return nlrt_error(NLRT_INVALID_ARGUMENT, "executable is NULL");
+  if (executable->num_replicas > 1)
+    return nlrt_error(NLRT_INVALID_ARGUMENT,
+                      "'%s' (%s) is compiled for %zu replicas: use "
+                      "nlrt_executable_execute_spmd",
+                      executable->entry, executable->signature_text,
+                      executable->num_replicas);
+  return check_buffer_count(executable, buffers, num_buffers);
 }
 
 /* NLRT_INVALID_ARGUMENT with "buffer 3 (output 1) of 'f' " and `format`. */
@@ -296,18 +337,46 @@ static nlrt_status bad_buffer(const nlrt_executable *executable, size_t i,
                     executable->entry, what);
 }
 
+nlrt_status nlrt_executable_run(nlrt_executable *executable,
+                                void *const *addresses,
+                                struct nlrt_spmd_participant *participant) {
+  nlrt_call_context context = {executable->collectives, participant, NULL};
+  nlrt_call_context_enter(&context);
+  nlrt_status status = executable->device->driver->execute(
+      executable, executable->state, addresses);
+  nlrt_call_context_leave(&context);
+  return status;
+}
+
+/* The checks of nlrt_executable_execute after the executable's own. */
+static nlrt_status check_host_buffers(const nlrt_executable *executable,
+                                      void *const *buffers,
+                                      size_t num_buffers) {
+  for (size_t i = 0; i < num_buffers; ++i)
+    if (!buffers[i])
+      return bad_buffer(executable, i, "is NULL");
+  return NLRT_OK;
+}
+
+nlrt_status nlrt_executable_check_buffers(const nlrt_executable *executable,
+                                          void *const *buffers,
+                                          size_t num_buffers) {
+  nlrt_status status = check_buffer_count(executable, buffers, num_buffers);
+  if (status != NLRT_OK)
+    return status;
+  return check_host_buffers(executable, buffers, num_buffers);
+}
+
 NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
                                              void *const *buffers,
                                              size_t num_buffers) {
   nlrt_status status =
       check_execute_arguments(executable, buffers, num_buffers);
+  if (status == NLRT_OK)
+    status = check_host_buffers(executable, buffers, num_buffers);
   if (status != NLRT_OK)
     return status;
-  for (size_t i = 0; i < num_buffers; ++i)
-    if (!buffers[i])
-      return bad_buffer(executable, i, "is NULL");
-  return executable->device->driver->execute(executable, executable->state,
-                                             buffers);
+  return nlrt_executable_run(executable, buffers, NULL);
 }
 
 /* At most this many buffers go through the stack; more are malloc'd. */
@@ -342,8 +411,7 @@ NLRT_API nlrt_status nlrt_executable_execute_buffers(
   }
   for (size_t i = 0; i < num_buffers; ++i)
     addresses[i] = buffers[i]->address;
-  status = executable->device->driver->execute(executable, executable->state,
-                                               addresses);
+  status = nlrt_executable_run(executable, addresses, NULL);
   if (addresses != stack)
     free(addresses);
   return status;

@@ -75,6 +75,9 @@ struct nlrt_device {
   char name[32];
 };
 
+struct nlrt_collectives; /* services/collectives.h */
+struct nlrt_spmd_participant; /* spmd/communicator.h */
+
 /* The head of every executable. */
 struct nlrt_executable {
   nlrt_device *device; /* holds a reference */
@@ -82,6 +85,10 @@ struct nlrt_executable {
   char *signature_text;
   nlrt_signature signature;
   void *state;
+  /* The checked collective table (NULL: the executable has none). */
+  struct nlrt_collectives *collectives;
+  /* "<entry>_num_replicas" (1 where absent). */
+  size_t num_replicas;
 };
 
 struct nlrt_buffer {
@@ -106,10 +113,24 @@ extern const nlrt_services nlrt_runtime_services;
 void nlrt_device_retain(nlrt_device *device);
 
 /* Wraps a loaded executable's driver state in a handle: copies `entry` and
- * `signature_text`, parses the signature and retains `device`. On failure
- * releases `state` through the driver. */
+ * `signature_text`, parses the signature, checks the collective table the
+ * driver reports and retains `device`. On failure releases `state` through
+ * the driver. */
 nlrt_status nlrt_executable_create(nlrt_device *device, const char *entry,
                                    const char *signature_text, void *state,
                                    nlrt_executable **out);
+
+/* Runs the executable's driver on checked `addresses`, with its
+ * collectives dispatched as participant `participant` of an SPMD launch
+ * (NULL: a single replica). */
+nlrt_status nlrt_executable_run(nlrt_executable *executable,
+                                void *const *addresses,
+                                struct nlrt_spmd_participant *participant);
+
+/* The checks nlrt_executable_execute makes of `buffers` (count, NULL
+ * pointers), without the refusal of several replicas. */
+nlrt_status nlrt_executable_check_buffers(const nlrt_executable *executable,
+                                          void *const *buffers,
+                                          size_t num_buffers);
 
 #endif /* NLRT_INTERNAL_H */

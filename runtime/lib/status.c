@@ -32,6 +32,8 @@ NLRT_API const char *nlrt_status_string(nlrt_status status) {
     return "INVALID_EXECUTABLE";
   case NLRT_HOST_CALLBACK_FAILED:
     return "HOST_CALLBACK_FAILED";
+  case NLRT_COLLECTIVE_FAILED:
+    return "COLLECTIVE_FAILED";
   }
   return "UNKNOWN";
 }

@@ -885,6 +885,773 @@ static void test_concurrent_loads(nlrt_device *device) {
   free(image);
 }
 
+/*===--- SPMD launches: the communicator and its collectives ---------------===*/
+
+/* N cpu devices (ordinals 0 .. N-1, one thread each) and a communicator
+ * over them. */
+typedef struct spmd_setup {
+  size_t n;
+  nlrt_device *devices[4];
+  nlrt_communicator *comm;
+} spmd_setup;
+
+static int spmd_open(size_t n, uint32_t timeout_ms, spmd_setup *setup) {
+  memset(setup, 0, sizeof(*setup));
+  setup->n = n;
+  nlrt_device_option team = {"num_threads", 1};
+  for (size_t i = 0; i < n; ++i)
+    if (nlrt_device_open_with_options("cpu", (int)i, &team, 1,
+                                      &setup->devices[i]) != NLRT_OK)
+      return 0;
+  nlrt_communicator_options options = {0, n, timeout_ms};
+  return nlrt_communicator_create(setup->devices, n, &options,
+                                  &setup->comm) == NLRT_OK;
+}
+
+static void spmd_close(spmd_setup *setup) {
+  nlrt_communicator_destroy(setup->comm);
+  for (size_t i = 0; i < setup->n; ++i)
+    nlrt_device_close(setup->devices[i]);
+}
+
+/* Loads `entry` on every device from memory: a separate copy of the code
+ * per participant, as a compiled pmap is. */
+static int spmd_load(const spmd_setup *setup, const char *entry,
+                     nlrt_executable **out) {
+  size_t size = 0;
+  void *image = read_file(kernels_path, &size);
+  int ok = image != NULL;
+  for (size_t i = 0; i < setup->n; ++i) {
+    out[i] = NULL;
+    if (ok)
+      ok = nlrt_executable_load_memory(setup->devices[i], image, size, entry,
+                                       &out[i]) == NLRT_OK;
+  }
+  free(image);
+  return ok;
+}
+
+static void spmd_release(const spmd_setup *setup, nlrt_executable **exes) {
+  for (size_t i = 0; i < setup->n; ++i)
+    nlrt_executable_release(exes[i]);
+}
+
+/* The dtypes and kinds as the collective table spells them. */
+enum { K_SUM, K_PROD, K_MAX, K_MIN, K_AND, K_OR };
+
+/* test_kernels.c's generic_records: record, dtype, kind, elements, split. */
+typedef struct spmd_case {
+  int64_t record;
+  nlrt_dtype dtype;
+  int kind;
+  size_t elements;
+  int split;
+} spmd_case;
+
+static const spmd_case spmd_cases[] = {
+    {0, NLRT_DTYPE_F32, K_SUM, 7, 0},      {1, NLRT_DTYPE_F64, K_MAX, 5, 0},
+    {2, NLRT_DTYPE_I32, K_SUM, 9, 0},      {3, NLRT_DTYPE_I1, K_OR, 11, 0},
+    {4, NLRT_DTYPE_BF16, K_SUM, 13, 0},    {5, NLRT_DTYPE_C64, K_SUM, 3, 0},
+    {6, NLRT_DTYPE_F16, K_SUM, 6, 0},      {7, NLRT_DTYPE_C128, K_PROD, 3, 0},
+    {8, NLRT_DTYPE_I8, K_MIN, 5, 0},       {9, NLRT_DTYPE_UI16, K_AND, 4, 0},
+    {10, NLRT_DTYPE_I64, K_PROD, 3, 0},    {11, NLRT_DTYPE_F32, K_MIN, 5, 0},
+    {12, NLRT_DTYPE_F32, K_SUM, 10007, 0}, {13, NLRT_DTYPE_F32, K_SUM, 0, 0},
+    {14, NLRT_DTYPE_F32, K_SUM, 7, 1},     {16, NLRT_DTYPE_BF16, K_MAX, 5, 0},
+    {17, NLRT_DTYPE_I1, K_AND, 4, 0},
+};
+#define SPMD_REPLICA_ID_RECORD 15
+#define SPMD_BYTES 40960
+
+static float bits_to_float(uint32_t bits) {
+  float value;
+  memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+static uint16_t reference_bf16(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof(bits));
+  if (value != value)
+    return (uint16_t)((bits >> 16) | 0x40);
+  uint32_t lower = bits & 0xffffu, upper = bits >> 16;
+  if (lower > 0x8000u || (lower == 0x8000u && (upper & 1u)))
+    ++upper;
+  return (uint16_t)upper;
+}
+
+static float reference_bf16_value(uint16_t h) {
+  return bits_to_float((uint32_t)h << 16);
+}
+
+/* Element e of participant r's operand: values whose sums depend on the
+ * order (large and small magnitudes), NaN in a few places, integers near
+ * their limits so that sums and products wrap. */
+static void spmd_fill(const spmd_case *c, size_t r, void *data) {
+  for (size_t e = 0; e < c->elements; ++e) {
+    double x = (double)((e * 7 + r * 3) % 11) * 0.1 +
+               (r % 2 ? 1e7 : 1.0) * (double)(e % 5) + 0.01 * (double)r;
+    switch (c->dtype) {
+    case NLRT_DTYPE_F32:
+      ((float *)data)[e] = (c->kind == K_MIN && r == 0 && e == 0)
+                               ? bits_to_float(0x7fc00000u)
+                               : (float)x;
+      break;
+    case NLRT_DTYPE_F64:
+      ((double *)data)[e] = (r == 1 && e == 2) || (r == 0 && e == 4)
+                                ? bits_to_float(0x7fc00000u)
+                                : x * (e % 2 ? -1 : 1);
+      break;
+    case NLRT_DTYPE_I32:
+      ((int32_t *)data)[e] = INT32_MAX - (int32_t)(r * 5) + (int32_t)e;
+      break;
+    case NLRT_DTYPE_I1:
+      ((uint8_t *)data)[e] = c->kind == K_OR ? (e + r) % 3 == 0 : (e + r) % 4 != 0;
+      break;
+    case NLRT_DTYPE_BF16:
+      ((uint16_t *)data)[e] = reference_bf16((float)(x * (e % 3 ? 1 : -1)));
+      break;
+    case NLRT_DTYPE_C64:
+      ((float *)data)[2 * e] = (float)x;
+      ((float *)data)[2 * e + 1] = (float)(x * 0.5 - 3.0);
+      break;
+    case NLRT_DTYPE_F16: {
+#ifdef __FLT16_MAX__
+      _Float16 h = (_Float16)(0.3 * (double)(e + 1) + 1000.0 * (double)r + 0.7);
+      memcpy((uint16_t *)data + e, &h, 2);
+#else
+      ((uint16_t *)data)[e] = (uint16_t)(0x3c00 + r + e);
+#endif
+      break;
+    }
+    case NLRT_DTYPE_C128:
+      ((double *)data)[2 * e] = 1.0 + 0.25 * (double)(r + e);
+      ((double *)data)[2 * e + 1] = 0.5 - 0.125 * (double)r;
+      break;
+    case NLRT_DTYPE_I8:
+      ((int8_t *)data)[e] = (int8_t)(e * 37 - r * 50);
+      break;
+    case NLRT_DTYPE_UI16:
+      ((uint16_t *)data)[e] = (uint16_t)(0xffffu ^ (1u << ((e + r) % 16)));
+      break;
+    case NLRT_DTYPE_I64:
+      ((int64_t *)data)[e] = (int64_t)0x7000000000000001 - (int64_t)(r + e);
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* acc (op)= operand for one element, written independently of reduce.c. */
+static void reference_step(const spmd_case *c, void *acc, const void *b,
+                           size_t e) {
+  switch (c->dtype) {
+  case NLRT_DTYPE_F32: {
+    float *a = (float *)acc + e, y = ((const float *)b)[e];
+    if (c->kind == K_SUM)
+      *a = *a + y;
+    else if (*a != *a)
+      ; /* NaN stays */
+    else if (y != y || y < *a)
+      *a = y;
+    break;
+  }
+  case NLRT_DTYPE_F64: {
+    double *a = (double *)acc + e, y = ((const double *)b)[e];
+    if (*a == *a && (y != y || y > *a))
+      *a = y;
+    break;
+  }
+  case NLRT_DTYPE_I32: {
+    uint32_t sum = (uint32_t)((int32_t *)acc)[e] + (uint32_t)((const int32_t *)b)[e];
+    memcpy((int32_t *)acc + e, &sum, 4);
+    break;
+  }
+  case NLRT_DTYPE_I1: {
+    uint8_t *a = (uint8_t *)acc + e, y = ((const uint8_t *)b)[e];
+    *a = c->kind == K_OR ? (*a || y) : (*a && y);
+    break;
+  }
+  case NLRT_DTYPE_BF16: {
+    uint16_t *a = (uint16_t *)acc + e, y = ((const uint16_t *)b)[e];
+    float fa = reference_bf16_value(*a), fy = reference_bf16_value(y);
+    if (c->kind == K_SUM)
+      *a = reference_bf16(fa + fy);
+    else if (fa == fa && (fy != fy || fy > fa))
+      *a = y;
+    break;
+  }
+  case NLRT_DTYPE_C64:
+    ((float *)acc)[2 * e] += ((const float *)b)[2 * e];
+    ((float *)acc)[2 * e + 1] += ((const float *)b)[2 * e + 1];
+    break;
+  case NLRT_DTYPE_F16: {
+#ifdef __FLT16_MAX__
+    _Float16 a, y;
+    memcpy(&a, (uint16_t *)acc + e, 2);
+    memcpy(&y, (const uint16_t *)b + e, 2);
+    _Float16 sum = (_Float16)((float)a + (float)y);
+    memcpy((uint16_t *)acc + e, &sum, 2);
+#else
+    (void)acc, (void)b;
+#endif
+    break;
+  }
+  case NLRT_DTYPE_C128: {
+    double *a = (double *)acc + 2 * e;
+    const double *y = (const double *)b + 2 * e;
+    double real = a[0] * y[0] - a[1] * y[1], imag = a[0] * y[1] + a[1] * y[0];
+    a[0] = real, a[1] = imag;
+    break;
+  }
+  case NLRT_DTYPE_I8: {
+    int8_t *a = (int8_t *)acc + e, y = ((const int8_t *)b)[e];
+    if (y < *a)
+      *a = y;
+    break;
+  }
+  case NLRT_DTYPE_UI16:
+    ((uint16_t *)acc)[e] &= ((const uint16_t *)b)[e];
+    break;
+  case NLRT_DTYPE_I64: {
+    uint64_t product = (uint64_t)((int64_t *)acc)[e] * (uint64_t)((const int64_t *)b)[e];
+    memcpy((int64_t *)acc + e, &product, 8);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+/* The members of participant r's group for a case on n replicas. */
+static size_t spmd_group(const spmd_case *c, size_t n, size_t r,
+                         size_t *members) {
+  if (!c->split) {
+    for (size_t i = 0; i < n; ++i)
+      members[i] = i;
+    return n;
+  }
+  if (n == 4) {
+    members[0] = r % 2, members[1] = r % 2 + 2;
+    return 2;
+  }
+  members[0] = r;
+  return 1;
+}
+
+/* Buffers of one generic launch: per participant a record, an operand and
+ * a result. */
+typedef struct spmd_buffers {
+  int64_t record[4];
+  unsigned char *operand[4], *result[4];
+  void *pointers[4][3];
+  void *const *per_participant[4];
+} spmd_buffers;
+
+static void spmd_buffers_init(spmd_buffers *b, int64_t record) {
+  for (size_t i = 0; i < 4; ++i) {
+    b->record[i] = record;
+    b->operand[i] = calloc(1, SPMD_BYTES);
+    b->result[i] = calloc(1, SPMD_BYTES);
+    b->pointers[i][0] = &b->record[i];
+    b->pointers[i][1] = b->operand[i];
+    b->pointers[i][2] = b->result[i];
+    b->per_participant[i] = b->pointers[i];
+  }
+}
+
+static void spmd_buffers_free(spmd_buffers *b) {
+  for (size_t i = 0; i < 4; ++i) {
+    free(b->operand[i]);
+    free(b->result[i]);
+  }
+}
+
+/* Every case of the generic kernel on n participants: each participant's
+ * result equals the group-order reduction computed here, bit for bit. */
+static void test_spmd_all_reduce(const spmd_setup *setup,
+                                 nlrt_executable **exes) {
+  size_t n = setup->n;
+  spmd_buffers b;
+  spmd_buffers_init(&b, 0);
+  unsigned char *expected = malloc(SPMD_BYTES);
+  for (size_t k = 0; k < sizeof(spmd_cases) / sizeof(spmd_cases[0]); ++k) {
+    const spmd_case *c = &spmd_cases[k];
+    size_t bytes = c->elements * nlrt_dtype_size(c->dtype);
+    for (size_t r = 0; r < n; ++r) {
+      b.record[r] = c->record;
+      spmd_fill(c, r, b.operand[r]);
+      memset(b.result[r], 0xa5, SPMD_BYTES);
+    }
+    nlrt_status statuses[4] = {99, 99, 99, 99};
+    CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes, b.per_participant,
+                                       3, statuses) == NLRT_OK);
+    for (size_t r = 0; r < n; ++r) {
+      CHECK(statuses[r] == NLRT_OK);
+      size_t members[4];
+      size_t g = spmd_group(c, n, r, members);
+      memcpy(expected, b.operand[members[0]], bytes);
+      for (size_t m = 1; m < g; ++m)
+        for (size_t e = 0; e < c->elements; ++e)
+          reference_step(c, expected, b.operand[members[m]], e);
+      int same = memcmp(b.result[r], expected, bytes) == 0;
+#ifndef __FLT16_MAX__
+      if (c->dtype == NLRT_DTYPE_F16) /* no reference: members agree */
+        same = memcmp(b.result[r], b.result[members[0]], bytes) == 0;
+#endif
+      if (!same)
+        fprintf(stderr, "all_reduce record %lld on %zu replicas: replica %zu "
+                        "differs\n",
+                (long long)c->record, n, r);
+      CHECK(same);
+      /* Nothing past the result was written. */
+      CHECK(b.result[r][bytes] == 0xa5 && b.result[r][SPMD_BYTES - 1] == 0xa5);
+    }
+  }
+
+  /* replica_id: each gets its own id. */
+  for (size_t r = 0; r < n; ++r) {
+    b.record[r] = SPMD_REPLICA_ID_RECORD;
+    memset(b.result[r], 0xff, 8);
+  }
+  CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes, b.per_participant,
+                                     3, NULL) == NLRT_OK);
+  for (size_t r = 0; r < n; ++r) {
+    uint32_t id;
+    memcpy(&id, b.result[r], 4);
+    CHECK(id == r);
+  }
+  free(expected);
+  spmd_buffers_free(&b);
+}
+
+/* One launch of a special kernel (i64[];f32[2]->f32[2]): participant r's
+ * operand is {r + 1, 10 * (r + 1)}. */
+static nlrt_status spmd_special(const spmd_setup *setup, nlrt_executable **exes,
+                                int64_t parameter, float results[4][2],
+                                nlrt_status *statuses) {
+  float operands[4][2];
+  void *pointers[4][3];
+  void *const *per_participant[4];
+  for (size_t r = 0; r < setup->n; ++r) {
+    operands[r][0] = (float)(r + 1);
+    operands[r][1] = (float)(10 * (r + 1));
+    results[r][0] = results[r][1] = -1;
+    pointers[r][0] = &parameter;
+    pointers[r][1] = operands[r];
+    pointers[r][2] = results[r];
+    per_participant[r] = pointers[r];
+  }
+  return nlrt_executable_execute_spmd(setup->comm, setup->n, exes,
+                                      per_participant, 3, statuses);
+}
+
+/* The special kernels' all_reduce worked: every result is the sum. */
+static int spmd_summed(const spmd_setup *setup, float results[4][2]) {
+  float total = (float)(setup->n * (setup->n + 1) / 2);
+  int ok = 1;
+  for (size_t r = 0; r < setup->n; ++r)
+    ok &= results[r][0] == total && results[r][1] == 10 * total;
+  return ok;
+}
+
+/* "replicas 0, 2, 3" of 0 .. n-1 without `missing`. */
+static void spmd_others(size_t n, size_t missing, char *out, size_t capacity) {
+  snprintf(out, capacity, "replica%s", n - 1 == 1 ? "" : "s");
+  const char *separator = " ";
+  for (size_t r = 0; r < n; ++r) {
+    if (r == missing)
+      continue;
+    size_t used = strlen(out);
+    snprintf(out + used, capacity - used, "%s%zu", separator, r);
+    separator = ", ";
+  }
+}
+
+/* Control flow that depends on the replica, a skipped collective, a peer
+ * that never comes, a peer that fails: each fails the launch with a message
+ * that names the collectives, their lines and the replicas; the next launch
+ * on the same communicator works. */
+static void test_spmd_failures(const spmd_setup *setup) {
+  size_t n = setup->n;
+  nlrt_executable *slow[4], *other[4];
+  float results[4][2];
+  nlrt_status statuses[4];
+  char message[256];
+  char name[32];
+  snprintf(name, sizeof(name), "slow_%zu", n);
+  CHECK(spmd_load(setup, name, slow));
+
+  if (n >= 2) {
+    /* Divergence. */
+    snprintf(name, sizeof(name), "diverge_%zu", n);
+    CHECK(spmd_load(setup, name, other));
+    CHECK_FAILS(spmd_special(setup, other, 0, results, statuses),
+                NLRT_COLLECTIVE_FAILED,
+                "replica 1 is at all_reduce (kernels.py:20) while replica 0 "
+                "is at all_reduce (kernels.py:10)");
+    for (size_t r = 0; r < n; ++r)
+      CHECK(statuses[r] == NLRT_COLLECTIVE_FAILED);
+    spmd_release(setup, other);
+    CHECK(spmd_special(setup, slow, 0, results, statuses) == NLRT_OK);
+    CHECK(spmd_summed(setup, results));
+
+    /* A replica that skips the collective: found when it finishes. */
+    snprintf(name, sizeof(name), "skip_%zu", n);
+    CHECK(spmd_load(setup, name, other));
+    CHECK_FAILS(spmd_special(setup, other, 0, results, statuses),
+                NLRT_COLLECTIVE_FAILED,
+                "replica 1 finished its program while replica 0 is at "
+                "all_reduce (kernels.py:10)");
+    CHECK(statuses[1] == NLRT_OK && statuses[0] == NLRT_COLLECTIVE_FAILED);
+    spmd_release(setup, other);
+    CHECK(spmd_special(setup, slow, 0, results, statuses) == NLRT_OK);
+    CHECK(spmd_summed(setup, results));
+
+    /* Replica 1 comes 2 s late to a communicator that waits 1 s. */
+    char others[64];
+    spmd_others(n, 1, others, sizeof(others));
+    snprintf(message, sizeof(message),
+             "all_reduce (kernels.py:10) timed out after 1 s: replica 1 never "
+             "reached it (%s waited)",
+             others);
+    CHECK_FAILS(spmd_special(setup, slow, 2000, results, statuses),
+                NLRT_COLLECTIVE_FAILED, message);
+    for (size_t r = 0; r < n; ++r)
+      CHECK(statuses[r] == NLRT_COLLECTIVE_FAILED);
+    CHECK(spmd_special(setup, slow, 0, results, statuses) == NLRT_OK);
+    CHECK(spmd_summed(setup, results));
+  }
+
+  /* The last replica runs out of memory before the collective. */
+  snprintf(name, sizeof(name), "fail_%zu", n);
+  CHECK(spmd_load(setup, name, other));
+  snprintf(message, sizeof(message),
+           "replica %zu failed: 'fail_%zu' (i64[];f32[2]->f32[2]) ran out of "
+           "memory: allocating a temporary buffer of 4611686018427387904",
+           n - 1, n);
+  for (int round = 0; round < 2; ++round) {
+    CHECK_FAILS(spmd_special(setup, other, 1, results, statuses),
+                NLRT_OUT_OF_MEMORY, message);
+    for (size_t r = 0; r < n; ++r)
+      CHECK(statuses[r] ==
+            (r == n - 1 ? NLRT_OUT_OF_MEMORY : NLRT_COLLECTIVE_FAILED));
+    CHECK(spmd_special(setup, other, 0, results, statuses) == NLRT_OK);
+    CHECK(spmd_summed(setup, results));
+  }
+  spmd_release(setup, other);
+  spmd_release(setup, slow);
+}
+
+/* What a launch checks before anything runs. */
+static void test_spmd_refusals(const spmd_setup *setup,
+                               nlrt_executable **exes) {
+  size_t n = setup->n;
+  spmd_buffers b;
+  spmd_buffers_init(&b, 0);
+  if (n > 1) {
+    char message[256];
+    snprintf(message, sizeof(message),
+             "'all_reduce_%zu' (i64[];ui8[40960]->ui8[40960]) is compiled "
+             "for %zu replicas: use nlrt_executable_execute_spmd",
+             n, n);
+    CHECK_FAILS(nlrt_executable_execute(exes[0], b.pointers[0], 3),
+                NLRT_INVALID_ARGUMENT, message);
+  }
+  CHECK(nlrt_executable_num_replicas(exes[0]) == n);
+  CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n + 1, exes,
+                                           b.per_participant, 3, NULL),
+              NLRT_INVALID_ARGUMENT, "the communicator has");
+  CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, exes,
+                                           b.per_participant, 2, NULL),
+              NLRT_INVALID_ARGUMENT, "takes 3 buffers");
+  void *saved = b.pointers[n - 1][2];
+  b.pointers[n - 1][2] = NULL;
+  char message[128];
+  snprintf(message, sizeof(message),
+           "participant %zu: buffer 2 (output 0) of 'all_reduce_%zu' is NULL",
+           n - 1, n);
+  CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, exes,
+                                           b.per_participant, 3, NULL),
+              NLRT_INVALID_ARGUMENT, message);
+  b.pointers[n - 1][2] = saved;
+  if (n > 1) {
+    nlrt_executable *swapped[4];
+    memcpy(swapped, exes, n * sizeof(*exes));
+    swapped[0] = exes[1], swapped[1] = exes[0];
+    CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, swapped,
+                                             b.per_participant, 3, NULL),
+                NLRT_INVALID_ARGUMENT,
+                "executables[0] is loaded on cpu:1; participant 0 runs on "
+                "cpu:0");
+    /* Compiled for another replica count; another program. */
+    nlrt_executable *one = NULL, *mixed[4];
+    CHECK(nlrt_executable_load_file(setup->devices[n - 1], kernels_path,
+                                    "all_reduce_1", &one) == NLRT_OK);
+    memcpy(mixed, exes, n * sizeof(*exes));
+    mixed[n - 1] = one;
+    CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, mixed,
+                                             b.per_participant, 3, NULL),
+                NLRT_INVALID_ARGUMENT,
+                "'all_reduce_1' is compiled for 1 replica; the communicator "
+                "has");
+    nlrt_executable_release(one);
+    char entry[32];
+    snprintf(entry, sizeof(entry), "slow_%zu", n);
+    CHECK(nlrt_executable_load_file(setup->devices[n - 1], kernels_path, entry,
+                                    &one) == NLRT_OK);
+    mixed[n - 1] = one;
+    CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, mixed,
+                                             b.per_participant, 3, NULL),
+                NLRT_INVALID_ARGUMENT, "every participant runs the same "
+                                       "program");
+    nlrt_executable_release(one);
+  }
+  CHECK_FAILS(nlrt_executable_execute_spmd(NULL, n, exes, b.per_participant,
+                                           3, NULL),
+              NLRT_INVALID_ARGUMENT, "NULL communicator");
+  spmd_buffers_free(&b);
+}
+
+/* Plain execution of a one-replica SPMD program: the all_reduce copies,
+ * the replica id is 0. */
+static void test_spmd_single_replica(nlrt_device *device) {
+  nlrt_executable *exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, "all_reduce_1",
+                                  &exe) == NLRT_OK);
+  if (!exe)
+    return;
+  spmd_buffers b;
+  spmd_buffers_init(&b, 0);
+  for (size_t i = 0; i < 7; ++i)
+    ((float *)b.operand[0])[i] = (float)i + 0.5f;
+  CHECK(nlrt_executable_execute(exe, b.pointers[0], 3) == NLRT_OK);
+  CHECK(memcmp(b.operand[0], b.result[0], 7 * sizeof(float)) == 0);
+  b.record[0] = SPMD_REPLICA_ID_RECORD;
+  memset(b.result[0], 0xff, 4);
+  CHECK(nlrt_executable_execute(exe, b.pointers[0], 3) == NLRT_OK);
+  CHECK(((uint32_t *)b.result[0])[0] == 0);
+  /* A record the table does not have stops the call. */
+  b.record[0] = 1000;
+  CHECK_FAILS(nlrt_executable_execute(exe, b.pointers[0], 3),
+              NLRT_COLLECTIVE_FAILED,
+              "collective 1000 was called, but the running executable's "
+              "collective table has 18 records");
+  nlrt_executable_release(exe);
+  spmd_buffers_free(&b);
+
+  CHECK(nlrt_executable_load_file(device, kernels_path, "four_replicas",
+                                  &exe) == NLRT_OK);
+  int32_t out = 0;
+  void *buffers[] = {&out};
+  CHECK_FAILS(nlrt_executable_execute(exe, buffers, 1), NLRT_INVALID_ARGUMENT,
+              "'four_replicas' (->i32[1]) is compiled for 4 replicas: use "
+              "nlrt_executable_execute_spmd");
+  CHECK(nlrt_executable_num_replicas(exe) == 4);
+  nlrt_executable_release(exe);
+  CHECK(nlrt_executable_num_replicas(NULL) == 0);
+}
+
+/* Malformed tables fail the load with a message that says what is wrong. */
+static void test_spmd_malformed_tables(nlrt_device *device) {
+  static const struct {
+    const char *entry, *message;
+  } cases[] = {
+      {"bad_version", "format version 2; this runtime reads version 1"},
+      {"bad_length", "'bad_length_collectives' is not a 40-byte variable"},
+      {"bad_offset", "record 0 is at word 99, outside words 4 to 12"},
+      {"bad_replica", "record 0 names replica 5; the executable runs on "
+                      "replicas 0 to 1"},
+      {"repeated_replica", "record 0 names replica 1 twice"},
+      {"uncovered_replica", "record 0 has 1 groups of 1 replicas; the "
+                            "executable runs on 2"},
+      {"unknown_op", "record 0 has unknown op 9"},
+      {"reserved_op", "record 0 is a all_gather (op 2), which this runtime "
+                      "does not run yet"},
+      {"unknown_dtype", "record 0 has unknown dtype 20"},
+      {"unknown_kind", "record 0 has unknown reduction kind 7"},
+      {"sum_of_i1", "record 0: an all_reduce sum cannot combine i1"},
+      {"max_of_c64", "record 0: an all_reduce max cannot combine c64"},
+      {"replica_id_f32", "a replica_id has kind -1, dtype ui32 and 1 element"},
+      {"bad_location", "record 0 has location 5, which "
+                       "'bad_location_collective_locations' does not have"},
+      {"past_the_end", "record 0 runs past the table's end"},
+      {"no_replicas", "'no_replicas_num_replicas' is 0"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+    nlrt_executable *exe = NULL;
+    nlrt_status status =
+        nlrt_executable_load_file(device, kernels_path, cases[i].entry, &exe);
+    if (status != NLRT_LOAD_FAILED ||
+        !strstr(nlrt_last_error(), cases[i].message))
+      fprintf(stderr, "loading '%s': %s: %s\n", cases[i].entry,
+              nlrt_status_string(status), nlrt_last_error());
+    CHECK(status == NLRT_LOAD_FAILED);
+    CHECK(strstr(nlrt_last_error(), cases[i].message) != NULL);
+    CHECK(exe == NULL);
+  }
+}
+
+/* A host callback of a participant may not launch (it would wait for
+ * itself); it can tell which participant it runs for. */
+typedef struct nested_launch {
+  nlrt_communicator *comm;
+  nlrt_executable **exes;
+  nlrt_status status;
+  char message[512];
+  int participant_known;
+  size_t local;
+  nlrt_communicator *found;
+} nested_launch;
+
+static int launch_from_callback(void *user_data, uint64_t id,
+                                void *const *operands, size_t num_operands,
+                                void *const *results, size_t num_results) {
+  (void)id, (void)num_operands, (void)num_results;
+  nested_launch *nested = user_data;
+  float x[2] = {0, 0}, doubled[2], after[2];
+  void *buffers[] = {x, doubled, after};
+  void *const *per_participant[] = {buffers};
+  nested->status = nlrt_executable_execute_spmd(nested->comm, 1, nested->exes,
+                                                per_participant, 3, NULL);
+  snprintf(nested->message, sizeof(nested->message), "%s", nlrt_last_error());
+  nested->participant_known =
+      nlrt_spmd_current_participant(&nested->found, &nested->local);
+  memcpy(results[0], operands[0], 2 * sizeof(float));
+  return 0;
+}
+
+static void test_spmd_nested_launch(void) {
+  spmd_setup setup;
+  CHECK(spmd_open(1, 0, &setup));
+  nlrt_executable *exes[1] = {NULL};
+  CHECK(nlrt_executable_load_file(setup.devices[0], kernels_path, "call_host",
+                                  &exes[0]) == NLRT_OK);
+  nested_launch nested = {setup.comm, exes, NLRT_OK, "", 0, 99, NULL};
+  nlrt_set_host_callback_handler(launch_from_callback, &nested);
+  float x[2] = {3, 4}, copied[2] = {0, 0}, after[2] = {0, 0};
+  void *buffers[] = {x, copied, after};
+  void *const *per_participant[] = {buffers};
+  CHECK(nlrt_executable_execute_spmd(setup.comm, 1, exes, per_participant, 3,
+                                     NULL) == NLRT_OK);
+  CHECK(copied[1] == 4 && after[1] == 5);
+  CHECK(nested.status == NLRT_INVALID_ARGUMENT);
+  CHECK(strstr(nested.message, "a launch inside a launch would wait for "
+                               "itself") != NULL);
+  CHECK(nested.participant_known == 1 && nested.found == setup.comm &&
+        nested.local == 0);
+  nlrt_communicator *none = NULL;
+  CHECK(nlrt_spmd_current_participant(&none, NULL) == 0 && none == NULL);
+  nlrt_set_host_callback_handler(NULL, NULL);
+  nlrt_executable_release(exes[0]);
+  spmd_close(&setup);
+}
+
+/* Two host threads launch on one communicator at once: the launches run
+ * one after the other, each with its own buffers and results. */
+typedef struct launcher_args {
+  const spmd_setup *setup;
+  nlrt_executable **exes;
+  float offset;
+  int failed;
+} launcher_args;
+
+static void *launch_repeatedly(void *opaque) {
+  launcher_args *args = opaque;
+  size_t n = args->setup->n;
+  spmd_buffers b;
+  spmd_buffers_init(&b, 0);
+  for (int round = 0; round < 25 && !args->failed; ++round) {
+    for (size_t r = 0; r < n; ++r)
+      for (size_t e = 0; e < 7; ++e)
+        ((float *)b.operand[r])[e] = args->offset + (float)(round + r + e);
+    if (nlrt_executable_execute_spmd(args->setup->comm, n, args->exes,
+                                     b.per_participant, 3, NULL) != NLRT_OK)
+      args->failed = 1;
+    for (size_t r = 0; r < n; ++r)
+      for (size_t e = 0; e < 7; ++e) {
+        float want = 0;
+        for (size_t m = 0; m < n; ++m)
+          want += args->offset + (float)(round + m + e);
+        args->failed |= ((float *)b.result[r])[e] != want;
+      }
+  }
+  spmd_buffers_free(&b);
+  return NULL;
+}
+
+static void test_spmd_concurrent_launches(const spmd_setup *setup,
+                                          nlrt_executable **exes) {
+  pthread_t threads[2];
+  launcher_args args[2];
+  for (int t = 0; t < 2; ++t) {
+    args[t] = (launcher_args){setup, exes, 1000.0f * (float)t, 0};
+    pthread_create(&threads[t], NULL, launch_repeatedly, &args[t]);
+  }
+  for (int t = 0; t < 2; ++t) {
+    pthread_join(threads[t], NULL);
+    CHECK(!args[t].failed);
+  }
+}
+
+static void test_spmd_communicator_arguments(void) {
+  nlrt_device *devices[2] = {NULL, NULL};
+  CHECK(nlrt_device_open("cpu", 0, &devices[0]) == NLRT_OK);
+  CHECK(nlrt_device_open("cpu", 0, &devices[1]) == NLRT_OK);
+  nlrt_communicator *comm = NULL;
+  CHECK_FAILS(nlrt_communicator_create(devices, 2, NULL, &comm),
+              NLRT_INVALID_ARGUMENT, "devices[0] and devices[1] are both "
+                                     "cpu:0");
+  CHECK_FAILS(nlrt_communicator_create(devices, 0, NULL, &comm),
+              NLRT_INVALID_ARGUMENT, "at least one");
+  nlrt_communicator_options spans = {0, 4, 0};
+  CHECK_FAILS(nlrt_communicator_create(devices, 1, &spans, &comm),
+              NLRT_UNAVAILABLE, "1 of 4 replicas are in this process");
+  nlrt_communicator_options outside = {4, 4, 0};
+  CHECK_FAILS(nlrt_communicator_create(devices, 1, &outside, &comm),
+              NLRT_INVALID_ARGUMENT, "do not fit in 4 replicas");
+  CHECK(comm == NULL);
+  /* Defaults, or only a timeout; destroyed without a launch. */
+  CHECK(nlrt_communicator_create(devices, 1, NULL, &comm) == NLRT_OK);
+  nlrt_communicator_destroy(comm);
+  nlrt_communicator_options timeout_only = {0, 0, 500};
+  comm = NULL;
+  CHECK(nlrt_communicator_create(devices, 1, &timeout_only, &comm) ==
+        NLRT_OK);
+  nlrt_communicator_destroy(comm);
+  nlrt_communicator_destroy(NULL);
+  nlrt_device_close(devices[0]);
+  nlrt_device_close(devices[1]);
+  CHECK(strcmp(nlrt_status_string(NLRT_COLLECTIVE_FAILED),
+               "COLLECTIVE_FAILED") == 0);
+}
+
+static void test_spmd(nlrt_device *device) {
+  test_spmd_communicator_arguments();
+  test_spmd_single_replica(device);
+  test_spmd_malformed_tables(device);
+  for (size_t n = 1; n <= 4; ++n) {
+    spmd_setup setup;
+    CHECK(spmd_open(n, 1000, &setup));
+    if (!setup.comm) {
+      spmd_close(&setup);
+      continue;
+    }
+    nlrt_executable *exes[4];
+    char entry[32];
+    snprintf(entry, sizeof(entry), "all_reduce_%zu", n);
+    CHECK(spmd_load(&setup, entry, exes));
+    test_spmd_all_reduce(&setup, exes);
+    test_spmd_refusals(&setup, exes);
+    test_spmd_failures(&setup);
+    test_spmd_all_reduce(&setup, exes); /* still right after the failures */
+    test_spmd_concurrent_launches(&setup, exes);
+    spmd_release(&setup, exes);
+    spmd_close(&setup);
+  }
+  test_spmd_nested_launch();
+}
+
 int main(int argc, char **argv) {
   if (argc != 2 && argc != 3) {
     fprintf(stderr,
@@ -916,6 +1683,7 @@ int main(int argc, char **argv) {
   test_executable_outlives_device_handle();
   test_concurrent_loads(device);
   test_concurrent_devices();
+  test_spmd(device);
   nlrt_device_close(device);
   if (plugin_path)
     test_driver_plugin();

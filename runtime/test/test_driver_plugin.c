@@ -1,8 +1,8 @@
 /* A driver plugin for c_api_test.c: "pool" devices keep buffers in memory of
  * their own (not host memory as far as the runtime knows) and run the cpu
- * driver's executables on it, through the runtime's services. A second
- * driver, "broken", is refused at registration, and NLRT_TEST_PLUGIN_FAIL
- * makes init fail. */
+ * driver's executables on it, through the runtime's services. Two more
+ * drivers, "broken" and "future", are refused at registration, and
+ * NLRT_TEST_PLUGIN_FAIL makes init fail. */
 
 #include "numlir/runtime_driver.h"
 
@@ -128,8 +128,10 @@ static nlrt_status pool_synchronize(nlrt_device *device) {
   return NLRT_OK;
 }
 
+/* Written against driver interface version 1 (no collectives), which the
+ * runtime still accepts. */
 static const nlrt_driver pool_driver = {
-    .version = NLRT_DRIVER_INTERFACE_VERSION,
+    .version = 1,
     .name = "pool",
     .device_open = pool_open,
     .device_close = pool_close,
@@ -155,6 +157,17 @@ static const nlrt_driver broken_driver = {
     .buffer_allocate = pool_allocate,
 };
 
+/* A version from the future: refused. */
+static const nlrt_driver future_driver = {
+    .version = NLRT_DRIVER_INTERFACE_VERSION + 1,
+    .name = "future",
+    .device_open = pool_open,
+    .device_close = pool_close,
+    .load = pool_load,
+    .executable_release = pool_release,
+    .execute = pool_execute,
+};
+
 /* For the test's checks. */
 __attribute__((visibility("default"))) int pool_synchronize_count(void) {
   return synchronized;
@@ -167,5 +180,11 @@ nlrt_plugin_init(const nlrt_services *runtime) {
     return runtime->error(NLRT_UNAVAILABLE, "pool: no pool hardware here");
   if (runtime->register_driver(&broken_driver) == NLRT_OK)
     return runtime->error(NLRT_INTERNAL, "the broken driver was accepted");
+  if (runtime->register_driver(&future_driver) == NLRT_OK)
+    return runtime->error(NLRT_INTERNAL, "the future driver was accepted");
+  if (runtime->version != NLRT_DRIVER_INTERFACE_VERSION ||
+      runtime->collective_dispatch == NULL)
+    return runtime->error(NLRT_INTERNAL, "services of version %u",
+                          runtime->version);
   return runtime->register_driver(&pool_driver);
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -108,3 +109,202 @@ EXPORT void call_host(void **buffers) {
   for (int i = 0; i < 2; ++i)
     after[i] = x[i] + 1;
 }
+
+/*===--- SPMD stand-ins: collectives through the slot ---------------------===*
+ *
+ * As the compiler emits them for an entry E: a writable slot
+ * `E_collective` (the runtime points it at its dispatcher),
+ * `E_num_replicas`, the constant table `E_collectives` (format version,
+ * length in words, record count, record offsets, records) and
+ * `E_collective_locations`. Each kernel is stamped out for 1 to 4 replicas
+ * (all_reduce_4, diverge_2, ...); their tables are built by the macros
+ * below as constant initializers. */
+
+/* nlrt_dtype values, spelled out: these kernels see no runtime header. */
+enum { F16 = 0, BF16 = 1, F32 = 2, F64 = 3, I1 = 4, I8 = 5, I16 = 6, I32 = 7,
+       I64 = 8, UI8 = 9, UI16 = 10, UI32 = 11, UI64 = 12, C64 = 13, C128 = 14 };
+enum { ALL_REDUCE = 0, REPLICA_ID = 1 };
+enum { SUM = 0, PROD = 1, MAX = 2, MIN = 3, AND = 4, OR = 5, NO_KIND = -1 };
+
+typedef void (*collective_slot)(uint64_t, const void *, void *);
+static void no_collective(uint64_t index, const void *operand, void *result) {
+  (void)index, (void)operand, (void)result;
+}
+
+/* Replica groups, as num_groups, group_size, ids: ALL_R is one group of all
+ * R replicas; SPLIT_R is [[0, 2], [1, 3]] on 4, singletons below. Each has
+ * R ids, so every record of these tables has 7 + R words. */
+#define ALL_1 1, 1, 0
+#define ALL_2 1, 2, 0, 1
+#define ALL_3 1, 3, 0, 1, 2
+#define ALL_4 1, 4, 0, 1, 2, 3
+#define SPLIT_1 1, 1, 0
+#define SPLIT_2 2, 1, 0, 1
+#define SPLIT_3 3, 1, 0, 1, 2
+#define SPLIT_4 2, 2, 0, 2, 1, 3
+
+#define TABLE_WORDS(count, replicas) (3 + (count) + (count) * (7 + (replicas)))
+/* Where record i of `count` starts. */
+#define AT(count, replicas, i) (3 + (count) + (i) * (7 + (replicas)))
+
+/* all_reduce_R's records; c_api_test.c's spmd_cases mirror them. Record
+ * 15 is the replica_id. */
+#define NUM_GENERIC 18
+#define GENERIC_REPLICA_ID 15
+#define GENERIC_TABLE(R)                                                       \
+  {1, TABLE_WORDS(NUM_GENERIC, R), NUM_GENERIC,                                \
+   AT(NUM_GENERIC, R, 0), AT(NUM_GENERIC, R, 1), AT(NUM_GENERIC, R, 2),        \
+   AT(NUM_GENERIC, R, 3), AT(NUM_GENERIC, R, 4), AT(NUM_GENERIC, R, 5),        \
+   AT(NUM_GENERIC, R, 6), AT(NUM_GENERIC, R, 7), AT(NUM_GENERIC, R, 8),        \
+   AT(NUM_GENERIC, R, 9), AT(NUM_GENERIC, R, 10), AT(NUM_GENERIC, R, 11),      \
+   AT(NUM_GENERIC, R, 12), AT(NUM_GENERIC, R, 13), AT(NUM_GENERIC, R, 14),     \
+   AT(NUM_GENERIC, R, 15), AT(NUM_GENERIC, R, 16), AT(NUM_GENERIC, R, 17),     \
+   ALL_REDUCE, SUM, F32, 7, ALL_##R, -1,                                       \
+   ALL_REDUCE, MAX, F64, 5, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, I32, 9, ALL_##R, -1,                                       \
+   ALL_REDUCE, OR, I1, 11, ALL_##R, -1,                                        \
+   ALL_REDUCE, SUM, BF16, 13, ALL_##R, -1,                                     \
+   ALL_REDUCE, SUM, C64, 3, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F16, 6, ALL_##R, -1,                                       \
+   ALL_REDUCE, PROD, C128, 3, ALL_##R, -1,                                     \
+   ALL_REDUCE, MIN, I8, 5, ALL_##R, -1,                                        \
+   ALL_REDUCE, AND, UI16, 4, ALL_##R, -1,                                      \
+   ALL_REDUCE, PROD, I64, 3, ALL_##R, -1,                                      \
+   ALL_REDUCE, MIN, F32, 5, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 10007, ALL_##R, -1,                                   \
+   ALL_REDUCE, SUM, F32, 0, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 7, SPLIT_##R, -1,                                     \
+   REPLICA_ID, NO_KIND, UI32, 1, ALL_##R, 0,                                   \
+   ALL_REDUCE, MAX, BF16, 5, ALL_##R, -1,                                      \
+   ALL_REDUCE, AND, I1, 4, ALL_##R, -1}
+
+/* The special kernels' records: 0 replica_id (kernels.py:5), 1 all_reduce
+ * sum f32[2] (kernels.py:10), 2 the same at kernels.py:20. */
+#define NUM_SPECIAL 3
+#define SPECIAL_LOCATIONS                                                      \
+  "kernels.py:5\nkernels.py:10\nkernels.py:20\nkernels.py:30"
+#define SPECIAL_TABLE(R)                                                       \
+  {1, TABLE_WORDS(NUM_SPECIAL, R), NUM_SPECIAL,                                \
+   AT(NUM_SPECIAL, R, 0), AT(NUM_SPECIAL, R, 1), AT(NUM_SPECIAL, R, 2),        \
+   REPLICA_ID, NO_KIND, UI32, 1, ALL_##R, 0,                                   \
+   ALL_REDUCE, SUM, F32, 2, ALL_##R, 1,                                        \
+   ALL_REDUCE, SUM, F32, 2, ALL_##R, 2}
+
+/* all_reduce_R: runs record buffers[0] on buffers[1] into buffers[2], raw
+ * bytes (the replica_id record gets no operand). */
+static void run_generic(collective_slot slot, void **buffers) {
+  int64_t record = *(const int64_t *)buffers[0];
+  slot((uint64_t)record, record == GENERIC_REPLICA_ID ? NULL : buffers[1],
+       buffers[2]);
+}
+
+static uint32_t replica_of(collective_slot slot) {
+  uint32_t id = 99;
+  slot(0, NULL, &id); /* record 0 of the special tables: replica_id */
+  return id;
+}
+
+/* diverge_R: replica 0 reaches record 1 (kernels.py:10), the others record
+ * 2 (kernels.py:20). */
+static void run_diverge(collective_slot slot, void **buffers) {
+  slot(replica_of(slot) == 0 ? 1 : 2, buffers[1], buffers[2]);
+}
+
+/* skip_R: replica 1 returns without the all_reduce the others wait in. */
+static void run_skip(collective_slot slot, void **buffers) {
+  if (replica_of(slot) != 1)
+    slot(1, buffers[1], buffers[2]);
+}
+
+/* slow_R: replica 1 first sleeps buffers[0] milliseconds. */
+static void run_slow(collective_slot slot, void **buffers) {
+  int64_t ms = *(const int64_t *)buffers[0];
+  if (replica_of(slot) == 1 && ms > 0) {
+    struct timespec pause = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+    while (nanosleep(&pause, &pause) != 0) {
+    }
+  }
+  slot(1, buffers[1], buffers[2]);
+}
+
+/* fail_R: the last replica asks its allocator for 2^62 bytes (when
+ * buffers[0] is non-zero), the others reach the all_reduce. */
+static void run_fail(collective_slot slot, void *const *allocator,
+                     int64_t replicas, void **buffers) {
+  if (*(const int64_t *)buffers[0] && replica_of(slot) == replicas - 1) {
+    void *(*alloc)(uint64_t) = (void *(*)(uint64_t))allocator[0];
+    void (*release)(void *) = (void (*)(void *))allocator[2];
+    release(alloc((uint64_t)1 << 62));
+  }
+  slot(1, buffers[1], buffers[2]);
+}
+
+#define SPECIAL_KERNEL(name, R, ...)                                           \
+  EXPORT const int64_t name##_##R##_num_replicas = R;                          \
+  EXPORT collective_slot name##_##R##_collective = no_collective;              \
+  EXPORT const int64_t name##_##R##_collectives[] = SPECIAL_TABLE(R);          \
+  EXPORT const char name##_##R##_collective_locations[] = SPECIAL_LOCATIONS;   \
+  EXPORT const char name##_##R##_signature[] = "i64[];f32[2]->f32[2]";         \
+  EXPORT void name##_##R(void **buffers) {                                     \
+    run_##name(name##_##R##_collective, __VA_ARGS__ buffers);                  \
+  }
+
+#define SPMD_KERNELS(R)                                                        \
+  EXPORT const int64_t all_reduce_##R##_num_replicas = R;                      \
+  EXPORT collective_slot all_reduce_##R##_collective = no_collective;          \
+  EXPORT const int64_t all_reduce_##R##_collectives[] = GENERIC_TABLE(R);      \
+  EXPORT const char all_reduce_##R##_collective_locations[] = "kernels.py:3";  \
+  EXPORT const char all_reduce_##R##_signature[] =                             \
+      "i64[];ui8[40960]->ui8[40960]";                                          \
+  EXPORT void all_reduce_##R(void **buffers) {                                 \
+    run_generic(all_reduce_##R##_collective, buffers);                         \
+  }                                                                            \
+  SPECIAL_KERNEL(diverge, R)                                                   \
+  SPECIAL_KERNEL(skip, R)                                                      \
+  SPECIAL_KERNEL(slow, R)                                                      \
+  EXPORT void *fail_##R##_allocator[3] = {(void *)malloc,                      \
+                                          (void *)aligned_alloc, (void *)free};\
+  SPECIAL_KERNEL(fail, R, fail_##R##_allocator, R,)
+
+SPMD_KERNELS(1)
+SPMD_KERNELS(2)
+SPMD_KERNELS(3)
+SPMD_KERNELS(4)
+
+/* Collective tables that break the format, each on 2 replicas: loading
+ * them fails. `<name>_collectives` is written out word by word. */
+#define MALFORMED(name, ...)                                                   \
+  EXPORT const int64_t name##_num_replicas = 2;                                \
+  EXPORT collective_slot name##_collective = no_collective;                    \
+  EXPORT const int64_t name##_collectives[] = {__VA_ARGS__};                   \
+  EXPORT const char name##_collective_locations[] = "bad.py:1";                \
+  EXPORT const char name##_signature[] = "->";                                 \
+  EXPORT void name(void **buffers) { (void)buffers; }
+
+/* One all_reduce sum f32[2] over [[0, 1]] at word 4, with the given group
+ * words in place of "1, 2, 0, 1" (num_groups, group_size, ids). */
+MALFORMED(bad_version, 2, 3, 0)
+MALFORMED(bad_length, 1, 5, 0)
+MALFORMED(bad_offset, 1, 13, 1, 99, 0, 0, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(bad_replica, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 0, 5, -1)
+MALFORMED(repeated_replica, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 1, 1, -1)
+MALFORMED(uncovered_replica, 1, 12, 1, 4, 0, 0, 2, 2, 1, 1, 0, -1)
+MALFORMED(unknown_op, 1, 13, 1, 4, 9, 0, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(reserved_op, 1, 13, 1, 4, 2, -1, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(unknown_dtype, 1, 13, 1, 4, 0, 0, 20, 2, 1, 2, 0, 1, -1)
+MALFORMED(unknown_kind, 1, 13, 1, 4, 0, 7, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(sum_of_i1, 1, 13, 1, 4, 0, 0, 4, 2, 1, 2, 0, 1, -1)
+MALFORMED(max_of_c64, 1, 13, 1, 4, 0, 2, 13, 2, 1, 2, 0, 1, -1)
+MALFORMED(replica_id_f32, 1, 13, 1, 4, 1, -1, 2, 1, 1, 2, 0, 1, -1)
+MALFORMED(bad_location, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 0, 1, 5)
+MALFORMED(past_the_end, 1, 9, 1, 4, 0, 0, 2, 2, 1)
+
+/* Compiled for 4 replicas, no collective at all. */
+EXPORT const int64_t four_replicas_num_replicas = 4;
+EXPORT const char four_replicas_signature[] = "->i32[1]";
+EXPORT void four_replicas(void **buffers) { *(int32_t *)buffers[0] = 4; }
+
+/* A table and num_replicas 0. */
+EXPORT const int64_t no_replicas_num_replicas = 0;
+EXPORT const char no_replicas_signature[] = "->";
+EXPORT void no_replicas(void **buffers) { (void)buffers; }

@@ -79,6 +79,20 @@
  * allocated; the runtime points it at an allocator that turns an
  * allocation failure into NLRT_OUT_OF_MEMORY (see docs/runtime.md).
  *
+ * An executable compiled for several replicas (an SPMD program, run on
+ * several devices at once by nlrt_executable_execute_spmd) may export
+ *
+ *   void (*numlir_entry_collective)(uint64_t index, const void *operand,
+ *                                   void *result);   (writable: the slot)
+ *   const int64_t numlir_entry_num_replicas;         (absent: 1)
+ *   const int64_t numlir_entry_collectives[];        (the collective table)
+ *   const char numlir_entry_collective_locations[];  ("file:line" lines)
+ *
+ * The runtime checks the table when it loads the executable and points the
+ * slot at its dispatcher; the generated code calls the slot with the index
+ * of a table record for each collective, in program order. See "SPMD
+ * launches" below and docs/runtime.md for the table's format.
+ *
  *===----------------------------------------------------------------------===*/
 
 #ifndef NUMLIR_RUNTIME_H
@@ -101,7 +115,7 @@ extern "C" {
  * here changes incompatibly (a removed or re-typed function, a reordered
  * struct or enum). Compare it with nlrt_abi_version() at startup to detect a
  * header/library mismatch. */
-#define NLRT_ABI_VERSION 3
+#define NLRT_ABI_VERSION 4
 
 /* The entry point name the numlir compiler emits by default. */
 #define NLRT_DEFAULT_ENTRY "numlir_entry"
@@ -141,6 +155,13 @@ typedef enum nlrt_status {
    * returned non-zero; see "Host callbacks"). The call stopped there:
    * everything it allocated is freed, the outputs may be partly written. */
   NLRT_HOST_CALLBACK_FAILED = 8,
+  /* A collective of an SPMD launch could not complete: the participants
+   * reached different collectives (control flow that depends on the
+   * replica), one of them waited past the communicator's timeout, or a peer
+   * failed ("replica 2 failed: ..."). The message names the collectives, their
+   * source lines and the replicas. The call stopped there: everything it
+   * allocated is freed, the outputs may be partly written. */
+  NLRT_COLLECTIVE_FAILED = 9,
 } nlrt_status;
 
 /* The enumerator's name without prefix ("INVALID_ARGUMENT"); "UNKNOWN" for
@@ -382,7 +403,9 @@ NLRT_API nlrt_status nlrt_executable_buffer_info(
  * as that buffer's info describes (for the CPU driver: host memory). Outputs
  * are written in place. Returns when the computation is complete.
  *   NLRT_INVALID_ARGUMENT wrong num_buffers, a NULL buffer (even for a
- *                         zero-sized one), NULL executable or array.
+ *                         zero-sized one), NULL executable or array; an
+ *                         executable compiled for several replicas (see
+ *                         nlrt_executable_execute_spmd).
  *   NLRT_OUT_OF_MEMORY    a temporary buffer could not be allocated; the
  *                         message names its size. Every temporary the call
  *                         allocated is freed; outputs may be partly
@@ -400,6 +423,99 @@ NLRT_API nlrt_status nlrt_executable_execute(nlrt_executable *executable,
 NLRT_API nlrt_status nlrt_executable_execute_buffers(
     nlrt_executable *executable, nlrt_buffer *const *buffers,
     size_t num_buffers);
+
+/* How many replicas the executable was compiled for: its
+ * "<entry>_num_replicas", 1 where it exports none (0 for NULL). Above 1 it
+ * runs only through nlrt_executable_execute_spmd. */
+NLRT_API size_t nlrt_executable_num_replicas(const nlrt_executable *executable);
+
+/*===--- SPMD launches -----------------------------------------------------===*/
+
+/* An SPMD program (pmap) is one executable compiled for N replicas and
+ * loaded once per device; nlrt_executable_execute_spmd runs the N copies at
+ * once, one per device, and their collectives (all-reduce, replica id) meet
+ * in a communicator. Replica r of the program runs on the communicator's
+ * local participant r - first_replica.
+ *
+ * Outside an SPMD launch (nlrt_executable_execute of an executable compiled
+ * for 1 replica) an all-reduce copies its operand and the replica id is 0.
+ *
+ * A collective combines the operands of its replica group in group order,
+ * ((x_g0 + x_g1) + x_g2) + ..., for every element, whatever the timing of
+ * the threads, so every member gets the same bits. */
+typedef struct nlrt_communicator nlrt_communicator;
+
+typedef struct nlrt_communicator_options {
+  /* This process's first global replica id (0 when one process holds all
+   * replicas). */
+  size_t first_replica;
+  /* The global replica count (0: num_local). This runtime has no
+   * transport between processes yet: it must equal num_local (and
+   * first_replica be 0). */
+  size_t num_replicas;
+  /* How long a participant waits at a collective for its peers before the
+   * launch fails with NLRT_COLLECTIVE_FAILED, in milliseconds. 0: the
+   * NUMLIR_COLLECTIVE_TIMEOUT environment variable (seconds, read at
+   * creation), else 600 s. */
+  uint32_t timeout_ms;
+} nlrt_communicator_options;
+
+/* Creates a communicator over `num_local` devices of this process, one
+ * participant each, and starts one thread per participant: the thread that
+ * runs that device's executables in every launch (and leads its OpenMP
+ * team, which the thread keeps between launches). The communicator holds a
+ * reference to each device. `options` may be NULL: one process, num_local
+ * replicas, the default timeout.
+ *   NLRT_INVALID_ARGUMENT NULL arguments, num_local 0, a device given
+ *                         twice, options inconsistent with num_local.
+ *   NLRT_UNAVAILABLE      num_replicas > num_local (replicas in other
+ *                         processes need a transport this runtime lacks).
+ *   NLRT_INTERNAL         a thread could not be started.
+ * On failure *out is untouched and nothing is left running. */
+NLRT_API nlrt_status nlrt_communicator_create(
+    nlrt_device *const *devices, size_t num_local,
+    const nlrt_communicator_options *options, nlrt_communicator **out);
+
+/* Stops the participants' threads and drops the device references. NULL is
+ * ignored. Destroying a communicator during a launch on it is the caller's
+ * bug. */
+NLRT_API void nlrt_communicator_destroy(nlrt_communicator *communicator);
+
+/* Runs executables[i] on the communicator's device i with buffers[i]
+ * (num_buffers pointers each, inputs then outputs, as for
+ * nlrt_executable_execute), all at once, each on its participant's thread,
+ * and returns when every one has finished. Launches on one communicator
+ * from several threads run one after the other.
+ *
+ * Checked first (NLRT_INVALID_ARGUMENT, nothing runs): num_local is the
+ * communicator's; every executable lives on its participant's device; all
+ * have one entry signature, one collective table, and as many replicas as
+ * the communicator; buffer counts and NULL buffers as for
+ * nlrt_executable_execute; the call is not made from inside a launch (a
+ * host callback of a participant cannot launch: it would wait for itself).
+ *
+ * If a participant fails, the communicator aborts: peers waiting in (or
+ * later reaching) a collective stop with NLRT_COLLECTIVE_FAILED and
+ * "replica 2 failed: <its message>". The call returns the first failure's
+ * status and records its message ("replica 2 failed: ..."; for a
+ * divergence or a timeout the collective's own message). If
+ * `participant_status` is not NULL and the launch ran (it passed the
+ * checks), it receives each participant's own status (NLRT_OK for those
+ * that finished their program). After a failure the communicator is
+ * reset: the next launch works. */
+NLRT_API nlrt_status nlrt_executable_execute_spmd(
+    nlrt_communicator *communicator, size_t num_local,
+    nlrt_executable *const *executables, void *const *const *buffers,
+    size_t num_buffers, nlrt_status *participant_status);
+
+/* On a participant's thread during a launch (in its executable, or in a
+ * host callback the executable makes), stores the communicator and the
+ * participant's local index and returns 1; elsewhere returns 0 and stores
+ * nothing. The pair identifies the participant among all launches running
+ * in the process (for instance to keep a host callback's error per
+ * participant). */
+NLRT_API int nlrt_spmd_current_participant(nlrt_communicator **communicator,
+                                           size_t *local_index);
 
 /*===--- Memory kept for reuse ---------------------------------------------===*/
 

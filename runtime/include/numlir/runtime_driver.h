@@ -30,9 +30,24 @@
 extern "C" {
 #endif
 
-/* The version of nlrt_driver and nlrt_services this header describes. A
- * driver of another version is refused at registration. */
-#define NLRT_DRIVER_INTERFACE_VERSION 1
+/* The version of nlrt_driver and nlrt_services this header describes.
+ * Version 2 added nlrt_driver.collectives and
+ * nlrt_services.collective_dispatch (SPMD programs); drivers of version 1
+ * are still accepted (their executables have no collectives and one
+ * replica), any other version is refused at registration. */
+#define NLRT_DRIVER_INTERFACE_VERSION 2
+
+/* What an executable exports for its collectives (runtime.h, "SPMD
+ * launches"), as a driver found it; the runtime checks it. */
+typedef struct nlrt_collective_exports {
+  /* "<entry>_collectives": `table_words` int64 words, or NULL. */
+  const int64_t *table;
+  size_t table_words;
+  /* "<entry>_num_replicas", 1 where absent. */
+  int64_t num_replicas;
+  /* "<entry>_collective_locations", or NULL. */
+  const char *locations;
+} nlrt_collective_exports;
 
 typedef struct nlrt_driver nlrt_driver;
 
@@ -84,6 +99,18 @@ struct nlrt_driver {
                               const void *address, size_t size);
   /* Waits for work queued on the device; NULL when calls are synchronous. */
   nlrt_status (*synchronize)(nlrt_device *device);
+
+  /* Version 2 on (the runtime reads no further in a version-1 struct). */
+
+  /* Optional (NULL: no collectives, one replica): what the executable
+   * exports for collectives. The pointers stay valid until the
+   * executable's release. The runtime checks them after load (a malformed
+   * table fails the load with NLRT_LOAD_FAILED). A driver whose code calls
+   * collectives points the executable's slot at
+   * services->collective_dispatch and runs the entry so that a failed
+   * collective can stop it (the cpu driver runs it under the host
+   * allocator's call, whose jump frees the call's temporaries). */
+  void (*collectives)(void *state, nlrt_collective_exports *out);
 };
 
 /* What the runtime offers drivers. */
@@ -121,6 +148,13 @@ typedef struct nlrt_services {
   const char *(*executable_signature)(const nlrt_executable *executable);
   nlrt_status (*executable_execute)(nlrt_executable *executable,
                                     void *const *buffers, size_t num_buffers);
+
+  /* Version 2 on. */
+
+  /* The value of an executable's "<entry>_collective" slot: runs
+   * collective `index` of the executable running on this thread. */
+  void (*collective_dispatch)(uint64_t index, const void *operand,
+                              void *result);
 } nlrt_services;
 
 /* The function a driver plugin exports. */

@@ -175,22 +175,31 @@ static void *fail(uint64_t size, uint64_t alignment, int error) {
   host_call *call = current_call;
   if (!call)
     return NULL;
+  call->failure.cause = NLRT_OUT_OF_MEMORY;
   call->failure.size = size;
   call->failure.alignment = alignment;
   call->failure.error = error;
-  call->failure.callback = 0;
+  longjmp(call->jump, 1);
+}
+
+/* Leaves the running call for a reason other than memory. */
+static void abandon(nlrt_status cause, uint64_t id) {
+  host_call *call = current_call;
+  if (!call)
+    return;
+  call->failure.cause = cause;
+  call->failure.size = id;
+  call->failure.alignment = 0;
+  call->failure.error = 0;
   longjmp(call->jump, 1);
 }
 
 void nlrt_host_call_abandon_for_callback(uint64_t id) {
-  host_call *call = current_call;
-  if (!call)
-    return;
-  call->failure.size = id;
-  call->failure.alignment = 0;
-  call->failure.error = 0;
-  call->failure.callback = 1;
-  longjmp(call->jump, 1);
+  abandon(NLRT_HOST_CALLBACK_FAILED, id);
+}
+
+void nlrt_host_call_abandon_for_collective(void) {
+  abandon(NLRT_COLLECTIVE_FAILED, 0);
 }
 
 /* malloc or posix_memalign with a retry after emptying the cache; 0 or an
@@ -297,7 +306,7 @@ nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
   if (!failed)
     return NLRT_OK;
   *failure = call.failure;
-  return failure->callback ? NLRT_HOST_CALLBACK_FAILED : NLRT_OUT_OF_MEMORY;
+  return failure->cause;
 }
 
 void nlrt_format_bytes(uint64_t bytes, char *out, size_t capacity) {

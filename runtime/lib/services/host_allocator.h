@@ -24,25 +24,34 @@ void *nlrt_host_alloc(uint64_t size);
 void *nlrt_host_aligned_alloc(uint64_t alignment, uint64_t size);
 void nlrt_host_free(void *pointer);
 
-/* What an allocation failure left behind, for the message. */
+/* What stopped a call, for the message. */
 typedef struct nlrt_host_failure {
-  uint64_t size;      /* bytes requested */
+  /* NLRT_OUT_OF_MEMORY, NLRT_HOST_CALLBACK_FAILED or
+   * NLRT_COLLECTIVE_FAILED. */
+  nlrt_status cause;
+  uint64_t size;      /* bytes requested; a failed host callback's id */
   uint64_t alignment; /* 0 for malloc-style requests */
   int error;          /* errno of the failure */
-  int callback;       /* 1: a host callback failed, `size` is its id */
 } nlrt_host_failure;
 
-/* Calls entry(buffers) on this thread. Returns NLRT_OK, or
- * NLRT_OUT_OF_MEMORY with *failure filled if an allocation failed, or
- * NLRT_HOST_CALLBACK_FAILED if a host callback failed (no message is
- * recorded). Either way every block allocated during the call
- * and not freed by it is freed: generated code cannot hand one out. */
+/* Calls entry(buffers) on this thread. Returns NLRT_OK, or the cause of
+ * the jump that stopped it with *failure filled: NLRT_OUT_OF_MEMORY if an
+ * allocation failed, NLRT_HOST_CALLBACK_FAILED if a host callback failed,
+ * NLRT_COLLECTIVE_FAILED if a collective failed (no message is recorded
+ * here; the collective dispatcher recorded its own). Either way every block
+ * allocated during the call and not freed by it is freed: generated code
+ * cannot hand one out. */
 nlrt_status nlrt_host_call_run(void (*entry)(void **), void **buffers,
                                nlrt_host_failure *failure);
 
 /* Stops the running call of this thread after a failed host callback `id`
  * (never returns); outside a call it returns. */
 void nlrt_host_call_abandon_for_callback(uint64_t id);
+
+/* Stops the running call of this thread after a failed collective, whose
+ * message the caller has recorded (never returns); outside a call it
+ * returns. */
+void nlrt_host_call_abandon_for_collective(void);
 
 /* The slot value of an executable's `<entry>_host_callback`: runs the
  * registered handler (host_callback.c). */

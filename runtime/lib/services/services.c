@@ -7,6 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "collectives.h"
 #include "host_allocator.h"
 
 uint64_t nlrt_release_cached_memory(void) {
@@ -58,4 +59,5 @@ const nlrt_services nlrt_runtime_services = {
     .executable_release = nlrt_executable_release,
     .executable_signature = nlrt_executable_signature,
     .executable_execute = nlrt_executable_execute,
+    .collective_dispatch = nlrt_collective_dispatch,
 };

@@ -7,6 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#include "../../services/collectives.h"
 #include "../../services/host_allocator.h"
 #include "shared_object.h"
 
@@ -28,6 +29,8 @@ typedef struct cpu_executable {
   /* "<bytes> <type> <file:line:col>" lines (see EmitCEntryPoint.cpp), or
    * NULL; owned by the loaded object. */
   const char *allocation_sites;
+  /* What it exports for collectives; points into the loaded object. */
+  nlrt_collective_exports collectives;
 } cpu_executable;
 
 /* omp_set_num_threads of the libomp that executables with parallel loops
@@ -171,6 +174,59 @@ static nlrt_status install_host_callback(const nlrt_shared_object *object,
                        sizeof(value));
 }
 
+/* Finds what the executable exports for collectives (runtime.h, "SPMD
+ * launches") and points its slot at the runtime's dispatcher, as
+ * install_host_callback does; the runtime checks the table itself once the
+ * driver is done (nlrt_executable_create). The table's size is in its
+ * header: its first 3 words are read, then the symbol must have exactly
+ * the size they give. */
+static nlrt_status install_collectives(const nlrt_shared_object *object,
+                                       const char *entry, const char *what,
+                                       nlrt_collective_exports *out) {
+  *out = (nlrt_collective_exports){NULL, 0, 1, NULL};
+  char name[256];
+  void *found = NULL;
+  snprintf(name, sizeof(name), "%s_num_replicas", entry);
+  nlrt_status status = nlrt_shared_object_find_table(
+      object, name, sizeof(int64_t), what, &found);
+  if (status != NLRT_OK)
+    return status;
+  if (found)
+    memcpy(&out->num_replicas, found, sizeof(int64_t));
+
+  snprintf(name, sizeof(name), "%s_collectives", entry);
+  status = nlrt_shared_object_find_prefix(object, name, 3 * sizeof(int64_t),
+                                          what, &found);
+  if (status != NLRT_OK)
+    return status;
+  if (found) {
+    int64_t header[3];
+    memcpy(header, found, sizeof(header));
+    if (header[1] < 3 || (uint64_t)header[1] > SIZE_MAX / sizeof(int64_t))
+      return nlrt_error(NLRT_LOAD_FAILED,
+                        "%s: the collective table '%s' gives its length as "
+                        "%lld words",
+                        what, name, (long long)header[1]);
+    status = nlrt_shared_object_find_table(
+        object, name, (size_t)header[1] * sizeof(int64_t), what, &found);
+    if (status != NLRT_OK)
+      return status;
+    out->table = found;
+    out->table_words = (size_t)header[1];
+  }
+
+  snprintf(name, sizeof(name), "%s_collective_locations", entry);
+  status = nlrt_shared_object_find_optional_string(object, name, what,
+                                                   &out->locations);
+  if (status != NLRT_OK)
+    return status;
+  void (*dispatch)(uint64_t, const void *, void *) = nlrt_collective_dispatch;
+  void *value;
+  memcpy(&value, &dispatch, sizeof(void *));
+  return install_table(object, entry, "_collective", what, &value,
+                       sizeof(value));
+}
+
 /* Resolves the entry and signature in a freshly opened object and builds the
  * executable's state. Takes ownership of `object` (closed on failure). */
 static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
@@ -182,6 +238,7 @@ static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
   void *function = NULL;
   const char *signature = NULL;
   const char *sites = NULL;
+  nlrt_collective_exports collectives;
   cpu_executable *executable = NULL;
   nlrt_status status =
       nlrt_shared_object_find_function(&object, entry, what, &function);
@@ -192,6 +249,8 @@ static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
     status = install_allocator(&object, entry, what);
   if (status == NLRT_OK)
     status = install_host_callback(&object, entry, what);
+  if (status == NLRT_OK)
+    status = install_collectives(&object, entry, what, &collectives);
   if (status == NLRT_OK) {
     char sites_name[256];
     snprintf(sites_name, sizeof(sites_name), "%s_allocation_sites", entry);
@@ -209,6 +268,7 @@ static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
   }
   executable->object = object;
   executable->allocation_sites = sites;
+  executable->collectives = collectives;
   /* dlsym returns void *; POSIX guarantees it converts to a function
    * pointer, ISO C does not, so copy the bits. */
   memcpy(&executable->entry, &function, sizeof(executable->entry));
@@ -241,6 +301,10 @@ static nlrt_status cpu_load(nlrt_device *device, const void *data, size_t size,
   if (status != NLRT_OK)
     return status;
   return finish_load(object, entry, what, out_state, out_signature);
+}
+
+static void cpu_collectives(void *state, nlrt_collective_exports *out) {
+  *out = ((const cpu_executable *)state)->collectives;
 }
 
 static void cpu_executable_release(void *state) {
@@ -308,6 +372,8 @@ static nlrt_status cpu_execute(nlrt_executable *base, void *state,
       nlrt_host_call_run(executable->entry, (void **)buffers, &failure);
   if (status == NLRT_OK)
     return NLRT_OK;
+  if (status == NLRT_COLLECTIVE_FAILED) /* the dispatcher said why */
+    return status;
   if (status == NLRT_HOST_CALLBACK_FAILED)
     return nlrt_error(NLRT_HOST_CALLBACK_FAILED,
                       "'%s' (%s): host callback %llu failed", base->entry,
@@ -336,4 +402,5 @@ const nlrt_driver nlrt_cpu_driver = {
     .load_file = cpu_load_file,
     .executable_release = cpu_executable_release,
     .execute = cpu_execute,
+    .collectives = cpu_collectives,
 };

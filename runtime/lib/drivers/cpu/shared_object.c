@@ -435,9 +435,11 @@ nlrt_status nlrt_shared_object_find_optional_string(
   return find_string(object, name, what, false, out);
 }
 
-nlrt_status nlrt_shared_object_find_table(const nlrt_shared_object *object,
-                                          const char *name, size_t size,
-                                          const char *what, void **out) {
+/* The optional variable `name` of `size` bytes, or (`at_least`) of `size`
+ * bytes or more. */
+static nlrt_status find_variable(const nlrt_shared_object *object,
+                                 const char *name, size_t size, bool at_least,
+                                 const char *what, void **out) {
   void *symbol = find_symbol(object, name);
   if (!symbol) {
     *out = NULL;
@@ -446,11 +448,24 @@ nlrt_status nlrt_shared_object_find_table(const nlrt_shared_object *object,
   int type;
   size_t actual;
   if (describe_symbol(symbol, &type, &actual) &&
-      (type != STT_OBJECT || actual != size))
+      (type != STT_OBJECT || (at_least ? actual < size : actual != size)))
     return nlrt_error(NLRT_LOAD_FAILED,
-                      "%s: '%s' is not a %zu-byte variable (type %d, %zu "
+                      "%s: '%s' is not a %s%zu-byte variable (type %d, %zu "
                       "bytes)",
-                      what, name, size, type, actual);
+                      what, name, at_least ? "at least " : "", size, type,
+                      actual);
   *out = symbol;
   return NLRT_OK;
+}
+
+nlrt_status nlrt_shared_object_find_table(const nlrt_shared_object *object,
+                                          const char *name, size_t size,
+                                          const char *what, void **out) {
+  return find_variable(object, name, size, false, what, out);
+}
+
+nlrt_status nlrt_shared_object_find_prefix(const nlrt_shared_object *object,
+                                           const char *name, size_t size,
+                                           const char *what, void **out) {
+  return find_variable(object, name, size, true, what, out);
 }

@@ -54,4 +54,10 @@ nlrt_status nlrt_shared_object_find_table(const nlrt_shared_object *object,
                                           const char *name, size_t size,
                                           const char *what, void **out);
 
+/* Like nlrt_shared_object_find_table for a variable of `size` bytes or
+ * more: reads the header of a variable whose header gives its length. */
+nlrt_status nlrt_shared_object_find_prefix(const nlrt_shared_object *object,
+                                           const char *name, size_t size,
+                                           const char *what, void **out);
+
 #endif /* NLRT_CPU_SHARED_OBJECT_H */
