@@ -29,6 +29,7 @@ from numlir._src.placement import (default_device, transfer_guard, transfer_guar
                                    transfer_guard_device_to_host, transfer_guard_host_to_device)
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
+from numlir._src.pmap import pmap
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.custom_gradient import closure_convert, custom_gradient
@@ -57,7 +58,7 @@ __all__ = [
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
     "closure_convert", "custom_derivatives", "debug", "pure_callback", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
-    "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "random", "remat", "sharding", "transfer_guard",
+    "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "pmap", "random", "remat", "sharding", "transfer_guard",
     "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "tree_util", "value_and_grad", "vjp", "vmap",
 ]

@@ -56,6 +56,7 @@ LAYER_OF = {
     "numlir._src.forward_mode": "api",
     "numlir._src.reverse_mode": "api",
     "numlir._src.vmap": "api",
+    "numlir._src.pmap": "api",
     "numlir._src.checkpoint": "api",
     # custom_jvp/custom_vjp need only the interpreters and lax, so the libraries that
     # follow JAX's derivative conventions (nn.relu, logaddexp, ...) may use them

@@ -205,7 +205,7 @@ def device():
 
 
 def test_abi_version_of_module_and_library_agree():
-    assert _runtime.ABI_VERSION == 3
+    assert _runtime.ABI_VERSION == 4
     assert Path(_runtime.library_path()).name == "libnlrt.so"
 
 

@@ -189,7 +189,9 @@ static const nlrt_driver pool_driver = {
 
 __attribute__((visibility("default"))) nlrt_status
 nlrt_plugin_init(const nlrt_services *runtime) {
-  if (runtime->version != NLRT_DRIVER_INTERFACE_VERSION)
+  /* A newer runtime only appends to nlrt_services and still accepts drivers
+   * of older interface versions, so only an older runtime is refused. */
+  if (runtime->version < NLRT_DRIVER_INTERFACE_VERSION)
     return runtime->error(NLRT_UNAVAILABLE,
                           "the pool driver was built for driver interface "
                           "version %d, the runtime has %u",

@@ -203,6 +203,12 @@ class Flags:
     num_cpu_devices: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_NUM_CPU_DEVICES", 1, minimum=1)
     )
+    #: How long a device of a pmap waits at a collective for the others, in seconds
+    #: (NUMLIR_COLLECTIVE_TIMEOUT; default 600): the devices run one program, so only
+    #: imbalance delays them, and a wait past this is an error naming the collective.
+    collective_timeout: float = dataclasses.field(
+        default_factory=lambda: _env_float("NUMLIR_COLLECTIVE_TIMEOUT", 600.0, 0.001)
+    )
     #: The device computations without committed arguments run on and arrays are created
     #: on (jax_default_device; None: the default backend's first device). A Device, or a
     #: backend name meaning that backend's first device.

@@ -79,6 +79,12 @@ def compile_module(text: str, name: str = "module", keep_image: bool = False, de
     return exe
 
 
+def execute_spmd(executables, args: list[list]) -> list[list]:
+    """Runs ``executables[i]`` (one SPMD module loaded on each device) on ``args[i]``, all
+    at once; returns each device's outputs."""
+    return _backend_of(executables[0].device).execute_spmd(executables, args)
+
+
 def evict_module(text: str) -> None:
     """Drops the executables of ``text`` from the cache (each unloads once nothing holds it)."""
     for device in get_backend().devices:

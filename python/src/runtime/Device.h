@@ -40,6 +40,8 @@ public:
   /// Waits for the work queued on the device.
   void synchronize();
 
+  nlrt_device *raw() const { return handle; }
+
 private:
   nlrt_device *handle = nullptr;
 };

@@ -145,6 +145,23 @@ void Executable::throwUnusable(size_t index, nb::handle item) const {
 }
 
 void Executable::execute(nb::handle buffers) const {
+  // The imported arrays keep their memory alive while the GIL is released,
+  // even if another thread drops the caller's references meanwhile.
+  std::vector<nb::ndarray<>> arrays;
+  std::vector<void *> pointers = importBuffers(buffers, arrays);
+  nlrt_status status;
+  {
+    nb::gil_scoped_release release;
+    status = nlrt_executable_execute(handle, pointers.data(), pointers.size());
+  }
+  if (status == NLRT_HOST_CALLBACK_FAILED)
+    raisePendingCallbackError();
+  checkStatus(status);
+}
+
+std::vector<void *>
+Executable::importBuffers(nb::handle buffers,
+                          std::vector<nb::ndarray<>> &arrays) const {
   PyObject *sequence = buffers.ptr();
   if (!PyList_Check(sequence) && !PyTuple_Check(sequence))
     throw nb::type_error(
@@ -160,10 +177,7 @@ void Executable::execute(nb::handle buffers) const {
          counted(numOutputs(), "output") + "), got " + std::to_string(count))
             .c_str());
 
-  // The imported arrays keep their memory alive while the GIL is released,
-  // even if another thread drops the caller's references meanwhile.
-  std::vector<nb::ndarray<>> arrays;
-  arrays.reserve(count);
+  arrays.reserve(arrays.size() + count);
   std::vector<void *> pointers(count);
   for (size_t i = 0; i < count; ++i) {
     // Re-read the size: a __dlpack__ method could have shrunk a list.
@@ -192,15 +206,7 @@ void Executable::execute(nb::handle buffers) const {
     static char emptyBuffer;
     pointers[i] = array.data() ? array.data() : &emptyBuffer;
   }
-
-  nlrt_status status;
-  {
-    nb::gil_scoped_release release;
-    status = nlrt_executable_execute(handle, pointers.data(), count);
-  }
-  if (status == NLRT_HOST_CALLBACK_FAILED)
-    raisePendingCallbackError();
-  checkStatus(status);
+  return pointers;
 }
 
 void Executable::executeBuffers(nb::handle buffers) const {

@@ -41,6 +41,13 @@ public:
   /// Mismatches raise ValueError; runtime failures raise RuntimeError.
   void execute(nanobind::handle buffers) const;
 
+  /// Checks `buffers` as execute() does and returns their data pointers;
+  /// the imported arrays, appended to `arrays`, keep the memory alive.
+  std::vector<void *> importBuffers(nanobind::handle buffers,
+                                    std::vector<nanobind::ndarray<>> &arrays) const;
+
+  nlrt_executable *raw() const { return handle; }
+
   /// Runs on numlir._runtime.Buffer objects (inputs, then outputs), each on
   /// this executable's device and of its buffer's size.
   void executeBuffers(nanobind::handle buffers) const;

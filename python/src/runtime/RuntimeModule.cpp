@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Communicator.h"
 #include "Device.h"
 #include "Executable.h"
 #include "HostCallbacks.h"
@@ -252,4 +253,6 @@ errors as for load::
       .def("__repr__", [](const Device &self) {
         return std::string("<numlir._runtime.Device ") + self.name() + ">";
       });
+
+  numlir::runtime::registerCommunicator(m);
 }

@@ -231,6 +231,14 @@ class Backend(abc.ABC):
         -> ``outputs``, compiled and loaded on ``device``."""
         raise CompileError(f"the {self.name!r} backend compiles numlir's hlo, not StableHLO")
 
+    def execute_spmd(self, executables: Sequence[Executable],
+                     args: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """Runs ``executables[i]`` (one SPMD module, pmap's, loaded on each of several
+        devices) on ``args[i]``, all at once; returns each one's outputs."""
+        raise NotImplementedError(
+            f"the {self.name!r} backend cannot run SPMD programs (pmap) yet; numlir's cpu "
+            "backend can (docs/design-pmap.md)")
+
     def eager_options(self, prim_name: str, in_avals, out_avals) -> Any:
         """Options for the single-primitive module of an eager op, or None (the default)
         for the backend's usual ones."""

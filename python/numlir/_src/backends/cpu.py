@@ -300,6 +300,17 @@ class CpuExecutable(Executable):
     def execute(self, args: Sequence[np.ndarray],
                 given: dict[int, np.ndarray] | None = None) -> list[np.ndarray]:
         """Runs on ``args``; outputs are fresh arrays, or the buffers ``given`` for them."""
+        outputs = self.fresh_outputs(given)
+        try:
+            self._native.execute([*args, *outputs])
+        except MemoryError as error:  # _runtime.OutOfMemoryError: a temporary buffer
+            # "OUT_OF_MEMORY: 'numlir_entry' (f32[]->f32[]) ran out of memory: <detail>"
+            detail = str(error).partition(" ran out of memory: ")[2] or str(error)
+            raise out_of_memory(self.name, detail) from None
+        return outputs
+
+    def fresh_outputs(self, given: dict[int, np.ndarray] | None = None) -> list[np.ndarray]:
+        """One new array per output (or the buffer ``given`` for it)."""
         outputs = []
         for index, spec in enumerate(self.output_specs):
             if given and index in given:
@@ -314,12 +325,6 @@ class CpuExecutable(Executable):
                     f"allocating its output {index}, a {_describe(spec)} array of {size} bytes "
                     f"({format_bytes(size)}), failed",
                 ) from None
-        try:
-            self._native.execute([*args, *outputs])
-        except MemoryError as error:  # _runtime.OutOfMemoryError: a temporary buffer
-            # "OUT_OF_MEMORY: 'numlir_entry' (f32[]->f32[]) ran out of memory: <detail>"
-            detail = str(error).partition(" ran out of memory: ")[2] or str(error)
-            raise out_of_memory(self.name, detail) from None
         return outputs
 
 
@@ -420,6 +425,9 @@ class CpuBackend(Backend):
 
     def __init__(self) -> None:
         self._devices: list[CpuDevice] | None = None
+        # One communicator (a persistent thread per device) per set of devices pmap runs on.
+        self._communicators: dict[tuple[int, ...], Any] = {}
+        self._communicators_lock = threading.Lock()
 
     @property
     def devices(self) -> list[CpuDevice]:
@@ -447,6 +455,25 @@ class CpuBackend(Backend):
                           outline_min_instructions=config.flags.cpu_outline_min_instructions,
                           row_fusion_min_bytes=config.flags.cpu_row_fusion_min_bytes,
                           arena_max_buffer_bytes=config.flags.cpu_arena_max_buffer_bytes)
+
+    def execute_spmd(self, executables: Sequence[CpuExecutable],
+                     args: Sequence[Sequence[np.ndarray]]) -> list[list[np.ndarray]]:
+        """Runs each executable (one SPMD module, loaded once per device) on its device's
+        arguments, all at once on the devices' own threads; their collectives meet in the
+        runtime's communicator."""
+        devices = tuple(exe.device for exe in executables)
+        key = tuple(device.id for device in devices)
+        with self._communicators_lock:
+            communicator = self._communicators.get(key)
+            if communicator is None:
+                communicator = _runtime.Communicator(
+                    [device._runtime_device() for device in devices],
+                    timeout_ms=int(config.flags.collective_timeout * 1000))
+                self._communicators[key] = communicator
+        outputs = [exe.fresh_outputs() for exe in executables]
+        communicator.execute([exe._native for exe in executables],
+                             [[*a, *o] for a, o in zip(args, outputs)])
+        return outputs
 
     def _compile_threads(self) -> int:
         """The chunks parallel loops are split into: one per thread of a device's team."""

@@ -1,0 +1,238 @@
+"""pmap: one SPMD program over several devices, run on all of them at once.
+
+``pmap(f, axis_name)`` traces ``f`` once per signature on the per-device avals (the
+mapped axis removed) while the axis is bound (spmd.py), so that ``psum``, ``pmean``,
+``axis_index`` and friends lower to hlo's collectives. The module is compiled once,
+loaded on every device, and the copies run at once on the devices' own threads, meeting in
+the runtime's communicator (docs/design-pmap.md; docs/pmap.md for users).
+
+First cut (increment 3 of the design): one axis, numlir's CPU devices, host arrays in and
+out. Outputs are assembled on the host: a following pmap slices them again.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from numlir._src import (config, core, device_queries, dispatch, dtypes, lowering, spmd,
+                         static_args, traceback_util, tree_util)
+from numlir._src.array import Array
+from numlir._src.lru_cache import LRUCache
+from numlir._src.static_args import function_name
+from numlir._src.vmap import _broadcast_prefix, _check_axis_spec, vmap
+
+
+class _Signature(NamedTuple):
+    text: str
+    name: str
+    out_tree: Any
+    out_avals: tuple
+
+
+def _mapped_size(leaves, axes, axis_size, fun) -> int:
+    sizes = []
+    for i, (x, a) in enumerate(zip(leaves, axes)):
+        if a is None:
+            continue
+        aval = core.get_aval(x)
+        if not -aval.ndim <= a < aval.ndim:
+            raise ValueError(
+                f"pmap was requested to map its argument along axis {a}, which implies that "
+                f"its rank should be at least {a + 1 if a >= 0 else -a}, but is only "
+                f"{aval.ndim} (its shape is {aval.shape}) for argument leaf {i}")
+        sizes.append((aval.shape[a % aval.ndim], i, aval))
+    distinct = {s for s, _, _ in sizes}
+    if axis_size is not None:
+        distinct.add(int(axis_size))
+    if len(distinct) > 1:
+        lines = [f"  * argument leaf {i} of type {aval.str_short()} has size {s}"
+                 for s, i, aval in sizes]
+        if axis_size is not None:
+            lines.append(f"  * axis_size is {axis_size}")
+        raise ValueError(f"pmap({function_name(fun)}) got inconsistent sizes for array axes "
+                         "to be mapped:\n" + "\n".join(lines))
+    if not distinct:
+        raise ValueError("pmap requires at least one argument with a mapped axis.")
+    return distinct.pop()
+
+
+def _devices_for(size: int, devices, backend, fun) -> list:
+    if devices is not None:
+        chosen = list(devices)
+        if len(chosen) < size:
+            raise ValueError(
+                f"pmap({function_name(fun)}) maps an axis of size {size} over the "
+                f"{len(chosen)} devices given in devices=; it needs one device per index")
+        return chosen[:size]
+    available = device_queries.local_devices(backend=backend)
+    if size > len(available):
+        platform = available[0].platform if available else backend
+        raise ValueError(
+            f"pmap({function_name(fun)}) maps an axis of size {size}, but only "
+            f"{len(available)} {platform} devices are available (num_replicas={size}). "
+            f"Set numlir.config.update('jax_num_cpu_devices', N) or NUMLIR_NUM_CPU_DEVICES "
+            f"before the first computation for more CPU devices")
+    return available[:size]
+
+
+class PmapFunction:
+    """The result of ``numlir.pmap(f)``: call it with arrays mapped along ``in_axes``."""
+
+    def __init__(self, fun: Callable, axis_name, in_axes, out_axes,
+                 static_broadcasted_argnums, devices, backend, axis_size, donate_argnums):
+        core.check_callable(fun)
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        _check_axis_spec(in_axes, "in_axes")
+        _check_axis_spec(out_axes, "out_axes")
+        if (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums):
+            raise NotImplementedError(
+                "pmap(donate_argnums=...) is not supported yet (docs/design-pmap.md, "
+                "increment 4); drop it: the arguments are then copied as usual")
+        self._fun = fun
+        self._axis_name = axis_name
+        self._in_axes = in_axes
+        self._out_axes = out_axes
+        spec = static_args.resolve(fun, static_broadcasted_argnums, (), (), ())
+        self._static_argnums = spec.static_argnums
+        self._devices = devices
+        self._backend = backend
+        self._axis_size = axis_size
+        self._cache = LRUCache(lambda: config.flags.executable_cache_size)
+        self.cache_misses = 0
+        functools.update_wrapper(self, fun, updated=())
+
+    def _split(self, args, kwargs):
+        nargs = len(args)
+        static = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        static_key = tuple((i, args[i]) for i in sorted(static))
+        for _, v in static_key:
+            try:
+                hash(v)
+            except TypeError as e:
+                raise ValueError(f"pmap({function_name(self._fun)}): a static broadcasted "
+                                 f"argument must be hashable, got {type(v).__name__}: {e}"
+                                 ) from None
+        in_axes = self._in_axes
+        if isinstance(in_axes, tuple):
+            if len(in_axes) != nargs:
+                raise ValueError(
+                    f"pmap in_axes must be an int, None, or a tuple of entries corresponding "
+                    f"to the positional arguments passed to the function, but got "
+                    f"len(in_axes)={len(in_axes)}, len(args)={nargs}")
+            in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
+        axes = _broadcast_prefix((in_axes, 0), (dyn, kwargs), "in_axes")
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        return leaves, in_tree, static_key, axes
+
+    def _rebuild(self, in_tree, static_key, leaves):
+        dyn, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+        args = list(dyn)
+        for i, v in static_key:
+            args.insert(i, v)
+        return args, kwargs
+
+    @traceback_util.api_boundary
+    def __call__(self, *args, **kwargs):
+        if config.flags.disable_jit:  # JAX's eager pmap: the same values, on one device
+            return vmap(functools.partial(self._fun, **kwargs) if kwargs else self._fun,
+                        in_axes=self._in_axes, out_axes=self._out_axes,
+                        axis_name=self._axis_name, axis_size=self._axis_size)(*args)
+        if not isinstance(core.current_trace(), core.EvalTrace):
+            raise NotImplementedError(
+                f"pmap({function_name(self._fun)}) inside jit, grad, vmap or another pmap "
+                "is not supported yet (docs/design-pmap.md, increment 5); call it at the top "
+                "level, or use vmap(..., axis_name=...) inside")
+        leaves, in_tree, static_key, axes = self._split(args, kwargs)
+        size = _mapped_size(leaves, axes, self._axis_size, self._fun)
+        devices = _devices_for(size, self._devices, self._backend, self._fun)
+        avals = tuple(core.get_aval(x) for x in leaves)
+        per_device = tuple(a if d is None else a.update(shape=a.shape[:d % a.ndim]
+                                                         + a.shape[d % a.ndim + 1:])
+                           for a, d in zip(avals, axes))
+        key = (in_tree, per_device, tuple(axes), static_key, size, dtypes.x64_enabled(),
+               tuple(id(d) for d in devices))
+        entry = self._cache.get(key)
+        if entry is None:
+            self.cache_misses += 1
+            entry = self._lower(in_tree, static_key, per_device, size)
+            self._cache.put(key, entry)
+        executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
+                       for d in devices]
+        host = [np.asarray(x) for x in leaves]
+        # Row-major copies of each device's slice (a broadcast argument is shared as is);
+        # asarray keeps a 0-d slice 0-d, where ascontiguousarray would make it 1-d.
+        per_device_args = [[np.asarray(x if d is None else np.take(x, i, axis=d), order="C")
+                            for x, d in zip(host, axes)] for i in range(size)]
+        outputs = dispatch.execute_spmd(executables, per_device_args)
+        return self._assemble(outputs, entry, devices)
+
+    def _lower(self, in_tree, static_key, per_device, size) -> _Signature:
+        out_tree_box = []
+
+        def flat_fun(*tracers):
+            args, kwargs = self._rebuild(in_tree, static_key, tracers)
+            out = self._fun(*args, **kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_tree_box.append((out_tree, out))
+            return out_leaves
+
+        debug = core.TraceDebugInfo("pmap", function_name(self._fun), None)
+        with spmd.extend_axis_env([(self._axis_name, size)]) as env:
+            closed = core.trace_to_graph(flat_fun, list(per_device), debug)
+        graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
+        closed = core.ClosedGraph(graph, closed.consts)
+        name = lowering.sanitize_symbol(f"pmap_{function_name(self._fun)}")
+        text = lowering.lower_graph(closed, module_name=name, axis_env=env)
+        if "hlo.host_callback" in text:
+            raise NotImplementedError(
+                f"pmap({function_name(self._fun)}): host callbacks (debug.print, "
+                "debug.callback, pure_callback) inside a pmap body are not supported yet; "
+                "print outside the pmap, or run the body under vmap")
+        out_tree, _ = out_tree_box[0]
+        return _Signature(text, name, out_tree, tuple(v.aval for v in graph.outvars))
+
+    def _assemble(self, outputs: Sequence[Sequence[np.ndarray]], entry: _Signature, devices):
+        """Each output leaf stacked along its out_axes (None: replica 0's value)."""
+        skeleton = tree_util.tree_unflatten(entry.out_tree, [0] * len(entry.out_avals))
+        specs = _broadcast_prefix(self._out_axes, skeleton, "out_axes")
+        results = []
+        for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
+            pieces = [np.asarray(device_outputs[k]) for device_outputs in outputs]
+            if spec is None:
+                value = pieces[0]
+            else:
+                ndim = aval.ndim + 1
+                if not -ndim <= spec < ndim:
+                    raise ValueError(f"pmap out_axes specification {spec} is out of bounds "
+                                     f"for an output of rank {aval.ndim}")
+                value = np.stack(pieces, axis=spec % ndim)
+            results.append(Array(value, aval.update(shape=value.shape), devices[0]))
+        return tree_util.tree_unflatten(entry.out_tree, results)
+
+
+def pmap(fun: Callable | None = None, axis_name=None, *, in_axes=0, out_axes=0,
+         static_broadcasted_argnums: int | Sequence[int] = (), devices=None,
+         backend: str | None = None, axis_size: int | None = None,
+         donate_argnums: int | Sequence[int] = ()) -> Any:
+    """Runs ``fun`` on several devices at once, one slice of the mapped axis each (like
+    ``jax.pmap``); collectives over ``axis_name`` combine the devices' values.
+
+    Example::
+
+        >>> numlir.config.update("jax_num_cpu_devices", 4)   # before the first computation
+        >>> f = numlir.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")
+        >>> f(jnp.arange(1.0, 5.0))
+        Array([0.1, 0.2, 0.3, 0.4], dtype=float32)
+    """
+    if fun is None:
+        return lambda f: pmap(f, axis_name, in_axes=in_axes, out_axes=out_axes,
+                              static_broadcasted_argnums=static_broadcasted_argnums,
+                              devices=devices, backend=backend, axis_size=axis_size,
+                              donate_argnums=donate_argnums)
+    return PmapFunction(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums,
+                        devices, backend, axis_size, donate_argnums)

@@ -1,0 +1,42 @@
+//===- Communicator.h - SPMD launches over several devices ------*- C++ -*-===//
+
+#ifndef NUMLIR_PYTHON_RUNTIME_COMMUNICATOR_H
+#define NUMLIR_PYTHON_RUNTIME_COMMUNICATOR_H
+
+#include "numlir/runtime.h"
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace numlir::runtime {
+
+/// Owns one nlrt_communicator: a persistent thread per device, where the
+/// copies of an SPMD executable run at once and meet in their collectives.
+class Communicator {
+public:
+  /// `devices` are numlir._runtime.Device objects, one per participant.
+  Communicator(nanobind::sequence devices, uint32_t timeoutMs);
+  Communicator(const Communicator &) = delete;
+  Communicator &operator=(const Communicator &) = delete;
+  ~Communicator();
+
+  size_t size() const { return numLocal; }
+
+  /// Runs executables[i] (numlir._runtime.Executable) on participant i with
+  /// buffers[i] (arrays, inputs then outputs, checked as Executable.execute
+  /// checks them), all at once, with the GIL released.
+  void execute(nanobind::sequence executables, nanobind::sequence buffers);
+
+private:
+  nlrt_communicator *handle = nullptr;
+  size_t numLocal = 0;
+  std::vector<nanobind::object> devices; // the Device objects stay alive
+};
+
+void registerCommunicator(nanobind::module_ &m);
+
+} // namespace numlir::runtime
+
+#endif // NUMLIR_PYTHON_RUNTIME_COMMUNICATOR_H

@@ -1,0 +1,206 @@
+"""numlir.pmap on several CPU devices (docs/pmap.md). `make test` runs this file with one
+device (the single-device and error cases) and again with NUMLIR_NUM_CPU_DEVICES=4.
+
+The reference for values is jax.vmap with the same axis name: pmap's values are vmap's
+(JAX's own eager pmap is that vmap), and the devices' results must not depend on which
+thread finished first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jjnp
+
+import numlir
+import numlir.numpy as jnp
+from numlir import lax
+
+F32 = np.float32
+R = np.random.default_rng(36)
+N = numlir.local_device_count()
+several = pytest.mark.skipif(N < 2, reason="needs NUMLIR_NUM_CPU_DEVICES >= 2 (make test "
+                                           "runs this file again with 4)")
+
+
+def _on_jax(f, *args, **vmap_kwargs):
+    return jax.tree_util.tree_map(np.asarray, jax.vmap(f, **vmap_kwargs)(*args))
+
+
+def _close(got, want, rtol=1e-6):
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+@several
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+def test_psum_pmax_pmin_pmean_agree_with_vmap(dtype):
+    x = (R.normal(size=(N, 5)) * 10).astype(dtype)
+
+    def f(lib):
+        return lambda v: (lib.lax.psum(v, "i"), lib.lax.pmax(v, "i"), lib.lax.pmin(v, "i"),
+                          lib.lax.pmean(v, "i"))
+
+    with numlir.enable_x64(dtype == np.float64):
+        jax.config.update("jax_enable_x64", dtype == np.float64)
+        try:
+            got = numlir.pmap(f(numlir), axis_name="i")(x)
+            want = _on_jax(f(jax), x, axis_name="i")
+        finally:
+            jax.config.update("jax_enable_x64", False)
+    _close(got, want)
+
+
+@several
+def test_every_device_gets_the_same_bits_of_a_float_sum():
+    # The all-reduce adds in replica order on every device, whatever the timing: the
+    # copies are bit-identical, so replicated parameters never drift apart.
+    x = R.normal(size=(N, 1000)).astype(F32) * np.float32(1e3)
+    out = np.asarray(numlir.pmap(lambda v: lax.psum(v * 1.5 + 0.1, "i"), axis_name="i")(x))
+    for row in out[1:]:
+        np.testing.assert_array_equal(row, out[0])
+    want = x[0] * 1.5 + 0.1
+    for r in range(1, N):
+        want = want + (x[r] * np.float32(1.5) + np.float32(0.1))
+    np.testing.assert_array_equal(out[0], want.astype(F32))
+
+
+@several
+def test_axis_index_in_axes_none_and_out_axes():
+    x = np.arange(N * 3, dtype=F32).reshape(N, 3)
+    w = np.array([1.0, 2.0, 3.0], F32)
+
+    def f(v, w):
+        return v * w + lax.axis_index("i"), lax.psum(v.sum(), "i")
+
+    got = numlir.pmap(f, axis_name="i", in_axes=(0, None), out_axes=(1, None))(x, w)
+    want = _on_jax(lambda v, w: (v * w + jax.lax.axis_index("i"), jax.lax.psum(v.sum(), "i")),
+                   x, w, axis_name="i", in_axes=(0, None), out_axes=(1, None))
+    _close(got, want)
+    assert np.asarray(got[0]).shape == (3, N)
+
+
+@several
+def test_pytrees_kwargs_and_a_mapped_axis_other_than_zero():
+    params = {"w": R.normal(size=(3, N)).astype(F32), "b": R.normal(size=(N,)).astype(F32)}
+
+    def f(p, scale=2.0):
+        return {"y": lax.pmean(p["w"] * p["b"] * scale, "d")}
+
+    got = numlir.pmap(f, axis_name="d", in_axes=({"w": 1, "b": 0},))(params)
+    want = _on_jax(lambda p: {"y": jax.lax.pmean(p["w"] * p["b"] * 2.0, "d")}, params,
+                   axis_name="d", in_axes=({"w": 1, "b": 0},))
+    _close(got, want)
+
+
+@several
+def test_pmap_of_grad_with_pmean_is_the_full_batch_gradient():
+    # Data parallelism: each device's gradient of its shard, averaged, is the gradient of
+    # the mean loss over the whole batch.
+    xs = R.normal(size=(N * 4, 3)).astype(F32)
+    ys = R.normal(size=(N * 4,)).astype(F32)
+    w = R.normal(size=(3,)).astype(F32)
+
+    def loss(w, x, y):
+        return jnp.mean((jnp.tanh(x @ w) - y) ** 2)
+
+    step = numlir.pmap(lambda w, x, y: lax.pmean(numlir.grad(loss)(w, x, y), "batch"),
+                       axis_name="batch", in_axes=(None, 0, 0))
+    got = np.asarray(step(w, xs.reshape(N, 4, 3), ys.reshape(N, 4)))
+    full = np.asarray(jax.grad(lambda w: jjnp.mean((jjnp.tanh(xs @ w) - ys) ** 2))(w))
+    for row in got:
+        np.testing.assert_allclose(row, full, rtol=2e-5, atol=1e-6)
+
+
+@several
+def test_pmap_of_vmap_and_scan_inside():
+    x = R.normal(size=(N, 4, 3)).astype(F32)
+
+    def f(v):
+        inner = numlir.vmap(lambda r: r / lax.psum(jnp.abs(r).sum(), "i"))(v)
+        carry, _ = lax.scan(lambda c, r: (c + lax.psum(r, "i"), None), jnp.zeros(3), inner)
+        return carry
+
+    got = numlir.pmap(f, axis_name="i")(x)
+
+    def g(v):
+        inner = jax.vmap(lambda r: r / jax.lax.psum(jjnp.abs(r).sum(), "i"))(v)
+        carry, _ = jax.lax.scan(lambda c, r: (c + jax.lax.psum(r, "i"), None), jjnp.zeros(3),
+                                inner)
+        return carry
+
+    _close(got, _on_jax(g, x, axis_name="i"), rtol=1e-5)
+
+
+@several
+def test_one_compile_per_signature_and_static_broadcasted_arguments():
+    f = numlir.pmap(lambda x, k: lax.psum(x, "i") * k, axis_name="i",
+                    static_broadcasted_argnums=1)
+    x = np.ones((N, 2), F32)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x, 3)), np.full((N, 2), 3 * N, F32))
+    assert f.cache_misses == 1
+    np.testing.assert_array_equal(np.asarray(f(x, 4)), np.full((N, 2), 4 * N, F32))
+    assert f.cache_misses == 2
+
+
+@several
+def test_named_devices_run_in_the_given_order():
+    devices = numlir.local_devices()[:2][::-1]
+    out = numlir.pmap(lambda x: x + lax.axis_index("i"), axis_name="i",
+                      devices=devices)(np.zeros((2, 1), F32))
+    np.testing.assert_array_equal(np.asarray(out), [[0.0], [1.0]])
+
+
+def test_a_single_device_pmap_runs_its_collectives_over_one_replica():
+    out = numlir.pmap(lambda x: lax.psum(x, "i") + lax.axis_index("i"),
+                      axis_name="i")(np.arange(3, dtype=F32)[None])
+    np.testing.assert_array_equal(np.asarray(out), [[0.0, 1.0, 2.0]])
+
+
+def test_sizes_and_axes_that_do_not_fit_are_clear_errors():
+    f = numlir.pmap(lambda x: x, axis_name="i")
+    with pytest.raises(ValueError, match=f"only {N} cpu devices are available"):
+        f(np.ones((N + 1, 2), F32))
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        numlir.pmap(lambda x, y: x + y)(np.ones((1, 2), F32), np.ones((2, 2), F32))
+    with pytest.raises(ValueError, match="at least one argument with a mapped axis"):
+        numlir.pmap(lambda x: x, in_axes=None)(np.ones(2, F32))
+    with pytest.raises(ValueError, match="rank should be at least 1"):
+        f(np.float32(1.0))
+    with pytest.raises(ValueError, match="devices given in devices="):
+        numlir.pmap(lambda x: x, devices=numlir.local_devices()[:1])(np.ones((2, 1), F32))
+
+
+def test_disable_jit_runs_pmap_as_vmap():
+    with numlir.disable_jit():
+        out = numlir.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(
+            np.arange(1.0, 4.0, dtype=F32))
+    np.testing.assert_allclose(np.asarray(out), np.arange(1.0, 4.0) / 6.0, rtol=1e-6)
+
+
+def test_pmap_inside_jit_and_host_callbacks_inside_pmap_are_clear_errors_for_now():
+    f = numlir.pmap(lambda x: x * 2)
+    with pytest.raises(NotImplementedError, match="inside jit, grad, vmap or another pmap"):
+        numlir.jit(lambda x: f(x))(np.ones((1, 2), F32))
+    with pytest.raises(NotImplementedError, match="host callbacks .* inside a pmap body"):
+        numlir.pmap(lambda x: numlir.debug.print("{}", x) or x)(np.ones((1, 2), F32))
+    with pytest.raises(NotImplementedError, match="donate_argnums"):
+        numlir.pmap(lambda x: x, donate_argnums=0)
+
+
+@several
+def test_devices_that_reach_different_collectives_are_a_clear_error_and_the_next_call_works():
+    def f(x):
+        first = lax.axis_index("i") == 0
+        return lax.cond(first, lambda v: lax.psum(v, "i"), lambda v: lax.pmax(v, "i") * 2, x)
+
+    x = np.ones((N, 3), F32)
+    with pytest.raises(RuntimeError, match=r"COLLECTIVE_FAILED.*replica \d is at all_reduce "
+                                           r"\(.*test_pmap.py:\d+.*\) while replica \d"):
+        numlir.pmap(f, axis_name="i")(x)
+    ok = numlir.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(ok), np.full((N, 3), N, F32))
