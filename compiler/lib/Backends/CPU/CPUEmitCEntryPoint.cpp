@@ -220,6 +220,26 @@ LLVM::GlobalOp createSlot(OpBuilder &b, Location loc, StringRef name,
   return slot;
 }
 
+/// Gives the declaration `function` an internal body, an empty entry block
+/// that `b` now inserts into (restored when `guard` goes).
+Block *defineInternally(func::FuncOp function, OpBuilder &b) {
+  Block *body = function.addEntryBlock();
+  function.setPrivate();
+  function->setAttr("llvm.linkage", LLVM::LinkageAttr::get(
+                                        b.getContext(), LLVM::Linkage::Internal));
+  b.setInsertionPointToStart(body);
+  return body;
+}
+
+/// The address of a static memref's first element as an !llvm.ptr.
+Value alignedPointer(OpBuilder &b, Location loc, Value buffer) {
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  integer, LLVM::DereferenceableAttr());
+}
+
 /// An exported constant global `name` holding `values` (i64 words).
 void createWordTable(OpBuilder &b, Location loc, StringRef name,
                      ArrayRef<int64_t> values) {
@@ -405,23 +425,12 @@ LogicalResult emitCollectives(ModuleOp module, StringRef entry,
                               << slotName << " already exists";
   LLVM::GlobalOp slot = createSlot(b, loc, slotName, slotType);
   for (auto [index, function] : llvm::enumerate(declarations)) {
-    Block *body = function.addEntryBlock();
-    function.setPrivate();
-    function->setAttr("llvm.linkage",
-                      LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(body);
-    auto pointerOf = [&](Value buffer) -> Value {
-      Value address =
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-      Value integer = arith::IndexCastOp::create(b, loc, i64, address);
-      return LLVM::IntToPtrOp::create(b, loc, ptr, integer,
-                                      LLVM::DereferenceableAttr());
-    };
+    Block *body = defineInternally(function, b);
     ValueRange arguments = body->getArguments();
-    Value operand = arguments.size() == 2 ? pointerOf(arguments[0])
+    Value operand = arguments.size() == 2 ? alignedPointer(b, loc, arguments[0])
                                           : LLVM::ZeroOp::create(b, loc, ptr);
-    Value result = pointerOf(arguments.back());
+    Value result = alignedPointer(b, loc, arguments.back());
     Value callee = LLVM::LoadOp::create(
         b, loc, ptr, LLVM::AddressOfOp::create(b, loc, slot));
     Value indexValue = LLVM::ConstantOp::create(
@@ -487,12 +496,8 @@ LogicalResult emitHostCallbacks(ModuleOp module, StringRef entry,
     }
     int64_t id =
         cast<IntegerAttr>(function->getAttr("numlir.host_callback_id")).getInt();
-    Block *body = function.addEntryBlock();
-    function.setPrivate();
-    function->setAttr("llvm.linkage",
-                      LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(body);
+    Block *body = defineInternally(function, b);
     auto constant = [&](int64_t v) -> Value {
       return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
     };
@@ -503,11 +508,7 @@ LogicalResult emitHostCallbacks(ModuleOp module, StringRef entry,
       Value array = LLVM::AllocaOp::create(b, loc, ptr, ptr,
                                            constant(buffers.size()), 8);
       for (auto [i, buffer] : llvm::enumerate(buffers)) {
-        Value address =
-            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-        Value integer = arith::IndexCastOp::create(b, loc, i64, address);
-        Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, integer,
-                                                 LLVM::DereferenceableAttr());
+        Value pointer = alignedPointer(b, loc, buffer);
         Value element = LLVM::GEPOp::create(
             b, loc, ptr, ptr, array,
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
