@@ -90,3 +90,93 @@ func.func @replica_id_type() -> tensor<i32> {
   %r = hlo.replica_id : tensor<i32>
   return %r : tensor<i32>
 }
+
+// -----
+
+func.func @gather_shape(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'hlo.all_gather' op result shape [2, 3] must be [4, 3]}}
+  %r = hlo.all_gather %x, dim = 0, replica_groups = [[0, 1]] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @gather_dim(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'hlo.all_gather' op gather dimension 2 is out of range for an operand of rank 2}}
+  %r = hlo.all_gather %x, dim = 2, replica_groups = [[0, 1]] : tensor<2x3xf32> -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @gather_types(%x: tensor<2x3xf32>) -> tensor<4x3xf64> {
+  // expected-error@+1 {{'hlo.all_gather' op operand and result element types must be equal, got 'f32' and 'f64'}}
+  %r = hlo.all_gather %x, dim = 0, replica_groups = [[0, 1]] : tensor<2x3xf32> -> tensor<4x3xf64>
+  return %r : tensor<4x3xf64>
+}
+
+// -----
+
+func.func @all_to_all_indivisible(%x: tensor<3x2xf32>) -> tensor<1x6xf32> {
+  // expected-error@+1 {{'hlo.all_to_all' op operand dimension 0 of size 3 does not divide into the 2 members of a replica group}}
+  %r = hlo.all_to_all %x, split_dim = 0, concat_dim = 1, replica_groups = [[0, 1]] : tensor<3x2xf32> -> tensor<1x6xf32>
+  return %r : tensor<1x6xf32>
+}
+
+// -----
+
+func.func @all_to_all_concat_dim(%x: tensor<4x2xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'hlo.all_to_all' op concat dimension -1 is out of range for an operand of rank 2}}
+  %r = hlo.all_to_all %x, split_dim = 0, concat_dim = -1, replica_groups = [[0, 1]] : tensor<4x2xf32> -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @reduce_scatter_kind(%x: tensor<4xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  // expected-error@+1 {{'hlo.reduce_scatter' op 'min' reduction needs a real element type, got 'complex<f32>'}}
+  %r = hlo.reduce_scatter min %x, dim = 0, replica_groups = [[0, 1]] : tensor<4xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  return %r : tensor<2xcomplex<f32>>
+}
+
+// -----
+
+func.func @reduce_scatter_shape(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.reduce_scatter' op result shape [4] must be [2]}}
+  %r = hlo.reduce_scatter sum %x, dim = 0, replica_groups = [[0, 1]] : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @permute_pairs_shape(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.collective_permute' op pairs must be a [pairs, 2] array of (source, target), got shape [1, 3]}}
+  %r = hlo.collective_permute %x, pairs = [[0, 1, 2]] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @permute_sends_twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.collective_permute' op replica 0 sends more than once}}
+  %r = hlo.collective_permute %x, pairs = [[0, 1], [0, 2]] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @permute_receives_twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'hlo.collective_permute' op replica 2 receives more than once}}
+  %r = hlo.collective_permute %x, pairs = [[0, 2], [1, 2]] : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+module attributes {numlir.num_replicas = 2 : i64} {
+  func.func @permute_out_of_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error@+1 {{'hlo.collective_permute' op replica id 5 is out of range for a module of 2 replicas}}
+    %r = hlo.collective_permute %x, pairs = [[0, 5]] : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}

@@ -46,3 +46,27 @@ func.func @replica_id() -> (tensor<ui32>, tensor<ui32>) {
   %b = hlo.replica_id : tensor<ui32>
   return %a, %b : tensor<ui32>, tensor<ui32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @exchanges
+// CHECK: hlo.all_gather %{{.*}}, dim = 0, replica_groups = {{\[}}[0, 2], [1, 3]] : tensor<2x3xf32> -> tensor<4x3xf32>
+// CHECK: hlo.all_to_all %{{.*}}, split_dim = 0, concat_dim = 1, replica_groups = {{\[}}[0, 1], [2, 3]] : tensor<4x3xf32> -> tensor<2x6xf32>
+// CHECK: hlo.reduce_scatter sum %{{.*}}, dim = 1, replica_groups = {{\[}}[0, 1, 2, 3]] : tensor<2x8xi32> -> tensor<2x2xi32>
+// CHECK: hlo.collective_permute %{{.*}}, pairs = {{\[}}[0, 1], [1, 2], [2, 0]] : tensor<4xf32>
+// OPT-LABEL: func.func @exchanges
+// OPT-COUNT-2: hlo.all_gather
+// OPT: hlo.all_to_all
+// OPT: hlo.reduce_scatter
+// OPT: hlo.collective_permute
+module attributes {numlir.num_replicas = 4 : i64} {
+  func.func @exchanges(%x: tensor<2x3xf32>, %y: tensor<4x3xf32>, %z: tensor<2x8xi32>,
+                       %w: tensor<4xf32>) -> tensor<4x3xf32> {
+    %g = hlo.all_gather %x, dim = 0, replica_groups = [[0, 2], [1, 3]] : tensor<2x3xf32> -> tensor<4x3xf32>
+    %h = hlo.all_gather %x, dim = 0, replica_groups = [[0, 2], [1, 3]] : tensor<2x3xf32> -> tensor<4x3xf32>
+    %t = hlo.all_to_all %y, split_dim = 0, concat_dim = 1, replica_groups = [[0, 1], [2, 3]] : tensor<4x3xf32> -> tensor<2x6xf32>
+    %r = hlo.reduce_scatter sum %z, dim = 1, replica_groups = [[0, 1, 2, 3]] : tensor<2x8xi32> -> tensor<2x2xi32>
+    %p = hlo.collective_permute %w, pairs = [[0, 1], [1, 2], [2, 0]] : tensor<4xf32>
+    return %g : tensor<4x3xf32>
+  }
+}

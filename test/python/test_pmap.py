@@ -204,3 +204,58 @@ def test_devices_that_reach_different_collectives_are_a_clear_error_and_the_next
         numlir.pmap(f, axis_name="i")(x)
     ok = numlir.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(x)
     np.testing.assert_array_equal(np.asarray(ok), np.full((N, 3), N, F32))
+
+
+@several
+@pytest.mark.parametrize("axis, tiled", [(0, False), (1, False), (0, True), (1, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_all_gather_agrees_with_vmap(axis, tiled, dtype):
+    x = (R.normal(size=(N, 2, 3)) > 0 if dtype == np.bool_
+         else (R.normal(size=(N, 2, 3)) * 10).astype(dtype))
+    got = numlir.pmap(lambda v: lax.all_gather(v, "i", axis=axis, tiled=tiled),
+                      axis_name="i")(x)
+    want = _on_jax(lambda v: jax.lax.all_gather(v, "i", axis=axis, tiled=tiled), x,
+                   axis_name="i")
+    _close(got, want)
+
+
+@several
+@pytest.mark.parametrize("perm", ["ring", "partial", "none"])
+def test_ppermute_agrees_with_vmap(perm):
+    pairs = {"ring": [(i, (i + 1) % N) for i in range(N)],
+             "partial": [(0, N - 1), (N - 1, 1 % N)] if N > 2 else [(0, 1)],
+             "none": []}[perm]
+    x = R.normal(size=(N, 3, 2)).astype(F32)
+    got = numlir.pmap(lambda v: lax.ppermute(v, "i", pairs), axis_name="i")(x)
+    want = _on_jax(lambda v: jax.lax.ppermute(v, "i", pairs), x, axis_name="i")
+    _close(got, want)
+
+
+@several
+@pytest.mark.parametrize("split_axis, concat_axis", [(0, 0), (0, 1), (1, 0), (2, 1)])
+def test_all_to_all_agrees_with_vmap(split_axis, concat_axis):
+    shape = [2, 3, 2]
+    shape[split_axis] = N
+    x = R.normal(size=(N, *shape)).astype(F32)
+    got = numlir.pmap(lambda v: lax.all_to_all(v, "i", split_axis, concat_axis),
+                      axis_name="i")(x)
+    want = _on_jax(lambda v: jax.lax.all_to_all(v, "i", split_axis, concat_axis), x,
+                   axis_name="i")
+    _close(got, want)
+
+
+@several
+def test_psum_scatter_and_the_gradient_of_all_gather():
+    x = R.normal(size=(N, N * 2, 3)).astype(F32)
+    got = numlir.pmap(lambda v: lax.psum_scatter(v, "i", tiled=True), axis_name="i")(x)
+    want = _on_jax(lambda v: jax.lax.psum_scatter(v, "i", tiled=True), x, axis_name="i")
+    _close(got, want, rtol=1e-5)
+    # all_gather's transpose is a psum_scatter: each device's gradient is its share.
+    w = R.normal(size=(N, 3)).astype(F32)
+
+    def loss(lib):
+        return lambda v: (lib.lax.all_gather(v, "i") ** 2).sum()
+
+    got = numlir.pmap(numlir.grad(loss(numlir)), axis_name="i")(w)
+    want = _on_jax(jax.grad(loss(jax)), w, axis_name="i")
+    _close(got, want, rtol=1e-5)

@@ -47,3 +47,56 @@ func.func @twice(%x: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>) {
   %b = hlo.all_reduce max %x, replica_groups = [[0, 1]] : tensor<4xui8>
   return %a, %b : tensor<4xui8>, tensor<4xui8>
 }
+
+// -----
+
+// A gather along dim 1: the operand goes dim 1 first ([3, 2]), the runtime
+// fills [6, 2], and the result comes back as [2, 6].
+// CHECK-LABEL: func.func private @__numlir_collective_0
+// CHECK-SAME: (memref<3x2xf32>, memref<6x2xf32>)
+// CHECK-SAME: numlir.collective_op = 2 : i64
+// CHECK-LABEL: func.func @gather_dim_1
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: bufferization.materialize_in_destination %[[T]]
+// CHECK: call @__numlir_collective_0(
+// CHECK: %[[R:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<6x2xf32>
+// CHECK: linalg.transpose ins(%[[R]] : tensor<6x2xf32>) outs(%{{.*}} : tensor<2x6xf32>) permutation = [1, 0]
+func.func @gather_dim_1(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %g = hlo.all_gather %x, dim = 1, replica_groups = [[0, 1]] : tensor<2x3xf32> -> tensor<2x6xf32>
+  return %g : tensor<2x6xf32>
+}
+
+// -----
+
+// all_to_all, split 0 and concat 1 over 2 replicas: the runtime swaps the
+// [2, 3] blocks of the [4, 3] operand; the received [2, 2, 3] blocks go in
+// front of dim 1 ([2, 2, 3] -> [2, 2, 3] with the block axis second) and merge
+// into it: [2, 6].
+// CHECK-LABEL: func.func private @__numlir_collective_0
+// CHECK-SAME: (memref<4x3xf32>, memref<4x3xf32>)
+// CHECK-SAME: numlir.collective_op = 3 : i64
+// CHECK-LABEL: func.func @all_to_all
+// CHECK: call @__numlir_collective_0(
+// CHECK: %[[R:.*]] = bufferization.to_tensor %{{.*}} : memref<4x3xf32>
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [2, 2, 3] : tensor<4x3xf32> into tensor<2x2x3xf32>
+// CHECK: %[[P:.*]] = linalg.transpose ins(%[[E]] : tensor<2x2x3xf32>) outs(%{{.*}} : tensor<2x2x3xf32>) permutation = [1, 0, 2]
+// CHECK: tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2]] : tensor<2x2x3xf32> into tensor<2x6xf32>
+func.func @all_to_all(%x: tensor<4x3xf32>) -> tensor<2x6xf32> {
+  %t = hlo.all_to_all %x, split_dim = 0, concat_dim = 1, replica_groups = [[0, 1]] : tensor<4x3xf32> -> tensor<2x6xf32>
+  return %t : tensor<2x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @__numlir_collective_1
+// CHECK-SAME: numlir.collective_op = 5 : i64
+// CHECK-SAME: numlir.replica_groups = dense<{{\[}}[0, 1], [1, 0]]> : tensor<2x2xi64>
+// CHECK-LABEL: func.func private @__numlir_collective_0
+// CHECK-SAME: (memref<8xf32>, memref<2xf32>)
+// CHECK-SAME: numlir.collective_kind = 2 : i64
+// CHECK-SAME: numlir.collective_op = 4 : i64
+func.func @scatter_and_permute(%x: tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf32>) {
+  %r = hlo.reduce_scatter max %x, dim = 0, replica_groups = [[0, 1, 2, 3]] : tensor<8xf32> -> tensor<2xf32>
+  %p = hlo.collective_permute %x, pairs = [[0, 1], [1, 0]] : tensor<8xf32>
+  return %r, %p : tensor<2xf32>, tensor<8xf32>
+}

@@ -19,17 +19,28 @@
 
 namespace numlir::collective_calls {
 
-/// On a declaration: its record's index in the table (i64).
+/// On a declaration: its record's index in the table (i64). The declaration
+/// takes (operand, result) buffers in leading-dimension form (the gathered,
+/// split or scattered dimension outermost), or only the result for
+/// replica_id.
 inline constexpr llvm::StringLiteral kIndexAttr = "numlir.collective";
 /// The record's fields: op code, reduce kind (-1 for none), element type as
-/// the runtime's nlrt_dtype, and the replica groups (i64 [groups, size]).
+/// the runtime's nlrt_dtype, and the replica groups (i64 [groups, size]; for
+/// collective_permute the [pairs, 2] (source, target) pairs).
 inline constexpr llvm::StringLiteral kOpAttr = "numlir.collective_op";
 inline constexpr llvm::StringLiteral kKindAttr = "numlir.collective_kind";
 inline constexpr llvm::StringLiteral kDTypeAttr = "numlir.collective_dtype";
 inline constexpr llvm::StringLiteral kGroupsAttr = "numlir.replica_groups";
 
 /// Record op codes (the runtime refuses those it does not implement).
-enum class CollectiveOpCode : int64_t { AllReduce = 0, ReplicaId = 1 };
+enum class CollectiveOpCode : int64_t {
+  AllReduce = 0,
+  ReplicaId = 1,
+  AllGather = 2,
+  AllToAll = 3,
+  ReduceScatter = 4,
+  CollectivePermute = 5,
+};
 
 /// The table's format version, its first word.
 inline constexpr int64_t kTableVersion = 1;

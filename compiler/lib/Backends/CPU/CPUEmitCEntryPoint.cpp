@@ -297,15 +297,19 @@ FailureOr<SmallVector<int64_t>> collectiveRecord(func::FuncOp function,
   };
   SmallVector<int64_t> record = {*op, *kind, *dtype};
   auto code = static_cast<calls::CollectiveOpCode>(*op);
-  if (code == calls::CollectiveOpCode::AllReduce) {
+  if (code == calls::CollectiveOpCode::AllReduce ||
+      code == calls::CollectiveOpCode::AllGather ||
+      code == calls::CollectiveOpCode::AllToAll ||
+      code == calls::CollectiveOpCode::ReduceScatter ||
+      code == calls::CollectiveOpCode::CollectivePermute) {
     auto groups = function->getAttrOfType<DenseIntElementsAttr>(
         calls::kGroupsAttr);
     if (function.getNumArguments() != 2 || !groups ||
         groups.getType().getRank() != 2)
       return function.emitError()
-             << "cpu-emit-c-entry-point: all_reduce @" << function.getSymName()
+             << "cpu-emit-c-entry-point: collective @" << function.getSymName()
              << " needs (operand, result) buffers and [groups, size] "
-                "replica groups";
+                "replica groups (or [pairs, 2])";
     ArrayRef<int64_t> shape = groups.getType().getShape();
     record.append({elementsOf(function.getArgumentTypes()[0]), shape[0],
                    shape[1]});

@@ -1,17 +1,18 @@
 """Collectives over named axes: psum, pmax, pmin, all_gather, axis_index, ppermute,
-all_to_all and psum_scatter, for ``vmap(..., axis_name=...)``.
+all_to_all and psum_scatter, for ``vmap(..., axis_name=...)`` and ``pmap``.
 
-numlir runs on one device, so a named axis is always a vmap's batch axis. Every
-collective primitive has a named-axis rule (``batching.named_axis_rules``) that each
-BatchTrace runs, batched operands or not:
+A named axis is a vmap's batch axis or a pmap's device axis. Every collective primitive
+has a named-axis rule (``batching.named_axis_rules``) that each BatchTrace runs, batched
+operands or not:
 
 - the trace whose ``axis_name`` the collective names computes it over its batch axis
   (a psum is a sum over that axis, an all_gather the batch axis moved into place, ...);
 - any other trace passes it through to its parent, with the positional parameters
   shifted past its own batch axis, which leads first.
 
-A collective that reaches compilation or eager evaluation names an axis no enclosing
-vmap has: its lowering raises NameError, as JAX's "unbound axis name" does. JVPs are
+A collective that reaches lowering names a pmap's axis (spmd.py): it becomes one of
+hlo's collectives over the replicas that share the other axes. Anything else names an
+axis nothing binds: its lowering raises NameError, as JAX's "unbound axis name" does. JVPs are
 linear (psum of the tangent...) and transposes follow JAX (psum is its own transpose).
 
 Example::
@@ -28,6 +29,7 @@ import numpy as np
 
 from numlir._src import ad, batching, core, dtypes, spmd, tree_util
 from numlir._src.array import as_array
+from numlir._src.lowering import tensor_type
 from numlir._src import transpose as tr
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import reduction, shape_ops, slicing
@@ -234,7 +236,20 @@ def axis_index(axis_name):
 
 # --- all_gather -------------------------------------------------------------------------------
 
-all_gather_p = _collective("all_gather")
+def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled, size):
+    # Untiled, each replica's value gets an axis of 1 at `axis` first, which the
+    # gather then grows to the axis size.
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    aval = ctx.avals_in[0]
+    if not tiled:
+        expanded = aval.update(shape=aval.shape[:axis] + (1,) + aval.shape[axis:])
+        x = ctx.emit(f"hlo.reshape {x} : {tensor_type(aval)} -> {tensor_type(expanded)}")
+        aval = expanded
+    return ctx.emit(f"hlo.all_gather {x}, dim = {axis}, replica_groups = {groups} "
+                    f": {tensor_type(aval)} -> {ctx.type_out()}")
+
+
+all_gather_p = _collective("all_gather", lower=_all_gather_lowering)
 
 
 @all_gather_p.def_abstract_eval
@@ -307,7 +322,17 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
 
 # --- ppermute ---------------------------------------------------------------------------------
 
-ppermute_p = _collective("ppermute")
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    # The axis positions of `perm`, in every group of replicas along the axis.
+    if not perm:
+        return ctx.broadcast_to(ctx.constant(np.zeros((), ctx.avals_out[0].dtype)),
+                                ctx.avals_out[0].update(shape=()), ctx.avals_out[0].shape)
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    pairs = [[group[s], group[t]] for group in groups for s, t in perm]
+    return ctx.emit(f"hlo.collective_permute {x}, pairs = {pairs} : {ctx.type_in()}")
+
+
+ppermute_p = _collective("ppermute", lower=_ppermute_lowering)
 
 
 @ppermute_p.def_abstract_eval
@@ -360,7 +385,23 @@ def pshuffle(x, axis_name, perm: Sequence[int]):
 
 # --- all_to_all, psum_scatter -----------------------------------------------------------------
 
-all_to_all_p = _collective("all_to_all")
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, size):
+    # hlo.all_to_all over split_axis alone (blocks of 1): position j along it then holds
+    # replica j's piece, and a transpose moves that axis to concat_axis.
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    aval = ctx.avals_in[0]
+    exchanged = ctx.emit(f"hlo.all_to_all {x}, split_dim = {split_axis}, concat_dim = "
+                         f"{split_axis}, replica_groups = {groups} : {ctx.type_in()} -> "
+                         f"{ctx.type_in()}")
+    perm = [d for d in range(aval.ndim) if d != split_axis]
+    perm.insert(concat_axis, split_axis)
+    if perm == list(range(aval.ndim)):
+        return exchanged
+    return ctx.emit(f"hlo.transpose {exchanged}, dims = {perm} : {ctx.type_in()} -> "
+                    f"{ctx.type_out()}")
+
+
+all_to_all_p = _collective("all_to_all", lower=_all_to_all_lowering)
 
 
 @all_to_all_p.def_abstract_eval
