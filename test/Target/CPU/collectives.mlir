@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --hlo-to-cpu | FileCheck %s
+// RUN: hlo-opt %s --hlo-to-cpu --split-input-file | FileCheck %s
 
 // The whole CPU pipeline: each collective's declaration gets a body that
 // calls through the exported slot @numlir_entry_collective with (index,
@@ -33,5 +33,21 @@ module attributes {numlir.num_replicas = 2 : i64} {
     %s = hlo.all_reduce sum %e, replica_groups = [[0, 1]] : tensor<4xf32> loc("model.py":12:5)
     %i = hlo.replica_id : tensor<ui32> loc("model.py":13:9)
     return %s, %i : tensor<4xf32>, tensor<ui32>
+  }
+}
+
+// -----
+
+// Records of the block collectives: all_gather (op 2) counts its operand's 6
+// elements, whatever dim it gathers along (the lowering transposes it
+// outermost); collective_permute (op 5) lists its one (source, target) pair
+// where the groups go.
+// CHECK-LABEL: llvm.func internal @main
+// CHECK: llvm.mlir.global external constant @numlir_entry_collectives(dense<[1, 23, 2, 5, 14, 2, -1, 2, 6, 1, 2, 0, 1, -1, 5, -1, 7, 4, 1, 2, 1, 0, -1]> : tensor<23xi64>)
+module attributes {numlir.num_replicas = 2 : i64} {
+  func.func @main(%x: tensor<2x3xf32>, %y: tensor<4xi32>) -> (tensor<2x6xf32>, tensor<4xi32>) {
+    %g = hlo.all_gather %x, dim = 1, replica_groups = [[0, 1]] : tensor<2x3xf32> -> tensor<2x6xf32>
+    %p = hlo.collective_permute %y, pairs = [[1, 0]] : tensor<4xi32>
+    return %g, %p : tensor<2x6xf32>, tensor<4xi32>
   }
 }
