@@ -155,6 +155,14 @@ def test_named_devices_run_in_the_given_order():
     np.testing.assert_array_equal(np.asarray(out), [[0.0], [1.0]])
 
 
+def test_python_scalars_and_int64_arrays_are_arguments_in_numlirs_dtypes():
+    # Without x64 a Python float is float32 and an int64 array int32, as for jit.
+    out, k = numlir.pmap(lambda x, s, k: (x * s + k, k), in_axes=(0, None, 0))(
+        np.ones((N, 2), F32), 2.0, np.ones((N,), np.int64))
+    assert out.dtype == np.float32 and k.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(out), np.full((N, 2), 3.0, F32))
+
+
 def test_a_single_device_pmap_runs_its_collectives_over_one_replica():
     out = numlir.pmap(lambda x: lax.psum(x, "i") + lax.axis_index("i"),
                       axis_name="i")(np.arange(3, dtype=F32)[None])

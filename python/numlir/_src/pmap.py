@@ -163,7 +163,8 @@ class PmapFunction:
             self._cache.put(key, entry)
         executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
                        for d in devices]
-        host = [np.asarray(x) for x in leaves]
+        # In the dtypes traced (a Python float is float32 without x64, not NumPy's float64).
+        host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
         # Row-major copies of each device's slice (a broadcast argument is shared as is);
         # asarray keeps a 0-d slice 0-d, where ascontiguousarray would make it 1-d.
         per_device_args = [[np.asarray(x if d is None else np.take(x, i, axis=d), order="C")
