@@ -240,6 +240,8 @@ nlrt_status nlrt_collectives_create(const nlrt_collective_exports *exports,
 void nlrt_collectives_destroy(nlrt_collectives *collectives) {
   if (!collectives)
     return;
+  for (size_t i = 0; collectives->records && i < collectives->count; ++i)
+    free(collectives->records[i].steps);
   free(collectives->records);
   free(collectives);
 }
@@ -313,13 +315,20 @@ void nlrt_collective_dispatch(uint64_t index, const void *operand,
     memcpy(result, &id, sizeof(id));
     return;
   }
-  if (!participant) { /* one replica: the group's reduction is the operand */
+  if (!participant) {
+    /* One replica: every group is {0}, so each op copies its operand (a
+     * reduction of one, the one block of a reduce_scatter), except a
+     * permute without the pair (0, 0), the only one it can have. */
     size_t bytes = record->elements * record->element_size;
-    if (bytes && result != operand)
+    if (record->op == NLRT_COLLECTIVE_PERMUTE && record->num_groups == 0) {
+      if (bytes)
+        memset(result, 0, bytes);
+    } else if (bytes && result != operand) {
       memmove(result, operand, bytes);
+    }
     return;
   }
-  if (nlrt_spmd_all_reduce(participant, collectives, (size_t)index, operand,
+  if (nlrt_spmd_collective(participant, collectives, (size_t)index, operand,
                            result) != NLRT_OK)
     nlrt_host_call_abandon_for_collective();
 }
