@@ -1225,6 +1225,263 @@ static void test_spmd_all_reduce(const spmd_setup *setup,
   spmd_buffers_free(&b);
 }
 
+/*===--- all_gather, all_to_all, reduce_scatter, collective_permute ------===*/
+
+enum { OP_ALL_GATHER = 2, OP_ALL_TO_ALL, OP_REDUCE_SCATTER, OP_PERMUTE };
+/* test_kernels.c's RING_R, CHAIN_R and MIXED_R pairs. */
+enum { NO_PAIRS, RING, CHAIN, MIXED };
+
+/* test_kernels.c's exchange_R records. */
+typedef struct exchange_case {
+  int64_t record;
+  int op;
+  nlrt_dtype dtype;
+  int kind; /* reduce_scatter's, else -1 */
+  /* all_gather, permute: the operand's; all_to_all, reduce_scatter: a
+   * block's (the operand has one block per group member). */
+  size_t elements;
+  int split; /* test_kernels.c's SPLIT_R groups, else ALL_R */
+  int pairs; /* permute */
+} exchange_case;
+
+static const exchange_case exchange_cases[] = {
+    {0, OP_ALL_GATHER, NLRT_DTYPE_F32, -1, 7, 0, 0},
+    {1, OP_ALL_GATHER, NLRT_DTYPE_F64, -1, 5, 0, 0},
+    {2, OP_ALL_GATHER, NLRT_DTYPE_I32, -1, 9, 0, 0},
+    {3, OP_ALL_GATHER, NLRT_DTYPE_I1, -1, 11, 0, 0},
+    {4, OP_ALL_GATHER, NLRT_DTYPE_BF16, -1, 13, 0, 0},
+    {5, OP_ALL_GATHER, NLRT_DTYPE_C64, -1, 3, 0, 0},
+    {6, OP_ALL_GATHER, NLRT_DTYPE_F32, -1, 0, 0, 0},
+    {7, OP_ALL_GATHER, NLRT_DTYPE_F32, -1, 7, 1, 0},
+    {8, OP_ALL_GATHER, NLRT_DTYPE_C128, -1, 3, 0, 0},
+    {9, OP_ALL_GATHER, NLRT_DTYPE_F16, -1, 5, 0, 0},
+    {10, OP_ALL_GATHER, NLRT_DTYPE_F64, -1, 30011, 0, 0},
+    {11, OP_ALL_TO_ALL, NLRT_DTYPE_F32, -1, 7, 0, 0},
+    {12, OP_ALL_TO_ALL, NLRT_DTYPE_F64, -1, 5, 0, 0},
+    {13, OP_ALL_TO_ALL, NLRT_DTYPE_I32, -1, 9, 0, 0},
+    {14, OP_ALL_TO_ALL, NLRT_DTYPE_I1, -1, 11, 0, 0},
+    {15, OP_ALL_TO_ALL, NLRT_DTYPE_BF16, -1, 13, 0, 0},
+    {16, OP_ALL_TO_ALL, NLRT_DTYPE_C64, -1, 3, 0, 0},
+    {17, OP_ALL_TO_ALL, NLRT_DTYPE_F32, -1, 0, 0, 0},
+    {18, OP_ALL_TO_ALL, NLRT_DTYPE_F32, -1, 7, 1, 0},
+    {19, OP_ALL_TO_ALL, NLRT_DTYPE_I8, -1, 5, 0, 0},
+    {20, OP_ALL_TO_ALL, NLRT_DTYPE_F64, -1, 30011, 0, 0},
+    {21, OP_REDUCE_SCATTER, NLRT_DTYPE_F32, K_SUM, 7, 0, 0},
+    {22, OP_REDUCE_SCATTER, NLRT_DTYPE_F64, K_MAX, 5, 0, 0},
+    {23, OP_REDUCE_SCATTER, NLRT_DTYPE_I32, K_SUM, 9, 0, 0},
+    {24, OP_REDUCE_SCATTER, NLRT_DTYPE_I1, K_OR, 11, 0, 0},
+    {25, OP_REDUCE_SCATTER, NLRT_DTYPE_BF16, K_SUM, 13, 0, 0},
+    {26, OP_REDUCE_SCATTER, NLRT_DTYPE_C64, K_SUM, 3, 0, 0},
+    {27, OP_REDUCE_SCATTER, NLRT_DTYPE_F32, K_SUM, 0, 0, 0},
+    {28, OP_REDUCE_SCATTER, NLRT_DTYPE_F32, K_SUM, 7, 1, 0},
+    {29, OP_REDUCE_SCATTER, NLRT_DTYPE_F16, K_SUM, 6, 0, 0},
+    {30, OP_REDUCE_SCATTER, NLRT_DTYPE_C128, K_PROD, 3, 0, 0},
+    {31, OP_REDUCE_SCATTER, NLRT_DTYPE_F32, K_MIN, 5, 0, 0},
+    {32, OP_REDUCE_SCATTER, NLRT_DTYPE_F32, K_SUM, 30011, 0, 0},
+    {33, OP_REDUCE_SCATTER, NLRT_DTYPE_BF16, K_MAX, 5, 0, 0},
+    {34, OP_REDUCE_SCATTER, NLRT_DTYPE_I1, K_AND, 4, 0, 0},
+    {35, OP_REDUCE_SCATTER, NLRT_DTYPE_UI16, K_AND, 4, 0, 0},
+    {36, OP_PERMUTE, NLRT_DTYPE_F32, -1, 7, 0, RING},
+    {37, OP_PERMUTE, NLRT_DTYPE_F64, -1, 5, 0, RING},
+    {38, OP_PERMUTE, NLRT_DTYPE_I32, -1, 9, 0, CHAIN},
+    {39, OP_PERMUTE, NLRT_DTYPE_I1, -1, 11, 0, MIXED},
+    {40, OP_PERMUTE, NLRT_DTYPE_BF16, -1, 13, 0, RING},
+    {41, OP_PERMUTE, NLRT_DTYPE_C64, -1, 3, 0, CHAIN},
+    {42, OP_PERMUTE, NLRT_DTYPE_F32, -1, 0, 0, RING},
+    {43, OP_PERMUTE, NLRT_DTYPE_F64, -1, 30011, 0, RING},
+    {44, OP_PERMUTE, NLRT_DTYPE_I64, -1, 4, 0, MIXED},
+    {45, OP_PERMUTE, NLRT_DTYPE_C128, -1, 3, 0, MIXED},
+    {46, OP_PERMUTE, NLRT_DTYPE_I8, -1, 5, 0, CHAIN},
+};
+#define EXCHANGE_BYTES 1048576
+
+static const char *exchange_op_name(int op) {
+  static const char *const names[] = {"all_gather", "all_to_all",
+                                      "reduce_scatter", "collective_permute"};
+  return names[op - OP_ALL_GATHER];
+}
+
+/* Which replica sends replica r its permuted operand on n replicas, or -1
+ * (it gets zeros). */
+static int exchange_source(int pairs, size_t n, size_t r) {
+  static const int mixed[5][4] = {
+      {0}, {0}, {-1, 1}, {2, -1, 0}, {2, 3, -1, 1}};
+  switch (pairs) {
+  case RING:
+    return (int)((r + n - 1) % n);
+  case CHAIN:
+    return (int)r - 1;
+  default:
+    return mixed[n][r];
+  }
+}
+
+/* The case as spmd_fill and reference_step see it, with the operand's
+ * element count on n replicas. */
+static spmd_case exchange_as_spmd_case(const exchange_case *c, size_t n) {
+  spmd_case as = {c->record, c->dtype, c->kind, c->elements, c->split};
+  if (c->op == OP_ALL_TO_ALL || c->op == OP_REDUCE_SCATTER) {
+    size_t members[4];
+    as.elements *= spmd_group(&as, n, 0, members);
+  }
+  return as;
+}
+
+/* Participant r's result, computed here from the operands into `out`;
+ * returns its size in bytes. */
+static size_t exchange_expected(const exchange_case *c, size_t n, size_t r,
+                                unsigned char *const *operands,
+                                unsigned char *out) {
+  spmd_case as = exchange_as_spmd_case(c, n);
+  size_t block = c->elements * nlrt_dtype_size(c->dtype);
+  if (c->op == OP_PERMUTE) {
+    int source = exchange_source(c->pairs, n, r);
+    if (source < 0)
+      memset(out, 0, block);
+    else
+      memcpy(out, operands[source], block);
+    return block;
+  }
+  size_t members[4], position = 0;
+  size_t g = spmd_group(&as, n, r, members);
+  while (members[position] != r)
+    ++position;
+  switch (c->op) {
+  case OP_ALL_GATHER: /* block k: member k's operand */
+    for (size_t k = 0; k < g; ++k)
+      memcpy(out + k * block, operands[members[k]], block);
+    return g * block;
+  case OP_ALL_TO_ALL: /* block j: block `position` of member j's operand */
+    for (size_t j = 0; j < g; ++j)
+      memcpy(out + j * block, operands[members[j]] + position * block, block);
+    return g * block;
+  default: /* reduce_scatter: block `position` reduced in group order */
+    memcpy(out, operands[members[0]] + position * block, block);
+    for (size_t m = 1; m < g; ++m)
+      for (size_t e = 0; e < c->elements; ++e)
+        reference_step(&as, out, operands[members[m]] + position * block, e);
+    return block;
+  }
+}
+
+/* Buffers of exchange_R launches: per participant {record, in_place}, an
+ * operand and a result. */
+typedef struct exchange_buffers {
+  int64_t what[4][2];
+  unsigned char *operand[4], *result[4];
+  void *pointers[4][3];
+  void *const *per_participant[4];
+} exchange_buffers;
+
+static void exchange_buffers_init(exchange_buffers *b) {
+  for (size_t i = 0; i < 4; ++i) {
+    b->what[i][0] = b->what[i][1] = 0;
+    b->operand[i] = calloc(1, EXCHANGE_BYTES);
+    b->result[i] = calloc(1, EXCHANGE_BYTES);
+    b->pointers[i][0] = b->what[i];
+    b->pointers[i][1] = b->operand[i];
+    b->pointers[i][2] = b->result[i];
+    b->per_participant[i] = b->pointers[i];
+  }
+}
+
+static void exchange_buffers_free(exchange_buffers *b) {
+  for (size_t i = 0; i < 4; ++i) {
+    free(b->operand[i]);
+    free(b->result[i]);
+  }
+}
+
+/* Every exchange case on n participants (setup NULL: a plain execute of
+ * exes[0], one replica), out of place and in place: each result equals
+ * the one computed here, bit for bit, and nothing past it was written (in
+ * place: past it the result buffer still holds the operand). */
+static void test_spmd_exchange(const spmd_setup *setup,
+                               nlrt_executable **exes) {
+  size_t n = setup ? setup->n : 1;
+  exchange_buffers b;
+  exchange_buffers_init(&b);
+  unsigned char *expected = malloc(EXCHANGE_BYTES);
+  unsigned char *untouched = malloc(EXCHANGE_BYTES);
+  memset(untouched, 0xa5, EXCHANGE_BYTES);
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    for (size_t k = 0; k < sizeof(exchange_cases) / sizeof(exchange_cases[0]);
+         ++k) {
+      const exchange_case *c = &exchange_cases[k];
+      spmd_case as = exchange_as_spmd_case(c, n);
+      for (size_t r = 0; r < n; ++r) {
+        b.what[r][0] = c->record;
+        b.what[r][1] = in_place;
+        memset(b.operand[r], 0x5a, EXCHANGE_BYTES);
+        spmd_fill(&as, r, b.operand[r]);
+        memset(b.result[r], 0xa5, EXCHANGE_BYTES);
+      }
+      nlrt_status statuses[4] = {99, 99, 99, 99};
+      if (setup)
+        CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes,
+                                           b.per_participant, 3,
+                                           statuses) == NLRT_OK);
+      else
+        CHECK((statuses[0] = nlrt_executable_execute(exes[0], b.pointers[0],
+                                                     3)) == NLRT_OK);
+      for (size_t r = 0; r < n; ++r) {
+        CHECK(statuses[r] == NLRT_OK);
+        size_t bytes = exchange_expected(c, n, r, b.operand, expected);
+        int same = memcmp(b.result[r], expected, bytes) == 0;
+#ifndef __FLT16_MAX__
+        if (c->dtype == NLRT_DTYPE_F16 && c->op == OP_REDUCE_SCATTER)
+          same = 1; /* no reference */
+#endif
+        const unsigned char *past =
+            in_place ? b.operand[r] + bytes : untouched;
+        int kept = memcmp(b.result[r] + bytes, past,
+                          EXCHANGE_BYTES - bytes) == 0;
+        if (!same || !kept)
+          fprintf(stderr,
+                  "%s record %lld on %zu replica(s)%s: replica %zu's result "
+                  "%s\n",
+                  exchange_op_name(c->op), (long long)c->record, n,
+                  in_place ? ", in place" : "", r,
+                  same ? "was written past its end" : "differs");
+        CHECK(same);
+        CHECK(kept);
+      }
+    }
+  }
+  free(untouched);
+  free(expected);
+  exchange_buffers_free(&b);
+}
+
+/* Participants at different ops diverge, with both ops named; the next
+ * launch works. */
+static void test_spmd_exchange_divergence(const spmd_setup *setup,
+                                          nlrt_executable **exes) {
+  size_t n = setup->n;
+  if (n < 2)
+    return;
+  exchange_buffers b;
+  exchange_buffers_init(&b);
+  for (size_t r = 0; r < n; ++r)
+    b.what[r][0] = r == 0 ? 0 : 11;
+  nlrt_status statuses[4];
+  CHECK_FAILS(nlrt_executable_execute_spmd(setup->comm, n, exes,
+                                           b.per_participant, 3, statuses),
+              NLRT_COLLECTIVE_FAILED,
+              "replica 1 is at all_to_all (collective 11) while replica 0 is "
+              "at all_gather (collective 0)");
+  for (size_t r = 0; r < n; ++r) {
+    CHECK(statuses[r] == NLRT_COLLECTIVE_FAILED);
+    b.what[r][0] = 36; /* the ring */
+    ((float *)b.operand[r])[6] = (float)r;
+  }
+  CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes, b.per_participant,
+                                     3, NULL) == NLRT_OK);
+  for (size_t r = 0; r < n; ++r)
+    CHECK(((float *)b.result[r])[6] == (float)((r + n - 1) % n));
+  exchange_buffers_free(&b);
+}
+
 /* One launch of a special kernel (i64[];f32[2]->f32[2]): participant r's
  * operand is {r + 1, 10 * (r + 1)}. */
 static nlrt_status spmd_special(const spmd_setup *setup, nlrt_executable **exes,
@@ -1450,6 +1707,14 @@ static void test_spmd_single_replica(nlrt_device *device) {
   CHECK(nlrt_executable_num_replicas(exe) == 4);
   nlrt_executable_release(exe);
   CHECK(nlrt_executable_num_replicas(NULL) == 0);
+
+  /* The other ops on one replica: copies, a permute without (0, 0) zeros. */
+  exe = NULL;
+  CHECK(nlrt_executable_load_file(device, kernels_path, "exchange_1", &exe) ==
+        NLRT_OK);
+  if (exe)
+    test_spmd_exchange(NULL, &exe);
+  nlrt_executable_release(exe);
 }
 
 /* Malformed tables fail the load with a message that says what is wrong. */
@@ -1466,8 +1731,6 @@ static void test_spmd_malformed_tables(nlrt_device *device) {
       {"uncovered_replica", "record 0 has 1 groups of 1 replicas; the "
                             "executable runs on 2"},
       {"unknown_op", "record 0 has unknown op 9"},
-      {"reserved_op", "record 0 is a all_gather (op 2), which this runtime "
-                      "does not run yet"},
       {"unknown_dtype", "record 0 has unknown dtype 20"},
       {"unknown_kind", "record 0 has unknown reduction kind 7"},
       {"sum_of_i1", "record 0: an all_reduce sum cannot combine i1"},
@@ -1477,6 +1740,41 @@ static void test_spmd_malformed_tables(nlrt_device *device) {
                        "'bad_location_collective_locations' does not have"},
       {"past_the_end", "record 0 runs past the table's end"},
       {"no_replicas", "'no_replicas_num_replicas' is 0"},
+      {"all_gather_with_kind", "record 0: an all_gather takes no reduction "
+                               "kind (kind -1), got kind 0"},
+      {"all_to_all_with_kind", "record 0: an all_to_all takes no reduction "
+                               "kind (kind -1), got kind 1"},
+      {"permute_with_kind", "record 0: a collective_permute takes no "
+                            "reduction kind (kind -1), got kind 0"},
+      {"reduce_scatter_without_kind", "record 0 has unknown reduction kind "
+                                      "-1"},
+      {"reduce_scatter_of_i1", "record 0: a reduce_scatter sum cannot "
+                               "combine i1"},
+      {"all_to_all_indivisible", "record 0: an all_to_all of 3 elements does "
+                                 "not split into 2 equal blocks, one per "
+                                 "member of its groups"},
+      {"reduce_scatter_indivisible", "record 0: a reduce_scatter of 5 "
+                                     "elements does not split into 2 equal "
+                                     "blocks"},
+      {"all_gather_uncovered", "record 0 has 1 groups of 1 replicas; the "
+                               "executable runs on 2"},
+      {"all_to_all_repeated", "record 0 names replica 1 twice"},
+      {"reduce_scatter_bad_replica", "record 0 names replica 2; the "
+                                     "executable runs on replicas 0 to 1"},
+      {"all_gather_too_large", "record 0: an all_gather of "
+                               "1152921504606846976 elements in groups of 2 "
+                               "has a result too large to address"},
+      {"permute_not_pairs", "record 0: a collective_permute has pairs "
+                            "(source, target: group size 2), not groups of "
+                            "3"},
+      {"permute_repeated_source", "record 0: replica 0 is the source of two "
+                                  "pairs of a collective_permute"},
+      {"permute_repeated_target", "record 0: replica 1 is the target of two "
+                                  "pairs of a collective_permute"},
+      {"permute_bad_target", "record 0 names replica 2; the executable runs "
+                             "on replicas 0 to 1"},
+      {"permute_negative_source", "record 0 names replica -1; the executable "
+                                  "runs on replicas 0 to 1"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
     nlrt_executable *exe = NULL;
@@ -1646,6 +1944,12 @@ static void test_spmd(nlrt_device *device) {
     test_spmd_failures(&setup);
     test_spmd_all_reduce(&setup, exes); /* still right after the failures */
     test_spmd_concurrent_launches(&setup, exes);
+    spmd_release(&setup, exes);
+    snprintf(entry, sizeof(entry), "exchange_%zu", n);
+    CHECK(spmd_load(&setup, entry, exes));
+    test_spmd_exchange(&setup, exes);
+    test_spmd_exchange_divergence(&setup, exes);
+    test_spmd_exchange(&setup, exes); /* still right after the failure */
     spmd_release(&setup, exes);
     spmd_close(&setup);
   }

@@ -123,7 +123,8 @@ EXPORT void call_host(void **buffers) {
 /* nlrt_dtype values, spelled out: these kernels see no runtime header. */
 enum { F16 = 0, BF16 = 1, F32 = 2, F64 = 3, I1 = 4, I8 = 5, I16 = 6, I32 = 7,
        I64 = 8, UI8 = 9, UI16 = 10, UI32 = 11, UI64 = 12, C64 = 13, C128 = 14 };
-enum { ALL_REDUCE = 0, REPLICA_ID = 1 };
+enum { ALL_REDUCE = 0, REPLICA_ID = 1, ALL_GATHER = 2, ALL_TO_ALL = 3,
+       REDUCE_SCATTER = 4, PERMUTE = 5 };
 enum { SUM = 0, PROD = 1, MAX = 2, MIN = 3, AND = 4, OR = 5, NO_KIND = -1 };
 
 typedef void (*collective_slot)(uint64_t, const void *, void *);
@@ -271,6 +272,137 @@ SPMD_KERNELS(2)
 SPMD_KERNELS(3)
 SPMD_KERNELS(4)
 
+/* exchange_R: the other collectives, records mirrored by c_api_test.c's
+ * exchange_cases. A record here is 7 + 2R words, room for R pairs: group
+ * records are padded with R zeros after their location. */
+#define PAD_1 0
+#define PAD_2 0, 0
+#define PAD_3 0, 0, 0
+#define PAD_4 0, 0, 0, 0
+/* The group sizes of ALL_R and SPLIT_R. */
+#define ALL_SIZE_1 1
+#define ALL_SIZE_2 2
+#define ALL_SIZE_3 3
+#define ALL_SIZE_4 4
+#define SPLIT_SIZE_1 1
+#define SPLIT_SIZE_2 1
+#define SPLIT_SIZE_3 1
+#define SPLIT_SIZE_4 2
+#define GROUPED(op, kind, dtype, elements, groups, R)                          \
+  op, kind, dtype, elements, groups##_##R, -1, PAD_##R
+/* all_to_all and reduce_scatter records give a block size: their operand
+ * has one block per member. */
+#define BLOCKED(op, kind, dtype, block, groups, R)                             \
+  GROUPED(op, kind, dtype, (block) * groups##_SIZE_##R, groups, R)
+
+/* Permutation pairs, as num_pairs, 2, source, target..., location and
+ * padding. RING_R: i -> i + 1 mod R. CHAIN_R: i -> i + 1 for i < R - 1
+ * (replica 0 gets zeros). MIXED_R: a self-pair on 1 and 2 replicas; on 3,
+ * 0 <-> 2 and 1 gets zeros; on 4, 1 <-> 3, 2 -> 0 and 2 gets zeros. */
+#define RING_1 1, 2, 0, 0, -1
+#define RING_2 2, 2, 0, 1, 1, 0, -1
+#define RING_3 3, 2, 0, 1, 1, 2, 2, 0, -1
+#define RING_4 4, 2, 0, 1, 1, 2, 2, 3, 3, 0, -1
+#define CHAIN_1 0, 2, -1, 0, 0
+#define CHAIN_2 1, 2, 0, 1, -1, 0, 0
+#define CHAIN_3 2, 2, 0, 1, 1, 2, -1, 0, 0
+#define CHAIN_4 3, 2, 0, 1, 1, 2, 2, 3, -1, 0, 0
+#define MIXED_1 1, 2, 0, 0, -1
+#define MIXED_2 1, 2, 1, 1, -1, 0, 0
+#define MIXED_3 2, 2, 2, 0, 0, 2, -1, 0, 0
+#define MIXED_4 3, 2, 1, 3, 3, 1, 2, 0, -1, 0, 0
+#define PERMUTED(dtype, elements, pairs, R)                                    \
+  PERMUTE, NO_KIND, dtype, elements, pairs##_##R
+
+#define NUM_EXCHANGE 47
+#define EXCHANGE_AT(R, i) (3 + NUM_EXCHANGE + (i) * (7 + 2 * (R)))
+#define EXCHANGE_AT_8(R, i)                                                    \
+  EXCHANGE_AT(R, i), EXCHANGE_AT(R, i + 1), EXCHANGE_AT(R, i + 2),             \
+      EXCHANGE_AT(R, i + 3), EXCHANGE_AT(R, i + 4), EXCHANGE_AT(R, i + 5),     \
+      EXCHANGE_AT(R, i + 6), EXCHANGE_AT(R, i + 7)
+#define EXCHANGE_TABLE(R)                                                      \
+  {1, EXCHANGE_AT(R, NUM_EXCHANGE), NUM_EXCHANGE,                              \
+   EXCHANGE_AT_8(R, 0), EXCHANGE_AT_8(R, 8), EXCHANGE_AT_8(R, 16),             \
+   EXCHANGE_AT_8(R, 24), EXCHANGE_AT_8(R, 32), EXCHANGE_AT(R, 40),             \
+   EXCHANGE_AT(R, 41), EXCHANGE_AT(R, 42), EXCHANGE_AT(R, 43),                 \
+   EXCHANGE_AT(R, 44), EXCHANGE_AT(R, 45), EXCHANGE_AT(R, 46),                 \
+   GROUPED(ALL_GATHER, NO_KIND, F32, 7, ALL, R),                /* 0 */        \
+   GROUPED(ALL_GATHER, NO_KIND, F64, 5, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, I32, 9, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, I1, 11, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, BF16, 13, ALL, R),                             \
+   GROUPED(ALL_GATHER, NO_KIND, C64, 3, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, F32, 0, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, F32, 7, SPLIT, R),                             \
+   GROUPED(ALL_GATHER, NO_KIND, C128, 3, ALL, R),                              \
+   GROUPED(ALL_GATHER, NO_KIND, F16, 5, ALL, R),                               \
+   GROUPED(ALL_GATHER, NO_KIND, F64, 30011, ALL, R),            /* 10 */       \
+   BLOCKED(ALL_TO_ALL, NO_KIND, F32, 7, ALL, R),                /* 11 */       \
+   BLOCKED(ALL_TO_ALL, NO_KIND, F64, 5, ALL, R),                               \
+   BLOCKED(ALL_TO_ALL, NO_KIND, I32, 9, ALL, R),                               \
+   BLOCKED(ALL_TO_ALL, NO_KIND, I1, 11, ALL, R),                               \
+   BLOCKED(ALL_TO_ALL, NO_KIND, BF16, 13, ALL, R),                             \
+   BLOCKED(ALL_TO_ALL, NO_KIND, C64, 3, ALL, R),                               \
+   BLOCKED(ALL_TO_ALL, NO_KIND, F32, 0, ALL, R),                               \
+   BLOCKED(ALL_TO_ALL, NO_KIND, F32, 7, SPLIT, R),                             \
+   BLOCKED(ALL_TO_ALL, NO_KIND, I8, 5, ALL, R),                                \
+   BLOCKED(ALL_TO_ALL, NO_KIND, F64, 30011, ALL, R),            /* 20 */       \
+   BLOCKED(REDUCE_SCATTER, SUM, F32, 7, ALL, R),                /* 21 */       \
+   BLOCKED(REDUCE_SCATTER, MAX, F64, 5, ALL, R),                               \
+   BLOCKED(REDUCE_SCATTER, SUM, I32, 9, ALL, R),                               \
+   BLOCKED(REDUCE_SCATTER, OR, I1, 11, ALL, R),                                \
+   BLOCKED(REDUCE_SCATTER, SUM, BF16, 13, ALL, R),                             \
+   BLOCKED(REDUCE_SCATTER, SUM, C64, 3, ALL, R),                               \
+   BLOCKED(REDUCE_SCATTER, SUM, F32, 0, ALL, R),                               \
+   BLOCKED(REDUCE_SCATTER, SUM, F32, 7, SPLIT, R),                             \
+   BLOCKED(REDUCE_SCATTER, SUM, F16, 6, ALL, R),                               \
+   BLOCKED(REDUCE_SCATTER, PROD, C128, 3, ALL, R),                             \
+   BLOCKED(REDUCE_SCATTER, MIN, F32, 5, ALL, R),                /* 31 */       \
+   BLOCKED(REDUCE_SCATTER, SUM, F32, 30011, ALL, R),                           \
+   BLOCKED(REDUCE_SCATTER, MAX, BF16, 5, ALL, R),                              \
+   BLOCKED(REDUCE_SCATTER, AND, I1, 4, ALL, R),                                \
+   BLOCKED(REDUCE_SCATTER, AND, UI16, 4, ALL, R),               /* 35 */       \
+   PERMUTED(F32, 7, RING, R),                                   /* 36 */       \
+   PERMUTED(F64, 5, RING, R),                                                  \
+   PERMUTED(I32, 9, CHAIN, R),                                                 \
+   PERMUTED(I1, 11, MIXED, R),                                                 \
+   PERMUTED(BF16, 13, RING, R),                                 /* 40 */       \
+   PERMUTED(C64, 3, CHAIN, R),                                                 \
+   PERMUTED(F32, 0, RING, R),                                                  \
+   PERMUTED(F64, 30011, RING, R),                                              \
+   PERMUTED(I64, 4, MIXED, R),                                                 \
+   PERMUTED(C128, 3, MIXED, R),                                                \
+   PERMUTED(I8, 5, CHAIN, R)}                                   /* 46 */
+
+/* exchange_R: buffers[0] is {record, in_place}. Runs the record on
+ * buffers[1] into buffers[2]; in place, copies buffers[1] to buffers[2]
+ * first and runs it on buffers[2] into buffers[2]. */
+#define EXCHANGE_BYTES 1048576
+static void run_exchange(collective_slot slot, void **buffers) {
+  const int64_t *what = buffers[0];
+  if (what[1]) {
+    memcpy(buffers[2], buffers[1], EXCHANGE_BYTES);
+    slot((uint64_t)what[0], buffers[2], buffers[2]);
+  } else {
+    slot((uint64_t)what[0], buffers[1], buffers[2]);
+  }
+}
+
+#define EXCHANGE_KERNEL(R)                                                     \
+  EXPORT const int64_t exchange_##R##_num_replicas = R;                        \
+  EXPORT collective_slot exchange_##R##_collective = no_collective;            \
+  EXPORT const int64_t exchange_##R##_collectives[] = EXCHANGE_TABLE(R);       \
+  EXPORT const char exchange_##R##_signature[] =                               \
+      "i64[2];ui8[1048576]->ui8[1048576]";                                     \
+  EXPORT void exchange_##R(void **buffers) {                                   \
+    run_exchange(exchange_##R##_collective, buffers);                          \
+  }
+
+EXCHANGE_KERNEL(1)
+EXCHANGE_KERNEL(2)
+EXCHANGE_KERNEL(3)
+EXCHANGE_KERNEL(4)
+
 /* Collective tables that break the format, each on 2 replicas: loading
  * them fails. `<name>_collectives` is written out word by word. */
 #define MALFORMED(name, ...)                                                   \
@@ -290,7 +422,6 @@ MALFORMED(bad_replica, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 0, 5, -1)
 MALFORMED(repeated_replica, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 1, 1, -1)
 MALFORMED(uncovered_replica, 1, 12, 1, 4, 0, 0, 2, 2, 1, 1, 0, -1)
 MALFORMED(unknown_op, 1, 13, 1, 4, 9, 0, 2, 2, 1, 2, 0, 1, -1)
-MALFORMED(reserved_op, 1, 13, 1, 4, 2, -1, 2, 2, 1, 2, 0, 1, -1)
 MALFORMED(unknown_dtype, 1, 13, 1, 4, 0, 0, 20, 2, 1, 2, 0, 1, -1)
 MALFORMED(unknown_kind, 1, 13, 1, 4, 0, 7, 2, 2, 1, 2, 0, 1, -1)
 MALFORMED(sum_of_i1, 1, 13, 1, 4, 0, 0, 4, 2, 1, 2, 0, 1, -1)
@@ -298,6 +429,29 @@ MALFORMED(max_of_c64, 1, 13, 1, 4, 0, 2, 13, 2, 1, 2, 0, 1, -1)
 MALFORMED(replica_id_f32, 1, 13, 1, 4, 1, -1, 2, 1, 1, 2, 0, 1, -1)
 MALFORMED(bad_location, 1, 13, 1, 4, 0, 0, 2, 2, 1, 2, 0, 1, 5)
 MALFORMED(past_the_end, 1, 9, 1, 4, 0, 0, 2, 2, 1)
+/* The other ops' rules, each against one all_* or permute record. */
+MALFORMED(all_gather_with_kind, 1, 13, 1, 4, 2, 0, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(all_to_all_with_kind, 1, 13, 1, 4, 3, 1, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(permute_with_kind, 1, 13, 1, 4, 5, 0, 2, 2, 1, 2, 0, 1, -1)
+MALFORMED(reduce_scatter_without_kind, 1, 13, 1, 4, 4, -1, 2, 2, 1, 2, 0, 1,
+          -1)
+MALFORMED(reduce_scatter_of_i1, 1, 13, 1, 4, 4, 0, 4, 2, 1, 2, 0, 1, -1)
+MALFORMED(all_to_all_indivisible, 1, 13, 1, 4, 3, -1, 2, 3, 1, 2, 0, 1, -1)
+MALFORMED(reduce_scatter_indivisible, 1, 13, 1, 4, 4, 0, 2, 5, 1, 2, 0, 1,
+          -1)
+MALFORMED(all_gather_uncovered, 1, 12, 1, 4, 2, -1, 2, 2, 1, 1, 0, -1)
+MALFORMED(all_to_all_repeated, 1, 13, 1, 4, 3, -1, 2, 2, 1, 2, 1, 1, -1)
+MALFORMED(reduce_scatter_bad_replica, 1, 13, 1, 4, 4, 0, 2, 2, 1, 2, 0, 2,
+          -1)
+MALFORMED(all_gather_too_large, 1, 13, 1, 4, 2, -1, 2,
+          (int64_t)1 << 60, 1, 2, 0, 1, -1)
+MALFORMED(permute_not_pairs, 1, 14, 1, 4, 5, -1, 2, 2, 1, 3, 0, 1, 0, -1)
+MALFORMED(permute_repeated_source, 1, 15, 1, 4, 5, -1, 2, 2, 2, 2, 0, 1, 0,
+          0, -1)
+MALFORMED(permute_repeated_target, 1, 15, 1, 4, 5, -1, 2, 2, 2, 2, 0, 1, 1,
+          1, -1)
+MALFORMED(permute_bad_target, 1, 13, 1, 4, 5, -1, 2, 2, 1, 2, 0, 2, -1)
+MALFORMED(permute_negative_source, 1, 13, 1, 4, 5, -1, 2, 2, 1, 2, -1, 0, -1)
 
 /* Compiled for 4 replicas, no collective at all. */
 EXPORT const int64_t four_replicas_num_replicas = 4;

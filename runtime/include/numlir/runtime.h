@@ -433,16 +433,19 @@ NLRT_API size_t nlrt_executable_num_replicas(const nlrt_executable *executable);
 
 /* An SPMD program (pmap) is one executable compiled for N replicas and
  * loaded once per device; nlrt_executable_execute_spmd runs the N copies at
- * once, one per device, and their collectives (all-reduce, replica id) meet
- * in a communicator. Replica r of the program runs on the communicator's
- * local participant r - first_replica.
+ * once, one per device, and their collectives (all_reduce, all_gather,
+ * all_to_all, reduce_scatter, collective_permute, replica_id) meet in a
+ * communicator. Replica r of the program runs on the communicator's local
+ * participant r - first_replica.
  *
  * Outside an SPMD launch (nlrt_executable_execute of an executable compiled
- * for 1 replica) an all-reduce copies its operand and the replica id is 0.
+ * for 1 replica) every group is {0}: the collectives copy their operand (a
+ * permute without the pair (0, 0) writes zeros) and the replica id is 0.
  *
- * A collective combines the operands of its replica group in group order,
+ * A reduction combines the operands of its replica group in group order,
  * ((x_g0 + x_g1) + x_g2) + ..., for every element, whatever the timing of
- * the threads, so every member gets the same bits. */
+ * the threads, so every member gets the same bits. docs/runtime.md, "SPMD
+ * launches", says what each collective computes. */
 typedef struct nlrt_communicator nlrt_communicator;
 
 typedef struct nlrt_communicator_options {

@@ -85,6 +85,100 @@ static nlrt_status check_groups(const char *entry, size_t record,
   return NLRT_OK;
 }
 
+/* "an all_gather", "a reduce_scatter". */
+static const char *article(nlrt_collective_op op) {
+  return op_names[op][0] == 'a' ? "an" : "a";
+}
+
+/* Checks a collective_permute's pairs (sources distinct, targets distinct,
+ * ids in range) and plans its moves into r->steps: first every chain,
+ * from a replica nothing sends to, moved from its far end so each operand
+ * is read before its own result is written; then the cycles, each through
+ * a saved copy of one member. Every replica that is no pair's target gets
+ * zeros. */
+static nlrt_status plan_permute(const char *entry, size_t record,
+                                nlrt_collective_record *r,
+                                size_t num_replicas, unsigned char *seen) {
+  if (r->group_size != 2)
+    return malformed(entry,
+                     "record %zu: a collective_permute has pairs "
+                     "(source, target: group size 2), not groups of %zu",
+                     record, r->group_size);
+  const size_t none = SIZE_MAX;
+  size_t *source_of = malloc(2 * num_replicas * sizeof(size_t));
+  r->steps = malloc(2 * num_replicas * sizeof(*r->steps));
+  if (!source_of || !r->steps) {
+    free(source_of);
+    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
+  }
+  size_t *target_of = source_of + num_replicas;
+  for (size_t i = 0; i < num_replicas; ++i)
+    source_of[i] = target_of[i] = none;
+  nlrt_status status = NLRT_OK;
+  for (size_t p = 0; p < r->num_groups && status == NLRT_OK; ++p) {
+    int64_t source = r->groups[2 * p], target = r->groups[2 * p + 1];
+    bool source_fits = source >= 0 && (uint64_t)source < num_replicas;
+    bool target_fits = target >= 0 && (uint64_t)target < num_replicas;
+    if (!source_fits || !target_fits)
+      status = malformed(entry,
+                         "record %zu names replica %lld; the executable runs "
+                         "on replicas 0 to %zu",
+                         record, (long long)(source_fits ? target : source),
+                         num_replicas - 1);
+    else if (target_of[source] != none)
+      status = malformed(entry,
+                         "record %zu: replica %lld is the source of two "
+                         "pairs of a collective_permute",
+                         record, (long long)source);
+    else if (source_of[target] != none)
+      status = malformed(entry,
+                         "record %zu: replica %lld is the target of two "
+                         "pairs of a collective_permute",
+                         record, (long long)target);
+    else
+      target_of[source] = (size_t)target, source_of[target] = (size_t)source;
+  }
+  if (status != NLRT_OK) {
+    free(source_of);
+    return status;
+  }
+  nlrt_permute_step *step = r->steps;
+  memset(seen, 0, num_replicas);
+  for (size_t start = 0; start < num_replicas; ++start) {
+    if (source_of[start] != none)
+      continue;
+    size_t end = start;
+    while (target_of[end] != none)
+      end = target_of[end];
+    for (size_t t = end; t != start; t = source_of[t]) {
+      *step++ = (nlrt_permute_step){NLRT_PERMUTE_COPY, source_of[t], t};
+      seen[t] = 1;
+    }
+    *step++ = (nlrt_permute_step){NLRT_PERMUTE_ZERO, none, start};
+    seen[start] = 1;
+  }
+  for (size_t x = 0; x < num_replicas; ++x) {
+    if (seen[x])
+      continue;
+    if (source_of[x] == x) {
+      *step++ = (nlrt_permute_step){NLRT_PERMUTE_COPY, x, x};
+      seen[x] = 1;
+      continue;
+    }
+    *step++ = (nlrt_permute_step){NLRT_PERMUTE_SAVE, x, none};
+    size_t t = x;
+    for (; source_of[t] != x; t = source_of[t]) {
+      *step++ = (nlrt_permute_step){NLRT_PERMUTE_COPY, source_of[t], t};
+      seen[t] = 1;
+    }
+    *step++ = (nlrt_permute_step){NLRT_PERMUTE_RESTORE, none, t};
+    seen[t] = 1;
+  }
+  r->num_steps = (size_t)(step - r->steps);
+  free(source_of);
+  return NLRT_OK;
+}
+
 /* Checks record `index` at `words` (which has `available` words up to the
  * table's end) and fills *r. */
 static nlrt_status check_record(const char *entry, size_t index,
@@ -103,13 +197,7 @@ static nlrt_status check_record(const char *entry, size_t index,
                      "record %zu: %lld groups of %lld replicas run past the "
                      "table's end",
                      index, (long long)num_groups, (long long)group_size);
-  if (op == NLRT_COLLECTIVE_ALL_GATHER || op == NLRT_COLLECTIVE_ALL_TO_ALL ||
-      op == NLRT_COLLECTIVE_REDUCE_SCATTER || op == NLRT_COLLECTIVE_PERMUTE)
-    return malformed(entry,
-                     "record %zu is a %s (op %lld), which this runtime does "
-                     "not run yet (it runs all_reduce and replica_id)",
-                     index, op_names[op], (long long)op);
-  if (op != NLRT_COLLECTIVE_ALL_REDUCE && op != NLRT_COLLECTIVE_REPLICA_ID)
+  if (op < NLRT_COLLECTIVE_ALL_REDUCE || op > NLRT_COLLECTIVE_PERMUTE)
     return malformed(entry, "record %zu has unknown op %lld", index,
                      (long long)op);
   if (!nlrt_dtype_name((nlrt_dtype)dtype) || dtype < 0)
@@ -127,9 +215,11 @@ static nlrt_status check_record(const char *entry, size_t index,
   r->group_size = (size_t)group_size;
   r->groups = words + RECORD_HEADER_WORDS;
   int64_t location = r->groups[num_groups * group_size];
+  const char *name = op_names[op];
 
   nlrt_status status = NLRT_OK;
-  if (r->op == NLRT_COLLECTIVE_REPLICA_ID) {
+  switch (r->op) {
+  case NLRT_COLLECTIVE_REPLICA_ID:
     if (kind != -1 || r->dtype != NLRT_DTYPE_UI32 || elements != 1)
       return malformed(entry,
                        "record %zu: a replica_id has kind -1, dtype ui32 and "
@@ -139,22 +229,52 @@ static nlrt_status check_record(const char *entry, size_t index,
     /* Its groups say nothing; where given they must still be well formed. */
     if (num_groups * group_size != 0)
       status = check_groups(entry, index, r, num_replicas, seen);
-  } else {
+    break;
+  case NLRT_COLLECTIVE_ALL_REDUCE:
+  case NLRT_COLLECTIVE_REDUCE_SCATTER:
     if (kind < NLRT_REDUCE_SUM || kind > NLRT_REDUCE_OR)
       return malformed(entry, "record %zu has unknown reduction kind %lld",
                        index, (long long)kind);
     r->reduce = nlrt_reduce_function_for(kind, r->dtype);
     if (!r->reduce)
       return malformed(entry,
-                       "record %zu: an all_reduce %s cannot combine %s "
+                       "record %zu: %s %s %s cannot combine %s "
                        "(sum and prod take no i1, max and min no complex, "
                        "and and or only integers and i1)",
-                       index, nlrt_reduce_kind_name(kind),
+                       index, article(r->op), name,
+                       nlrt_reduce_kind_name(kind),
                        nlrt_dtype_name(r->dtype));
     status = check_groups(entry, index, r, num_replicas, seen);
+    break;
+  case NLRT_COLLECTIVE_ALL_GATHER:
+  case NLRT_COLLECTIVE_ALL_TO_ALL:
+  case NLRT_COLLECTIVE_PERMUTE:
+    if (kind != -1)
+      return malformed(entry,
+                       "record %zu: %s %s takes no reduction kind (kind -1), "
+                       "got kind %lld",
+                       index, article(r->op), name, (long long)kind);
+    status = r->op == NLRT_COLLECTIVE_PERMUTE
+                 ? plan_permute(entry, index, r, num_replicas, seen)
+                 : check_groups(entry, index, r, num_replicas, seen);
+    break;
   }
   if (status != NLRT_OK)
     return status;
+  /* The groups are checked: group_size >= 1. */
+  if ((r->op == NLRT_COLLECTIVE_ALL_TO_ALL ||
+       r->op == NLRT_COLLECTIVE_REDUCE_SCATTER) &&
+      r->elements % r->group_size != 0)
+    return malformed(entry,
+                     "record %zu: %s %s of %zu elements does not split into "
+                     "%zu equal blocks, one per member of its groups",
+                     index, article(r->op), name, r->elements, r->group_size);
+  if (r->op == NLRT_COLLECTIVE_ALL_GATHER &&
+      r->elements > (size_t)INT64_MAX / r->element_size / r->group_size)
+    return malformed(entry,
+                     "record %zu: an all_gather of %zu elements in groups of "
+                     "%zu has a result too large to address",
+                     index, r->elements, r->group_size);
   if (location < -1 ||
       (location >= 0 && exports->locations &&
        !find_location(exports->locations, location, &r->location,
@@ -240,6 +360,8 @@ nlrt_status nlrt_collectives_create(const nlrt_collective_exports *exports,
 void nlrt_collectives_destroy(nlrt_collectives *collectives) {
   if (!collectives)
     return;
+  for (size_t i = 0; collectives->records && i < collectives->count; ++i)
+    free(collectives->records[i].steps);
   free(collectives->records);
   free(collectives);
 }
@@ -313,13 +435,20 @@ void nlrt_collective_dispatch(uint64_t index, const void *operand,
     memcpy(result, &id, sizeof(id));
     return;
   }
-  if (!participant) { /* one replica: the group's reduction is the operand */
+  if (!participant) {
+    /* One replica: every group is {0}, so each op copies its operand (a
+     * reduction of one, the one block of a reduce_scatter), except a
+     * permute without the pair (0, 0), the only one it can have. */
     size_t bytes = record->elements * record->element_size;
-    if (bytes && result != operand)
+    if (record->op == NLRT_COLLECTIVE_PERMUTE && record->num_groups == 0) {
+      if (bytes)
+        memset(result, 0, bytes);
+    } else if (bytes && result != operand) {
       memmove(result, operand, bytes);
+    }
     return;
   }
-  if (nlrt_spmd_all_reduce(participant, collectives, (size_t)index, operand,
+  if (nlrt_spmd_collective(participant, collectives, (size_t)index, operand,
                            result) != NLRT_OK)
     nlrt_host_call_abandon_for_collective();
 }

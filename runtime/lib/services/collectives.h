@@ -21,24 +21,44 @@
 typedef enum nlrt_collective_op {
   NLRT_COLLECTIVE_ALL_REDUCE = 0,
   NLRT_COLLECTIVE_REPLICA_ID = 1,
-  /* Reserved in the format, refused at load by this runtime. */
   NLRT_COLLECTIVE_ALL_GATHER = 2,
   NLRT_COLLECTIVE_ALL_TO_ALL = 3,
   NLRT_COLLECTIVE_REDUCE_SCATTER = 4,
   NLRT_COLLECTIVE_PERMUTE = 5,
 } nlrt_collective_op;
 
+/* One move of a collective_permute. The steps run in order over each
+ * range of elements; the order lets a result be its operand (a chain
+ * a -> b -> c moves from its end, a cycle through a saved copy). */
+typedef enum nlrt_permute_action {
+  NLRT_PERMUTE_COPY,    /* target's result = source's operand */
+  NLRT_PERMUTE_SAVE,    /* the saved copy = source's operand */
+  NLRT_PERMUTE_RESTORE, /* target's result = the saved copy */
+  NLRT_PERMUTE_ZERO,    /* target's result = 0: no pair sends to it */
+} nlrt_permute_action;
+
+typedef struct nlrt_permute_step {
+  nlrt_permute_action action;
+  size_t source, target; /* global replica ids */
+} nlrt_permute_step;
+
 /* One checked record. */
 typedef struct nlrt_collective_record {
   nlrt_collective_op op;
   int64_t kind; /* nlrt_reduce_kind, -1 where the op has none */
   nlrt_dtype dtype;
-  size_t elements;      /* of the operand (and of the result) */
+  /* Of the operand. The result has as many, except all_gather's
+   * (elements * group_size) and reduce_scatter's (elements / group_size). */
+  size_t elements;
   size_t element_size;  /* nlrt_dtype_size(dtype) */
-  size_t num_groups;    /* 0 for a replica_id without groups */
-  size_t group_size;
-  const int64_t *groups; /* num_groups * group_size ids, group by group */
-  nlrt_reduce_function reduce; /* all_reduce */
+  size_t num_groups;    /* 0 for a replica_id without groups; permute: pairs */
+  size_t group_size;    /* permute: 2 */
+  /* num_groups * group_size ids, group by group (permute: source, target
+   * per pair). */
+  const int64_t *groups;
+  nlrt_reduce_function reduce; /* all_reduce, reduce_scatter */
+  nlrt_permute_step *steps;    /* collective_permute: the moves, in order */
+  size_t num_steps;
   const char *location;  /* "file:line" inside the locations, or NULL */
   size_t location_length;
 } nlrt_collective_record;

@@ -94,13 +94,13 @@ void *nlrt_spmd_thread_main(void *argument);
 /* The participant's global replica id. */
 size_t nlrt_spmd_replica(const nlrt_spmd_participant *participant);
 
-/* All-reduce of record `index`: publishes the buffers, waits for every
- * local participant (checking they all reached this same collective),
- * reduces this participant's share of its group's elements into every
- * member's result, and waits until every share is written. NLRT_OK, or
- * NLRT_COLLECTIVE_FAILED with the message recorded (divergence, timeout, a
- * failed peer). */
-nlrt_status nlrt_spmd_all_reduce(nlrt_spmd_participant *participant,
+/* Collective `index` (any op but replica_id): publishes the buffers,
+ * waits for every local participant (checking they all reached this same
+ * collective), does this participant's share of the op, reading peers'
+ * operands and writing peers' results, and waits until every share is
+ * done. NLRT_OK, or NLRT_COLLECTIVE_FAILED with the message recorded
+ * (divergence, timeout, a failed peer). */
+nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *participant,
                                  const struct nlrt_collectives *collectives,
                                  size_t index, const void *operand,
                                  void *result);

@@ -4,9 +4,10 @@
  * groups (they all run the same program): each participant publishes its
  * buffers in its slot and arrives at the barrier; the last to arrive checks
  * that everyone reached the same collective and releases them; each then
- * reduces its share of its group's elements, reading every member's operand
- * and writing every member's result, and arrives at the barrier again,
- * after which nobody touches a peer's buffers.
+ * does its share of the op (for an all_reduce: reduces its range of its
+ * group's elements, reading every member's operand and writing every
+ * member's result), and arrives at the barrier again, after which nobody
+ * touches a peer's buffers.
  *
  * The barrier word is (generation << 1) | aborted. A waiter spins a little,
  * then sleeps on the word (a futex) with a deadline. Releasing a barrier
@@ -36,9 +37,9 @@
  * participants on two cores must not starve the peer they wait for. */
 #define SPIN_LIMIT 2000
 
-/* Elements are combined in blocks this size, in the caller's stack, so a
- * block's g reads and g writes meet in the L1 cache. */
-#define BLOCK_BYTES 16384
+/* Elements are moved in chunks this size, combined and saved in the
+ * caller's stack, so a chunk's g reads and g writes meet in the L1 cache. */
+#define CHUNK_BYTES 16384
 
 size_t nlrt_spmd_replica(const nlrt_spmd_participant *participant) {
   return participant->replica;
@@ -345,47 +346,218 @@ static void depart(nlrt_spmd_participant *self) {
   }
 }
 
-/*===--- The collectives ---------------------------------------------------===*/
+/*===--- The collectives ---------------------------------------------------===*
+ *
+ * Every share is a range of element offsets *within a block* (all_reduce,
+ * all_gather, permute: the whole operand is one block), and its owner
+ * moves those offsets of every block it handles: no two participants touch
+ * the same bytes, and each owner orders its reads and writes so that a
+ * result may be its own operand (for all_gather and reduce_scatter: begin
+ * where the operand begins).
+ */
 
-/* This participant's share of a group's elements: a balanced split of
- * `elements` into `group_size` ranges, range `position`. */
-static void share_of(size_t elements, size_t group_size, size_t position,
+static const char *operand_of(const nlrt_communicator *comm, int64_t replica) {
+  return comm->slots[replica - (int64_t)comm->first_replica].operand;
+}
+
+static char *result_of(const nlrt_communicator *comm, int64_t replica) {
+  return comm->slots[replica - (int64_t)comm->first_replica].result;
+}
+
+/* memmove where the two may be one place. */
+static void move_bytes(void *to, const void *from, size_t bytes) {
+  if (bytes && to != from)
+    memmove(to, from, bytes);
+}
+
+/* This participant's share: a balanced split of `elements` into
+ * `participants` ranges, range `position`. */
+static void share_of(size_t elements, size_t participants, size_t position,
                      size_t *start, size_t *count) {
-  size_t base = elements / group_size, extra = elements % group_size;
+  size_t base = elements / participants, extra = elements % participants;
   *start = position * base + (position < extra ? position : extra);
   *count = base + (position < extra ? 1 : 0);
 }
 
-/* Reduces elements [start, start + count) of the group's operands, in
- * group order, into every member's result. */
-static void reduce_share(nlrt_communicator *comm,
-                         const nlrt_collective_record *record,
-                         const int64_t *members, size_t start, size_t count) {
-  unsigned char block[BLOCK_BYTES] __attribute__((aligned(64)));
-  size_t size = record->element_size;
-  size_t per_block = BLOCK_BYTES / size;
+/* all_reduce: elements [start, start + count) of the group's operands,
+ * reduced in group order, into every member's result. */
+static void all_reduce_share(nlrt_communicator *comm,
+                             const nlrt_collective_record *record,
+                             const int64_t *members, size_t start,
+                             size_t count) {
+  unsigned char chunk[CHUNK_BYTES] __attribute__((aligned(64)));
+  size_t size = record->element_size, g = record->group_size;
+  size_t per_chunk = CHUNK_BYTES / size;
   for (size_t done = 0; done < count;) {
-    size_t n = count - done < per_block ? count - done : per_block;
+    size_t n = count - done < per_chunk ? count - done : per_chunk;
     size_t offset = (start + done) * size, bytes = n * size;
-    const nlrt_spmd_slot *first = &comm->slots[members[0] - comm->first_replica];
-    memcpy(block, (const char *)first->operand + offset, bytes);
-    for (size_t k = 1; k < record->group_size; ++k) {
-      const nlrt_spmd_slot *member =
-          &comm->slots[members[k] - comm->first_replica];
-      record->reduce(block, (const char *)member->operand + offset, n);
-    }
-    /* Written only after every read of this block: a member's result may
+    memcpy(chunk, operand_of(comm, members[0]) + offset, bytes);
+    for (size_t k = 1; k < g; ++k)
+      record->reduce(chunk, operand_of(comm, members[k]) + offset, n);
+    /* Written only after every read of this chunk: a member's result may
      * be its operand. */
-    for (size_t k = 0; k < record->group_size; ++k) {
-      const nlrt_spmd_slot *member =
-          &comm->slots[members[k] - comm->first_replica];
-      memcpy((char *)member->result + offset, block, bytes);
+    for (size_t k = 0; k < g; ++k)
+      memcpy(result_of(comm, members[k]) + offset, chunk, bytes);
+    done += n;
+  }
+}
+
+/* all_gather: elements [start, start + count) of member k's operand into
+ * block k of every member's result. From the last block to the first: a
+ * result that begins at its operand is overwritten there (block 0) only
+ * after that operand was copied everywhere. */
+static void all_gather_share(nlrt_communicator *comm,
+                             const nlrt_collective_record *record,
+                             const int64_t *members, size_t start,
+                             size_t count) {
+  size_t size = record->element_size, g = record->group_size;
+  size_t per_chunk = CHUNK_BYTES / size;
+  for (size_t k = g; k-- > 0;) {
+    const char *from = operand_of(comm, members[k]) + start * size;
+    size_t to = (k * record->elements + start) * size;
+    /* Chunk by chunk, so each piece of the operand is read from memory
+     * once and written g times. */
+    for (size_t done = 0; done < count;) {
+      size_t n = count - done < per_chunk ? count - done : per_chunk;
+      for (size_t i = 0; i < g; ++i)
+        move_bytes(result_of(comm, members[i]) + to + done * size,
+                   from + done * size, n * size);
+      done += n;
+    }
+  }
+}
+
+/* all_to_all: offsets [start, start + count) of every block. Member a's
+ * result block b is member b's operand block a: each pair a < b swaps
+ * through a saved copy, so a result may be its operand. */
+static void all_to_all_share(nlrt_communicator *comm,
+                             const nlrt_collective_record *record,
+                             const int64_t *members, size_t start,
+                             size_t count) {
+  unsigned char saved[CHUNK_BYTES] __attribute__((aligned(64)));
+  size_t size = record->element_size, g = record->group_size;
+  size_t block = record->elements / g, per_chunk = CHUNK_BYTES / size;
+  for (size_t a = 0; a < g; ++a) {
+    const char *operand_a = operand_of(comm, members[a]);
+    char *result_a = result_of(comm, members[a]);
+    for (size_t b = a; b < g; ++b) {
+      const char *operand_b = operand_of(comm, members[b]);
+      char *result_b = result_of(comm, members[b]);
+      for (size_t done = 0; done < count;) {
+        size_t n = count - done < per_chunk ? count - done : per_chunk;
+        size_t bytes = n * size;
+        size_t at_ab = (b * block + start + done) * size; /* a's block b */
+        size_t at_ba = (a * block + start + done) * size; /* b's block a */
+        if (a == b) {
+          move_bytes(result_a + at_ab, operand_a + at_ab, bytes);
+        } else {
+          memcpy(saved, operand_a + at_ab, bytes);
+          memcpy(result_a + at_ab, operand_b + at_ba, bytes);
+          memcpy(result_b + at_ba, saved, bytes);
+        }
+        done += n;
+      }
+    }
+  }
+}
+
+/* reduce_scatter: offsets [start, start + count) of every block. Member
+ * j's result is block j of the group's operands reduced in group order.
+ * Blocks go in member order: a result that begins at its operand is
+ * written only after block 0 was read. */
+static void reduce_scatter_share(nlrt_communicator *comm,
+                                 const nlrt_collective_record *record,
+                                 const int64_t *members, size_t start,
+                                 size_t count) {
+  unsigned char accumulated[CHUNK_BYTES] __attribute__((aligned(64)));
+  size_t size = record->element_size, g = record->group_size;
+  size_t block = record->elements / g, per_chunk = CHUNK_BYTES / size;
+  for (size_t j = 0; j < g; ++j) {
+    char *result = result_of(comm, members[j]);
+    for (size_t done = 0; done < count;) {
+      size_t n = count - done < per_chunk ? count - done : per_chunk;
+      size_t offset = (j * block + start + done) * size;
+      memcpy(accumulated, operand_of(comm, members[0]) + offset, n * size);
+      for (size_t k = 1; k < g; ++k)
+        record->reduce(accumulated, operand_of(comm, members[k]) + offset, n);
+      memcpy(result + (start + done) * size, accumulated, n * size);
+      done += n;
+    }
+  }
+}
+
+/* collective_permute: elements [start, start + count) of every pair, by
+ * the steps the loader planned (a result may be its operand). */
+static void permute_share(nlrt_communicator *comm,
+                          const nlrt_collective_record *record, size_t start,
+                          size_t count) {
+  unsigned char saved[CHUNK_BYTES] __attribute__((aligned(64)));
+  size_t size = record->element_size, per_chunk = CHUNK_BYTES / size;
+  for (size_t done = 0; done < count;) {
+    size_t n = count - done < per_chunk ? count - done : per_chunk;
+    size_t offset = (start + done) * size, bytes = n * size;
+    for (size_t i = 0; i < record->num_steps; ++i) {
+      const nlrt_permute_step *step = &record->steps[i];
+      switch (step->action) {
+      case NLRT_PERMUTE_COPY:
+        move_bytes(result_of(comm, (int64_t)step->target) + offset,
+                   operand_of(comm, (int64_t)step->source) + offset, bytes);
+        break;
+      case NLRT_PERMUTE_SAVE:
+        memcpy(saved, operand_of(comm, (int64_t)step->source) + offset,
+               bytes);
+        break;
+      case NLRT_PERMUTE_RESTORE:
+        memcpy(result_of(comm, (int64_t)step->target) + offset, saved, bytes);
+        break;
+      case NLRT_PERMUTE_ZERO:
+        memset(result_of(comm, (int64_t)step->target) + offset, 0, bytes);
+        break;
+      }
     }
     done += n;
   }
 }
 
-nlrt_status nlrt_spmd_all_reduce(nlrt_spmd_participant *self,
+/* This participant's share of the collective, between the barriers. */
+static void run_share(nlrt_spmd_participant *self,
+                      const nlrt_collective_record *record) {
+  nlrt_communicator *comm = self->communicator;
+  size_t start = 0, count = 0;
+  if (record->op == NLRT_COLLECTIVE_PERMUTE) {
+    /* Pairs span the communicator: every participant takes a range. */
+    share_of(record->elements, comm->num_local, self->local, &start, &count);
+    permute_share(comm, record, start, count);
+    return;
+  }
+  const int64_t *members = NULL;
+  size_t position = 0, g = record->group_size;
+  /* The table was checked at load: every replica is in one group. */
+  if (!nlrt_collective_group_of(record, self->replica, &members, &position))
+    return;
+  switch (record->op) {
+  case NLRT_COLLECTIVE_ALL_REDUCE:
+    share_of(record->elements, g, position, &start, &count);
+    all_reduce_share(comm, record, members, start, count);
+    break;
+  case NLRT_COLLECTIVE_ALL_GATHER:
+    share_of(record->elements, g, position, &start, &count);
+    all_gather_share(comm, record, members, start, count);
+    break;
+  case NLRT_COLLECTIVE_ALL_TO_ALL:
+    share_of(record->elements / g, g, position, &start, &count);
+    all_to_all_share(comm, record, members, start, count);
+    break;
+  case NLRT_COLLECTIVE_REDUCE_SCATTER:
+    share_of(record->elements / g, g, position, &start, &count);
+    reduce_scatter_share(comm, record, members, start, count);
+    break;
+  default: /* replica_id never comes here; permute did above */
+    break;
+  }
+}
+
+nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *self,
                                  const nlrt_collectives *collectives,
                                  size_t index, const void *operand,
                                  void *result) {
@@ -396,14 +568,7 @@ nlrt_status nlrt_spmd_all_reduce(nlrt_spmd_participant *self,
   nlrt_status status = arrive(self, collectives, (uint32_t)index, true);
   if (status != NLRT_OK)
     return status;
-  const nlrt_collective_record *record = &collectives->records[index];
-  const int64_t *members = NULL;
-  size_t position = 0, start = 0, count = 0;
-  /* The table was checked at load: every replica is in one group. */
-  if (nlrt_collective_group_of(record, self->replica, &members, &position)) {
-    share_of(record->elements, record->group_size, position, &start, &count);
-    reduce_share(comm, record, members, start, count);
-  }
+  run_share(self, &collectives->records[index]);
   depart(self);
   return NLRT_OK;
 }
