@@ -22,7 +22,8 @@ def numlir_stack() -> SimpleNamespace:
     import numlir.numpy
     import numlir.optim
     return SimpleNamespace(hk=numlir.layers, optax=numlir.optim, jnp=numlir.numpy, jax=numlir,
-                           nn=numlir.nn, random=numlir.random, jit=numlir.jit)
+                           nn=numlir.nn, random=numlir.random, jit=numlir.jit,
+                           pmap=numlir.pmap, devices=numlir.local_devices)
 
 
 def jax_stack() -> SimpleNamespace:
@@ -31,7 +32,8 @@ def jax_stack() -> SimpleNamespace:
     import jax.numpy
     import optax
     return SimpleNamespace(hk=haiku, optax=optax, jnp=jax.numpy, jax=jax, nn=jax.nn,
-                           random=jax.random, jit=jax.jit)
+                           random=jax.random, jit=jax.jit, pmap=jax.pmap,
+                           devices=jax.local_devices)
 
 
 class GANState(NamedTuple):
@@ -87,17 +89,32 @@ class GAN:
         # The generator maximizes log p(real | fake) (the non-saturating loss).
         return self._xent(self.disc.apply(disc_params, self.gen.apply(gen_params, z)), REAL)
 
-    def update(self, state: GANState, real, disc_z, gen_z):
-        """One discriminator step, then one generator step against the updated discriminator."""
+    def update(self, state: GANState, real, disc_z, gen_z, axis_name=None):
+        """One discriminator step, then one generator step against the updated discriminator.
+
+        With ``axis_name`` (data parallelism under pmap) each device holds one slice of the
+        batch, and the losses and gradients are averaged over the devices: equal slices make
+        those the whole batch's, so every device takes the same step."""
         s = self.s
-        d_loss, d_grads = s.jax.value_and_grad(self.disc_loss)(state.disc_params,
-                                                               state.gen_params, real, disc_z)
+        mean = ((lambda tree: s.jax.lax.pmean(tree, axis_name)) if axis_name is not None
+                else (lambda tree: tree))
+        d_loss, d_grads = mean(s.jax.value_and_grad(self.disc_loss)(
+            state.disc_params, state.gen_params, real, disc_z))
         d_updates, disc_opt = self.disc_opt.update(d_grads, state.disc_opt, state.disc_params)
         disc_params = s.optax.apply_updates(state.disc_params, d_updates)
-        g_loss, g_grads = s.jax.value_and_grad(self.gen_loss)(state.gen_params, disc_params, gen_z)
+        g_loss, g_grads = mean(s.jax.value_and_grad(self.gen_loss)(
+            state.gen_params, disc_params, gen_z))
         g_updates, gen_opt = self.gen_opt.update(g_grads, state.gen_opt, state.gen_params)
         gen_params = s.optax.apply_updates(state.gen_params, g_updates)
         return GANState(gen_params, disc_params, gen_opt, disc_opt), (d_loss, g_loss)
 
     def compiled_update(self):
         return self.s.jit(self.update)
+
+    def data_parallel_update(self, devices: int):
+        """The update as one pmap over ``devices`` devices: the state is broadcast, the batch
+        arrives split in ``devices`` equal slices (a leading axis), and every device returns
+        the same new state."""
+        return self.s.pmap(lambda state, real, disc_z, gen_z: self.update(
+            state, real, disc_z, gen_z, axis_name="batch"), axis_name="batch",
+            in_axes=(None, 0, 0, 0), out_axes=None, devices=self.s.devices()[:devices])

@@ -64,7 +64,18 @@ def main(argv=None) -> int:
     parser.add_argument("--restore", help="start from this checkpoint")
     parser.add_argument("--backend", help="train on this backend's first device: 'tpu', "
                         "'pjrt_cpu' (docs/pjrt.md); default numlir's default backend")
+    parser.add_argument("--data-parallel", type=int, default=0, metavar="DEVICES",
+                        help="split each batch over this many CPU devices with pmap "
+                        "(NUMLIR_NUM_CPU_DEVICES or jax_num_cpu_devices gives them); "
+                        "the same steps as one device, within float rounding")
     args = parser.parse_args(argv)
+    if args.data_parallel:
+        if args.batch % args.data_parallel:
+            parser.error(f"--batch {args.batch} does not split into "
+                         f"{args.data_parallel} equal slices")
+        # Before the first computation: more CPU devices, if there are too few.
+        if args.data_parallel > numlir.config.read("jax_num_cpu_devices"):
+            numlir.config.update("jax_num_cpu_devices", args.data_parallel)
     device = numlir.devices(args.backend)[0] if args.backend else None
     with numlir.default_device(device):
         return train(args)
@@ -82,7 +93,12 @@ def train(args) -> int:
     first_step = 0
     if args.restore:
         state, first_step = restore_checkpoint(args.restore, state)
-    update = gan.compiled_update()
+    if args.data_parallel:
+        step = gan.data_parallel_update(args.data_parallel)
+        slices = lambda x: np.asarray(x).reshape(args.data_parallel, -1, *x.shape[1:])  # noqa: E731
+        update = lambda state, *batch: step(state, *map(slices, batch))  # noqa: E731
+    else:
+        update = gan.compiled_update()
     rng = np.random.default_rng(args.seed)
     d_losses, g_losses = [], []
     started = time.perf_counter()

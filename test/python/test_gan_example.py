@@ -6,6 +6,7 @@ import gzip
 import os
 import pathlib
 import struct
+import subprocess
 import sys
 
 import jax
@@ -173,3 +174,24 @@ def test_sample_grid_scales_each_digit_and_keeps_its_pixels(tmp_path):
     # Digit 1 sits in row 0, column 1, one border pixel in; each pixel is a 2x2 block.
     np.testing.assert_allclose(grid[2:58:2, 62:118:2], (digits[1, ..., 0] + 1) / 2, atol=2 / 255)  # 8-bit colormap
     np.testing.assert_allclose(grid[3:58:2, 63:118:2], (digits[1, ..., 0] + 1) / 2, atol=2 / 255)  # 8-bit colormap
+
+
+def test_the_script_trains_data_parallel_with_pmap_as_on_one_device(tmp_path, gans):
+    # --data-parallel 2 splits each batch over two CPU devices (a process of its own, so
+    # that it can have them) and averages the gradients with pmean: the same steps as one
+    # device over the whole batch, up to the rounding of a mean taken in two halves.
+    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
+    assert train.main(["--steps", "3", "--batch", str(BATCH), "--out", str(tmp_path / "o1"),
+                       "--save", str(one)]) == 0
+    done = subprocess.run(
+        [sys.executable, str(GAN_DIR / "train.py"), "--steps", "3", "--batch", str(BATCH),
+         "--out", str(tmp_path / "o2"), "--save", str(two), "--data-parallel", "2"],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    like = gans[0].init(numlir.random.PRNGKey(0), BATCH)
+    states = [train.restore_checkpoint(str(path), like)[0] for path in (one, two)]
+    single, parallel = (np.concatenate([np.ravel(leaf) for leaf in tree_util.tree_leaves(s)])
+                        for s in states)
+    np.testing.assert_allclose(parallel, single, rtol=1e-4, atol=1e-5)
+    with pytest.raises(SystemExit):  # a batch that does not split evenly
+        train.main(["--steps", "1", "--batch", "7", "--data-parallel", "2"])

@@ -235,8 +235,14 @@ def test_ppermute_agrees_with_vmap(perm):
              "none": []}[perm]
     x = R.normal(size=(N, 3, 2)).astype(F32)
     got = numlir.pmap(lambda v: lax.ppermute(v, "i", pairs), axis_name="i")(x)
-    want = _on_jax(lambda v: jax.lax.ppermute(v, "i", pairs), x, axis_name="i")
+    # jax.vmap takes only whole permutations; NumPy is the reference: a device no pair
+    # sends to gets zeros.
+    want = np.zeros_like(x)
+    for source, target in pairs:
+        want[target] = x[source]
     _close(got, want)
+    if perm == "ring":
+        _close(got, _on_jax(lambda v: jax.lax.ppermute(v, "i", pairs), x, axis_name="i"))
 
 
 @several
