@@ -152,34 +152,29 @@ FailureOr<Value> callCollective(Operation *op, calls::CollectiveOpCode code,
   return asTensor(rewriter, loc, resultType, result);
 }
 
-struct AllReduceToCall : OpConversionPattern<hlo::AllReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// all_reduce and collective_permute: the result has the operand's shape,
+/// which needs no rearranging.
+template <typename OpT>
+struct SameShapeCollectiveToCall : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpT::Adaptor;
 
   LogicalResult
-  matchAndRewrite(hlo::AllReduceOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto code = calls::CollectiveOpCode::CollectivePermute;
+    int64_t kind = -1;
+    DenseIntElementsAttr groups;
+    if constexpr (std::is_same_v<OpT, hlo::AllReduceOp>) {
+      code = calls::CollectiveOpCode::AllReduce;
+      kind = static_cast<int64_t>(op.getKind());
+      groups = op.getReplicaGroups();
+    } else {
+      groups = op.getPairs();
+    }
     Value operand = adaptor.getOperand();
     FailureOr<Value> result = callCollective(
-        op, calls::CollectiveOpCode::AllReduce,
-        static_cast<int64_t>(op.getKind()), op.getReplicaGroups(), operand,
-        cast<RankedTensorType>(operand.getType()).getShape(), rewriter);
-    if (failed(result))
-      return rewriter.notifyMatchFailure(op, "no module or no runtime dtype");
-    rewriter.replaceOp(op, *result);
-    return success();
-  }
-};
-
-struct CollectivePermuteToCall : OpConversionPattern<hlo::CollectivePermuteOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(hlo::CollectivePermuteOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value operand = adaptor.getOperand();
-    FailureOr<Value> result = callCollective(
-        op, calls::CollectiveOpCode::CollectivePermute, /*kind=*/-1,
-        op.getPairs(), operand,
+        op, code, kind, groups, operand,
         cast<RankedTensorType>(operand.getType()).getShape(), rewriter);
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "no module or no runtime dtype");
@@ -311,7 +306,8 @@ struct ReplicaIdToCall : OpConversionPattern<hlo::ReplicaIdOp> {
 
 void numlir::hlo_to_linalg::populateCollectivePatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AllReduceToCall, ReplicaIdToCall, CollectivePermuteToCall,
+  patterns.add<SameShapeCollectiveToCall<hlo::AllReduceOp>,
+               SameShapeCollectiveToCall<hlo::CollectivePermuteOp>, ReplicaIdToCall,
                BlockCollectiveToCall<hlo::AllGatherOp>,
                BlockCollectiveToCall<hlo::ReduceScatterOp>, AllToAllToCall>(
       converter, patterns.getContext());
