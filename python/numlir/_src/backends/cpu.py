@@ -468,7 +468,7 @@ class CpuBackend(Backend):
             if communicator is None:
                 communicator = _runtime.Communicator(
                     [device._runtime_device() for device in devices],
-                    timeout_ms=int(config.flags.collective_timeout * 1000))
+                    timeout_ms=min(int(config.flags.collective_timeout * 1000), 2**32 - 1))
                 self._communicators[key] = communicator
         outputs = [exe.fresh_outputs() for exe in executables]
         communicator.execute([exe._native for exe in executables],
