@@ -475,6 +475,21 @@ def test_complex128_division_on_the_tpu_is_a_clear_error_not_an_abort(pjrt):
                                    np.array([1 + 2j, 3 - 1j]) / np.array([3, 5]), rtol=1e-6)
 
 
+def test_the_tpu_probe_says_who_runs_a_fuzz_program(capsys):
+    # tools/tpu/probe_programs.py (run.sh probe): one process per library and program, so
+    # that an abort inside XLA is reported, not fatal. Here both run program 8/19.
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tpu"))
+    try:
+        import probe_programs
+    finally:
+        sys.path.pop(0)
+    assert probe_programs.main([BACKEND, "8/19"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["8/19 jax", "8/19 numlir"]
+    if BACKEND == "pjrt_cpu":
+        assert all(": exit 0: ok [(3, 3, 1, 6), (), (1,)]" in line for line in lines), lines
+
+
 def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:
     """Whether jax fails to compile or run the program on the device under test: a
     limit of the vendor's compiler (XLA-TPU's complex128 emulation has layout checks

@@ -8,6 +8,8 @@
 #                                             # test_pjrt_backend.py and the DCGAN example
 #   bash .tpu-carry/run.sh bench [BACKEND [OPTION...]]  # bench/run.py --device BACKEND
 #                                             # beside jax, e.g. --only W1,W7,D
+#   bash .tpu-carry/run.sh probe BACKEND SEED/PROGRAM...  # who aborts on a fuzz program:
+#                                             # jax, numlir or both (probe_programs.py)
 #
 # BACKEND is tpu; pjrt_cpu (jaxlib's CPU client) rehearses a part on any machine.
 set -u
@@ -60,7 +62,11 @@ bench)
   status=$?
   tail -25 "$out/bench-$backend.txt"
   exit $status ;;
+probe)
+  carry_unpack "$here" || exit 1
+  cd /tmp/nl/nl && python3 tools/tpu/probe_programs.py "$backend" "${@:3}" ;;
 *)
-  echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND [OPTION...]]" >&2
+  echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND [OPTION...]] |" \
+    "probe BACKEND SEED/PROGRAM..." >&2
   exit 2 ;;
 esac
