@@ -98,3 +98,15 @@ def test_a_collective_outside_any_named_axis_is_still_an_unbound_name():
     # vmap's axes are unchanged.
     out = numlir.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(np.arange(1.0, 4.0, dtype=F32))
     np.testing.assert_allclose(np.asarray(out), np.arange(1.0, 4.0) / 6.0, rtol=1e-6)
+
+
+def test_psum_scatter_and_the_transpose_of_all_gather_are_one_reduce_scatter():
+    text = _spmd_module(lambda x: lax.psum_scatter(x, "i", scatter_dimension=1, tiled=True),
+                        np.ones((3, 8), F32), axes=(("i", 4),))
+    assert re.search(r"hlo.reduce_scatter sum %\w+, dim = 1, replica_groups = "
+                     r"\[\[0, 1, 2, 3\]\] : tensor<3x8xf32> -> tensor<3x2xf32>", text)
+    assert "hlo.all_reduce" not in text
+    grad = _spmd_module(numlir.grad(lambda x: (lax.all_gather(x, "i") ** 2).sum()),
+                        np.ones((3,), F32), axes=(("i", 4),))
+    assert "hlo.all_gather" in grad and "hlo.reduce_scatter sum" in grad
+    assert "tensor<4x3xf32> -> tensor<1x3xf32>" in grad

@@ -292,12 +292,9 @@ ad.defjvp_rule(all_gather_p, _all_gather_jvp)
 
 
 def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
-    ct = ad.instantiate(ct)
-    summed = psum_p.bind(ct, axes=(axis_name,))  # every example's gather sees each value
-    index = axis_index(axis_name)
-    chunk = core.get_aval(x).shape[axis] if tiled else 1
-    piece = slicing.dynamic_slice_in_dim(summed, ew.mul(index, shape_ops.full((), chunk, np.int32)),
-                                         chunk, axis)
+    # Every example's gather saw each value: the sum of the cotangents, of which each
+    # example keeps its own piece.
+    piece = reduce_scatter_p.bind(ad.instantiate(ct), axis_name=axis_name, dim=axis, size=size)
     return [piece if tiled else shape_ops.squeeze(piece, (axis,))]
 
 
@@ -473,6 +470,50 @@ def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
+# reduce_scatter: the sum over the named axis, of which the example (or device) at position
+# j keeps piece j along `dim` (the dim divided by the axis size). psum_scatter's primitive;
+# under pmap one hlo.reduce_scatter, so each device adds only its own piece.
+
+def _reduce_scatter_lowering(ctx, x, *, axis_name, dim, size):
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    return ctx.emit(f"hlo.reduce_scatter sum {x}, dim = {dim}, replica_groups = {groups} "
+                    f": {ctx.type_in()} -> {ctx.type_out()}")
+
+
+reduce_scatter_p = _collective("reduce_scatter", lower=_reduce_scatter_lowering)
+
+
+@reduce_scatter_p.def_abstract_eval
+def _reduce_scatter_abstract_eval(x, *, axis_name, dim, size):
+    shape = list(x.shape)
+    shape[dim] //= size
+    return x.update(shape=tuple(shape))
+
+
+def _reduce_scatter_rule(trace, vals, dims, *, axis_name, dim, size):
+    if trace.axis_name != axis_name:
+        return _pass_through(reduce_scatter_p, trace, vals, dims, ("dim",),
+                             axis_name=axis_name, dim=dim, size=size)
+    (x,), (d,) = vals, dims
+    with core.set_current_trace(trace.parent):
+        if d is None:
+            summed = ew.mul(x, shape_ops.full((), size, core.get_aval(x).dtype))
+        else:
+            summed = reduction.reduce_sum(x, (d,))
+        shape = core.get_aval(summed).shape
+        # dim of length size * chunk -> (size, chunk); position j's piece leads.
+        pieces = shape_ops.reshape(summed, shape[:dim] + (size, shape[dim] // size)
+                                   + shape[dim + 1:])
+        out = batching.moveaxis(pieces, dim, 0)
+    return trace.wrap(out, 0)
+
+
+batching.named_axis_rules[reduce_scatter_p] = _reduce_scatter_rule
+ad.deflinear(reduce_scatter_p, lambda ct, x, *, axis_name, dim, size: [
+    all_gather_p.bind(ad.instantiate(ct), axis_name=axis_name, axis=dim, tiled=True,
+                      size=size)])
+
+
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
                  tiled: bool = False):
     """The psum of ``x``, of which example j keeps piece j along ``scatter_dimension``."""
@@ -480,15 +521,20 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     size = axis_size(axis_name)
 
     def one(v):
-        summed = psum(v, axis_name)
-        length = core.get_aval(summed).shape[scatter_dimension]
+        v = as_array(v)
+        if dtypes.is_bool(core.get_aval(v).dtype):  # a count, as psum's
+            v = ew.convert_element_type(v, dtypes.default_int_dtype())
+        shape = core.get_aval(v).shape
+        if not 0 <= scatter_dimension < len(shape):
+            raise core.value_error(f"psum_scatter: scatter_dimension {scatter_dimension} is "
+                                   f"out of range for shape {shape}")
+        length = shape[scatter_dimension]
         if length % size or (not tiled and length != size):
             raise core.value_error(f"psum_scatter: dimension {scatter_dimension} of shape "
-                                   f"{core.get_aval(summed).shape} must "
+                                   f"{shape} must "
                                    f"{'divide by' if tiled else 'equal'} the axis size {size}")
-        chunk = length // size
-        start = ew.mul(axis_index(axis_name), shape_ops.full((), chunk, np.int32))
-        piece = slicing.dynamic_slice_in_dim(summed, start, chunk, scatter_dimension)
+        piece = reduce_scatter_p.bind(v, axis_name=axis_name, dim=scatter_dimension,
+                                      size=size)
         return piece if tiled else shape_ops.squeeze(piece, (scatter_dimension,))
 
     return tree_util.tree_map(one, x)
