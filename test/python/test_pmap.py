@@ -273,3 +273,12 @@ def test_psum_scatter_and_the_gradient_of_all_gather():
     got = numlir.pmap(numlir.grad(loss(numlir)), axis_name="i")(w)
     want = _on_jax(jax.grad(loss(jax)), w, axis_name="i")
     _close(got, want, rtol=1e-5)
+
+
+def test_pmap_on_a_pjrt_backend_is_a_clear_error_for_now():
+    f = numlir.pmap(lambda x: x * 2, backend="pjrt_cpu")
+    with pytest.raises(NotImplementedError, match="'pjrt_cpu' backend cannot run SPMD"):
+        f(np.ones((1, 2), F32))
+    g = numlir.pmap(lambda x: lax.psum(x, "i"), axis_name="i", backend="pjrt_cpu")
+    with pytest.raises(numlir.CompileError, match="hlo.all_reduce.*no StableHLO translation"):
+        g(np.ones((1, 2), F32))
