@@ -282,3 +282,32 @@ def test_pmap_on_a_pjrt_backend_is_a_clear_error_for_now():
     g = numlir.pmap(lambda x: lax.psum(x, "i"), axis_name="i", backend="pjrt_cpu")
     with pytest.raises(numlir.CompileError, match="hlo.all_reduce.*no StableHLO translation"):
         g(np.ones((1, 2), F32))
+
+
+@several
+def test_rows_go_in_and_come_out_without_copies(monkeypatch):
+    # A C-contiguous argument mapped on axis 0 reaches device i as a view of its row i,
+    # and an output stacked on axis 0 is written in place, row i by device i: pmap after
+    # pmap copies nothing on the CPU devices.
+    from numlir._src import dispatch
+    seen = {}
+    launch = dispatch.execute_spmd
+
+    def spy(executables, args, given=None):
+        outputs = launch(executables, args, given)
+        seen.update(args=args, outputs=outputs)
+        return outputs
+
+    monkeypatch.setattr(dispatch, "execute_spmd", spy)
+    x = R.normal(size=(N, 4, 3)).astype(F32)
+    f = numlir.pmap(lambda v: (v * 2, v.sum(0)), out_axes=(0, 1))
+    doubled, sums = f(x)
+    for i in range(N):
+        assert np.shares_memory(seen["args"][i][0], x)
+        assert np.shares_memory(seen["outputs"][i][0], np.asarray(doubled))
+        assert not np.shares_memory(seen["outputs"][i][1], np.asarray(sums))  # out_axes=1
+    np.testing.assert_array_equal(np.asarray(doubled), x * 2)
+    np.testing.assert_allclose(np.asarray(sums), x.sum(1).T, rtol=1e-6)
+    again = f(doubled)[0]  # the previous output's rows, as views
+    assert np.shares_memory(seen["args"][0][0], np.asarray(doubled))
+    np.testing.assert_array_equal(np.asarray(again), x * 4)

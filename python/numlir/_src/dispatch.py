@@ -79,10 +79,10 @@ def compile_module(text: str, name: str = "module", keep_image: bool = False, de
     return exe
 
 
-def execute_spmd(executables, args: list[list]) -> list[list]:
+def execute_spmd(executables, args: list[list], given: list[dict] | None = None) -> list[list]:
     """Runs ``executables[i]`` (one SPMD module loaded on each device) on ``args[i]``, all
-    at once; returns each device's outputs."""
-    return _backend_of(executables[0].device).execute_spmd(executables, args)
+    at once; returns each device's outputs (``given[i]``'s buffers where it names them)."""
+    return _backend_of(executables[0].device).execute_spmd(executables, args, given)
 
 
 def evict_module(text: str) -> None:

@@ -78,6 +78,17 @@ def _devices_for(size: int, devices, backend, fun) -> list:
     return available[:size]
 
 
+def _slice(x: np.ndarray, axis: int | None, i: int) -> np.ndarray:
+    """Device i's row-major argument: a view of row i where the mapped axis leads in a
+    C-contiguous array (no copy), else a copy of the slice; the whole array for None."""
+    if axis is None:
+        return np.asarray(x, order="C")
+    if axis % x.ndim == 0 and x.flags.c_contiguous:
+        return x[i, ...]
+    # asarray keeps a 0-d slice 0-d, where ascontiguousarray would make it 1-d.
+    return np.asarray(np.take(x, i, axis=axis), order="C")
+
+
 class PmapFunction:
     """The result of ``numlir.pmap(f)``: call it with arrays mapped along ``in_axes``."""
 
@@ -165,12 +176,17 @@ class PmapFunction:
                        for d in devices]
         # In the dtypes traced (a Python float is float32 without x64, not NumPy's float64).
         host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
-        # Row-major copies of each device's slice (a broadcast argument is shared as is);
-        # asarray keeps a 0-d slice 0-d, where ascontiguousarray would make it 1-d.
-        per_device_args = [[np.asarray(x if d is None else np.take(x, i, axis=d), order="C")
-                            for x, d in zip(host, axes)] for i in range(size)]
-        outputs = dispatch.execute_spmd(executables, per_device_args)
-        return self._assemble(outputs, entry, devices)
+        per_device_args = [[_slice(x, d, i) for x, d in zip(host, axes)]
+                           for i in range(size)]
+        # An output stacked on axis 0 is written in place: device i's buffer is row i of
+        # the result, so a following pmap reads its rows without a copy either way.
+        specs = self._out_specs(entry)
+        stacked = {k: np.empty((size,) + aval.shape, aval.dtype)
+                   for k, (aval, spec) in enumerate(zip(entry.out_avals, specs))
+                   if spec == 0}
+        given = [{k: out[i, ...] for k, out in stacked.items()} for i in range(size)]
+        outputs = dispatch.execute_spmd(executables, per_device_args, given)
+        return self._assemble(outputs, entry, specs, stacked, devices)
 
     def _lower(self, in_tree, static_key, per_device, size) -> _Signature:
         out_tree_box = []
@@ -197,21 +213,28 @@ class PmapFunction:
         out_tree, _ = out_tree_box[0]
         return _Signature(text, name, out_tree, tuple(v.aval for v in graph.outvars))
 
-    def _assemble(self, outputs: Sequence[Sequence[np.ndarray]], entry: _Signature, devices):
-        """Each output leaf stacked along its out_axes (None: replica 0's value)."""
+    def _out_specs(self, entry: _Signature) -> list[int | None]:
+        """Each output leaf's out_axes entry, checked and made non-negative."""
         skeleton = tree_util.tree_unflatten(entry.out_tree, [0] * len(entry.out_avals))
-        specs = _broadcast_prefix(self._out_axes, skeleton, "out_axes")
+        specs = []
+        for aval, spec in zip(entry.out_avals,
+                              _broadcast_prefix(self._out_axes, skeleton, "out_axes")):
+            if spec is not None and not -(aval.ndim + 1) <= spec < aval.ndim + 1:
+                raise ValueError(f"pmap out_axes specification {spec} is out of bounds for "
+                                 f"an output of rank {aval.ndim}")
+            specs.append(None if spec is None else spec % (aval.ndim + 1))
+        return specs
+
+    def _assemble(self, outputs, entry: _Signature, specs, stacked, devices):
+        """Each output leaf stacked along its out_axes (None: replica 0's value)."""
         results = []
         for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
-            pieces = [np.asarray(device_outputs[k]) for device_outputs in outputs]
-            if spec is None:
-                value = pieces[0]
+            if k in stacked:
+                value = stacked[k]
+            elif spec is None:
+                value = np.asarray(outputs[0][k])
             else:
-                ndim = aval.ndim + 1
-                if not -ndim <= spec < ndim:
-                    raise ValueError(f"pmap out_axes specification {spec} is out of bounds "
-                                     f"for an output of rank {aval.ndim}")
-                value = np.stack(pieces, axis=spec % ndim)
+                value = np.stack([np.asarray(out[k]) for out in outputs], axis=spec)
             results.append(Array(value, aval.update(shape=value.shape), devices[0]))
         return tree_util.tree_unflatten(entry.out_tree, results)
 

@@ -231,10 +231,11 @@ class Backend(abc.ABC):
         -> ``outputs``, compiled and loaded on ``device``."""
         raise CompileError(f"the {self.name!r} backend compiles numlir's hlo, not StableHLO")
 
-    def execute_spmd(self, executables: Sequence[Executable],
-                     args: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    def execute_spmd(self, executables: Sequence[Executable], args: Sequence[Sequence[Any]],
+                     given: Sequence[dict[int, Any]] | None = None) -> list[list[Any]]:
         """Runs ``executables[i]`` (one SPMD module, pmap's, loaded on each of several
-        devices) on ``args[i]``, all at once; returns each one's outputs."""
+        devices) on ``args[i]``, all at once; returns each one's outputs (the buffers
+        ``given[i]`` names, where it names one)."""
         raise NotImplementedError(
             f"the {self.name!r} backend cannot run SPMD programs (pmap) yet; numlir's cpu "
             "backend can (docs/design-pmap.md)")

@@ -457,10 +457,12 @@ class CpuBackend(Backend):
                           arena_max_buffer_bytes=config.flags.cpu_arena_max_buffer_bytes)
 
     def execute_spmd(self, executables: Sequence[CpuExecutable],
-                     args: Sequence[Sequence[np.ndarray]]) -> list[list[np.ndarray]]:
+                     args: Sequence[Sequence[np.ndarray]],
+                     given: Sequence[dict[int, np.ndarray]] | None = None
+                     ) -> list[list[np.ndarray]]:
         """Runs each executable (one SPMD module, loaded once per device) on its device's
         arguments, all at once on the devices' own threads; their collectives meet in the
-        runtime's communicator."""
+        runtime's communicator. ``given[i]`` names buffers for device i's outputs."""
         devices = tuple(exe.device for exe in executables)
         key = tuple(device.id for device in devices)
         with self._communicators_lock:
@@ -470,7 +472,8 @@ class CpuBackend(Backend):
                     [device._runtime_device() for device in devices],
                     timeout_ms=min(int(config.flags.collective_timeout * 1000), 2**32 - 1))
                 self._communicators[key] = communicator
-        outputs = [exe.fresh_outputs() for exe in executables]
+        outputs = [exe.fresh_outputs(given[i] if given else None)
+                   for i, exe in enumerate(executables)]
         communicator.execute([exe._native for exe in executables],
                              [[*a, *o] for a, o in zip(args, outputs)])
         return outputs
