@@ -13,12 +13,13 @@ out. Outputs are assembled on the host: a following pmap slices them again.
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, device_queries, dispatch, dtypes, lowering, spmd,
-                         static_args, traceback_util, tree_util)
+from numlir._src import (config, core, device_queries, dispatch, donation, dtypes, lowering,
+                         spmd, static_args, traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.lru_cache import LRUCache
 from numlir._src.static_args import function_name
@@ -30,6 +31,8 @@ class _Signature(NamedTuple):
     name: str
     out_tree: Any
     out_avals: tuple
+    #: {donated input leaf: output} whose per-device buffers are one (donation.py).
+    pairs: dict
 
 
 def _mapped_size(leaves, axes, axis_size, fun) -> int:
@@ -99,16 +102,14 @@ class PmapFunction:
             in_axes = tuple(in_axes)
         _check_axis_spec(in_axes, "in_axes")
         _check_axis_spec(out_axes, "out_axes")
-        if (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums):
-            raise NotImplementedError(
-                "pmap(donate_argnums=...) is not supported yet (docs/design-pmap.md, "
-                "increment 4); drop it: the arguments are then copied as usual")
         self._fun = fun
         self._axis_name = axis_name
         self._in_axes = in_axes
         self._out_axes = out_axes
-        spec = static_args.resolve(fun, static_broadcasted_argnums, (), (), ())
+        spec = static_args.resolve(fun, static_broadcasted_argnums, (), donate_argnums, ())
         self._static_argnums = spec.static_argnums
+        # A donated argument's per-device buffers hold an output of their type (donation.py).
+        self._donate_argnums = spec.donate_argnums
         self._devices = devices
         self._backend = backend
         self._axis_size = axis_size
@@ -170,25 +171,44 @@ class PmapFunction:
         entry = self._cache.get(key)
         if entry is None:
             self.cache_misses += 1
-            entry = self._lower(in_tree, static_key, per_device, size)
+            entry = self._lower(in_tree, static_key, leaves, axes, per_device, size)
             self._cache.put(key, entry)
         executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
                        for d in devices]
-        # In the dtypes traced (a Python float is float32 without x64, not NumPy's float64).
-        host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
-        per_device_args = [[_slice(x, d, i) for x, d in zip(host, axes)]
-                           for i in range(size)]
-        # An output stacked on axis 0 is written in place: device i's buffer is row i of
-        # the result, so a following pmap reads its rows without a copy either way.
-        specs = self._out_specs(entry)
-        stacked = {k: np.empty((size,) + aval.shape, aval.dtype)
-                   for k, (aval, spec) in enumerate(zip(entry.out_avals, specs))
-                   if spec == 0}
-        given = [{k: out[i, ...] for k, out in stacked.items()} for i in range(size)]
-        outputs = dispatch.execute_spmd(executables, per_device_args, given)
+        # Before anything else refers to them: the donated buffers this call may write.
+        claimed, donors = donation.claim_buffers(leaves, entry.pairs)
+        try:
+            # In the dtypes traced (a Python float is float32 without x64).
+            host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
+            per_device_args = [[_slice(x, d, i) for x, d in zip(host, axes)]
+                               for i in range(size)]
+            specs = self._out_specs(entry)
+            # An output stacked on axis 0 is written in place: device i's buffer is row i
+            # of the result, so a following pmap reads its rows without a copy either way.
+            stacked = {k: np.empty((size,) + aval.shape, aval.dtype)
+                       for k, (aval, spec) in enumerate(zip(entry.out_avals, specs))
+                       if spec == 0 and k not in entry.pairs.values()}
+            given = [{k: out[i, ...] for k, out in stacked.items()} for i in range(size)]
+            for j, k in entry.pairs.items():
+                buffer = claimed.get(k)
+                in_place = (buffer is not None and host[j] is buffer and axes[j] == 0
+                            and specs[k] == 0 and not any(
+                                m != j and np.may_share_memory(buffer, other)
+                                for m, other in enumerate(host)))
+                if buffer is not None and not in_place:
+                    buffer.flags.writeable = False
+                if in_place:
+                    stacked[k] = buffer  # its rows are the devices' inputs and outputs
+                for i in range(size):
+                    if not in_place:  # a copy of the row, the device's own
+                        per_device_args[i][j] = np.array(per_device_args[i][j], order="C")
+                    given[i][k] = per_device_args[i][j]
+            outputs = dispatch.execute_spmd(executables, per_device_args, given)
+        finally:
+            donation.finish(donors)
         return self._assemble(outputs, entry, specs, stacked, devices)
 
-    def _lower(self, in_tree, static_key, per_device, size) -> _Signature:
+    def _lower(self, in_tree, static_key, leaves, axes, per_device, size) -> _Signature:
         out_tree_box = []
 
         def flat_fun(*tracers):
@@ -204,14 +224,30 @@ class PmapFunction:
         graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
         closed = core.ClosedGraph(graph, closed.consts)
         name = lowering.sanitize_symbol(f"pmap_{function_name(self._fun)}")
-        text = lowering.lower_graph(closed, module_name=name, axis_env=env)
+        pairs = {}
+        if self._donate_argnums:
+            # Only a mapped argument: every device has a buffer of its own to write.
+            donated = donation.donated_leaves(in_tree, leaves, {i for i, _ in static_key},
+                                              self._donate_argnums, ())
+            broadcast = [aval.str_short() for d, a, aval in zip(donated, axes, per_device)
+                         if d and a is None]
+            if broadcast:
+                warnings.warn(f"pmap({function_name(self._fun)}): some donated buffers were "
+                              f"not usable: {', '.join(broadcast)} (a broadcast argument: "
+                              "every device would write the one buffer)", stacklevel=4)
+            donated = [d and a is not None for d, a in zip(donated, axes)]
+            pairs = donation.pair_outputs(per_device, donated,
+                                          [v.aval for v in graph.outvars],
+                                          f"pmap({function_name(self._fun)})")
+        text = lowering.lower_graph(closed, module_name=name, axis_env=env,
+                                    aliasing_outputs=pairs)
         if "hlo.host_callback" in text:
             raise NotImplementedError(
                 f"pmap({function_name(self._fun)}): host callbacks (debug.print, "
                 "debug.callback, pure_callback) inside a pmap body are not supported yet; "
                 "print outside the pmap, or run the body under vmap")
         out_tree, _ = out_tree_box[0]
-        return _Signature(text, name, out_tree, tuple(v.aval for v in graph.outvars))
+        return _Signature(text, name, out_tree, tuple(v.aval for v in graph.outvars), pairs)
 
     def _out_specs(self, entry: _Signature) -> list[int | None]:
         """Each output leaf's out_axes entry, checked and made non-negative."""
@@ -231,6 +267,7 @@ class PmapFunction:
         for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
             if k in stacked:
                 value = stacked[k]
+                value.flags.writeable = False  # a donated buffer, now the output's
             elif spec is None:
                 value = np.asarray(outputs[0][k])
             else:
