@@ -337,3 +337,27 @@ def test_a_donated_argument_holds_the_output_and_is_deleted():
         z = numlir.pmap(lambda v, w: v + w, in_axes=(0, None), donate_argnums=1)(
             jnp.ones((N, 3)), jnp.ones(3))
     np.testing.assert_array_equal(np.asarray(z), np.full((N, 3), 2.0, F32))
+
+
+@pytest.mark.skipif(N != 4, reason="the groups are written for 4 devices")
+def test_axis_index_groups_split_psum_pmax_pmin_and_pmean():
+    x = np.arange(4.0, dtype=F32)
+    groups = [[0, 1], [2, 3]]
+    got = numlir.pmap(lambda v: (lax.psum(v, "i", axis_index_groups=groups),
+                                 lax.pmax(v, "i", axis_index_groups=[[0, 3], [1, 2]]),
+                                 lax.pmin(v, "i", axis_index_groups=[[3, 2], [1, 0]]),
+                                 lax.pmean(v, "i", axis_index_groups=groups)),
+                      axis_name="i")(x)
+    # (jax 0.10.2's pmap gives the same [1, 1, 5, 5] for the sums.)
+    want = ([1, 1, 5, 5], [3, 2, 2, 3], [0, 0, 2, 2], [0.5, 0.5, 2.5, 2.5])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.array(w, F32))
+
+
+def test_axis_index_groups_that_do_not_split_the_axis_and_under_vmap_are_clear_errors():
+    with pytest.raises(ValueError, match="split the 2 positions of one named axis"):
+        numlir.vmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0], [0]]),
+                    axis_name="i")(np.ones(2, F32))
+    with pytest.raises(NotImplementedError, match="axis_index_groups over vmap's axis"):
+        numlir.vmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0], [1]]),
+                    axis_name="i")(np.ones(2, F32))

@@ -58,11 +58,13 @@ class AxisEnv:
         return all(self.frame(n) is not None for n in names)
 
 
-def replica_groups(env: AxisEnv, names: Sequence[object]) -> list[list[int]]:
+def replica_groups(env: AxisEnv, names: Sequence[object],
+                   axis_index_groups: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """The groups of replicas a collective over ``names`` combines: replicas that agree on
     every other axis, each group in increasing replica id, the groups in order of their
     first member. For frames ('i', 2, stride 2), ('j', 2, stride 1): 'i' gives
-    [[0, 2], [1, 3]], 'j' gives [[0, 1], [2, 3]], both give [[0, 1, 2, 3]]."""
+    [[0, 2], [1, 3]], 'j' gives [[0, 1], [2, 3]], both give [[0, 1, 2, 3]].
+    ``axis_index_groups`` (positions along the one named axis) split each group."""
     chosen = [env.frame(n) for n in names]
     if any(f is None for f in chosen):
         missing = [n for n, f in zip(names, chosen) if f is None]
@@ -72,7 +74,12 @@ def replica_groups(env: AxisEnv, names: Sequence[object]) -> list[list[int]]:
     for replica in range(env.num_replicas):
         key = tuple((replica // f.stride) % f.size for f in others)
         groups.setdefault(key, []).append(replica)
-    return sorted(groups.values(), key=lambda g: g[0])
+    whole = sorted(groups.values(), key=lambda g: g[0])
+    if axis_index_groups is None:
+        return whole
+    # JAX's groups name positions along one axis: each splits every group above.
+    return sorted(([group[i] for i in subgroup] for group in whole
+                   for subgroup in axis_index_groups), key=lambda g: g[0])
 
 
 _stack = threading.local()

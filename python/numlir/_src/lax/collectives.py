@@ -86,9 +86,10 @@ def _collective(name: str, multiple_results: bool = False, lower=None) -> core.P
 
 
 def _all_reduce_lowering(kind: str):
-    """hlo.all_reduce ``kind`` over the replicas that share every other named axis."""
-    def lower(ctx, x, *, axes):
-        groups = spmd.replica_groups(ctx.axis_env, axes)
+    """hlo.all_reduce ``kind`` over the replicas that share every other named axis (within
+    each of ``axis_index_groups``, where given)."""
+    def lower(ctx, x, *, axes, axis_index_groups=None):
+        groups = spmd.replica_groups(ctx.axis_env, axes, axis_index_groups)
         return ctx.emit(f"hlo.all_reduce {kind} {x}, replica_groups = {groups} "
                         f": {ctx.type_in()}")
     return lower
@@ -119,13 +120,18 @@ def _reducing_collective(name: str, reduce, unbatched, kind: str):
     prim = _collective(name, lower=_all_reduce_lowering(kind))
 
     @prim.def_abstract_eval
-    def _abstract_eval(x, *, axes):
+    def _abstract_eval(x, *, axes, axis_index_groups=None):
         return x
 
-    def rule(trace, vals, dims, *, axes):
+    def rule(trace, vals, dims, *, axes, axis_index_groups=None):
         (x,), (d,) = vals, dims
         if trace.axis_name not in axes:
-            return _pass_through(prim, trace, vals, dims, (), axes=axes)
+            return _pass_through(prim, trace, vals, dims, (), axes=axes,
+                                 axis_index_groups=axis_index_groups)
+        if axis_index_groups is not None:
+            raise NotImplementedError(
+                f"{name}: axis_index_groups over vmap's axis {trace.axis_name!r} is not "
+                "supported (pmap's axes take them); vmap over the groups instead")
         rest = tuple(a for a in axes if a != trace.axis_name)
         with core.set_current_trace(trace.parent):
             out = unbatched(x, trace.axis_size) if d is None else reduce(x, (d,))
@@ -141,10 +147,27 @@ psum_p = _reducing_collective(
 pmax_p = _reducing_collective("pmax", reduction.reduce_max, lambda x, n: x, "max")
 pmin_p = _reducing_collective("pmin", reduction.reduce_min, lambda x, n: x, "min")
 
-ad.deflinear(psum_p, lambda ct, x, *, axes: [psum_p.bind(ad.instantiate(ct), axes=axes)])
+ad.deflinear(psum_p, lambda ct, x, *, axes, axis_index_groups=None: [
+    psum_p.bind(ad.instantiate(ct), axes=axes, axis_index_groups=axis_index_groups)])
 
 
-def _tree_collective(prim, x, axis_name, *, bools_as_ints: bool = False):
+def _checked_groups(name: str, axis_name, groups) -> tuple[tuple[int, ...], ...] | None:
+    """``axis_index_groups`` as JAX takes them: groups of one size that partition the
+    positions of one named axis."""
+    if groups is None:
+        return None
+    names = _names(axis_name)
+    groups = tuple(tuple(int(i) for i in g) for g in groups)
+    size = axis_size(names)
+    if len(names) != 1 or not groups or len({len(g) for g in groups}) != 1 or sorted(
+            i for g in groups for i in g) != list(range(size)):
+        raise ValueError(f"{name}: axis_index_groups must split the {size} positions of one "
+                         f"named axis into groups of one size, got {groups} over "
+                         f"{axis_name!r}")
+    return groups
+
+
+def _tree_collective(prim, x, axis_name, *, bools_as_ints: bool = False, groups=None):
     leaves, tree = tree_util.tree_flatten(x)
     names = _names(axis_name)
 
@@ -152,32 +175,35 @@ def _tree_collective(prim, x, axis_name, *, bools_as_ints: bool = False):
         v = as_array(v)
         if bools_as_ints and dtypes.is_bool(core.get_aval(v).dtype):  # a count, as jax's psum
             v = ew.convert_element_type(v, dtypes.default_int_dtype())
-        return prim.bind(v, axes=names)
+        return prim.bind(v, axes=names, axis_index_groups=groups)
 
     return tree_util.tree_unflatten(tree, [one(v) for v in leaves])
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
-    """The sum of ``x`` (a pytree) over the named axis or axes."""
-    _no_groups("psum", axis_index_groups)
-    return _tree_collective(psum_p, x, axis_name, bools_as_ints=True)
+    """The sum of ``x`` (a pytree) over the named axis or axes (within each of
+    ``axis_index_groups``, under pmap)."""
+    groups = _checked_groups("psum", axis_name, axis_index_groups)
+    return _tree_collective(psum_p, x, axis_name, bools_as_ints=True, groups=groups)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of ``x`` over the named axis or axes."""
-    _no_groups("pmax", axis_index_groups)
-    return _tree_collective(pmax_p, x, axis_name)
+    groups = _checked_groups("pmax", axis_name, axis_index_groups)
+    return _tree_collective(pmax_p, x, axis_name, groups=groups)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of ``x`` over the named axis or axes."""
-    _no_groups("pmin", axis_index_groups)
-    return _tree_collective(pmin_p, x, axis_name)
+    groups = _checked_groups("pmin", axis_name, axis_index_groups)
+    return _tree_collective(pmin_p, x, axis_name, groups=groups)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of ``x`` over the named axis or axes (integers average to floats)."""
-    size = axis_size(axis_name)
+    """The mean of ``x`` over the named axis or axes (integers average to floats); with
+    ``axis_index_groups``, over each group."""
+    groups = _checked_groups("pmean", axis_name, axis_index_groups)
+    size = len(groups[0]) if groups else axis_size(axis_name)
 
     def inexact(v):
         v = as_array(v)
@@ -193,8 +219,8 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
 def _no_groups(name: str, groups) -> None:
     if groups is not None:
-        raise NotImplementedError(f"{name}: axis_index_groups is not supported (numlir runs "
-                                  "one device; vmap over the groups instead)")
+        raise NotImplementedError(f"{name}: axis_index_groups is not supported yet (psum, "
+                                  "pmax, pmin and pmean take them under pmap)")
 
 
 # --- axis_index -------------------------------------------------------------------------------
