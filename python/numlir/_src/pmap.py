@@ -92,6 +92,36 @@ def _slice(x: np.ndarray, axis: int | None, i: int) -> np.ndarray:
     return np.asarray(np.take(x, i, axis=axis), order="C")
 
 
+def _device_buffers(host, axes, size, entry, specs, claimed):
+    """Each device's arguments, the output buffers given to it, and the outputs stacked in
+    place ({output: the whole array}).
+
+    An output stacked on axis 0 is written in place: device i's buffer is row i of the
+    result, so a following pmap reads its rows without a copy either way. A donated
+    argument's buffer on each device is also its paired output's: the claimed array's own
+    rows where it is mapped on axis 0 and the output stacked on axis 0, else a copy of the
+    row that device owns."""
+    args = [[_slice(x, d, i) for x, d in zip(host, axes)] for i in range(size)]
+    stacked = {k: np.empty((size,) + aval.shape, aval.dtype)
+               for k, (aval, spec) in enumerate(zip(entry.out_avals, specs))
+               if spec == 0 and k not in entry.pairs.values()}
+    given = [{k: out[i, ...] for k, out in stacked.items()} for i in range(size)]
+    for j, k in entry.pairs.items():
+        buffer = claimed.get(k)
+        in_place = (buffer is not None and host[j] is buffer and axes[j] == 0
+                    and specs[k] == 0 and not any(m != j and np.may_share_memory(buffer, other)
+                                                  for m, other in enumerate(host)))
+        if buffer is not None and not in_place:
+            buffer.flags.writeable = False
+        if in_place:
+            stacked[k] = buffer  # its rows are the devices' inputs and outputs
+        for i in range(size):
+            if not in_place:
+                args[i][j] = np.array(args[i][j], order="C")
+            given[i][k] = args[i][j]
+    return args, given, stacked
+
+
 class PmapFunction:
     """The result of ``numlir.pmap(f)``: call it with arrays mapped along ``in_axes``."""
 
@@ -175,35 +205,14 @@ class PmapFunction:
             self._cache.put(key, entry)
         executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
                        for d in devices]
+        specs = self._out_specs(entry)
         # Before anything else refers to them: the donated buffers this call may write.
         claimed, donors = donation.claim_buffers(leaves, entry.pairs)
         try:
             # In the dtypes traced (a Python float is float32 without x64).
             host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
-            per_device_args = [[_slice(x, d, i) for x, d in zip(host, axes)]
-                               for i in range(size)]
-            specs = self._out_specs(entry)
-            # An output stacked on axis 0 is written in place: device i's buffer is row i
-            # of the result, so a following pmap reads its rows without a copy either way.
-            stacked = {k: np.empty((size,) + aval.shape, aval.dtype)
-                       for k, (aval, spec) in enumerate(zip(entry.out_avals, specs))
-                       if spec == 0 and k not in entry.pairs.values()}
-            given = [{k: out[i, ...] for k, out in stacked.items()} for i in range(size)]
-            for j, k in entry.pairs.items():
-                buffer = claimed.get(k)
-                in_place = (buffer is not None and host[j] is buffer and axes[j] == 0
-                            and specs[k] == 0 and not any(
-                                m != j and np.may_share_memory(buffer, other)
-                                for m, other in enumerate(host)))
-                if buffer is not None and not in_place:
-                    buffer.flags.writeable = False
-                if in_place:
-                    stacked[k] = buffer  # its rows are the devices' inputs and outputs
-                for i in range(size):
-                    if not in_place:  # a copy of the row, the device's own
-                        per_device_args[i][j] = np.array(per_device_args[i][j], order="C")
-                    given[i][k] = per_device_args[i][j]
-            outputs = dispatch.execute_spmd(executables, per_device_args, given)
+            args, given, stacked = _device_buffers(host, axes, size, entry, specs, claimed)
+            outputs = dispatch.execute_spmd(executables, args, given)
         finally:
             donation.finish(donors)
         return self._assemble(outputs, entry, specs, stacked, devices)
