@@ -133,9 +133,12 @@ JAX_WRONG_AT_TINY = ("sinc", "hypot")
 DERIVATIVE_ZERO_SIGN_KINDS = ("sqrt", "log", "cbrt", "power", "remainder", "mod")
 #: Ops whose jax derivative is NaN where the cotangent is infinite and the true one is infinite:
 #: jax's tanh JVP ``(g + g ans)(1 - ans)`` makes inf - inf where ans < 0 (seed 114, program
-#: 2303); numlir's ``g (1 - ans^2)`` is inf. Special-value programs make infinite cotangents
+#: 2303); numlir's ``g (1 - ans^2)`` is inf. jax's i0 is ``i0e(x) exp(|x|)``, whose product
+#: rule adds the cotangent times ``i1e - sign(x) i0e`` (negative near 0) to it times ``i0e``:
+#: -inf + inf (seed 129, program 3266: ``vjp(i0, 0.25)(-inf)`` is NaN on jax, -inf, the
+#: cotangent times i1(0.25), on numlir). Special-value programs make infinite cotangents
 #: downstream, which emit cannot see, so these are not differentiated there.
-JAX_WRONG_AT_INFINITE_COTANGENT = ("tanh", "lax_tanh", "gelu")
+JAX_WRONG_AT_INFINITE_COTANGENT = ("tanh", "lax_tanh", "gelu", "i0")
 #: Ops whose jax derivative multiplies the cotangent by a 0/1 indicator of the chosen element
 #: (its chooser rules: ``g * (x == max) / count``), which is NaN where the cotangent is
 #: infinite and the element was not chosen; numlir selects, so the chosen element gets the

@@ -894,6 +894,9 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     # jax's tanh at an infinite cotangent (seed 114, program 2303): special programs only.
     assert refused(b, "tanh", "jnp.tanh({0})", plain)
     assert not refused(builder(special=False), "tanh", "jnp.tanh({0})", plain)
+    # jax's i0 at an infinite cotangent (seed 129, program 3266), likewise.
+    assert refused(b, "i0", "jnp.i0({0})", plain)
+    assert not refused(builder(special=False), "i0", "jnp.i0({0})", plain)
     # FFT rounding noise: no sign reads (seed 111, program 1541's bool cast is op_cast's).
     assert refused(b, "sign", "jnp.sign({0})", spectrum)
     assert not refused(b, "sign", "jnp.sign({0})", plain)
