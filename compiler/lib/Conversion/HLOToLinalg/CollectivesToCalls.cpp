@@ -73,20 +73,6 @@ func::FuncOp declareCollective(ModuleOp module, Location loc,
   return decl;
 }
 
-/// A fresh buffer for a result of hlo type `type`, and the tensor type the
-/// converted result has.
-std::pair<Value, RankedTensorType>
-resultBuffer(const TypeConverter *converter, Type type, Location loc,
-             OpBuilder &b) {
-  RankedTensorType converted =
-      numlir::hlo_to_linalg::convertedTensorType(converter, type);
-  if (!converted)
-    return {Value(), converted};
-  auto memrefType =
-      MemRefType::get(converted.getShape(), converted.getElementType());
-  return {memref::AllocOp::create(b, loc, memrefType), converted};
-}
-
 Value asTensor(OpBuilder &b, Location loc, RankedTensorType type,
                Value buffer) {
   return bufferization::ToTensorOp::create(b, loc, type, buffer,
@@ -125,11 +111,13 @@ SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
 }
 
 /// Emits the call of a new declaration for one collective: `operand` (a
-/// converted tensor in leading-dimension form) is copied into a dense buffer,
-/// the result buffer has `leadingShape`; returns the result as a tensor.
+/// converted tensor in leading-dimension form; null for replica_id) is copied
+/// into a dense buffer, the result buffer has `leadingShape` and the
+/// converted element type `element`; returns the result as a tensor.
 FailureOr<Value> callCollective(Operation *op, calls::CollectiveOpCode code,
                                 int64_t kind, DenseIntElementsAttr groups,
                                 Value operand, ArrayRef<int64_t> leadingShape,
+                                Type element,
                                 ConversionPatternRewriter &rewriter) {
   auto module = op->getParentOfType<ModuleOp>();
   Type hloElement =
@@ -138,18 +126,24 @@ FailureOr<Value> callCollective(Operation *op, calls::CollectiveOpCode code,
   if (!module || !dtype)
     return failure();
   Location loc = op->getLoc();
-  Value input =
-      numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand);
-  auto type = cast<RankedTensorType>(operand.getType());
-  auto resultType = RankedTensorType::get(leadingShape, type.getElementType());
+  SmallVector<Value> buffers;
+  if (operand)
+    buffers.push_back(
+        numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand));
   Value result = memref::AllocOp::create(
-      rewriter, loc, MemRefType::get(leadingShape, type.getElementType()));
+      rewriter, loc, MemRefType::get(leadingShape, element));
+  buffers.push_back(result);
   func::FuncOp callee = declareCollective(
       module, loc, code, kind, *dtype, groups,
-      rewriter.getFunctionType({input.getType(), result.getType()}, {}),
-      rewriter);
-  func::CallOp::create(rewriter, loc, callee, ValueRange{input, result});
-  return asTensor(rewriter, loc, resultType, result);
+      rewriter.getFunctionType(ValueRange(buffers).getTypes(), {}), rewriter);
+  func::CallOp::create(rewriter, loc, callee, buffers);
+  return asTensor(rewriter, loc, RankedTensorType::get(leadingShape, element),
+                  result);
+}
+
+/// The element type of a converted tensor value.
+Type elementOf(Value tensor) {
+  return cast<RankedTensorType>(tensor.getType()).getElementType();
 }
 
 /// all_reduce and collective_permute: the result has the operand's shape,
@@ -175,7 +169,8 @@ struct SameShapeCollectiveToCall : OpConversionPattern<OpT> {
     Value operand = adaptor.getOperand();
     FailureOr<Value> result = callCollective(
         op, code, kind, groups, operand,
-        cast<RankedTensorType>(operand.getType()).getShape(), rewriter);
+        cast<RankedTensorType>(operand.getType()).getShape(), elementOf(operand),
+        rewriter);
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "no module or no runtime dtype");
     rewriter.replaceOp(op, *result);
@@ -210,7 +205,7 @@ struct BlockCollectiveToCall : OpConversionPattern<OpT> {
         op,
         gather ? calls::CollectiveOpCode::AllGather
                : calls::CollectiveOpCode::ReduceScatter,
-        kind, op.getReplicaGroups(), leading, shape, rewriter);
+        kind, op.getReplicaGroups(), leading, shape, elementOf(leading), rewriter);
     if (failed(result))
       return rewriter.notifyMatchFailure(op, "no module or no runtime dtype");
     rewriter.replaceOp(op, transposed(rewriter, loc, *result, inverse(perm)));
@@ -239,7 +234,8 @@ struct AllToAllToCall : OpConversionPattern<hlo::AllToAllOp> {
         cast<RankedTensorType>(leading.getType()).getShape();
     FailureOr<Value> exchanged =
         callCollective(op, calls::CollectiveOpCode::AllToAll, /*kind=*/-1,
-                       op.getReplicaGroups(), leading, leadingShape, rewriter);
+                       op.getReplicaGroups(), leading, leadingShape,
+                       elementOf(leading), rewriter);
     if (failed(exchanged))
       return rewriter.notifyMatchFailure(op, "no module or no runtime dtype");
     // [size * block, others] -> [size, block, others].
@@ -283,21 +279,15 @@ struct ReplicaIdToCall : OpConversionPattern<hlo::ReplicaIdOp> {
   LogicalResult
   matchAndRewrite(hlo::ReplicaIdOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto module = op->getParentOfType<ModuleOp>();
-    if (!module)
+    RankedTensorType type = numlir::hlo_to_linalg::convertedTensorType(
+        getTypeConverter(), op.getType());
+    FailureOr<Value> result = callCollective(
+        op, calls::CollectiveOpCode::ReplicaId, /*kind=*/-1,
+        DenseIntElementsAttr(), Value(), type.getShape(),
+        type.getElementType(), rewriter);
+    if (failed(result))
       return rewriter.notifyMatchFailure(op, "not inside a module");
-    Location loc = op.getLoc();
-    auto [result, resultType] =
-        resultBuffer(getTypeConverter(), op.getType(), loc, rewriter);
-    if (!result)
-      return rewriter.notifyMatchFailure(op, "unconvertible result type");
-    func::FuncOp callee = declareCollective(
-        module, loc, calls::CollectiveOpCode::ReplicaId, /*kind=*/-1,
-        *calls::runtimeDTypeCode(op.getType().getElementType()),
-        DenseIntElementsAttr(),
-        rewriter.getFunctionType({result.getType()}, {}), rewriter);
-    func::CallOp::create(rewriter, loc, callee, ValueRange{result});
-    rewriter.replaceOp(op, asTensor(rewriter, loc, resultType, result));
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };
