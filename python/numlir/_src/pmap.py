@@ -33,6 +33,8 @@ class _Signature(NamedTuple):
     out_avals: tuple
     #: {donated input leaf: output} whose per-device buffers are one (donation.py).
     pairs: dict
+    #: Each output leaf's out_axes entry, non-negative (None: one device's value).
+    out_specs: tuple
 
 
 def _mapped_size(leaves, axes, axis_size, fun) -> int:
@@ -205,7 +207,7 @@ class PmapFunction:
             self._cache.put(key, entry)
         executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
                        for d in devices]
-        specs = self._out_specs(entry)
+        specs = entry.out_specs
         # Before anything else refers to them: the donated buffers this call may write.
         claimed, donors = donation.claim_buffers(leaves, entry.pairs)
         try:
@@ -256,19 +258,21 @@ class PmapFunction:
                 "debug.callback, pure_callback) inside a pmap body are not supported yet; "
                 "print outside the pmap, or run the body under vmap")
         out_tree, _ = out_tree_box[0]
-        return _Signature(text, name, out_tree, tuple(v.aval for v in graph.outvars), pairs)
+        out_avals = tuple(v.aval for v in graph.outvars)
+        return _Signature(text, name, out_tree, out_avals, pairs,
+                          self._out_specs(out_tree, out_avals))
 
-    def _out_specs(self, entry: _Signature) -> list[int | None]:
+    def _out_specs(self, out_tree, out_avals) -> tuple[int | None, ...]:
         """Each output leaf's out_axes entry, checked and made non-negative."""
-        skeleton = tree_util.tree_unflatten(entry.out_tree, [0] * len(entry.out_avals))
+        skeleton = tree_util.tree_unflatten(out_tree, [0] * len(out_avals))
         specs = []
-        for aval, spec in zip(entry.out_avals,
+        for aval, spec in zip(out_avals,
                               _broadcast_prefix(self._out_axes, skeleton, "out_axes")):
             if spec is not None and not -(aval.ndim + 1) <= spec < aval.ndim + 1:
                 raise ValueError(f"pmap out_axes specification {spec} is out of bounds for "
                                  f"an output of rank {aval.ndim}")
             specs.append(None if spec is None else spec % (aval.ndim + 1))
-        return specs
+        return tuple(specs)
 
     def _assemble(self, outputs, entry: _Signature, specs, stacked, devices):
         """Each output leaf stacked along its out_axes (None: replica 0's value)."""
