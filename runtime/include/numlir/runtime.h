@@ -452,9 +452,9 @@ typedef struct nlrt_communicator_options {
   /* This process's first global replica id (0 when one process holds all
    * replicas). */
   size_t first_replica;
-  /* The global replica count (0: num_local). This runtime has no
-   * transport between processes yet: it must equal num_local (and
-   * first_replica be 0). */
+  /* The global replica count (0: num_local). Above num_local, the other
+   * replicas live in other processes, which meet through MPI: see
+   * "Processes" below (nlrt_mpi_initialize first). */
   size_t num_replicas;
   /* How long a participant waits at a collective for its peers before the
    * launch fails with NLRT_COLLECTIVE_FAILED, in milliseconds. 0: the
@@ -471,8 +471,11 @@ typedef struct nlrt_communicator_options {
  * replicas, the default timeout.
  *   NLRT_INVALID_ARGUMENT NULL arguments, num_local 0, a device given
  *                         twice, options inconsistent with num_local.
- *   NLRT_UNAVAILABLE      num_replicas > num_local (replicas in other
- *                         processes need a transport this runtime lacks).
+ *   NLRT_UNAVAILABLE      num_replicas > num_local and MPI is not
+ *                         initialized (nlrt_mpi_initialize), or the
+ *                         processes disagree (see "Processes").
+ *   NLRT_COLLECTIVE_FAILED the processes did not all create it in time, or
+ *                         an MPI call failed.
  *   NLRT_INTERNAL         a thread could not be started.
  * On failure *out is untouched and nothing is left running. */
 NLRT_API nlrt_status nlrt_communicator_create(
@@ -519,6 +522,68 @@ NLRT_API nlrt_status nlrt_executable_execute_spmd(
  * participant). */
 NLRT_API int nlrt_spmd_current_participant(nlrt_communicator **communicator,
                                            size_t *local_index);
+
+/*===--- Processes: replicas in other processes, through MPI ----------------===*
+ *
+ * A communicator whose num_replicas exceeds num_local spans processes: P
+ * processes (MPI_COMM_WORLD's ranks) with num_local participants each,
+ * process p holding replicas [p * num_local, (p + 1) * num_local), which
+ * must be its first_replica. Every process creates such communicators in the
+ * same order (creation is collective: it duplicates MPI_COMM_WORLD and
+ * checks that all processes agree on num_local and num_replicas) and
+ * launches on them in the same order (the SPMD contract).
+ *
+ * At a collective whose groups span processes, local participant 0 makes
+ * the MPI calls: first an exchange of a small header (which collective,
+ * which program), so that processes at different collectives or running
+ * different programs fail with NLRT_COLLECTIVE_FAILED ("process 1 is at
+ * all_gather (f.py:7) while process 0 is at all_reduce (f.py:6)") instead
+ * of exchanging mismatched data; then an allgather of every local operand.
+ * Each process then computes its own replicas' results from all operands in
+ * group order, exactly as one process holding every replica would: the bits
+ * are the same on every process and equal to a one-process launch. The end
+ * of a program is also exchanged, so a process that skips a collective its
+ * peers make fails them at once. Groups inside one process never touch MPI.
+ *
+ * Every MPI call is non-blocking and polled against the communicator's
+ * timeout. A timeout or an MPI error fails the launch with
+ * NLRT_COLLECTIVE_FAILED naming the collective, the process and the MPI
+ * error string, and leaves the communicator unusable (its MPI requests
+ * cannot be cancelled): later launches on it fail at once. libmpi is loaded
+ * at run time (dlopen), so the runtime builds and runs without MPI; only
+ * Open MPI's ABI (4.x and 5.x) is supported. */
+
+typedef struct nlrt_mpi_info {
+  int rank;             /* this process's rank in MPI_COMM_WORLD */
+  int size;             /* the number of processes */
+  int initialized_here; /* 1 if nlrt_mpi_initialize called MPI_Init_thread */
+  int thread_level;     /* MPI_Query_thread: 2 SERIALIZED, 3 MULTIPLE */
+  char library[1024];   /* the path of the libmpi in use */
+  char version[256];    /* the first line of MPI_Get_library_version */
+} nlrt_mpi_info;
+
+/* Loads libmpi and initializes MPI unless it is initialized already (by
+ * mpi4py, for instance); then fills *info (may be NULL). `library` is a
+ * path or soname to dlopen; NULL searches: $NUMLIR_MPI_LIBRARY, a libmpi the
+ * process has loaded already (dlopen RTLD_NOLOAD of "libmpi.so.40"), then
+ * "libmpi.so.40" and "libmpi.so" through the system loader. MPI is
+ * initialized with MPI_Init_thread(MPI_THREAD_MULTIPLE); the runtime needs
+ * at least MPI_THREAD_SERIALIZED, because device threads make the calls
+ * (one at a time: the runtime serializes them). Calling it again returns
+ * the same info (with another `library` than the one loaded:
+ * NLRT_INVALID_ARGUMENT).
+ *   NLRT_UNAVAILABLE  no libmpi could be loaded (the message has dlerror
+ *                     and the fix), it is not Open MPI, a symbol is
+ *                     missing, MPI was finalized, or the thread level is
+ *                     below SERIALIZED.
+ *   NLRT_INTERNAL     MPI_Init_thread failed. */
+NLRT_API nlrt_status nlrt_mpi_initialize(const char *library,
+                                         nlrt_mpi_info *info);
+
+/* Calls MPI_Finalize if nlrt_mpi_initialize initialized MPI, it is not
+ * finalized, and no communicator spanning processes is alive; otherwise does
+ * nothing. After it, nlrt_mpi_initialize fails. */
+NLRT_API void nlrt_mpi_finalize(void);
 
 /*===--- Memory kept for reuse ---------------------------------------------===*/
 
