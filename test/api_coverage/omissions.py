@@ -5,18 +5,14 @@ still to do. A name belongs here only when numlir's design has no place for
 it; "not done yet" is never a reason.
 """
 
-_SHARDING = ("sharding and meshes: numlir runs a program on one device per call "
-             "(pmap, when it comes, maps over devices without shardings)")
+_SHARDING = ("automatic sharding: numlir runs SPMD programs by hand (pmap, shard_map over a "
+             "Mesh), with no sharding types or propagation")
 _MULTI_PROCESS = "multi-process arrays: numlir arrays live in one process"
 _SHARD_BUFFERS = "per-shard device buffers: a numlir array is one buffer on one device"
 
 DELIBERATE: dict[str, str] = {
-    "jax.NamedSharding": _SHARDING,
-    "jax.P": _SHARDING,
     "jax.Shard": _SHARDING,
-    "jax.make_mesh": _SHARDING,
     "jax.set_mesh": _SHARDING,
-    "jax.shard_map": _SHARDING,
     "jax.smap": _SHARDING,
     "jax.reshard": _SHARDING,
     "jax.auto_pcast": _SHARDING,

@@ -100,3 +100,22 @@ def extend_axis_env(names_and_sizes: Sequence[tuple[object, int]]) -> Iterator[A
         yield inner
     finally:
         _stack.env = previous
+
+
+def replication_checked() -> bool:
+    """Whether a shard_map body with check_vma=True is tracing on this thread."""
+    return getattr(_stack, "check_vma", False)
+
+
+@contextlib.contextmanager
+def checking_replication(on: bool) -> Iterator[None]:
+    """Marks a shard_map body's trace as checked for replication (JAX's check_vma). With it
+    on, JAX's types track which values vary over which axes, and a cotangent flowing from a
+    varying use back to a replicated value is psummed; numlir does not model that yet, so
+    transposition refuses to run there rather than give check_vma=False's gradients."""
+    previous = replication_checked()
+    _stack.check_vma = on
+    try:
+        yield
+    finally:
+        _stack.check_vma = previous

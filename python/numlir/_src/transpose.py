@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from numlir._src import core
+from numlir._src import core, spmd
 from numlir._src.ad_util import Zero, add_any, convert_element_type, instantiate, reduce_sum, reshape
 from numlir._src.partial_eval import PartialEvalTrace
 
@@ -64,6 +64,12 @@ def backward_pass(graph: core.Graph, consts: Sequence[Any], args: Sequence[Any],
     ``args`` holds a value or ``UndefinedPrimal`` per invar; the result has a
     cotangent (possibly ``Zero``) for each undefined input and ``None`` for the others.
     """
+    if spmd.replication_checked():
+        raise NotImplementedError(
+            "grad, vjp or another transposition inside shard_map(..., check_vma=True): JAX "
+            "then psums the cotangents of values replicated over a mesh axis (its varying-"
+            "axes types), which numlir does not model yet. Pass check_vma=False to get each "
+            "device's own gradient (and combine them with psum or pmean, as under pmap)")
     linear: set[int] = set()
     env: dict[int, Any] = {}
     for v, c in zip(graph.constvars, consts):

@@ -1,0 +1,238 @@
+"""shard_map: one SPMD program over a mesh of devices, each running on its blocks.
+
+``shard_map(f, mesh=, in_specs=, out_specs=)`` splits each argument into blocks by its
+PartitionSpec (dimension d over the mesh axes the spec names there), traces ``f`` once on
+one device's block shapes with one named axis per mesh axis bound (spmd.py: device at
+row-major mesh position r is replica r), compiles it once, runs the copies at once on the
+mesh's devices as pmap does, and puts the output blocks together by ``out_specs``. An out
+spec that omits a mesh axis promises the output is the same along it, which
+spmd_varying.py checks from the graph before anything runs (``check_vma``).
+
+First cut (docs/design-pmap.md §5): at the top level, on this process's numlir CPU
+devices, host arrays in and out.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from numlir._src import (config, core, dispatch, dtypes, lowering, spmd, spmd_varying,
+                         traceback_util, tree_util)
+from numlir._src.array import Array
+from numlir._src.lru_cache import LRUCache
+from numlir._src.sharding import Mesh, PartitionSpec, block_index
+from numlir._src.static_args import function_name
+
+
+class _Program(NamedTuple):
+    text: str
+    name: str
+    out_tree: Any
+    out_avals: tuple  # one device's blocks
+    out_specs: tuple  # a PartitionSpec per output leaf
+
+
+def _specs_for(specs, tree, what: str) -> list[PartitionSpec]:
+    """``specs`` (a PartitionSpec, or a pytree prefix of them) broadcast over ``tree``'s
+    leaves; None means replicated, as P()."""
+    is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
+    out = []
+
+    def expand(spec, subtree):
+        if is_spec(spec):
+            out.extend([spec or PartitionSpec()] * tree_util.tree_structure(subtree).num_leaves)
+            return
+        spec_leaves, spec_tree = tree_util.tree_flatten(spec, is_leaf=is_spec)
+        try:
+            subtrees = spec_tree.flatten_up_to(subtree)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"shard_map {what} must be a PartitionSpec or a pytree prefix of "
+                             f"the {'arguments' if what == 'in_specs' else 'outputs'}: "
+                             f"{error}") from None
+        for s, sub in zip(spec_leaves, subtrees):
+            expand(s, sub)
+
+    expand(specs, tree)
+    return out
+
+
+def _check_spec(spec: PartitionSpec, mesh: Mesh, ndim: int, what: str) -> None:
+    if len(spec) > ndim:
+        raise ValueError(f"shard_map {what} {spec} has {len(spec)} entries for an array of "
+                         f"rank {ndim}")
+    unknown = spec.axis_names() - set(mesh.axis_names)
+    if unknown:
+        raise ValueError(f"shard_map {what} {spec} names {sorted(unknown)}, which mesh "
+                         f"{mesh} does not have")
+    named = [n for d in range(len(spec)) for n in spec.names_of(d)]
+    if len(named) != len(set(named)):
+        raise ValueError(f"shard_map {what} {spec} names a mesh axis twice")
+
+
+def _block_aval(aval, spec: PartitionSpec, mesh: Mesh, index: int, fun):
+    """One device's block of argument ``index``."""
+    origin = dict.fromkeys(mesh.axis_names, 0)
+    shape = []
+    for dim, size in enumerate(aval.shape):
+        _, count = block_index(spec, mesh, dim, origin)
+        if size % count:
+            axes = " x ".join(f"{n!r} ({mesh.shape[n]})" for n in spec.names_of(dim))
+            raise ValueError(
+                f"shard_map({function_name(fun)}): argument {index} of shape "
+                f"{aval.str_short()} has in_specs {spec}, which splits dimension {dim} "
+                f"(of size {size}) over mesh axes {axes}; {count} does not evenly divide "
+                f"{size}")
+        shape.append(size // count)
+    return aval.update(shape=tuple(shape))
+
+
+def _block(x: np.ndarray, spec: PartitionSpec, mesh: Mesh, coords: dict) -> np.ndarray:
+    """The block of ``x`` the device at ``coords`` holds (a view where it can be)."""
+    index = []
+    for dim, size in enumerate(x.shape):
+        i, count = block_index(spec, mesh, dim, coords)
+        step = size // count
+        index.append(slice(i * step, (i + 1) * step))
+    return np.asarray(x[tuple(index)], order="C")
+
+
+class ShardMapFunction:
+    """The result of ``numlir.shard_map(f, ...)``."""
+
+    def __init__(self, fun: Callable, mesh: Mesh, in_specs, out_specs, check_vma: bool):
+        core.check_callable(fun)
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"shard_map needs mesh= a numlir.sharding.Mesh, got {mesh!r}")
+        self._fun, self._mesh = fun, mesh
+        self._in_specs, self._out_specs = in_specs, out_specs
+        self._check_vma = check_vma
+        self._cache = LRUCache(lambda: config.flags.executable_cache_size)
+        functools.update_wrapper(self, fun, updated=())
+
+    @traceback_util.api_boundary
+    def __call__(self, *args):
+        fun, mesh = self._fun, self._mesh
+        if not isinstance(core.current_trace(), core.EvalTrace):
+            raise NotImplementedError(
+                f"shard_map({function_name(fun)}) inside jit, grad, vmap or pmap is not "
+                "supported yet (docs/design-pmap.md §5); call it at the top level")
+        devices = list(mesh.devices.flat)
+        if not all(d.is_available() for d in devices):
+            raise NotImplementedError(
+                f"shard_map({function_name(fun)}) over devices of other processes is not "
+                "supported yet; use pmap across processes (docs/distributed.md)")
+        leaves, in_tree = tree_util.tree_flatten(args)
+        specs = _specs_for(self._in_specs, args, "in_specs")
+        avals = [core.get_aval(x) for x in leaves]
+        for spec, aval in zip(specs, avals):
+            _check_spec(spec, mesh, aval.ndim, "in_specs")
+        blocks = tuple(_block_aval(a, s, mesh, i, fun) for i, (a, s) in
+                       enumerate(zip(avals, specs)))
+        key = (in_tree, blocks, tuple(map(tuple, specs)), dtypes.x64_enabled(), mesh)
+        program = self._cache.get(key)
+        if program is None:
+            program = self._lower(in_tree, blocks, specs)
+            self._cache.put(key, program)
+        executables = [dispatch.compile_module(program.text, name=program.name, device=d)
+                       for d in devices]
+        host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
+        args_per_device = [[_block(x, s, mesh, mesh.coordinates(r)) for x, s in zip(host, specs)]
+                           for r in range(len(devices))]
+        outputs = dispatch.execute_spmd(executables, args_per_device)
+        results = []
+        for k, (aval, spec) in enumerate(zip(program.out_avals, program.out_specs)):
+            whole = self._assemble(outputs, k, spec)
+            results.append(Array(whole, aval.update(shape=whole.shape), devices[0]))
+        return tree_util.tree_unflatten(program.out_tree, results)
+
+    def _lower(self, in_tree, blocks, specs) -> _Program:
+        mesh, out_box = self._mesh, []
+
+        def flat_fun(*tracers):
+            out = self._fun(*tree_util.tree_unflatten(in_tree, tracers))
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            out_box.append((out_tree, out))
+            return out_leaves
+
+        debug = core.TraceDebugInfo("shard_map", function_name(self._fun), None)
+        with spmd.extend_axis_env(list(mesh.shape.items())) as env, \
+                spmd.checking_replication(self._check_vma):
+            closed = core.trace_to_graph(flat_fun, list(blocks), debug)
+        graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
+        closed = core.ClosedGraph(graph, closed.consts)
+        out_tree, out = out_box[0]
+        out_specs = _specs_for(self._out_specs, out, "out_specs")
+        out_avals = tuple(v.aval for v in graph.outvars)
+        for spec, aval in zip(out_specs, out_avals):
+            _check_spec(spec, mesh, aval.ndim, "out_specs")
+        if self._check_vma:
+            varying = spmd_varying.varying_axes(
+                graph, [frozenset(s.axis_names()) for s in specs])
+            for k, (axes, spec) in enumerate(zip(varying, out_specs)):
+                missing = sorted(axes - spec.axis_names(), key=mesh.axis_names.index)
+                if missing:
+                    raise ValueError(
+                        f"shard_map applied to the function {function_name(self._fun)!r} "
+                        f"was given out_specs which require replication which can't be "
+                        f"statically inferred given the mesh: out_specs is {spec} for output "
+                        f"{k}, which implies that it is replicated across mesh axis "
+                        f"{missing[0]!r}, but it varies over it. If it is meant to be "
+                        "replicated, make it so (psum, pmean, pmax), revise the "
+                        "out_specs, or pass check_vma=False")
+        name = lowering.sanitize_symbol(f"shard_map_{function_name(self._fun)}")
+        text = lowering.lower_graph(closed, module_name=name, axis_env=env)
+        if "hlo.host_callback" in text:
+            raise NotImplementedError(
+                f"shard_map({function_name(self._fun)}): host callbacks (debug.print, "
+                "debug.callback, pure_callback) inside the body are not supported yet")
+        return _Program(text, name, out_tree, out_avals, tuple(out_specs))
+
+    def _assemble(self, outputs, k: int, spec: PartitionSpec) -> np.ndarray:
+        """Output ``k``'s blocks put together: each device whose coordinates are 0 on the
+        axes ``spec`` omits contributes its block at the place its coordinates give."""
+        mesh = self._mesh
+        origin = dict.fromkeys(mesh.axis_names, 0)
+        first = np.asarray(outputs[0][k])
+        counts = [block_index(spec, mesh, d, origin)[1] for d in range(first.ndim)]
+        whole = np.empty(tuple(s * c for s, c in zip(first.shape, counts)), first.dtype)
+        named = spec.axis_names()
+        for r, out in enumerate(outputs):
+            coords = mesh.coordinates(r)
+            if any(coords[n] for n in mesh.axis_names if n not in named):
+                continue
+            index = tuple(slice(block_index(spec, mesh, d, coords)[0] * s,
+                                (block_index(spec, mesh, d, coords)[0] + 1) * s)
+                          for d, s in enumerate(first.shape))
+            whole[index] = np.asarray(out[k])
+        return whole
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh: Mesh | None = None,
+              axis_names=frozenset(), check_vma: bool = True) -> Any:
+    """Runs ``f`` on every device of ``mesh`` at once, each on its blocks of the arguments
+    (like ``jax.shard_map``): ``in_specs``/``out_specs`` are PartitionSpecs (or pytree
+    prefixes of them) saying which dimensions split over which mesh axes, and collectives
+    over the mesh axis names combine the devices' values.
+
+    Example::
+
+        >>> mesh = numlir.make_mesh((2, 2), ("data", "model"))
+        >>> f = numlir.shard_map(lambda x: lax.psum(x, "model"), mesh=mesh,
+        ...                      in_specs=P("data", "model"), out_specs=P("data", None))
+        >>> f(jnp.arange(24.0).reshape(4, 6)).shape
+        (4, 3)
+    """
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if mesh is None:
+        raise ValueError("shard_map needs mesh=: numlir has no mesh context yet "
+                         "(numlir.make_mesh or numlir.sharding.Mesh makes one)")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            "shard_map(axis_names=...) over part of the mesh (the other axes automatic) is "
+            "not supported: numlir has no automatic partitioning; name every mesh axis")
+    return ShardMapFunction(f, mesh, in_specs, out_specs, check_vma)
