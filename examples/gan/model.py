@@ -112,9 +112,11 @@ class GAN:
         return self.s.jit(self.update)
 
     def data_parallel_update(self, devices: int):
-        """The update as one pmap over ``devices`` devices: the state is broadcast, the batch
-        arrives split in ``devices`` equal slices (a leading axis), and every device returns
-        the same new state."""
+        """The update as one pmap over ``devices`` devices of every process: the state is
+        broadcast, each process's part of the batch arrives split in ``devices`` equal slices
+        (a leading axis), and every device returns the same new state."""
+        chosen = [d for p in range(self.s.process_count())
+                  for d in self.s.local_devices(p)[:devices]]
         return self.s.pmap(lambda state, real, disc_z, gen_z: self.update(
             state, real, disc_z, gen_z, axis_name="batch"), axis_name="batch",
-            in_axes=(None, 0, 0, 0), out_axes=None, devices=self.s.devices()[:devices])
+            in_axes=(None, 0, 0, 0), out_axes=None, devices=chosen)

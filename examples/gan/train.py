@@ -66,13 +66,16 @@ def main(argv=None) -> int:
                         "'pjrt_cpu' (docs/pjrt.md); default numlir's default backend")
     parser.add_argument("--data-parallel", type=int, default=0, metavar="DEVICES",
                         help="split each batch over this many CPU devices with pmap "
-                        "(NUMLIR_NUM_CPU_DEVICES or jax_num_cpu_devices gives them); "
-                        "the same steps as one device, within float rounding")
+                        "(NUMLIR_NUM_CPU_DEVICES or jax_num_cpu_devices gives them), in "
+                        "each process under `mpirun -np N` (docs/distributed.md); the same "
+                        "steps as one device, within float rounding")
     args = parser.parse_args(argv)
     if args.data_parallel:
-        if args.batch % args.data_parallel:
-            parser.error(f"--batch {args.batch} does not split into "
-                         f"{args.data_parallel} equal slices")
+        if "OMPI_COMM_WORLD_SIZE" in os.environ:  # started by mpirun: join the others first
+            numlir.distributed.initialize()
+        slices = args.data_parallel * numlir.process_count()
+        if args.batch % slices:
+            parser.error(f"--batch {args.batch} does not split into {slices} equal slices")
         # Before the first computation: more CPU devices, if there are too few.
         if args.data_parallel > numlir.config.read("jax_num_cpu_devices"):
             numlir.config.update("jax_num_cpu_devices", args.data_parallel)
@@ -95,14 +98,23 @@ def train(args) -> int:
         state, first_step = restore_checkpoint(args.restore, state)
     if args.data_parallel:
         step = gan.data_parallel_update(args.data_parallel)
-        slices = lambda x: np.asarray(x).reshape(args.data_parallel, -1, *x.shape[1:])  # noqa: E731
+        # Every process draws the global batch; each takes its rows, one slice per device.
+        here, processes = numlir.process_index(), numlir.process_count()
+
+        def slices(x):
+            rows = np.asarray(x).reshape(processes, -1, *x.shape[1:])[here]
+            return rows.reshape(args.data_parallel, -1, *x.shape[1:])
+
         update = lambda state, *batch: step(state, *map(slices, batch))  # noqa: E731
     else:
         update = gan.compiled_update()
     rng = np.random.default_rng(args.seed)
     d_losses, g_losses = [], []
     started = time.perf_counter()
-    bar = tqdm(range(first_step, first_step + args.steps), desc="training", unit="step")
+    # Under mpirun every process trains the same model; process 0 reports and writes.
+    leader = numlir.process_index() == 0
+    bar = tqdm(range(first_step, first_step + args.steps), desc="training", unit="step",
+               disable=not leader)
     for _ in bar:
         batch = real_images[rng.integers(0, len(real_images), args.batch)]
         key, dk, gk = numlir.random.split(key, 3)
@@ -113,6 +125,8 @@ def train(args) -> int:
         g_losses.append(float(g_loss))
         bar.set_postfix(d_loss=f"{d_losses[-1]:.3f}", g_loss=f"{g_losses[-1]:.3f}")
     elapsed = time.perf_counter() - started
+    if not leader:
+        return 0
     wrote = ""
     if images is not None:
         os.makedirs(args.out, exist_ok=True)

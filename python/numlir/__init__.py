@@ -30,6 +30,8 @@ from numlir._src.placement import (default_device, transfer_guard, transfer_guar
 from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.pmap import pmap
+from numlir._src.shard_map import shard_map
+from numlir._src.sharding import NamedSharding, P, make_mesh
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.custom_gradient import closure_convert, custom_gradient
@@ -41,8 +43,8 @@ from numlir._src.core import (ClosedGraph, ConcretizationTypeError, Graph, Shape
                               TracerBoolConversionError, UnexpectedTracerError,
                               ensure_compile_time_eval)
 from numlir._src.callback import pure_callback
-from numlir import (custom_derivatives, debug, export, lax, nn, numpy, random, scipy, sharding,
-                    tree_util)
+from numlir import (custom_derivatives, debug, distributed, export, lax, nn, numpy, random, scipy,
+                    sharding, tree_util)
 
 jacobian = jacrev  # jax's other name for it
 
@@ -53,11 +55,11 @@ __all__ = [
     "block_until_ready", "checkpoint_name", "checkpoint_policies", "clear_caches", "compile",
     "config", "default_backend", "default_device", "device_count", "device_get", "device_put", "disable_jit",
     "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
-    "local_device_count", "local_devices", "make_jaxpr", "process_count", "process_index",
+    "local_device_count", "local_devices", "make_jaxpr", "make_mesh", "NamedSharding", "P", "shard_map", "process_count", "process_index",
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",
-    "closure_convert", "custom_derivatives", "debug", "pure_callback", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
+    "closure_convert", "custom_derivatives", "debug", "distributed", "pure_callback", "custom_gradient", "custom_jvp", "custom_vjp", "devices", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax",
     "linearize", "make_graph", "nn", "numpy", "OutOfMemoryError", "pmap", "random", "remat", "sharding", "transfer_guard",
     "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "tree_util", "value_and_grad", "vjp", "vmap",

@@ -291,8 +291,8 @@ def test_rows_go_in_and_come_out_without_copies(monkeypatch):
     seen = {}
     launch = dispatch.execute_spmd
 
-    def spy(executables, args, given=None):
-        outputs = launch(executables, args, given)
+    def spy(executables, args, given=None, num_replicas=None):
+        outputs = launch(executables, args, given, num_replicas)
         seen.update(args=args, outputs=outputs)
         return outputs
 

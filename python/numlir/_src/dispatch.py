@@ -79,10 +79,13 @@ def compile_module(text: str, name: str = "module", keep_image: bool = False, de
     return exe
 
 
-def execute_spmd(executables, args: list[list], given: list[dict] | None = None) -> list[list]:
+def execute_spmd(executables, args: list[list], given: list[dict] | None = None,
+                 num_replicas: int | None = None) -> list[list]:
     """Runs ``executables[i]`` (one SPMD module loaded on each device) on ``args[i]``, all
-    at once; returns each device's outputs (``given[i]``'s buffers where it names them)."""
-    return _backend_of(executables[0].device).execute_spmd(executables, args, given)
+    at once; returns each device's outputs (``given[i]``'s buffers where it names them).
+    ``num_replicas`` above the executables' count: the others run in other processes."""
+    return _backend_of(executables[0].device).execute_spmd(executables, args, given,
+                                                          num_replicas)
 
 
 def evict_module(text: str) -> None:

@@ -6,8 +6,9 @@ mapped axis removed) while the axis is bound (spmd.py), so that ``psum``, ``pmea
 loaded on every device, and the copies run at once on the devices' own threads, meeting in
 the runtime's communicator (docs/design-pmap.md; docs/pmap.md for users).
 
-First cut (increment 3 of the design): one axis, numlir's CPU devices, host arrays in and
-out. Outputs are assembled on the host: a following pmap slices them again.
+First cut (increments 3, 4 and 6 of the design): one axis, numlir's CPU devices, host
+arrays in and out. With several processes (numlir.distributed), each maps its own part of
+the axis on its local devices, as in JAX, and the collectives cross processes.
 """
 
 from __future__ import annotations
@@ -65,8 +66,12 @@ def _mapped_size(leaves, axes, axis_size, fun) -> int:
 
 
 def _devices_for(size: int, devices, backend, fun) -> list:
+    """The devices of this process that run the ``size`` local indices."""
+    processes = device_queries.process_count()
     if devices is not None:
         chosen = list(devices)
+        if processes > 1:
+            return _local_part(chosen, size, fun)
         if len(chosen) < size:
             raise ValueError(
                 f"pmap({function_name(fun)}) maps an axis of size {size} over the "
@@ -81,6 +86,35 @@ def _devices_for(size: int, devices, backend, fun) -> list:
             f"Set numlir.config.update('jax_num_cpu_devices', N) or NUMLIR_NUM_CPU_DEVICES "
             f"before the first computation for more CPU devices")
     return available[:size]
+
+
+def _local_part(chosen: list, size: int, fun) -> list:
+    """With several processes, ``devices=`` lists every process's devices, process by
+    process, ``size`` each (the mapped axis of each process's arguments); returns this
+    process's."""
+    processes, here = device_queries.process_count(), device_queries.process_index()
+    blocks = [chosen[p * size:(p + 1) * size] for p in range(processes)]
+    if len(chosen) != size * processes or any(
+            d.process_index != p for p, block in enumerate(blocks) for d in block):
+        raise ValueError(
+            f"pmap({function_name(fun)}) across {processes} processes maps an axis of size "
+            f"{size} in each, so devices= must list {size} devices of process 0, then "
+            f"{size} of process 1, and so on; got "
+            f"{[(str(d), d.process_index) for d in chosen]} (device, process)")
+    return blocks[here]
+
+
+def _global_size(size: int, axis_size, fun) -> int:
+    """The mapped axis over every process: each holds ``size`` indices of it (JAX's
+    multi-process pmap), so axis_size, if given, must be their sum."""
+    processes = device_queries.process_count()
+    if processes == 1:
+        return size
+    if axis_size is not None and axis_size != size * processes:
+        raise ValueError(
+            f"pmap({function_name(fun)}): axis_size={axis_size}, but each of the "
+            f"{processes} processes maps {size} indices ({size * processes} in all)")
+    return size * processes
 
 
 def _slice(x: np.ndarray, axis: int | None, i: int) -> np.ndarray:
@@ -192,18 +226,20 @@ class PmapFunction:
                 "is not supported yet (docs/design-pmap.md, increment 5); call it at the top "
                 "level, or use vmap(..., axis_name=...) inside")
         leaves, in_tree, static_key, axes = self._split(args, kwargs)
-        size = _mapped_size(leaves, axes, self._axis_size, self._fun)
+        several = device_queries.process_count() > 1  # each process maps its part
+        size = _mapped_size(leaves, axes, None if several else self._axis_size, self._fun)
+        global_size = _global_size(size, self._axis_size, self._fun)
         devices = _devices_for(size, self._devices, self._backend, self._fun)
         avals = tuple(core.get_aval(x) for x in leaves)
         per_device = tuple(a if d is None else a.update(shape=a.shape[:d % a.ndim]
                                                          + a.shape[d % a.ndim + 1:])
                            for a, d in zip(avals, axes))
-        key = (in_tree, per_device, tuple(axes), static_key, size, dtypes.x64_enabled(),
+        key = (in_tree, per_device, tuple(axes), static_key, global_size, dtypes.x64_enabled(),
                tuple(id(d) for d in devices))
         entry = self._cache.get(key)
         if entry is None:
             self.cache_misses += 1
-            entry = self._lower(in_tree, static_key, leaves, axes, per_device, size)
+            entry = self._lower(in_tree, static_key, leaves, axes, per_device, global_size)
             self._cache.put(key, entry)
         executables = [dispatch.compile_module(entry.text, name=entry.name, device=d)
                        for d in devices]
@@ -214,7 +250,7 @@ class PmapFunction:
             # In the dtypes traced (a Python float is float32 without x64).
             host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
             args, given, stacked = _device_buffers(host, axes, size, entry, specs, claimed)
-            outputs = dispatch.execute_spmd(executables, args, given)
+            outputs = dispatch.execute_spmd(executables, args, given, global_size)
         finally:
             donation.finish(donors)
         return self._assemble(outputs, entry, specs, stacked, devices)

@@ -220,6 +220,12 @@ class Backend(abc.ABC):
         """Every device of this backend in this process, by id (one, unless overridden)."""
         return [self.device]
 
+    @property
+    def global_devices(self) -> list[Device]:
+        """Every process's devices (jax.devices()), by id: this process's unless the
+        backend spans processes (numlir.distributed)."""
+        return self.devices
+
     #: Whether ``compile_stablehlo`` works: backends whose compiler takes StableHLO (PJRT)
     #: run an exported module as it is, without numlir's compiler.
     compiles_stablehlo: bool = False
@@ -232,10 +238,13 @@ class Backend(abc.ABC):
         raise CompileError(f"the {self.name!r} backend compiles numlir's hlo, not StableHLO")
 
     def execute_spmd(self, executables: Sequence[Executable], args: Sequence[Sequence[Any]],
-                     given: Sequence[dict[int, Any]] | None = None) -> list[list[Any]]:
+                     given: Sequence[dict[int, Any]] | None = None,
+                     num_replicas: int | None = None) -> list[list[Any]]:
         """Runs ``executables[i]`` (one SPMD module, pmap's, loaded on each of several
         devices) on ``args[i]``, all at once; returns each one's outputs (the buffers
-        ``given[i]`` names, where it names one)."""
+        ``given[i]`` names, where it names one). ``num_replicas`` above the executables'
+        count: the other replicas run in the other processes (numlir.distributed), this
+        process holding replicas [process_index * len(executables), ...)."""
         raise NotImplementedError(
             f"the {self.name!r} backend cannot run SPMD programs (pmap) yet; numlir's cpu "
             "backend can (docs/design-pmap.md)")

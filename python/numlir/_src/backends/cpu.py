@@ -24,13 +24,14 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from numlir import _runtime
-from numlir._src import config, dtypes
+from numlir._src import config, distributed, dtypes
 from numlir._src.backends import host_cpu
 from numlir._src.backends.base import (
     Backend,
@@ -336,21 +337,32 @@ class CpuDevice(Device):
     name = "cpu"
     host_memory = True
 
-    def __init__(self, id: int = 0, num_threads: int = 0) -> None:  # noqa: A002 - jax's name
+    def __init__(self, id: int = 0, num_threads: int = 0,  # noqa: A002 - jax's name
+                 process_index: int = 0, local_ordinal: int | None = None) -> None:
         self.id = id
         self.num_threads = num_threads
+        #: With several processes (numlir.distributed), ids count every process's devices;
+        #: the runtime opens this process's by their local ordinal.
+        self.process_index = process_index
+        self.local_ordinal = id if local_ordinal is None else local_ordinal
         self._native = None
         self._lock = threading.Lock()
 
     def _runtime_device(self) -> Any:
         if self._native is None:
+            if not self.is_available():
+                raise RuntimeError(
+                    f"{self} belongs to process {self.process_index}; this is process "
+                    f"{distributed.state.process_index}, which can only use its own devices "
+                    "(numlir.local_devices())")
             with self._lock:  # two threads loading their first executables at once
                 if self._native is None:
-                    self._native = _runtime.Device("cpu", self.id, num_threads=self.num_threads)
+                    self._native = _runtime.Device("cpu", self.local_ordinal,
+                                                   num_threads=self.num_threads)
         return self._native
 
     def is_available(self) -> bool:
-        return True
+        return self.process_index == distributed.state.process_index
 
     def put(self, value: np.ndarray) -> np.ndarray:
         return np.array(value, order="C", copy=True)
@@ -417,6 +429,15 @@ def _check_device_count(count: int) -> None:
 config.on_validate("num_cpu_devices", _check_device_count)
 
 
+#: Every CpuBackend alive (the registered one; tests make more), for release_communicators.
+_backends: weakref.WeakSet = weakref.WeakSet()
+
+
+def release_communicators() -> None:
+    for backend in _backends:
+        backend.release_communicators()
+
+
 class CpuBackend(Backend):
     """numlir's own CPU target, registered like any plugin: ``config.flags.num_cpu_devices``
     devices (JAX's jax_num_cpu_devices), made on first use."""
@@ -425,19 +446,38 @@ class CpuBackend(Backend):
 
     def __init__(self) -> None:
         self._devices: list[CpuDevice] | None = None
-        # One communicator (a persistent thread per device) per set of devices pmap runs on.
-        self._communicators: dict[tuple[int, ...], Any] = {}
+        self._global_devices: list[CpuDevice] = []
+        # One communicator (a persistent thread per device) per set of devices pmap runs on
+        # and replica count.
+        self._communicators: dict[tuple, Any] = {}
         self._communicators_lock = threading.Lock()
+        _backends.add(self)
+
+    def release_communicators(self) -> None:
+        """Drops the communicators (their threads end; those spanning processes free
+        their MPI communicator, as MPI_Finalize requires)."""
+        with self._communicators_lock:
+            self._communicators.clear()
 
     @property
     def devices(self) -> list[CpuDevice]:
+        """This process's devices."""
         if self._devices is None:
             global _created_count
             count = config.flags.num_cpu_devices
             threads = device_threads(count)
-            self._devices = [CpuDevice(i, threads) for i in range(count)]
+            # Every process has `count` (the runtime checks it when they first meet).
+            here, processes = distributed.state.process_index, distributed.state.process_count
+            self._global_devices = [CpuDevice(p * count + i, threads, p, i)
+                                    for p in range(processes) for i in range(count)]
+            self._devices = self._global_devices[here * count:(here + 1) * count]
             _created_count = count
         return self._devices
+
+    @property
+    def global_devices(self) -> list[CpuDevice]:
+        self.devices  # noqa: B018 - made together
+        return self._global_devices
 
     @property
     def device(self) -> CpuDevice:
@@ -458,19 +498,27 @@ class CpuBackend(Backend):
 
     def execute_spmd(self, executables: Sequence[CpuExecutable],
                      args: Sequence[Sequence[np.ndarray]],
-                     given: Sequence[dict[int, np.ndarray]] | None = None
-                     ) -> list[list[np.ndarray]]:
+                     given: Sequence[dict[int, np.ndarray]] | None = None,
+                     num_replicas: int | None = None) -> list[list[np.ndarray]]:
         """Runs each executable (one SPMD module, loaded once per device) on its device's
         arguments, all at once on the devices' own threads; their collectives meet in the
-        runtime's communicator. ``given[i]`` names buffers for device i's outputs."""
+        runtime's communicator (across processes through MPI, where ``num_replicas``
+        exceeds the executables). ``given[i]`` names buffers for device i's outputs."""
         devices = tuple(exe.device for exe in executables)
-        key = tuple(device.id for device in devices)
+        total = num_replicas or len(devices)
+        key = (tuple(device.id for device in devices), total)
         with self._communicators_lock:
             communicator = self._communicators.get(key)
             if communicator is None:
+                # Spanning processes, every process creates it here, in the same order
+                # (its first pmap of this shape), and the runtime checks they agree.
+                spanning = {} if total == len(devices) else {
+                    "first_replica": distributed.state.process_index * len(devices),
+                    "num_replicas": total}
                 communicator = _runtime.Communicator(
                     [device._runtime_device() for device in devices],
-                    timeout_ms=min(int(config.flags.collective_timeout * 1000), 2**32 - 1))
+                    timeout_ms=min(int(config.flags.collective_timeout * 1000), 2**32 - 1),
+                    **spanning)
                 self._communicators[key] = communicator
         outputs = [exe.fresh_outputs(given[i] if given else None)
                    for i, exe in enumerate(executables)]
