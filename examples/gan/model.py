@@ -23,7 +23,8 @@ def numlir_stack() -> SimpleNamespace:
     import numlir.optim
     return SimpleNamespace(hk=numlir.layers, optax=numlir.optim, jnp=numlir.numpy, jax=numlir,
                            nn=numlir.nn, random=numlir.random, jit=numlir.jit,
-                           pmap=numlir.pmap, devices=numlir.local_devices)
+                           pmap=numlir.pmap, local_devices=numlir.local_devices,
+                           process_count=numlir.process_count)
 
 
 def jax_stack() -> SimpleNamespace:
@@ -33,7 +34,7 @@ def jax_stack() -> SimpleNamespace:
     import optax
     return SimpleNamespace(hk=haiku, optax=optax, jnp=jax.numpy, jax=jax, nn=jax.nn,
                            random=jax.random, jit=jax.jit, pmap=jax.pmap,
-                           devices=jax.local_devices)
+                           local_devices=jax.local_devices, process_count=jax.process_count)
 
 
 class GANState(NamedTuple):
