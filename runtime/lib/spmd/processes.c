@@ -176,13 +176,15 @@ typedef struct shape {
   int64_t num_local, num_replicas, first_replica;
 } shape;
 
-static bool agrees(const shape *s, const shape *mine, int p) {
-  return s->num_local == mine->num_local &&
-         s->num_replicas == mine->num_replicas &&
-         s->first_replica == (int64_t)p * mine->num_local;
+/* Whether process p's shape fits process 0's. */
+static bool agrees(const shape *s, const shape *first, int p) {
+  return s->num_local == first->num_local &&
+         s->num_replicas == first->num_replicas &&
+         s->first_replica == (int64_t)p * first->num_local;
 }
 
-/* Every process gives its shape; all must match this one's. */
+/* Every process gives its shape; all must fit process 0's. Each process
+ * compares all of them the same way, so all fail alike, with one message. */
 static nlrt_status check_agreement(nlrt_processes *p, const shape *mine) {
   shape *shapes = calloc((size_t)p->size, sizeof(*shapes));
   if (!shapes)
@@ -195,19 +197,19 @@ static nlrt_status check_agreement(nlrt_processes *p, const shape *mine) {
   if (outcome != NLRT_MPI_DONE) /* `shapes` is MPI's now: never freed */
     return exchange_failed(p, outcome, "creating a communicator", detail);
   nlrt_status status = NLRT_OK;
-  for (int q = 0; q < p->size; ++q) {
-    if (agrees(&shapes[q], mine, q))
+  for (int q = 1; q < p->size; ++q) {
+    if (agrees(&shapes[q], &shapes[0], q))
       continue;
-    const shape *s = &shapes[q];
+    const shape *s = &shapes[q], *first = &shapes[0];
     status = nlrt_error(
         NLRT_UNAVAILABLE,
         "nlrt_communicator_create: the processes disagree: process %d has "
-        "%lld local replicas of %lld from replica %lld, process %d %lld of "
-        "%lld from replica %lld; every process creates its communicators "
-        "in the same order, with as many devices",
+        "%lld local replicas of %lld from replica %lld, process 0 %lld of "
+        "%lld from replica 0; every process creates its communicators in "
+        "the same order, each with as many devices",
         q, (long long)s->num_local, (long long)s->num_replicas,
-        (long long)s->first_replica, p->rank, (long long)mine->num_local,
-        (long long)mine->num_replicas, (long long)mine->first_replica);
+        (long long)s->first_replica, (long long)first->num_local,
+        (long long)first->num_replicas);
     break;
   }
   free(shapes);
