@@ -9,6 +9,8 @@
 
 #include "communicator.h"
 
+#include "processes.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,11 +69,8 @@ static nlrt_status check_arguments(nlrt_device *const *devices,
                       "replica %zu do not fit in %zu replicas",
                       num_local, options->first_replica, num_replicas);
   if (num_replicas != num_local)
-    return nlrt_error(NLRT_UNAVAILABLE,
-                      "nlrt_communicator_create: %zu of %zu replicas are in "
-                      "this process; replicas in other processes need a "
-                      "transport (MPI) this runtime does not have yet",
-                      num_local, num_replicas);
+    return nlrt_processes_check(num_local, options->first_replica,
+                                num_replicas);
   return NLRT_OK;
 }
 
@@ -86,6 +85,7 @@ static void destroy(nlrt_communicator *comm) {
       pthread_join(comm->threads[i].thread, NULL);
     nlrt_device_close(comm->devices[i]);
   }
+  nlrt_processes_destroy(comm->processes);
   pthread_mutex_destroy(&comm->launch_mutex);
   pthread_mutex_destroy(&comm->work_mutex);
   pthread_mutex_destroy(&comm->failure_mutex);
@@ -124,6 +124,7 @@ NLRT_API nlrt_status nlrt_communicator_create(
   comm->timeout_ns = options && options->timeout_ms
                          ? (uint64_t)options->timeout_ms * 1000000u
                          : timeout_from_environment();
+  comm->failure_replica = SIZE_MAX;
   comm->slots = slots;
   comm->threads = threads;
   comm->devices = held;
@@ -137,6 +138,17 @@ NLRT_API nlrt_status nlrt_communicator_create(
     held[i] = devices[i];
     threads[i].participant =
         (nlrt_spmd_participant){comm, i, comm->first_replica + i};
+  }
+  /* Across processes, creation is collective: before any thread starts,
+   * so that a failure leaves nothing running. */
+  if (comm->num_replicas != num_local) {
+    status = nlrt_processes_create(comm, &comm->processes);
+    if (status != NLRT_OK) {
+      char message[2048];
+      snprintf(message, sizeof(message), "%s", nlrt_last_error());
+      destroy(comm);
+      return nlrt_error(status, "%s", message);
+    }
   }
   for (size_t i = 0; i < num_local; ++i) {
     int error = pthread_create(&threads[i].thread, NULL,

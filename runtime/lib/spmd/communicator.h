@@ -15,6 +15,7 @@
 #include <pthread.h>
 
 struct nlrt_collectives;
+struct nlrt_processes;
 
 /* Who runs: handed to the collective dispatcher through the call context. */
 typedef struct nlrt_spmd_participant {
@@ -83,6 +84,10 @@ struct nlrt_communicator {
   pthread_mutex_t failure_mutex;
   nlrt_status failure_status;
   char failure_message[2112];
+  size_t failure_replica; /* whose failure it was; SIZE_MAX: no replica's */
+
+  /* NULL unless replicas live in other processes (processes.h). */
+  struct nlrt_processes *processes;
 };
 
 /* launcher.c: the body of a participant's thread (`argument`: its
@@ -108,7 +113,8 @@ nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *participant,
 /* Called when the participant's program has returned: waits until every
  * participant has (a peer still waiting at a collective is a divergence:
  * its program reaches a collective this one never called), or the launch
- * aborted. */
+ * aborted. Across processes the leader then tells the other processes
+ * how the launch ended here. */
 void nlrt_spmd_finish(nlrt_spmd_participant *participant,
                       const struct nlrt_collectives *collectives);
 
@@ -117,6 +123,11 @@ void nlrt_spmd_finish(nlrt_spmd_participant *participant,
  * <message>". */
 void nlrt_spmd_abort(nlrt_communicator *communicator, size_t local,
                      nlrt_status status, const char *message);
+
+/* Fails the current launch with `message` as it is (first failure wins),
+ * for a reason that is no replica's own: the processes disagreed. */
+void nlrt_spmd_fail(nlrt_communicator *communicator, nlrt_status status,
+                    const char *message);
 
 /* Readies the barrier for the next launch; no participant may be running. */
 void nlrt_spmd_reset(nlrt_communicator *communicator);

@@ -21,6 +21,7 @@
 #include "communicator.h"
 
 #include "../services/collectives.h"
+#include "processes.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -119,7 +120,16 @@ void nlrt_spmd_abort(nlrt_communicator *comm, size_t local,
   snprintf(reason, sizeof(reason), "replica %zu failed: %s",
            comm->first_replica + local, message);
   pthread_mutex_lock(&comm->failure_mutex);
-  abort_locked(comm, NULL, status, reason);
+  if (abort_locked(comm, NULL, status, reason))
+    comm->failure_replica = comm->first_replica + local;
+  pthread_mutex_unlock(&comm->failure_mutex);
+  wake_all(comm);
+}
+
+void nlrt_spmd_fail(nlrt_communicator *comm, nlrt_status status,
+                    const char *message) {
+  pthread_mutex_lock(&comm->failure_mutex);
+  abort_locked(comm, NULL, status, message);
   pthread_mutex_unlock(&comm->failure_mutex);
   wake_all(comm);
 }
@@ -142,6 +152,7 @@ void nlrt_spmd_reset(nlrt_communicator *comm) {
   pthread_mutex_lock(&comm->failure_mutex);
   comm->failure_status = NLRT_OK;
   comm->failure_message[0] = '\0';
+  comm->failure_replica = SIZE_MAX;
   pthread_mutex_unlock(&comm->failure_mutex);
 }
 
@@ -356,11 +367,23 @@ static void depart(nlrt_spmd_participant *self) {
  * where the operand begins).
  */
 
-static const char *operand_of(const nlrt_communicator *comm, int64_t replica) {
-  return comm->slots[replica - (int64_t)comm->first_replica].operand;
+static bool is_local(const nlrt_communicator *comm, int64_t replica) {
+  return (uint64_t)(replica - (int64_t)comm->first_replica) < comm->num_local;
 }
 
+/* A local replica's operand is in its slot; another process's is where
+ * the leader's exchange put it (NULL when the collective exchanged
+ * nothing: only a permute's steps between other processes' replicas ask). */
+static const char *operand_of(const nlrt_communicator *comm, int64_t replica) {
+  if (is_local(comm, replica))
+    return comm->slots[replica - (int64_t)comm->first_replica].operand;
+  return nlrt_processes_operand(comm->processes, (size_t)replica);
+}
+
+/* NULL for another process's replica: its own process writes its result. */
 static char *result_of(const nlrt_communicator *comm, int64_t replica) {
+  if (!is_local(comm, replica))
+    return NULL;
   return comm->slots[replica - (int64_t)comm->first_replica].result;
 }
 
@@ -396,8 +419,11 @@ static void all_reduce_share(nlrt_communicator *comm,
       record->reduce(chunk, operand_of(comm, members[k]) + offset, n);
     /* Written only after every read of this chunk: a member's result may
      * be its operand. */
-    for (size_t k = 0; k < g; ++k)
-      memcpy(result_of(comm, members[k]) + offset, chunk, bytes);
+    for (size_t k = 0; k < g; ++k) {
+      char *result = result_of(comm, members[k]);
+      if (result)
+        memcpy(result + offset, chunk, bytes);
+    }
     done += n;
   }
 }
@@ -419,9 +445,11 @@ static void all_gather_share(nlrt_communicator *comm,
      * once and written g times. */
     for (size_t done = 0; done < count;) {
       size_t n = count - done < per_chunk ? count - done : per_chunk;
-      for (size_t i = 0; i < g; ++i)
-        move_bytes(result_of(comm, members[i]) + to + done * size,
-                   from + done * size, n * size);
+      for (size_t i = 0; i < g; ++i) {
+        char *result = result_of(comm, members[i]);
+        if (result)
+          move_bytes(result + to + done * size, from + done * size, n * size);
+      }
       done += n;
     }
   }
@@ -449,11 +477,14 @@ static void all_to_all_share(nlrt_communicator *comm,
         size_t at_ab = (b * block + start + done) * size; /* a's block b */
         size_t at_ba = (a * block + start + done) * size; /* b's block a */
         if (a == b) {
-          move_bytes(result_a + at_ab, operand_a + at_ab, bytes);
-        } else {
+          if (result_a)
+            move_bytes(result_a + at_ab, operand_a + at_ab, bytes);
+        } else if (result_a || result_b) {
           memcpy(saved, operand_a + at_ab, bytes);
-          memcpy(result_a + at_ab, operand_b + at_ba, bytes);
-          memcpy(result_b + at_ba, saved, bytes);
+          if (result_a)
+            memcpy(result_a + at_ab, operand_b + at_ba, bytes);
+          if (result_b)
+            memcpy(result_b + at_ba, saved, bytes);
         }
         done += n;
       }
@@ -474,6 +505,8 @@ static void reduce_scatter_share(nlrt_communicator *comm,
   size_t block = record->elements / g, per_chunk = CHUNK_BYTES / size;
   for (size_t j = 0; j < g; ++j) {
     char *result = result_of(comm, members[j]);
+    if (!result)
+      continue; /* another process's member computes its own block */
     for (size_t done = 0; done < count;) {
       size_t n = count - done < per_chunk ? count - done : per_chunk;
       size_t offset = (j * block + start + done) * size;
@@ -498,20 +531,32 @@ static void permute_share(nlrt_communicator *comm,
     size_t offset = (start + done) * size, bytes = n * size;
     for (size_t i = 0; i < record->num_steps; ++i) {
       const nlrt_permute_step *step = &record->steps[i];
+      /* Steps of other processes' targets are theirs; a save only feeds
+       * a restore of its cycle, skipped with it where the operand is not
+       * here. */
+      char *target = step->action == NLRT_PERMUTE_SAVE
+                         ? NULL
+                         : result_of(comm, (int64_t)step->target);
+      const char *source = step->action == NLRT_PERMUTE_COPY ||
+                                   step->action == NLRT_PERMUTE_SAVE
+                               ? operand_of(comm, (int64_t)step->source)
+                               : NULL;
       switch (step->action) {
       case NLRT_PERMUTE_COPY:
-        move_bytes(result_of(comm, (int64_t)step->target) + offset,
-                   operand_of(comm, (int64_t)step->source) + offset, bytes);
+        if (target)
+          move_bytes(target + offset, source + offset, bytes);
         break;
       case NLRT_PERMUTE_SAVE:
-        memcpy(saved, operand_of(comm, (int64_t)step->source) + offset,
-               bytes);
+        if (source)
+          memcpy(saved, source + offset, bytes);
         break;
       case NLRT_PERMUTE_RESTORE:
-        memcpy(result_of(comm, (int64_t)step->target) + offset, saved, bytes);
+        if (target)
+          memcpy(target + offset, saved, bytes);
         break;
       case NLRT_PERMUTE_ZERO:
-        memset(result_of(comm, (int64_t)step->target) + offset, 0, bytes);
+        if (target)
+          memset(target + offset, 0, bytes);
         break;
       }
     }
@@ -524,6 +569,8 @@ static void run_share(nlrt_spmd_participant *self,
                       const nlrt_collective_record *record) {
   nlrt_communicator *comm = self->communicator;
   size_t start = 0, count = 0;
+  if (record->elements == 0)
+    return; /* nothing to move, and no exchanged operands to point at */
   if (record->op == NLRT_COLLECTIVE_PERMUTE) {
     /* Pairs span the communicator: every participant takes a range. */
     share_of(record->elements, comm->num_local, self->local, &start, &count);
@@ -535,26 +582,53 @@ static void run_share(nlrt_spmd_participant *self,
   /* The table was checked at load: every replica is in one group. */
   if (!nlrt_collective_group_of(record, self->replica, &members, &position))
     return;
+  /* The group's members in this process split the work: all of them in
+   * one process, fewer where the group spans processes. */
+  size_t sharers = 0, rank = 0;
+  for (size_t k = 0; k < g; ++k) {
+    if (!is_local(comm, members[k]))
+      continue;
+    rank += k < position;
+    ++sharers;
+  }
   switch (record->op) {
   case NLRT_COLLECTIVE_ALL_REDUCE:
-    share_of(record->elements, g, position, &start, &count);
+    share_of(record->elements, sharers, rank, &start, &count);
     all_reduce_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_ALL_GATHER:
-    share_of(record->elements, g, position, &start, &count);
+    share_of(record->elements, sharers, rank, &start, &count);
     all_gather_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_ALL_TO_ALL:
-    share_of(record->elements / g, g, position, &start, &count);
+    share_of(record->elements / g, sharers, rank, &start, &count);
     all_to_all_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_REDUCE_SCATTER:
-    share_of(record->elements / g, g, position, &start, &count);
+    share_of(record->elements / g, sharers, rank, &start, &count);
     reduce_scatter_share(comm, record, members, start, count);
     break;
   default: /* replica_id never comes here; permute did above */
     break;
   }
+}
+
+/* Between the first barrier and the shares of a collective that spans
+ * processes: the leader brings every other process's operands while the
+ * other local participants wait at a barrier of their own (untimed: the
+ * leader's MPI calls are), which the leader aborts if it fails. */
+static nlrt_status exchange_across_processes(
+    nlrt_spmd_participant *self, const nlrt_collectives *collectives,
+    size_t index) {
+  nlrt_communicator *comm = self->communicator;
+  if (self->local == 0) {
+    nlrt_status status = nlrt_processes_exchange(comm, collectives, index);
+    if (status != NLRT_OK) {
+      nlrt_spmd_fail(comm, status, nlrt_last_error());
+      return abandon(comm);
+    }
+  }
+  return arrive(self, collectives, (uint32_t)index, false);
 }
 
 nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *self,
@@ -568,7 +642,13 @@ nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *self,
   nlrt_status status = arrive(self, collectives, (uint32_t)index, true);
   if (status != NLRT_OK)
     return status;
-  run_share(self, &collectives->records[index]);
+  const nlrt_collective_record *record = &collectives->records[index];
+  if (comm->processes && nlrt_processes_spans(comm, record)) {
+    status = exchange_across_processes(self, collectives, index);
+    if (status != NLRT_OK)
+      return status;
+  }
+  run_share(self, record);
   depart(self);
   return NLRT_OK;
 }
@@ -577,5 +657,9 @@ void nlrt_spmd_finish(nlrt_spmd_participant *self,
                       const nlrt_collectives *collectives) {
   /* Failure here means a peer failed or diverged: the launch reports it,
    * while this participant's own program did finish. */
-  (void)arrive(self, collectives, NLRT_SPMD_END_OF_PROGRAM, false);
+  nlrt_status status =
+      arrive(self, collectives, NLRT_SPMD_END_OF_PROGRAM, false);
+  if (self->communicator->processes && self->local == 0)
+    nlrt_processes_conclude(self->communicator, collectives,
+                            status == NLRT_OK);
 }

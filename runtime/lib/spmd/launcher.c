@@ -11,6 +11,7 @@
 #include "communicator.h"
 
 #include "../services/collectives.h"
+#include "processes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,13 @@ static void run_participant(nlrt_spmd_thread *self) {
     /* A participant that stopped because the launch aborted leaves the
      * reason as it is (the first failure wins). */
     nlrt_spmd_abort(comm, self->participant.local, status, self->message);
-  } else if (comm->collectives && comm->collectives->count > 0) {
+    /* The other processes learn it at their next exchange. */
+    if (comm->processes && self->participant.local == 0)
+      nlrt_processes_conclude(comm, comm->collectives, false);
+  } else if (comm->processes ||
+             (comm->collectives && comm->collectives->count > 0)) {
+    /* Across processes always: a process whose program has no collective
+     * left must still meet the others' end of the program. */
     nlrt_spmd_finish(&self->participant, comm->collectives);
   }
   self->status = status;
@@ -162,6 +169,13 @@ NLRT_API nlrt_status nlrt_executable_execute_spmd(
     return status;
 
   pthread_mutex_lock(&comm->launch_mutex);
+  if (comm->processes) {
+    status = nlrt_processes_begin(comm->processes, executables[0]);
+    if (status != NLRT_OK) {
+      pthread_mutex_unlock(&comm->launch_mutex);
+      return status;
+    }
+  }
   pthread_mutex_lock(&comm->work_mutex);
   comm->collectives = executables[0]->collectives;
   for (size_t i = 0; i < num_local; ++i) {

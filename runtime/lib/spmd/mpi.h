@@ -1,0 +1,53 @@
+/*===- mpi.h - libmpi, loaded at run time, inside --------------------------===*
+ *
+ * The runtime never links libmpi: mpi.c dlopens it (nlrt_mpi_initialize)
+ * and reaches it through these few functions, which hide Open MPI's ABI
+ * (handles are the addresses of exported objects) and serialize every MPI
+ * call behind one process-wide mutex, so device threads of several
+ * communicators may call at once even at MPI_THREAD_SERIALIZED.
+ *
+ * Every operation is non-blocking and polled against a deadline: a peer
+ * that never comes is a timeout, never a hang. A request that timed out
+ * cannot be cancelled (MPI has no way to cancel a collective), so its
+ * buffers must stay allocated for the life of the process.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef NLRT_SPMD_MPI_H
+#define NLRT_SPMD_MPI_H
+
+#include "../internal.h"
+
+/* What a wait ended with. */
+typedef enum nlrt_mpi_outcome {
+  NLRT_MPI_DONE,      /* the operation completed */
+  NLRT_MPI_TIMED_OUT, /* the deadline passed first: the request is left */
+  NLRT_MPI_FAILED,    /* MPI returned an error (the message says which) */
+} nlrt_mpi_outcome;
+
+/* Whether MPI is initialized (and not finalized) through
+ * nlrt_mpi_initialize; if so, this process's rank and the size of
+ * MPI_COMM_WORLD. */
+bool nlrt_mpi_ready(int *rank, int *size);
+
+/* A duplicate of MPI_COMM_WORLD that returns errors (MPI_ERRORS_RETURN),
+ * made with MPI_Comm_idup and polled for at most `timeout_ns`. On
+ * NLRT_MPI_FAILED or NLRT_MPI_TIMED_OUT, `message` says why and nothing is
+ * stored. Each successful dup counts as a communicator spanning processes
+ * (nlrt_mpi_finalize refuses while one is alive) until nlrt_mpi_free. */
+nlrt_mpi_outcome nlrt_mpi_dup_world(void **out_comm, uint64_t timeout_ns,
+                                    char *message, size_t capacity);
+
+/* Frees a duplicate (with `really` false it is left to MPI, as after a
+ * timeout, and only stops counting). */
+void nlrt_mpi_free(void *comm, bool really);
+
+/* An allgather of `bytes` bytes per process on `comm`, in place: process
+ * p's part is recv[p * bytes, (p + 1) * bytes). `bytes` must be at most
+ * INT_MAX. Polled for at most `timeout_ns` (spinning a little, then short
+ * sleeps). */
+nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, void *recv, size_t bytes,
+                                    uint64_t timeout_ns, char *message,
+                                    size_t capacity);
+
+#endif /* NLRT_SPMD_MPI_H */
