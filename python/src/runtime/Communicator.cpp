@@ -15,7 +15,8 @@ using namespace nb::literals;
 
 namespace numlir::runtime {
 
-Communicator::Communicator(nb::sequence devices, uint32_t timeoutMs) {
+Communicator::Communicator(nb::sequence devices, uint32_t timeoutMs,
+                           size_t firstReplica, size_t numReplicas) {
   std::vector<nlrt_device *> handles;
   for (nb::handle item : devices) {
     Device *device = nullptr;
@@ -29,11 +30,17 @@ Communicator::Communicator(nb::sequence devices, uint32_t timeoutMs) {
     handles.push_back(device->raw());
   }
   nlrt_communicator_options options = {};
-  options.first_replica = 0;
-  options.num_replicas = handles.size();
+  options.first_replica = firstReplica;
+  options.num_replicas = numReplicas ? numReplicas : handles.size();
   options.timeout_ms = timeoutMs;
-  checkStatus(nlrt_communicator_create(handles.data(), handles.size(), &options,
-                                       &handle));
+  nlrt_status status;
+  {
+    // Spanning processes, creation waits for the others (an MPI exchange).
+    nb::gil_scoped_release release;
+    status = nlrt_communicator_create(handles.data(), handles.size(), &options,
+                                      &handle);
+  }
+  checkStatus(status);
   numLocal = handles.size();
 }
 
@@ -94,9 +101,14 @@ participant waits at most `timeout_ms` for its peers at a collective (0: the
 NUMLIR_COLLECTIVE_TIMEOUT environment variable in seconds, else 600 s).
 Raises RuntimeError (COLLECTIVE_FAILED: ...) when the replicas diverge, time
 out or one of them fails; the message names the collectives and lines.
+
+With `num_replicas` above len(devices) the communicator spans processes
+(MPI, after mpi_initialize): this process holds replicas [first_replica,
+first_replica + len(devices)), and every process creates it, in the same
+order.
 )")
-      .def(nb::init<nb::sequence, uint32_t>(), "devices"_a,
-           "timeout_ms"_a = 0)
+      .def(nb::init<nb::sequence, uint32_t, size_t, size_t>(), "devices"_a,
+           "timeout_ms"_a = 0, "first_replica"_a = 0, "num_replicas"_a = 0)
       .def_prop_ro("size", &Communicator::size)
       .def("execute", &Communicator::execute, "executables"_a, "buffers"_a);
 }

@@ -16,8 +16,11 @@ namespace numlir::runtime {
 /// copies of an SPMD executable run at once and meet in their collectives.
 class Communicator {
 public:
-  /// `devices` are numlir._runtime.Device objects, one per participant.
-  Communicator(nanobind::sequence devices, uint32_t timeoutMs);
+  /// `devices` are numlir._runtime.Device objects, one per participant:
+  /// global replicas [firstReplica, firstReplica + len(devices)) of
+  /// numReplicas (0: len(devices); more spans processes through MPI).
+  Communicator(nanobind::sequence devices, uint32_t timeoutMs,
+               size_t firstReplica, size_t numReplicas);
   Communicator(const Communicator &) = delete;
   Communicator &operator=(const Communicator &) = delete;
   ~Communicator();
@@ -36,6 +39,9 @@ private:
 };
 
 void registerCommunicator(nanobind::module_ &m);
+
+/// mpi_initialize and mpi_finalize (Mpi.cpp).
+void registerMpi(nanobind::module_ &m);
 
 } // namespace numlir::runtime
 

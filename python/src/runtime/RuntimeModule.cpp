@@ -255,4 +255,5 @@ errors as for load::
       });
 
   numlir::runtime::registerCommunicator(m);
+  numlir::runtime::registerMpi(m);
 }

@@ -1,0 +1,119 @@
+"""C1: what a psum across processes costs beside MPI's own allreduce on the same buffer.
+
+    .venv/bin/python bench/allreduce.py [--quick]     # runs mpirun itself
+
+Under ``mpirun -np 2`` (once over shared memory, once over TCP on loopback), each process
+times, on float32 buffers from 4 KiB to 64 MiB, the median of many calls of
+
+- numlir: ``pmap(lambda x: lax.psum(x, "i"), donate_argnums=0)`` on its one device (the
+  buffer is donated, so the sum lands in place, like MPI_IN_PLACE), and
+- MPI: mpi4py's ``comm.Allreduce(MPI.IN_PLACE, buf)``,
+
+and process 0 prints the overhead (numlir / MPI - 1). The target (issue 36) is at most 10%
+from 1 MiB up. numlir's psum is an allgather plus a local sum in group order (bitwise the
+same on every process and as one process with every device; docs/distributed.md): for two
+processes that is the data an allreduce moves. Results: bench/results/allreduce.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+SIZES = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+TRANSPORTS = {"shared memory": [], "tcp": ["--mca", "btl", "tcp,self",
+                                           "--mca", "btl_tcp_if_include", "lo"]}
+
+
+def _median_seconds(call, budget: float) -> float:
+    """The median of timed calls after two warm-up calls, within about ``budget`` s."""
+    call()
+    call()
+    samples, spent = [], 0.0
+    while len(samples) < 5 or (spent < budget and len(samples) < 200):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+        spent += samples[-1]
+    return statistics.median(samples)
+
+
+def child(quick: bool) -> None:
+    """One rank: time both on every size; rank 0 prints a JSON line."""
+    import numpy as np
+    from mpi4py import MPI
+
+    import numlir
+    from numlir import lax
+
+    numlir.distributed.initialize(cluster_detection_method="mpi4py")
+    comm = MPI.COMM_WORLD
+    psum = numlir.pmap(lambda x: lax.psum(x, "i"), axis_name="i", donate_argnums=0)
+    rows = []
+    for size in SIZES[:4] if quick else SIZES:
+        n = size // 4
+        buf = np.ones(n, np.float32)
+        comm.Barrier()
+        mpi = _median_seconds(lambda: comm.Allreduce(MPI.IN_PLACE, buf), 0.5 if quick else 2)
+        state = {"x": np.ones((1, n), np.float32)}
+
+        def numlir_call():
+            state["x"] = psum(state["x"])
+
+        comm.Barrier()
+        ours = _median_seconds(numlir_call, 0.5 if quick else 2)
+        # Both ranks timed the same calls; the slower rank's median is the collective's.
+        mpi, ours = comm.allreduce(mpi, op=MPI.MAX), comm.allreduce(ours, op=MPI.MAX)
+        rows.append({"bytes": size, "mpi_us": mpi * 1e6, "numlir_us": ours * 1e6,
+                     "overhead": ours / mpi - 1})
+    if comm.rank == 0:
+        print("RESULT " + json.dumps(rows), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="up to 4 MiB, shorter timing")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.child:
+        return child(opts.quick)
+    mpirun = shutil.which("mpirun") or str(pathlib.Path(sys.prefix) / "bin" / "mpirun")
+    if not pathlib.Path(mpirun).exists():
+        print("C1 skipped: mpirun not found (make setup installs Open MPI)")
+        return
+    env = dict(os.environ, NUMLIR_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    report = {"cpus": os.cpu_count(), "loadavg": os.getloadavg(), "transports": {}}
+    for transport, flags in TRANSPORTS.items():
+        done = subprocess.run([mpirun, "--oversubscribe", "-np", "2", *flags, sys.executable,
+                               __file__, "--child"] + (["--quick"] if opts.quick else []),
+                              capture_output=True, text=True, timeout=900, env=env)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+        if done.returncode != 0 or not lines:
+            print(f"C1 {transport} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+            continue
+        rows = json.loads(lines[0][len("RESULT "):])
+        report["transports"][transport] = rows
+        print(f"\nC1 psum across 2 processes vs MPI_Allreduce, float32, {transport}")
+        print(f"{'size':>10} {'MPI µs':>10} {'numlir µs':>10} {'overhead':>9}")
+        for row in rows:
+            size = row["bytes"]
+            label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+            print(f"{label:>10} {row['mpi_us']:10.1f} {row['numlir_us']:10.1f} "
+                  f"{row['overhead']:+9.1%}")
+    out = HERE / "results" / "allreduce.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

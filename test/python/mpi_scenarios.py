@@ -1,0 +1,141 @@
+"""pmap across processes, run by test_distributed.py: every collective on P processes of D
+devices each (under mpirun), or on one process of P*D devices (the reference).
+
+    python mpi_scenarios.py OUT single P D      # one process, P*D devices: OUT/single.npz
+    mpirun -np P python mpi_scenarios.py OUT mpi P D     # OUT/rank{p}.npz, each its rows
+    mpirun -np 2 python mpi_scenarios.py OUT diverge 2 1 # the processes' collectives differ
+    mpirun -np 2 python mpi_scenarios.py OUT skip 2 1    # process 1 skips a pmap
+
+The runtime reduces every group in group order whoever holds its members, so a process's
+rows must equal the reference's bit for bit (test_distributed.py checks that, and the values
+against NumPy).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+
+OUT, MODE, P, D = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+G = P * D  # the global axis
+
+import numlir  # noqa: E402
+import numlir.numpy as jnp  # noqa: E402
+from numlir import lax  # noqa: E402
+
+if MODE == "single":
+    numlir.config.update("jax_num_cpu_devices", G)
+else:
+    numlir.distributed.initialize()
+    numlir.config.update("jax_num_cpu_devices", D)
+RANK = numlir.process_index()
+ROWS = slice(0, G) if MODE == "single" else slice(RANK * D, (RANK + 1) * D)
+
+
+def inputs(seed: int, shape, dtype=np.float32) -> np.ndarray:
+    """The global argument (every process draws it whole), with edge values mixed in."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(G, *shape)) * 10
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * rng.normal(size=x.shape)
+    return x.astype(dtype)
+
+
+def run(f, *args, in_axes=0, out_axes=0, **kw):
+    """f pmapped over this process's rows of each global argument mapped on axis 0."""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    local = [a if ax is None else a[ROWS] for a, ax in zip(args, axes)]
+    return numlir.pmap(f, axis_name="i", in_axes=in_axes, out_axes=out_axes, **kw)(*local)
+
+
+def edges(x: np.ndarray) -> np.ndarray:
+    """NaN, both zeros and infinities in a few places (max/min must propagate NaN)."""
+    x = x.copy()
+    x[0, 0], x[-1, 1] = np.nan, -0.0
+    x[G // 2, 2], x[0, 3] = np.inf, -np.inf
+    return x
+
+
+def scenarios() -> dict[str, object]:
+    x = inputs(0, (5,))
+    groups = [list(range(0, G, 2)), list(range(1, G, 2))] if G % 2 == 0 else None
+    out = {
+        "psum_f32": run(lambda v: lax.psum(v, "i"), x),
+        "psum_f16": run(lambda v: lax.psum(v, "i"), inputs(1, (7,), np.float16)),
+        "psum_i32": run(lambda v: lax.psum(v, "i"),
+                        (inputs(2, (4,)) * 1e7).astype(np.int32)),
+        "psum_c64": run(lambda v: lax.psum(v, "i"), inputs(3, (3,), np.complex64)),
+        "pmean": run(lambda v: lax.pmean(v, "i"), x),
+        "pmax_edges": run(lambda v: lax.pmax(v, "i"), edges(x)),
+        "pmin_edges": run(lambda v: lax.pmin(v, "i"), edges(x)),
+        "all_gather": run(lambda v: lax.all_gather(v, "i"), x),
+        "all_gather_tiled": run(lambda v: lax.all_gather(v, "i", tiled=True), x),
+        "ppermute_ring": run(lambda v: lax.ppermute(v, "i", [(j, (j + 1) % G)
+                                                               for j in range(G)]), x),
+        "ppermute_partial": run(lambda v: lax.ppermute(v, "i", [(0, G - 1)]), x),
+        "all_to_all": run(lambda v: lax.all_to_all(v, "i", 0, 0), inputs(4, (G, 3))),
+        "psum_scatter": run(lambda v: lax.psum_scatter(v, "i"), inputs(5, (G, 2))),
+        "axis_index": run(lambda v: lax.axis_index("i") + 0 * v[0].astype(jnp.int32), x),
+        "out_axes_none": run(lambda v: lax.psum(v, "i"), x, out_axes=None),
+        "broadcast_arg": run(lambda w, v: lax.psum(w * v, "i"), inputs(6, ())[0], x,
+                             in_axes=(None, 0)),
+    }
+    if groups:
+        out["psum_groups"] = run(lambda v: lax.psum(v, "i", axis_index_groups=groups), x)
+
+    def loss(w, batch):
+        return jnp.mean((jnp.tanh(batch @ w) - 1.0) ** 2)
+
+    w = inputs(7, (3,))[0]
+    out["pmean_grad"] = run(lambda w, b: lax.pmean(numlir.grad(loss)(w, b), "i"), w,
+                            inputs(8, (6, 3)), in_axes=(None, 0), out_axes=None)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def queries() -> dict:
+    return {"process_index": numlir.process_index(), "process_count": numlir.process_count(),
+            "devices": [(d.id, d.process_index) for d in numlir.devices()],
+            "local_devices": [d.id for d in numlir.local_devices()],
+            "local_device_count": numlir.local_device_count()}
+
+
+def expect_failure(f, *args) -> str:
+    try:
+        run(f, *args)
+    except RuntimeError as error:
+        return str(error)
+    return "no error"
+
+
+if MODE in ("single", "mpi"):
+    results = scenarios()
+    name = "single" if MODE == "single" else f"rank{RANK}"
+    np.savez(os.path.join(OUT, f"{name}.npz"), **results)
+    with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+        json.dump(queries(), f)
+elif MODE == "diverge":
+    # Same sizes, different collectives: the header exchange names both.
+    x = inputs(0, (4,))
+    message = expect_failure((lambda v: lax.psum(v, "i")) if RANK == 0
+                             else (lambda v: lax.pmax(v, "i")), x)
+    # The communicator still works after a divergence.
+    again = run(lambda v: lax.psum(v, "i"), x)
+    with open(os.path.join(OUT, f"diverge{RANK}.json"), "w") as f:
+        json.dump({"message": message, "again": np.asarray(again).tolist(),
+                   "want": np.broadcast_to(x.sum(0), (D, 4)).tolist()}, f)
+elif MODE == "skip":
+    x = inputs(0, (4,))
+    run(lambda v: lax.psum(v, "i"), x)  # both: the communicator exists
+    message = "skipped"
+    if RANK == 0:
+        message = expect_failure(lambda v: lax.psum(v * 2, "i"), x)
+    with open(os.path.join(OUT, f"skip{RANK}.json"), "w") as f:
+        json.dump({"message": message}, f)
+else:
+    traceback.print_stack()
+    sys.exit(f"unknown mode {MODE}")
+print(f"scenarios done on process {RANK}", flush=True)
