@@ -105,6 +105,10 @@ demo: build
 bench: build
 	$(PY) -m pip install -q torch==2.13.0 matplotlib || $(PY) -m pip install -q torch matplotlib
 	$(PY) bench/run.py $(BENCH_ARGS)
+	# C1 and C2 (docs/benchmarks.md): psum across processes beside MPI_Allreduce, and the
+	# DCGAN step from 1 to 2 devices and processes; each runs mpirun itself.
+	$(PY) bench/allreduce.py
+	$(PY) bench/scaling.py
 
 clean:
 	rm -rf build build-asan $(STAMPS)

@@ -33,17 +33,27 @@ TRANSPORTS = {"shared memory": [], "tcp": ["--mca", "btl", "tcp,self",
                                            "--mca", "btl_tcp_if_include", "lo"]}
 
 
-def _median_seconds(call, budget: float) -> float:
-    """The median of timed calls after two warm-up calls, within about ``budget`` s."""
+def _median_seconds(call, comm, budget: float) -> float:
+    """The median of timed calls after two warm-up calls, about ``budget`` s of them. Every
+    rank makes the same number of calls (they are collectives): the count comes from the
+    slowest rank's first timing."""
     call()
     call()
-    samples, spent = [], 0.0
-    while len(samples) < 5 or (spent < budget and len(samples) < 200):
+    start = time.perf_counter()
+    call()
+    first = comm.allreduce(time.perf_counter() - start, op=_max())
+    samples = []
+    for _ in range(max(5, min(200, int(budget / max(first, 1e-9))))):
         start = time.perf_counter()
         call()
         samples.append(time.perf_counter() - start)
-        spent += samples[-1]
     return statistics.median(samples)
+
+
+def _max():
+    from mpi4py import MPI
+
+    return MPI.MAX
 
 
 def child(quick: bool) -> None:
@@ -62,14 +72,15 @@ def child(quick: bool) -> None:
         n = size // 4
         buf = np.ones(n, np.float32)
         comm.Barrier()
-        mpi = _median_seconds(lambda: comm.Allreduce(MPI.IN_PLACE, buf), 0.5 if quick else 2)
+        mpi = _median_seconds(lambda: comm.Allreduce(MPI.IN_PLACE, buf), comm,
+                              0.5 if quick else 2)
         state = {"x": np.ones((1, n), np.float32)}
 
         def numlir_call():
             state["x"] = psum(state["x"])
 
         comm.Barrier()
-        ours = _median_seconds(numlir_call, 0.5 if quick else 2)
+        ours = _median_seconds(numlir_call, comm, 0.5 if quick else 2)
         # Both ranks timed the same calls; the slower rank's median is the collective's.
         mpi, ours = comm.allreduce(mpi, op=MPI.MAX), comm.allreduce(ours, op=MPI.MAX)
         rows.append({"bytes": size, "mpi_us": mpi * 1e6, "numlir_us": ours * 1e6,
