@@ -2,7 +2,9 @@
 
 import importlib.util
 import os
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +40,17 @@ def _x32_by_default():
     yield
     config.update("jax_enable_x64", prev[0])
     jax.config.update("jax_enable_x64", prev[1])
+
+
+@pytest.fixture(scope="session")
+def mpirun() -> Path:
+    """Open MPI's mpirun (on PATH, or beside this Python: `make setup` puts the PyPI
+    wheel's there). Missing, the test skips, or fails where NUMLIR_REQUIRE_MPI=1 (CI)."""
+    found = shutil.which("mpirun")
+    path = Path(found) if found else Path(sys.prefix) / "bin" / "mpirun"
+    if not path.exists():
+        if os.environ.get("NUMLIR_REQUIRE_MPI") == "1":
+            pytest.fail("mpirun not found, and NUMLIR_REQUIRE_MPI=1 (make setup installs "
+                        "Open MPI)")
+        pytest.skip("mpirun not found (make setup installs Open MPI)")
+    return path

@@ -2,14 +2,13 @@
 3 processes, over shared memory and over TCP on loopback, against one process holding every
 replica (bit for bit) and NumPy; divergence and missing-peer failures; initialize's errors.
 
-Skips where mpirun is absent ("make setup installs Open MPI"); NUMLIR_REQUIRE_MPI=1 (CI)
-makes that a failure."""
+Skips where mpirun is absent (conftest's ``mpirun`` fixture: "make setup installs Open
+MPI"); NUMLIR_REQUIRE_MPI=1 (CI) makes that a failure."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,24 +19,6 @@ import pytest
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "mpi_scenarios.py"
 TCP = ["--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo"]
-
-
-def find_mpirun() -> str | None:
-    found = shutil.which("mpirun")
-    if found:
-        return found
-    beside = Path(sys.prefix) / "bin" / "mpirun"
-    return str(beside) if beside.exists() else None
-
-
-@pytest.fixture(scope="module")
-def mpirun() -> str:
-    found = find_mpirun()
-    if found is None:
-        if os.environ.get("NUMLIR_REQUIRE_MPI") == "1":
-            pytest.fail("mpirun not found, and NUMLIR_REQUIRE_MPI=1 (make setup installs Open MPI)")
-        pytest.skip("mpirun not found (make setup installs Open MPI)")
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +35,9 @@ def _env(cache: Path, **extra) -> dict:
     return env
 
 
-def _launch(mpirun: str, out: Path, mode: str, processes: int, devices: int, cache: Path,
+def _launch(mpirun: Path, out: Path, mode: str, processes: int, devices: int, cache: Path,
             transport: list[str] = (), timeout: float = 120, **env) -> subprocess.CompletedProcess:
-    command = [mpirun, "--oversubscribe", "-np", str(processes), *transport, sys.executable,
+    command = [str(mpirun), "--oversubscribe", "-np", str(processes), *transport, sys.executable,
                str(SCENARIOS), str(out), mode, str(processes), str(devices)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           env=_env(cache, **env))
@@ -178,7 +159,7 @@ def test_the_dcgan_trains_under_mpirun_as_on_two_local_devices(mpirun, cache_dir
         env=_env(cache_dir))
     assert local.returncode == 0, local.stderr[-3000:]
     done = subprocess.run(
-        [mpirun, "--oversubscribe", "-np", "2", sys.executable, str(script), *flags,
+        [str(mpirun), "--oversubscribe", "-np", "2", sys.executable, str(script), *flags,
          "--save", str(tmp_path / "mpi.npz"), "--data-parallel", "1"],
         capture_output=True, text=True, timeout=600, env=_env(cache_dir))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]

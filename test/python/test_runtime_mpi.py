@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,24 +28,6 @@ pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler")
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 90
-
-
-def _find_mpirun() -> Path | None:
-    found = shutil.which("mpirun")
-    if found:
-        return Path(found)
-    beside_python = Path(sys.prefix) / "bin" / "mpirun"
-    return beside_python if beside_python.exists() else None
-
-
-@pytest.fixture(scope="module")
-def mpirun() -> Path:
-    found = _find_mpirun()
-    if found is None:
-        if os.environ.get("NUMLIR_REQUIRE_MPI") == "1":
-            pytest.fail("mpirun not found, and NUMLIR_REQUIRE_MPI=1")
-        pytest.skip("mpirun not found (make setup installs Open MPI)")
-    return found
 
 
 def _prefix(mpirun: Path) -> Path:

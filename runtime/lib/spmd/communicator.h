@@ -129,6 +129,10 @@ void nlrt_spmd_abort(nlrt_communicator *communicator, size_t local,
 void nlrt_spmd_fail(nlrt_communicator *communicator, nlrt_status status,
                     const char *message);
 
+/* "2 s" or "1500 ms": a timeout for messages. */
+void nlrt_spmd_describe_timeout(uint64_t timeout_ns, char *out,
+                                size_t capacity);
+
 /* Readies the barrier for the next launch; no participant may be running. */
 void nlrt_spmd_reset(nlrt_communicator *communicator);
 

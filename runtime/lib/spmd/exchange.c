@@ -204,7 +204,8 @@ static void list_replicas(const nlrt_communicator *comm, const bool *arrived,
   }
 }
 
-static void describe_timeout(uint64_t timeout_ns, char *out, size_t capacity) {
+void nlrt_spmd_describe_timeout(uint64_t timeout_ns, char *out,
+                                size_t capacity) {
   uint64_t ms = timeout_ns / 1000000u;
   if (ms % 1000 == 0)
     snprintf(out, capacity, "%llu s", (unsigned long long)(ms / 1000));
@@ -230,7 +231,7 @@ static void timeout_message(nlrt_communicator *comm,
   }
   char what[256], after[32], missing[512], waiting[768];
   nlrt_collective_describe(collectives, own_point, what, sizeof(what));
-  describe_timeout(comm->timeout_ns, after, sizeof(after));
+  nlrt_spmd_describe_timeout(comm->timeout_ns, after, sizeof(after));
   list_replicas(comm, arrived, false, missing, sizeof(missing));
   if (same_point) {
     list_replicas(comm, arrived, true, waiting, sizeof(waiting));

@@ -77,14 +77,6 @@ struct nlrt_processes {
 
 /*===--- Messages ----------------------------------------------------------===*/
 
-static void describe_timeout(uint64_t timeout_ns, char *out, size_t capacity) {
-  uint64_t ms = timeout_ns / 1000000u;
-  if (ms % 1000 == 0)
-    snprintf(out, capacity, "%llu s", (unsigned long long)(ms / 1000));
-  else
-    snprintf(out, capacity, "%llu ms", (unsigned long long)ms);
-}
-
 /* "all_reduce (f.py:6)", "the end of the program" or "the report of a
  * failure": what this process exchanged at. */
 static void describe_exchange(const nlrt_collectives *collectives,
@@ -136,7 +128,7 @@ static nlrt_status exchange_failed(nlrt_processes *p, nlrt_mpi_outcome outcome,
                                    const char *what, const char *detail) {
   if (outcome == NLRT_MPI_TIMED_OUT) {
     char after[32];
-    describe_timeout(p->timeout_ns, after, sizeof(after));
+    nlrt_spmd_describe_timeout(p->timeout_ns, after, sizeof(after));
     return poison(p,
                   "%s timed out after %s waiting for the other processes "
                   "(process %d of %d is at it)",
