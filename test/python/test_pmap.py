@@ -190,12 +190,41 @@ def test_disable_jit_runs_pmap_as_vmap():
     np.testing.assert_allclose(np.asarray(out), np.arange(1.0, 4.0) / 6.0, rtol=1e-6)
 
 
-def test_pmap_inside_jit_and_host_callbacks_inside_pmap_are_clear_errors_for_now():
-    f = numlir.pmap(lambda x: x * 2)
-    with pytest.raises(NotImplementedError, match="inside jit, grad, vmap or another pmap"):
-        numlir.jit(lambda x: f(x))(np.ones((1, 2), F32))
+def test_host_callbacks_inside_pmap_are_a_clear_error_for_now():
     with pytest.raises(NotImplementedError, match="host callbacks .* inside a pmap body"):
         numlir.pmap(lambda x: numlir.debug.print("{}", x) or x)(np.ones((1, 2), F32))
+
+
+@several
+def test_jit_grad_and_vmap_of_pmap_give_jaxs_values_and_derivatives():
+    """Inside a transformation pmap runs as vmap with its axis name (docs/pmap.md)."""
+    x = (R.normal(size=(N, 3)) + 2).astype(F32)
+
+    def body(lib):
+        return lambda v: v / lib.lax.psum(v, "i") + lib.lax.axis_index("i")
+
+    f, jf = numlir.pmap(body(numlir), axis_name="i"), jax.vmap(body(jax), axis_name="i")
+    loss = lambda g, lib: lambda v: lib.numpy.sum(g(v) ** 2)  # noqa: E731
+    _close(numlir.jit(f)(x), np.asarray(jf(x)))
+    _close(numlir.grad(loss(f, numlir))(x), np.asarray(jax.grad(loss(jf, jax))(x)), rtol=1e-5)
+    batch = np.stack([x, 2 * x])
+    _close(numlir.vmap(f)(batch), np.asarray(jax.vmap(jf)(batch)))
+    # The size check still asks for one device per index, as JAX's.
+    with pytest.raises(ValueError, match="only .* devices are available"):
+        numlir.jit(f)(np.ones((N + 1, 3), F32))
+
+
+@several
+def test_nested_pmap_sees_both_axes():
+    y = R.normal(size=(2, 2, 3)).astype(F32)
+
+    def outer(lib, inner_map):
+        inner = lambda b: lib.lax.psum(b, "j") * 10 + lib.lax.psum(b, "i")  # noqa: E731
+        return lambda a: inner_map(inner, axis_name="j")(a)
+
+    got = numlir.pmap(outer(numlir, numlir.pmap), axis_name="i")(y)
+    want = jax.vmap(outer(jax, jax.vmap), axis_name="i")(y)
+    _close(got, np.asarray(want))
 
 
 @several

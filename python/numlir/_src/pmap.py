@@ -214,18 +214,28 @@ class PmapFunction:
             args.insert(i, v)
         return args, kwargs
 
+    def _as_vmap(self, leaves, in_tree, static_key, axes):
+        """``vmap(f, axis_name=...)`` on the same arguments: pmap's values (JAX's eager pmap
+        is this vmap), computed where the enclosing computation runs."""
+        def flat_fun(*dyn):
+            args, kw = self._rebuild(in_tree, static_key, dyn)
+            return self._fun(*args, **kw)
+
+        return vmap(flat_fun, in_axes=tuple(axes), out_axes=self._out_axes,
+                    axis_name=self._axis_name, axis_size=self._axis_size)(*leaves)
+
     @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
-        if config.flags.disable_jit:  # JAX's eager pmap: the same values, on one device
-            return vmap(functools.partial(self._fun, **kwargs) if kwargs else self._fun,
-                        in_axes=self._in_axes, out_axes=self._out_axes,
-                        axis_name=self._axis_name, axis_size=self._axis_size)(*args)
-        if not isinstance(core.current_trace(), core.EvalTrace):
-            raise NotImplementedError(
-                f"pmap({function_name(self._fun)}) inside jit, grad, vmap or another pmap "
-                "is not supported yet (docs/design-pmap.md, increment 5); call it at the top "
-                "level, or use vmap(..., axis_name=...) inside")
         leaves, in_tree, static_key, axes = self._split(args, kwargs)
+        if config.flags.disable_jit or not isinstance(core.current_trace(), core.EvalTrace):
+            # Under disable_jit, and inside jit, grad, vmap or another pmap's body (nesting),
+            # pmap runs as vmap with its axis name: JAX's values and derivatives, on the
+            # enclosing computation's device (docs/pmap.md). The mapped size still needs
+            # as many devices as JAX would ask for.
+            size = _mapped_size(leaves, axes, self._axis_size, self._fun)
+            if not config.flags.disable_jit:
+                _devices_for(size, self._devices, self._backend, self._fun)
+            return self._as_vmap(leaves, in_tree, static_key, axes)
         several = device_queries.process_count() > 1  # each process maps its part
         size = _mapped_size(leaves, axes, None if several else self._axis_size, self._fun)
         global_size = _global_size(size, self._axis_size, self._fun)
