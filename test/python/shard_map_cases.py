@@ -61,16 +61,21 @@ def cases(lib) -> dict:
         "mlp_step": (lib.shard_map(mlp_step, mesh=line, in_specs=(P(), P("i")),
                                    out_specs=P(), check_vma=False), (w[:, :3], rng.normal(
             size=(8, 6)).astype(np.float32))),
+        # Differentiated from outside: the replicated w's cotangent sums over devices.
+        "grad_of_shard_map": (lib.grad(lambda w, xs: smap(
+            lambda w, xb: lax.psum(jnp.sum(jnp.tanh(xb @ w) ** 2), "i"), line,
+            (P(), P("i")), P())(w, xs)), (w[:, :3], rng.normal(size=(8, 6)).astype(np.float32))),
         "pytree": (smap(lambda d: {"s": lax.psum(d["a"], "i"), "b": d["b"] + 1}, line,
                         ({"a": P("i"), "b": P()},), {"s": P(), "b": P()}),
                    ({"a": x, "b": np.ones(3, np.float32)},)),
     }
 
 
-def run(lib) -> dict[str, np.ndarray]:
+def run(lib, wrap=lambda f: f) -> dict[str, np.ndarray]:
+    """Every case's outputs by "name/leaf"; ``wrap`` (e.g. jit) applies to each function."""
     out = {}
     for name, (f, args) in cases(lib).items():
-        result = f(*args)
+        result = wrap(f)(*args)
         leaves = lib.tree_util.tree_leaves(result)
         for k, leaf in enumerate(leaves):
             out[f"{name}/{k}"] = np.asarray(leaf)

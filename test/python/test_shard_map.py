@@ -37,8 +37,10 @@ def jax_values(tmp_path_factory) -> dict[str, np.ndarray]:
 
 
 @four
-def test_every_case_gives_jaxs_values_shapes_and_dtypes(jax_values):
-    got = shard_map_cases.run(numlir)
+@pytest.mark.parametrize("wrap", ["top level", "jit"])
+def test_every_case_gives_jaxs_values_shapes_and_dtypes(jax_values, wrap):
+    # Under jit (and grad, vmap, pmap) shard_map runs as one vmap per mesh axis.
+    got = shard_map_cases.run(numlir, numlir.jit if wrap == "jit" else lambda f: f)
     assert got.keys() == jax_values.keys()
     for name, want in jax_values.items():
         assert got[name].shape == want.shape and got[name].dtype == want.dtype, name
@@ -81,6 +83,10 @@ def test_an_output_that_varies_over_an_axis_its_spec_omits_is_refused():
         numlir.shard_map(
             lambda v: lax.fori_loop(0, 2, lambda i, c: c + lax.axis_index("data"), v),
             mesh=_grid(), in_specs=P(), out_specs=P())(np.float32(0))
+    # Under jit too (the vmap path checks the same graph).
+    with pytest.raises(ValueError, match="replicated across mesh axis 'model'"):
+        numlir.jit(numlir.shard_map(lambda v: v, mesh=_grid(), in_specs=P("data", "model"),
+                                    out_specs=P("data", None)))(np.ones((4, 6), np.float32))
     # check_vma=False takes the devices at coordinate 0 on the omitted axis.
     got = numlir.shard_map(lambda v: v, mesh=_grid(), in_specs=P("data", "model"),
                            out_specs=P("data", None), check_vma=False)(
@@ -114,8 +120,6 @@ def test_bad_specs_and_shapes_say_what_is_wrong():
         numlir.shard_map(lambda v: v, mesh=mesh, in_specs=P("i", "i"), out_specs=P())(x)
     with pytest.raises(ValueError, match="needs mesh="):
         numlir.shard_map(lambda v: v, in_specs=P(), out_specs=P())
-    with pytest.raises(NotImplementedError, match="inside jit"):
-        numlir.jit(numlir.shard_map(lambda v: v, mesh=mesh, in_specs=P(), out_specs=P()))(x)
     with pytest.raises(TypeError, match="mesh axis name"):
         P(3)
 

@@ -8,13 +8,15 @@ mesh's devices as pmap does, and puts the output blocks together by ``out_specs`
 spec that omits a mesh axis promises the output is the same along it, which
 spmd_varying.py checks from the graph before anything runs (``check_vma``).
 
-First cut (docs/design-pmap.md §5): at the top level, on this process's numlir CPU
-devices, host arrays in and out.
+First cut (docs/design-pmap.md §5): at the top level it runs on this process's numlir CPU
+devices, host arrays in and out; inside jit, grad, vmap or pmap it runs as one vmap per
+mesh axis (JAX's values, on the enclosing computation's device).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -22,9 +24,11 @@ import numpy as np
 from numlir._src import (config, core, dispatch, dtypes, lowering, spmd, spmd_varying,
                          traceback_util, tree_util)
 from numlir._src.array import Array
+from numlir._src.lax import shape_ops, slicing
 from numlir._src.lru_cache import LRUCache
 from numlir._src.sharding import Mesh, PartitionSpec, block_index
 from numlir._src.static_args import function_name
+from numlir._src.vmap import vmap
 
 
 class _Program(NamedTuple):
@@ -99,6 +103,41 @@ def _block(x: np.ndarray, spec: PartitionSpec, mesh: Mesh, coords: dict) -> np.n
     return np.asarray(x[tuple(index)], order="C")
 
 
+def _split_blocks(x, spec: PartitionSpec, mesh: Mesh):
+    """``x`` with a leading axis per mesh axis its spec names (in mesh order) and each
+    dimension cut to one device's block: block (c_a, c_b, ...) is device (a, b, ...)'s."""
+    shape, where = [], {}  # where[name]: the axis of the reshaped array it became
+    for dim, size in enumerate(x.shape):
+        names = spec.names_of(dim)
+        for name in names:
+            where[name] = len(shape)
+            shape.append(mesh.shape[name])
+        shape.append(size // math.prod(mesh.shape[n] for n in names))
+    y = shape_ops.reshape(x, tuple(shape))
+    leading = [where[n] for n in mesh.axis_names if n in where]
+    rest = [a for a in range(len(shape)) if a not in leading]
+    return shape_ops.transpose(y, leading + rest)
+
+
+def _join_blocks(y, spec: PartitionSpec, mesh: Mesh):
+    """The inverse of _split_blocks for an output with a leading axis per mesh axis (all of
+    them, vmapped): axes the spec omits are taken at 0, the others merge into their
+    dimensions."""
+    k = len(mesh.axis_names)
+    named = spec.axis_names()
+    for a in reversed(range(k)):  # drop the omitted axes, last first
+        if mesh.axis_names[a] not in named:
+            y = slicing.index_in_dim(y, 0, axis=a, keepdims=False)
+    kept = [n for n in mesh.axis_names if n in named]
+    block = y.shape[len(kept):]
+    order, shape = [], []
+    for dim, size in enumerate(block):
+        names = spec.names_of(dim)
+        order += [kept.index(n) for n in names] + [len(kept) + dim]
+        shape.append(size * math.prod(mesh.shape[n] for n in names))
+    return shape_ops.reshape(shape_ops.transpose(y, order), tuple(shape))
+
+
 class ShardMapFunction:
     """The result of ``numlir.shard_map(f, ...)``."""
 
@@ -116,9 +155,7 @@ class ShardMapFunction:
     def __call__(self, *args):
         fun, mesh = self._fun, self._mesh
         if not isinstance(core.current_trace(), core.EvalTrace):
-            raise NotImplementedError(
-                f"shard_map({function_name(fun)}) inside jit, grad, vmap or pmap is not "
-                "supported yet (docs/design-pmap.md §5); call it at the top level")
+            return self._as_vmaps(args)
         devices = list(mesh.devices.flat)
         if not all(d.is_available() for d in devices):
             raise NotImplementedError(
@@ -148,7 +185,39 @@ class ShardMapFunction:
             results.append(Array(whole, aval.update(shape=whole.shape), devices[0]))
         return tree_util.tree_unflatten(program.out_tree, results)
 
-    def _lower(self, in_tree, blocks, specs) -> _Program:
+    def _as_vmaps(self, args):
+        """Inside jit, grad, vmap or pmap: one vmap per mesh axis (outermost first, each
+        with the axis's name) over the arguments cut into blocks, and the output blocks
+        put together again: shard_map's values and derivatives, computed where the
+        enclosing computation runs (as JAX's eager shard_map would)."""
+        mesh, names = self._mesh, self._mesh.axis_names
+        leaves, in_tree = tree_util.tree_flatten(args)
+        specs = _specs_for(self._in_specs, args, "in_specs")
+        blocks = []
+        for i, (x, spec) in enumerate(zip(leaves, specs)):
+            aval = core.get_aval(x)
+            _check_spec(spec, mesh, aval.ndim, "in_specs")
+            blocks.append(_block_aval(aval, spec, mesh, i, self._fun))
+        # Traced once on its own for the out_specs and the replication they promise.
+        _, _, out_tree, out_specs = self._trace(in_tree, blocks, specs)
+
+        def body(*block_leaves):
+            out = self._fun(*tree_util.tree_unflatten(in_tree, block_leaves))
+            return tree_util.tree_leaves(out)
+
+        mapped = body
+        for name in reversed(names):  # the innermost vmap is the last mesh axis
+            axes = tuple(0 if name in spec.axis_names() else None for spec in specs)
+            mapped = vmap(mapped, in_axes=axes, axis_name=name, axis_size=mesh.shape[name])
+        with spmd.checking_replication(self._check_vma):
+            out_leaves = mapped(*[_split_blocks(x, s, mesh) for x, s in zip(leaves, specs)])
+        results = [_join_blocks(y, spec, mesh) for y, spec in zip(out_leaves, out_specs)]
+        return tree_util.tree_unflatten(out_tree, results)
+
+    def _trace(self, in_tree, blocks, specs):
+        """The body's graph on one device's blocks, its axis environment, output tree and
+        out_specs, with the out_specs checked (and, under check_vma, the replication they
+        promise)."""
         mesh, out_box = self._mesh, []
 
         def flat_fun(*tracers):
@@ -165,30 +234,37 @@ class ShardMapFunction:
         closed = core.ClosedGraph(graph, closed.consts)
         out_tree, out = out_box[0]
         out_specs = _specs_for(self._out_specs, out, "out_specs")
-        out_avals = tuple(v.aval for v in graph.outvars)
-        for spec, aval in zip(out_specs, out_avals):
-            _check_spec(spec, mesh, aval.ndim, "out_specs")
+        for spec, var in zip(out_specs, graph.outvars):
+            _check_spec(spec, mesh, var.aval.ndim, "out_specs")
         if self._check_vma:
-            varying = spmd_varying.varying_axes(
-                graph, [frozenset(s.axis_names()) for s in specs])
-            for k, (axes, spec) in enumerate(zip(varying, out_specs)):
-                missing = sorted(axes - spec.axis_names(), key=mesh.axis_names.index)
-                if missing:
-                    raise ValueError(
-                        f"shard_map applied to the function {function_name(self._fun)!r} "
-                        f"was given out_specs which require replication which can't be "
-                        f"statically inferred given the mesh: out_specs is {spec} for output "
-                        f"{k}, which implies that it is replicated across mesh axis "
-                        f"{missing[0]!r}, but it varies over it. If it is meant to be "
-                        "replicated, make it so (psum, pmean, pmax), revise the "
-                        "out_specs, or pass check_vma=False")
+            self._check_replication(graph, specs, out_specs)
+        return closed, env, out_tree, tuple(out_specs)
+
+    def _check_replication(self, graph, specs, out_specs) -> None:
+        mesh = self._mesh
+        varying = spmd_varying.varying_axes(graph, [frozenset(s.axis_names()) for s in specs])
+        for k, (axes, spec) in enumerate(zip(varying, out_specs)):
+            missing = sorted(axes - spec.axis_names(), key=mesh.axis_names.index)
+            if missing:
+                raise ValueError(
+                    f"shard_map applied to the function {function_name(self._fun)!r} "
+                    f"was given out_specs which require replication which can't be "
+                    f"statically inferred given the mesh: out_specs is {spec} for output "
+                    f"{k}, which implies that it is replicated across mesh axis "
+                    f"{missing[0]!r}, but it varies over it. If it is meant to be "
+                    "replicated, make it so (psum, pmean, pmax), revise the "
+                    "out_specs, or pass check_vma=False")
+
+    def _lower(self, in_tree, blocks, specs) -> _Program:
+        closed, env, out_tree, out_specs = self._trace(in_tree, blocks, specs)
+        out_avals = tuple(v.aval for v in closed.graph.outvars)
         name = lowering.sanitize_symbol(f"shard_map_{function_name(self._fun)}")
         text = lowering.lower_graph(closed, module_name=name, axis_env=env)
         if "hlo.host_callback" in text:
             raise NotImplementedError(
                 f"shard_map({function_name(self._fun)}): host callbacks (debug.print, "
                 "debug.callback, pure_callback) inside the body are not supported yet")
-        return _Program(text, name, out_tree, out_avals, tuple(out_specs))
+        return _Program(text, name, out_tree, out_avals, out_specs)
 
     def _assemble(self, outputs, k: int, spec: PartitionSpec) -> np.ndarray:
         """Output ``k``'s blocks put together: each device whose coordinates are 0 on the
