@@ -62,7 +62,7 @@ test-python: build backend-plugin
 FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py \
 	test_donation.py test_grad.py test_vmap.py test_host_callbacks.py \
 	test_saved_executables.py test_device_transfer.py test_array_methods.py test_pmap.py \
-	test_shard_map.py)
+	test_shard_map.py test_sharded_jit.py)
 
 # A slice of the primitive tests again with the PJRT plugin's pjrt_cpu as the default
 # backend (docs/pjrt.md): numlir's StableHLO, compiled and run by jaxlib's CPU client.

@@ -155,10 +155,16 @@ def defrule(prim: core.Primitive, rule: Callable) -> None:
     batching_rules[prim] = rule
 
 
+#: The primitives declared elementwise here (defbroadcasting, defvectorized): jit's
+#: data-parallel partitioner (spmd_partition.py) keeps their operands split.
+elementwise_prims: set[core.Primitive] = set()
+
+
 def defbroadcasting(*prims: core.Primitive) -> None:
     """Elementwise primitives with lax broadcasting (rank-0 or size-1 operands)."""
     for p in prims:
         batching_rules[p] = _broadcast_batcher(p)
+        elementwise_prims.add(p)
 
 
 def defvectorized(*prims: core.Primitive) -> None:
@@ -172,6 +178,7 @@ def defvectorized(*prims: core.Primitive) -> None:
 
     for p in prims:
         batching_rules[p] = rule_for(p)
+        elementwise_prims.add(p)
 
 
 # --- Batching closed graphs (for control flow) --------------------------------------------

@@ -430,7 +430,8 @@ def clear_caches() -> None:
 
 
 @traceback_util.api_boundary
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
+        static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (), device=None, backend: str | None = None):
     """Compile ``fun`` with numlir; traced once per abstract signature, then cached.
@@ -450,6 +451,11 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     call on ``d`` and ``backend="cpu"`` on that backend's first device, committing the
     outputs there (JAX's placement rules; docs/devices.md).
 
+    ``in_shardings``/``out_shardings`` (NamedShardings over one mesh) run the call
+    data-parallel on the mesh's devices: arguments split along one dimension (the batch)
+    or replicated, the all_reduces added where a split is summed over (sharded_jit.py,
+    docs/pmap.md).
+
     Example::
 
         @numlir.jit
@@ -459,9 +465,19 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
         print(f.lower(x, w).as_text())   # the hlo module; .compile() builds it
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  device=device, backend=backend)
+    if in_shardings is not None or out_shardings is not None:
+        if any(a not in ((), None) for a in (static_argnums, static_argnames, donate_argnums,
+                                              donate_argnames, device, backend)):
+            raise NotImplementedError(
+                "jit with in_shardings/out_shardings takes no static or donated arguments, "
+                "device or backend yet (docs/pmap.md): pass static values by closure")
+        from numlir._src.sharded_jit import ShardedJitFunction
+
+        return ShardedJitFunction(fun, in_shardings, out_shardings)
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                        device, backend)
 
