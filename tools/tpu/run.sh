@@ -10,6 +10,8 @@
 #                                             # beside jax, e.g. --only W1,W7,D
 #   bash .tpu-carry/run.sh probe BACKEND SEED/PROGRAM...  # who aborts on a fuzz program:
 #                                             # jax, numlir or both (probe_programs.py)
+#   bash .tpu-carry/run.sh constructs BACKEND [NAME...]   # the same for single ops
+#                                             # (probe_constructs.py)
 #
 # BACKEND is tpu; pjrt_cpu (jaxlib's CPU client) rehearses a part on any machine.
 set -u
@@ -65,8 +67,11 @@ bench)
 probe)
   carry_unpack "$here" || exit 1
   cd /tmp/nl/nl && python3 tools/tpu/probe_programs.py "$backend" "${@:3}" ;;
+constructs)
+  carry_unpack "$here" || exit 1
+  cd /tmp/nl/nl && python3 tools/tpu/probe_constructs.py "$backend" "${@:3}" ;;
 *)
   echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND [OPTION...]] |" \
-    "probe BACKEND SEED/PROGRAM..." >&2
+    "probe BACKEND SEED/PROGRAM... | constructs BACKEND [NAME...]" >&2
   exit 2 ;;
 esac
