@@ -423,7 +423,10 @@ nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
     return NLRT_OK;
   /* One local operand is sent from where it is, so its slot is its size
    * (a multiple of the element size: every slot stays element aligned);
-   * several are packed into 64-byte aligned slots and sent in place. */
+   * several are packed into 64-byte aligned slots and sent in place. After
+   * a timeout MPI may still read a direct operand, which is the caller's
+   * and may be freed: MPI reads nothing more unless the peers come after
+   * all, and then this launch has failed already. */
   bool direct = p->num_local == 1;
   size_t stride = direct ? bytes : round_up(bytes, SLOT_ALIGNMENT);
   size_t per_process = stride * p->num_local;
