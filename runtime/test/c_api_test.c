@@ -1800,6 +1800,8 @@ typedef struct nested_launch {
   int participant_known;
   size_t local;
   nlrt_communicator *found;
+  pthread_t thread; /* where the callback ran */
+  int fail;         /* the callback reports a failure */
 } nested_launch;
 
 static int launch_from_callback(void *user_data, uint64_t id,
@@ -1807,6 +1809,7 @@ static int launch_from_callback(void *user_data, uint64_t id,
                                 void *const *results, size_t num_results) {
   (void)id, (void)num_operands, (void)num_results;
   nested_launch *nested = user_data;
+  nested->thread = pthread_self();
   float x[2] = {0, 0}, doubled[2], after[2];
   void *buffers[] = {x, doubled, after};
   void *const *per_participant[] = {buffers};
@@ -1816,30 +1819,83 @@ static int launch_from_callback(void *user_data, uint64_t id,
   nested->participant_known =
       nlrt_spmd_current_participant(&nested->found, &nested->local);
   memcpy(results[0], operands[0], 2 * sizeof(float));
-  return 0;
+  return nested->fail;
 }
 
+/* One launch of call_host on the nested test's communicator. */
+static nlrt_status launch_call_host(nested_launch *nested, float *copied,
+                                    float *after, nlrt_status *each) {
+  float x[2] = {3, 4};
+  void *buffers[] = {x, copied, after};
+  void *const *per_participant[] = {buffers};
+  return nlrt_executable_execute_spmd(nested->comm, 1, nested->exes,
+                                      per_participant, 3, each);
+}
+
+static void *launch_call_host_thread(void *opaque) {
+  nested_launch *nested = opaque;
+  float copied[2] = {0, 0}, after[2] = {0, 0};
+  nlrt_status status = launch_call_host(nested, copied, after, NULL);
+  nlrt_communicator *none = NULL;
+  /* Nothing of the launch stays on this thread. */
+  int cleared = nlrt_spmd_current_participant(&none, NULL) == 0 && !none;
+  return status == NLRT_OK && after[1] == 5 && cleared ? opaque : NULL;
+}
+
+/* A one-participant communicator runs its launches on the calling thread,
+ * as participant 0 for the launch: a host callback sees the participant
+ * and still cannot launch again (refused, not deadlocked), and nothing of
+ * the launch stays on the thread afterwards, whether it succeeded or
+ * failed. */
 static void test_spmd_nested_launch(void) {
   spmd_setup setup;
   CHECK(spmd_open(1, 0, &setup));
   nlrt_executable *exes[1] = {NULL};
   CHECK(nlrt_executable_load_file(setup.devices[0], kernels_path, "call_host",
                                   &exes[0]) == NLRT_OK);
-  nested_launch nested = {setup.comm, exes, NLRT_OK, "", 0, 99, NULL};
+  nested_launch nested = {setup.comm, exes, NLRT_OK, "", 0, 99, NULL,
+                          pthread_self(), 0};
   nlrt_set_host_callback_handler(launch_from_callback, &nested);
-  float x[2] = {3, 4}, copied[2] = {0, 0}, after[2] = {0, 0};
-  void *buffers[] = {x, copied, after};
-  void *const *per_participant[] = {buffers};
-  CHECK(nlrt_executable_execute_spmd(setup.comm, 1, exes, per_participant, 3,
-                                     NULL) == NLRT_OK);
+  float copied[2] = {0, 0}, after[2] = {0, 0};
+  nested.thread = (pthread_t)0;
+  CHECK(launch_call_host(&nested, copied, after, NULL) == NLRT_OK);
   CHECK(copied[1] == 4 && after[1] == 5);
+  CHECK(pthread_equal(nested.thread, pthread_self()));
   CHECK(nested.status == NLRT_INVALID_ARGUMENT);
-  CHECK(strstr(nested.message, "a launch inside a launch would wait for "
-                               "itself") != NULL);
+  CHECK(strstr(nested.message, "called on the thread of participant 0 of a "
+                               "launch (from a host callback?): a launch "
+                               "inside a launch would wait for itself") !=
+        NULL);
   CHECK(nested.participant_known == 1 && nested.found == setup.comm &&
         nested.local == 0);
   nlrt_communicator *none = NULL;
   CHECK(nlrt_spmd_current_participant(&none, NULL) == 0 && none == NULL);
+
+  /* From another thread: the callback runs there. */
+  pthread_t launcher;
+  void *outcome = NULL;
+  nested.participant_known = 0;
+  CHECK(pthread_create(&launcher, NULL, launch_call_host_thread, &nested) ==
+        0);
+  pthread_join(launcher, &outcome);
+  CHECK(outcome == &nested);
+  CHECK(pthread_equal(nested.thread, launcher));
+  CHECK(nested.participant_known == 1 && nested.status == NLRT_INVALID_ARGUMENT);
+
+  /* A failing participant 0 fails the launch as on a thread of its own. */
+  nested.fail = 1;
+  nlrt_status each[1] = {NLRT_OK};
+  CHECK_FAILS(launch_call_host(&nested, copied, after, each),
+              NLRT_HOST_CALLBACK_FAILED,
+              "replica 0 failed: 'call_host' (f32[2]->f32[2];f32[2]): host "
+              "callback 42 failed");
+  CHECK(each[0] == NLRT_HOST_CALLBACK_FAILED);
+  CHECK(nlrt_spmd_current_participant(&none, NULL) == 0 && none == NULL);
+  nested.fail = 0;
+  after[1] = 0;
+  CHECK(launch_call_host(&nested, copied, after, each) == NLRT_OK);
+  CHECK(after[1] == 5 && each[0] == NLRT_OK);
+
   nlrt_set_host_callback_handler(NULL, NULL);
   nlrt_executable_release(exes[0]);
   spmd_close(&setup);

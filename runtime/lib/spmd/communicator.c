@@ -1,9 +1,11 @@
 /*===- communicator.c - creating and destroying SPMD communicators -------===*
  *
- * A communicator owns one thread per local participant for its whole life:
- * libomp keeps a team per thread that forks parallel loops, so a thread
- * that persists keeps its device's team warm between launches, where fresh
- * threads would build N teams at every step.
+ * A communicator of several local participants owns one thread per
+ * participant for its whole life: libomp keeps a team per thread that forks
+ * parallel loops, so a thread that persists keeps its device's team warm
+ * between launches, where fresh threads would build N teams at every step.
+ * One participant needs no thread: its launches run on the caller's
+ * (launcher.c).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -150,7 +152,7 @@ NLRT_API nlrt_status nlrt_communicator_create(
       return nlrt_error(status, "%s", message);
     }
   }
-  for (size_t i = 0; i < num_local; ++i) {
+  for (size_t i = 0; i < num_local && num_local > 1; ++i) {
     int error = pthread_create(&threads[i].thread, NULL,
                                nlrt_spmd_thread_main, &threads[i]);
     if (error) {

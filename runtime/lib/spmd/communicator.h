@@ -1,9 +1,10 @@
 /*===- communicator.h - the in-process SPMD communicator, inside ---------===*
  *
  * A communicator has one persistent thread per local participant (device),
- * which runs that participant's executable in every launch (launcher.c),
- * and a barrier over all local participants through which their
- * collectives meet (exchange.c). docs/design-pmap.md §3 gives the design.
+ * which runs that participant's executable in every launch (launcher.c;
+ * with a single participant the calling thread runs it instead), and a
+ * barrier over all local participants through which their collectives meet
+ * (exchange.c). docs/design-pmap.md §3 gives the design.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -38,7 +39,9 @@ typedef struct nlrt_spmd_slot {
 
 #define NLRT_SPMD_END_OF_PROGRAM UINT32_MAX
 
-/* A participant's persistent thread and its part of the current launch. */
+/* A participant's persistent thread and its part of the current launch.
+ * With one local participant no thread is started (started stays false):
+ * the launcher runs the part on the calling thread. */
 typedef struct nlrt_spmd_thread {
   nlrt_spmd_participant participant;
   pthread_t thread;

@@ -396,9 +396,9 @@ void nlrt_mpi_free(void *comm, bool really) {
   pthread_mutex_unlock(&state_mutex);
 }
 
-nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, void *recv, size_t bytes,
-                                    uint64_t timeout_ns, char *message,
-                                    size_t capacity) {
+nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
+                                    size_t bytes, uint64_t timeout_ns,
+                                    char *message, size_t capacity) {
   if (bytes > INT_MAX) {
     snprintf(message, capacity,
              "%zu bytes per process exceed MPI's count limit (%d)", bytes,
@@ -407,8 +407,10 @@ nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, void *recv, size_t bytes,
   }
   mpi_handle request = NULL;
   pthread_mutex_lock(&state_mutex);
-  int code = api.Iallgather(MPI_IN_PLACE, 0, api.byte, recv, (int)bytes,
-                            api.byte, comm, &request);
+  int code = send ? api.Iallgather(send, (int)bytes, api.byte, recv,
+                                   (int)bytes, api.byte, comm, &request)
+                   : api.Iallgather(MPI_IN_PLACE, 0, api.byte, recv,
+                                    (int)bytes, api.byte, comm, &request);
   char text[512] = "";
   if (code != MPI_SUCCESS)
     error_string(code, text, sizeof(text));

@@ -42,12 +42,15 @@ nlrt_mpi_outcome nlrt_mpi_dup_world(void **out_comm, uint64_t timeout_ns,
  * timeout, and only stops counting). */
 void nlrt_mpi_free(void *comm, bool really);
 
-/* An allgather of `bytes` bytes per process on `comm`, in place: process
- * p's part is recv[p * bytes, (p + 1) * bytes). `bytes` must be at most
- * INT_MAX. Polled for at most `timeout_ns` (spinning a little, then short
- * sleeps). */
-nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, void *recv, size_t bytes,
-                                    uint64_t timeout_ns, char *message,
-                                    size_t capacity);
+/* An allgather of `bytes` bytes per process on `comm`: process p's part
+ * lands in recv[p * bytes, (p + 1) * bytes). With `send` NULL it is in
+ * place (this process's part is already in recv); otherwise this process's
+ * part is read from `send`, which must not overlap recv, and which MPI may
+ * still read after a timeout, like recv (the request cannot be cancelled).
+ * `bytes` must be at most INT_MAX. Polled for at most `timeout_ns`
+ * (spinning a little, then short sleeps). */
+nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
+                                    size_t bytes, uint64_t timeout_ns,
+                                    char *message, size_t capacity);
 
 #endif /* NLRT_SPMD_MPI_H */

@@ -10,7 +10,10 @@
  *      same view of who is where, before any data moves: an allgather of
  *      mismatched sizes would be an MPI error, or worse, garbage.
  *   2. every local operand, one 64-byte aligned slot per global replica, so
- *      that every process holds every operand.
+ *      that every process holds every operand. With one local replica the
+ *      slots are exactly an operand long (element aligned, which is all
+ *      the combining loops need) and the allgather reads the operand where
+ *      it is, instead of from a packed copy.
  *
  * Then each local participant computes its share of its own replicas'
  * results from the operands, in group order, as one process holding every
@@ -184,7 +187,7 @@ static nlrt_status check_agreement(nlrt_processes *p, const shape *mine) {
   shapes[p->rank] = *mine;
   char detail[512];
   nlrt_mpi_outcome outcome =
-      nlrt_mpi_allgather(p->comm, shapes, sizeof(shape), p->timeout_ns,
+      nlrt_mpi_allgather(p->comm, NULL, shapes, sizeof(shape), p->timeout_ns,
                          detail, sizeof(detail));
   if (outcome != NLRT_MPI_DONE) /* `shapes` is MPI's now: never freed */
     return exchange_failed(p, outcome, "creating a communicator", detail);
@@ -374,8 +377,8 @@ static nlrt_status exchange_headers(nlrt_processes *p,
   p->headers[p->rank] = *mine;
   char detail[512], what[256];
   nlrt_mpi_outcome outcome =
-      nlrt_mpi_allgather(p->comm, p->headers, sizeof(header), p->timeout_ns,
-                         detail, sizeof(detail));
+      nlrt_mpi_allgather(p->comm, NULL, p->headers, sizeof(header),
+                         p->timeout_ns, detail, sizeof(detail));
   if (outcome != NLRT_MPI_DONE) {
     describe_exchange(collectives, mine->point, what, sizeof(what));
     return exchange_failed(p, outcome, what, detail);
@@ -418,7 +421,14 @@ nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
   size_t bytes = record->elements * record->element_size;
   if (bytes == 0)
     return NLRT_OK;
-  size_t stride = round_up(bytes, SLOT_ALIGNMENT);
+  /* One local operand is sent from where it is, so its slot is its size
+   * (a multiple of the element size: every slot stays element aligned);
+   * several are packed into 64-byte aligned slots and sent in place. After
+   * a timeout MPI may still read a direct operand, which is the caller's
+   * and may be freed: MPI reads nothing more unless the peers come after
+   * all, and then this launch has failed already. */
+  bool direct = p->num_local == 1;
+  size_t stride = direct ? bytes : round_up(bytes, SLOT_ALIGNMENT);
   size_t per_process = stride * p->num_local;
   char what[256];
   nlrt_collective_describe(collectives, index, what, sizeof(what));
@@ -434,12 +444,14 @@ nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
     return poison(p, "%s: out of memory for %zu bytes of operands from "
                      "every process",
                   what, per_process * (size_t)p->size);
-  for (size_t i = 0; i < p->num_local; ++i)
-    memcpy(p->staging + (comm->first_replica + i) * stride,
-           comm->slots[i].operand, bytes);
+  if (!direct)
+    for (size_t i = 0; i < p->num_local; ++i)
+      memcpy(p->staging + (comm->first_replica + i) * stride,
+             comm->slots[i].operand, bytes);
   char detail[512];
   nlrt_mpi_outcome outcome = nlrt_mpi_allgather(
-      p->comm, p->staging, per_process, p->timeout_ns, detail, sizeof(detail));
+      p->comm, direct ? comm->slots[0].operand : NULL, p->staging,
+      per_process, p->timeout_ns, detail, sizeof(detail));
   if (outcome != NLRT_MPI_DONE)
     return exchange_failed(p, outcome, what, detail);
   p->stride = stride;
