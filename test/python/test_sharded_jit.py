@@ -153,5 +153,9 @@ def test_unsupported_shardings_say_so():
                                                      NamedSharding(other, P("data"))))(x, x)
     with pytest.raises(NotImplementedError, match="no static or donated arguments"):
         numlir.jit(lambda v: v, in_shardings=NamedSharding(mesh, P()), static_argnums=0)
+    with pytest.raises(ValueError, match="has 1 entries for an array of rank 0"):
+        numlir.jit(lambda v: v, in_shardings=NamedSharding(mesh, P("a")))(np.float32(1))
+    with pytest.raises(ValueError, match="3 does not evenly divide|does not evenly divide 3"):
+        numlir.jit(lambda v: v, in_shardings=NamedSharding(mesh, P("a")))(np.ones(3, F32))
     with pytest.raises(TypeError, match="must be NamedShardings"):
         numlir.jit(lambda v: v, in_shardings=(P("a"),))(x)

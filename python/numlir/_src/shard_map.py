@@ -65,19 +65,19 @@ def _specs_for(specs, tree, what: str) -> list[PartitionSpec]:
 
 def _check_spec(spec: PartitionSpec, mesh: Mesh, ndim: int, what: str) -> None:
     if len(spec) > ndim:
-        raise ValueError(f"shard_map {what} {spec} has {len(spec)} entries for an array of "
-                         f"rank {ndim}")
+        raise ValueError(f"{what} {spec} has {len(spec)} entries for an array of rank {ndim}")
     unknown = spec.axis_names() - set(mesh.axis_names)
     if unknown:
-        raise ValueError(f"shard_map {what} {spec} names {sorted(unknown)}, which mesh "
-                         f"{mesh} does not have")
+        raise ValueError(f"{what} {spec} names {sorted(unknown)}, which mesh {mesh} does not "
+                         "have")
     named = [n for d in range(len(spec)) for n in spec.names_of(d)]
     if len(named) != len(set(named)):
-        raise ValueError(f"shard_map {what} {spec} names a mesh axis twice")
+        raise ValueError(f"{what} {spec} names a mesh axis twice")
 
 
-def _block_aval(aval, spec: PartitionSpec, mesh: Mesh, index: int, fun):
-    """One device's block of argument ``index``."""
+def _block_aval(aval, spec: PartitionSpec, mesh: Mesh, index: int, fun,
+                what: str = "shard_map"):
+    """One device's block of argument ``index`` (``what`` names the caller in errors)."""
     origin = dict.fromkeys(mesh.axis_names, 0)
     shape = []
     for dim, size in enumerate(aval.shape):
@@ -85,12 +85,22 @@ def _block_aval(aval, spec: PartitionSpec, mesh: Mesh, index: int, fun):
         if size % count:
             axes = " x ".join(f"{n!r} ({mesh.shape[n]})" for n in spec.names_of(dim))
             raise ValueError(
-                f"shard_map({function_name(fun)}): argument {index} of shape "
+                f"{what}({function_name(fun)}): argument {index} of shape "
                 f"{aval.str_short()} has in_specs {spec}, which splits dimension {dim} "
                 f"(of size {size}) over mesh axes {axes}; {count} does not evenly divide "
                 f"{size}")
         shape.append(size // count)
     return aval.update(shape=tuple(shape))
+
+
+def block_avals(avals, specs, mesh: Mesh, fun, what: str) -> tuple:
+    """Each argument's block on one device, the specs checked first (``what``, "shard_map"
+    or "jit", names the caller in errors)."""
+    spec_name = "in_specs" if what == "shard_map" else "in_shardings"
+    for spec, aval in zip(specs, avals):
+        _check_spec(spec, mesh, aval.ndim, f"{what} {spec_name}")
+    return tuple(_block_aval(a, s, mesh, i, fun, what) for i, (a, s) in
+                 enumerate(zip(avals, specs)))
 
 
 def _block(x: np.ndarray, spec: PartitionSpec, mesh: Mesh, coords: dict) -> np.ndarray:
@@ -164,10 +174,7 @@ class ShardMapFunction:
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _specs_for(self._in_specs, args, "in_specs")
         avals = [core.get_aval(x) for x in leaves]
-        for spec, aval in zip(specs, avals):
-            _check_spec(spec, mesh, aval.ndim, "in_specs")
-        blocks = tuple(_block_aval(a, s, mesh, i, fun) for i, (a, s) in
-                       enumerate(zip(avals, specs)))
+        blocks = block_avals(avals, specs, mesh, fun, "shard_map")
         key = (in_tree, blocks, tuple(map(tuple, specs)), dtypes.x64_enabled(), mesh)
         program = self._cache.get(key)
         if program is None:
@@ -193,11 +200,8 @@ class ShardMapFunction:
         mesh, names = self._mesh, self._mesh.axis_names
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _specs_for(self._in_specs, args, "in_specs")
-        blocks = []
-        for i, (x, spec) in enumerate(zip(leaves, specs)):
-            aval = core.get_aval(x)
-            _check_spec(spec, mesh, aval.ndim, "in_specs")
-            blocks.append(_block_aval(aval, spec, mesh, i, self._fun))
+        blocks = block_avals([core.get_aval(x) for x in leaves], specs, mesh, self._fun,
+                             "shard_map")
         # Traced once on its own for the out_specs and the replication they promise.
         _, _, out_tree, out_specs = self._trace(in_tree, blocks, specs)
 
@@ -235,7 +239,7 @@ class ShardMapFunction:
         out_tree, out = out_box[0]
         out_specs = _specs_for(self._out_specs, out, "out_specs")
         for spec, var in zip(out_specs, graph.outvars):
-            _check_spec(spec, mesh, var.aval.ndim, "out_specs")
+            _check_spec(spec, mesh, var.aval.ndim, "shard_map out_specs")
         if self._check_vma:
             self._check_replication(graph, specs, out_specs)
         return closed, env, out_tree, tuple(out_specs)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from numlir._src import config, core, dtypes, spmd, traceback_util, tree_util
 from numlir._src.lru_cache import LRUCache
-from numlir._src.shard_map import ShardMapFunction
+from numlir._src.shard_map import ShardMapFunction, block_avals
 from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec
 from numlir._src.spmd_partition import Part, evaluate, spec_of_split, split_of_spec, to_split
 from numlir._src.static_args import function_name
@@ -109,9 +109,7 @@ class ShardedJitFunction:
             return [to_split(p, s, sizes) for p, s in zip(parts, chosen)]
 
         # The first trace settles the output splits; shard_map's own trace reuses them.
-        blocks = [a.update(shape=tuple(d // sp.count if sp and i == sp.dim else d
-                                       for i, d in enumerate(a.shape)))
-                  for a, sp in zip(avals, in_splits)]
+        blocks = block_avals(avals, in_specs, mesh, self._fun, "jit")
         with spmd.extend_axis_env(list(sizes.items())):
             core.trace_to_graph(body, blocks, core.TraceDebugInfo("jit", name, None))
         out_specs = [spec_of_split(s, a.ndim) for s, a in zip(chosen, out_avals)]
