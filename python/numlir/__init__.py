@@ -31,7 +31,7 @@ from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.pmap import pmap
 from numlir._src.shard_map import shard_map
-from numlir._src.sharding import NamedSharding, P, make_mesh
+from numlir._src.sharding import NamedSharding, P, Shard, make_mesh
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp
 from numlir._src.custom_gradient import closure_convert, custom_gradient
@@ -55,7 +55,7 @@ __all__ = [
     "block_until_ready", "checkpoint_name", "checkpoint_policies", "clear_caches", "compile",
     "config", "default_backend", "default_device", "device_count", "device_get", "device_put", "disable_jit",
     "enable_x64", "eval_shape", "host_count", "host_id", "host_ids", "jacobian",
-    "local_device_count", "local_devices", "make_jaxpr", "make_mesh", "NamedSharding", "P", "shard_map", "process_count", "process_index",
+    "local_device_count", "local_devices", "make_jaxpr", "make_mesh", "NamedSharding", "P", "Shard", "shard_map", "process_count", "process_index",
     "process_indices", "typeof", "debug_infs", "debug_nans", "default_matmul_precision",
     "explain_cache_misses", "log_compiles", "numpy_rank_promotion", "named_call", "named_scope", "Device",
     "linear_transpose", "load_executable", "ensure_compile_time_eval", "LoadedExecutable", "SavedExecutableError",

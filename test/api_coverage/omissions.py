@@ -8,10 +8,10 @@ it; "not done yet" is never a reason.
 _SHARDING = ("automatic sharding: numlir runs SPMD programs by hand (pmap, shard_map over a "
              "Mesh), with no sharding types or propagation")
 _MULTI_PROCESS = "multi-process arrays: numlir arrays live in one process"
-_SHARD_BUFFERS = "per-shard device buffers: a numlir array is one buffer on one device"
+_SHARD_BUFFERS = ("per-shard device buffers across processes: a numlir array is one buffer "
+                  "(an SPMD output's shards are views of it)")
 
 DELIBERATE: dict[str, str] = {
-    "jax.Shard": _SHARDING,
     "jax.set_mesh": _SHARDING,
     "jax.smap": _SHARDING,
     "jax.reshard": _SHARDING,
@@ -24,10 +24,6 @@ DELIBERATE: dict[str, str] = {
     "jax.make_array_from_callback": _MULTI_PROCESS,
     "jax.make_array_from_process_local_data": _MULTI_PROCESS,
     "jax.make_array_from_single_device_arrays": _MULTI_PROCESS,
-    "jax.Array.addressable_data": _SHARD_BUFFERS,
-    "jax.Array.addressable_shards": _SHARD_BUFFERS,
     "jax.Array.global_shards": _SHARD_BUFFERS,
-    "jax.Array.is_fully_addressable": _MULTI_PROCESS,
-    "jax.Array.is_fully_replicated": _SHARDING,
     "jax.jax2tf_associative_scan_reductions": "an option of jax2tf's TensorFlow export, which numlir does not have",
 }

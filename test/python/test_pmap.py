@@ -390,3 +390,26 @@ def test_axis_index_groups_that_do_not_split_the_axis_and_under_vmap_are_clear_e
     with pytest.raises(NotImplementedError, match="axis_index_groups over vmap's axis"):
         numlir.vmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0], [1]]),
                     axis_name="i")(np.ones(2, F32))
+
+
+@several
+def test_outputs_report_jaxs_sharding_devices_and_shards():
+    x = np.arange(N * 2, dtype=F32).reshape(N, 2)
+    y = numlir.pmap(lambda v: v * 2)(x)
+    assert y.devices() == set(numlir.local_devices()[:N])
+    assert repr(y.sharding.spec) == "P('_internal_pmap_axis_name')"
+    assert not y.is_fully_replicated and y.is_fully_addressable
+    shards = y.addressable_shards
+    assert [s.device for s in shards] == numlir.local_devices()[:N]
+    for i, s in enumerate(shards):
+        assert s.index == (slice(i, i + 1), slice(None)) and s.replica_id == 0
+        np.testing.assert_array_equal(s.data, x[i:i + 1] * 2)
+        assert np.shares_memory(np.asarray(s.data), np.asarray(y))  # views, no copies
+    np.testing.assert_array_equal(y.addressable_data(1), x[1:2] * 2)
+    z = numlir.pmap(lambda v: lax.psum(v, "i"), axis_name="i", out_axes=None)(x)
+    assert z.is_fully_replicated and [s.replica_id for s in z.addressable_shards] == list(range(N))
+    # Out of a pmap, into another: the sharding does not get in the way.
+    np.testing.assert_array_equal(numlir.pmap(lambda v: v + 1)(y), x * 2 + 1)
+    # A plain array is on one device, as in JAX.
+    plain = jnp.ones(3)
+    assert plain.is_fully_replicated and len(plain.addressable_shards) == 1

@@ -133,6 +133,17 @@ def test_an_indivisible_dimension_names_the_axis_and_sizes():
 
 
 @four
+def test_outputs_carry_their_named_sharding():
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    y = numlir.shard_map(lambda v: v * 2, mesh=_grid(), in_specs=P("data", "model"),
+                         out_specs=P("data", "model"))(x)
+    assert y.sharding == NamedSharding(_grid(), P("data", "model"))
+    by_device = {s.device.id: s for s in y.addressable_shards}
+    assert by_device[1].index == (slice(0, 2), slice(3, 6))
+    np.testing.assert_array_equal(by_device[1].data, x[0:2, 3:6] * 2)
+
+
+@four
 def test_named_sharding_and_make_mesh_report_what_jax_reports():
     mesh = numlir.make_mesh((2, 2), ("data", "model"))
     assert mesh.shape == {"data": 2, "model": 2} and mesh.axis_names == ("data", "model")

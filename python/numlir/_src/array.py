@@ -55,16 +55,21 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         Array(12., dtype=float32)
     """
 
-    __slots__ = ("_value", "aval", "_device", "_committed")
+    __slots__ = ("_value", "aval", "_device", "_committed", "_layout")
     __array_priority__ = 100
 
-    def __init__(self, value, aval: core.ShapedArray, device=None, committed: bool = False):
+    def __init__(self, value, aval: core.ShapedArray, device=None, committed: bool = False,
+                 layout=None):
         if type(value) is np.ndarray:
             value.flags.writeable = False  # Arrays are immutable, like JAX's
         self._value = value
         self.aval = aval
         self._device = device
         self._committed = committed
+        #: The output of an SPMD computation (pmap, shard_map, jit with shardings): a
+        #: NamedSharding saying which block each device computed. The value is one host
+        #: buffer, which every cpu device reads, so the blocks are views of it.
+        self._layout = layout
 
     @property
     def device(self):
@@ -76,8 +81,8 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         return self._device
 
     def devices(self) -> set:
-        """The set of devices this array lives on: one (``jax.Array.devices()``)."""
-        return {self.device}
+        """The set of devices this array lives on (``jax.Array.devices()``)."""
+        return set(self._layout.device_set) if self._layout is not None else {self.device}
 
     @property
     def committed(self) -> bool:
@@ -88,10 +93,40 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
 
     @property
     def sharding(self):
-        """``SingleDeviceSharding(self.device)``, as jax.Array.sharding."""
+        """How the array is spread over devices (jax.Array.sharding): the NamedSharding of
+        an SPMD computation's output, else ``SingleDeviceSharding(self.device)``."""
         from numlir._src.sharding import SingleDeviceSharding
 
-        return SingleDeviceSharding(self.device)
+        return self._layout if self._layout is not None else SingleDeviceSharding(self.device)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._layout is None or self._layout.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return all(d.is_available() for d in self.devices())
+
+    @property
+    def addressable_shards(self) -> list:
+        """Each of this process's devices' block (jax.Array.addressable_shards): views of
+        the one host buffer, in device order of the sharding's mesh."""
+        from numlir._src.sharding import Shard
+
+        if self._layout is None:
+            return [Shard(self.device, (slice(None),) * self.ndim, self)]
+        host, seen, shards = self._host(), {}, []
+        for d, index in self._layout.devices_indices_map(self.shape).items():
+            key = tuple((i.start, i.stop) for i in index)
+            replica = seen[key] = seen.get(key, -1) + 1  # how many hold this block before
+            if d.is_available():
+                block = host[index]
+                shards.append(Shard(d, index, Array(block, self.aval.update(shape=block.shape),
+                                                    d), replica))
+        return shards
+
+    def addressable_data(self, index: int) -> "Array":
+        return self.addressable_shards[index].data
 
     def _host(self) -> np.ndarray:
         """The contents as a host ndarray: the buffer itself where it is host memory, else a

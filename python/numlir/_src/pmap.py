@@ -23,8 +23,13 @@ from numlir._src import (config, core, device_queries, dispatch, donation, dtype
                          spmd, static_args, traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.lru_cache import LRUCache
+from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec
 from numlir._src.static_args import function_name
 from numlir._src.vmap import _broadcast_prefix, _check_axis_spec, vmap
+
+
+#: The mesh axis JAX names a pmap output's sharding after.
+_PMAP_AXIS = "_internal_pmap_axis_name"
 
 
 class _Signature(NamedTuple):
@@ -321,7 +326,9 @@ class PmapFunction:
         return tuple(specs)
 
     def _assemble(self, outputs, entry: _Signature, specs, stacked, devices):
-        """Each output leaf stacked along its out_axes (None: replica 0's value)."""
+        """Each output leaf stacked along its out_axes (None: replica 0's value), with the
+        NamedSharding JAX reports for it: this process's devices along the stacked axis."""
+        mesh = Mesh(devices, (_PMAP_AXIS,))
         results = []
         for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
             if k in stacked:
@@ -331,7 +338,10 @@ class PmapFunction:
                 value = np.asarray(outputs[0][k])
             else:
                 value = np.stack([np.asarray(out[k]) for out in outputs], axis=spec)
-            results.append(Array(value, aval.update(shape=value.shape), devices[0]))
+            layout = NamedSharding(mesh, PartitionSpec() if spec is None else
+                                   PartitionSpec(*[None] * spec, _PMAP_AXIS))
+            results.append(Array(value, aval.update(shape=value.shape), devices[0],
+                                 layout=layout))
         return tree_util.tree_unflatten(entry.out_tree, results)
 
 

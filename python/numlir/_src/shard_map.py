@@ -26,7 +26,7 @@ from numlir._src import (config, core, dispatch, dtypes, lowering, spmd, spmd_va
 from numlir._src.array import Array
 from numlir._src.lax import shape_ops, slicing
 from numlir._src.lru_cache import LRUCache
-from numlir._src.sharding import Mesh, PartitionSpec, block_index
+from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec, block_index
 from numlir._src.static_args import function_name
 from numlir._src.vmap import vmap
 
@@ -189,7 +189,8 @@ class ShardMapFunction:
         results = []
         for k, (aval, spec) in enumerate(zip(program.out_avals, program.out_specs)):
             whole = self._assemble(outputs, k, spec)
-            results.append(Array(whole, aval.update(shape=whole.shape), devices[0]))
+            results.append(Array(whole, aval.update(shape=whole.shape), devices[0],
+                                 layout=NamedSharding(mesh, spec)))
         return tree_util.tree_unflatten(program.out_tree, results)
 
     def _as_vmaps(self, args):

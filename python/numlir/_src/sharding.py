@@ -49,6 +49,19 @@ class SingleDeviceSharding(Sharding):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
+class Shard:
+    """One device's block of an array (jax.Shard): where it is, which slices of the global
+    array, and the block itself."""
+
+    __slots__ = ("device", "index", "data", "replica_id")
+
+    def __init__(self, device, index: tuple, data, replica_id: int = 0):
+        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
+
+    def __repr__(self):
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id})"
+
+
 class PartitionSpec(tuple):
     """How each dimension of an array splits over mesh axes (jax.sharding.PartitionSpec,
     ``P``): per dimension a mesh axis name, a tuple of names (split over their product,
