@@ -82,6 +82,26 @@ static void fails_then_recovers(const spmd_setup *setup,
   CHECK(spmd_summed(setup, results));
 }
 
+/* What this process hears when replica 1 `does` something else while
+ * replica 0 is at all_reduce (kernels.py:10): with one local replica,
+ * process 1 against process 0; with two, process 0 finds it inside, and
+ * the others, at `here`, learn that it failed. */
+static void replica_1_message(char *out, size_t capacity, const char *does,
+                              const char *here) {
+  if (num_local == 1)
+    snprintf(out, capacity,
+             "process 1 %s while process 0 is at all_reduce (kernels.py:10)",
+             does);
+  else if (rank_ == 0)
+    snprintf(out, capacity,
+             "replica 1 %s while replica 0 is at all_reduce (kernels.py:10)",
+             does);
+  else
+    snprintf(out, capacity,
+             "process 0 failed (COLLECTIVE_FAILED) while process %d is at %s",
+             rank_, here);
+}
+
 /* Processes that do not meet: each case fails every process, and the
  * communicator works again at once. */
 static void check_failures(const spmd_setup *setup) {
@@ -98,41 +118,19 @@ static void check_failures(const spmd_setup *setup) {
   spmd_release(setup, other);
 
   /* Control flow that depends on the replica: replica 0 reaches
-   * kernels.py:10, the others kernels.py:20. With two local replicas,
-   * process 0 finds it inside; the others learn that it failed. */
+   * kernels.py:10, the others kernels.py:20. */
   load_special(setup, "diverge", other);
-  if (num_local == 1)
-    snprintf(message, sizeof(message),
-             "process 1 is at all_reduce (kernels.py:20) while process 0 is "
-             "at all_reduce (kernels.py:10)");
-  else if (rank_ == 0)
-    snprintf(message, sizeof(message),
-             "replica 1 is at all_reduce (kernels.py:20) while replica 0 is "
-             "at all_reduce (kernels.py:10)");
-  else
-    snprintf(message, sizeof(message),
-             "process 0 failed (COLLECTIVE_FAILED) while process %d is at "
-             "all_reduce (kernels.py:20)",
-             rank_);
+  replica_1_message(message, sizeof(message),
+                    "is at all_reduce (kernels.py:20)",
+                    "all_reduce (kernels.py:20)");
   fails_then_recovers(setup, other, 0, NLRT_COLLECTIVE_FAILED, message, slow);
   spmd_release(setup, other);
 
   /* Replica 1 skips the all_reduce: its process's end of the program
    * meets the others' collective. */
   load_special(setup, "skip", other);
-  if (num_local == 1)
-    snprintf(message, sizeof(message),
-             "process 1 finished its program while process 0 is at "
-             "all_reduce (kernels.py:10)");
-  else if (rank_ == 0)
-    snprintf(message, sizeof(message),
-             "replica 1 finished its program while replica 0 is at "
-             "all_reduce (kernels.py:10)");
-  else
-    snprintf(message, sizeof(message),
-             "process 0 failed (COLLECTIVE_FAILED) while process %d is at "
-             "all_reduce (kernels.py:10)",
-             rank_);
+  replica_1_message(message, sizeof(message), "finished its program",
+                    "all_reduce (kernels.py:10)");
   fails_then_recovers(setup, other, 0, NLRT_COLLECTIVE_FAILED, message, slow);
   spmd_release(setup, other);
 
