@@ -888,25 +888,42 @@ static void test_concurrent_loads(nlrt_device *device) {
 /*===--- SPMD launches: the communicator and its collectives ---------------===*/
 
 /* N cpu devices (ordinals 0 .. N-1, one thread each) and a communicator
- * over them. */
+ * over them, holding replicas [first, first + n) of `replicas`: all of
+ * them here, this process's share in mpi_test.c. A launch passes the
+ * per-participant buffers of replicas first .. first + n - 1. */
 typedef struct spmd_setup {
-  size_t n;
+  size_t n, first, replicas;
   nlrt_device *devices[4];
   nlrt_communicator *comm;
 } spmd_setup;
 
-static int spmd_open(size_t n, uint32_t timeout_ms, spmd_setup *setup) {
+static int spmd_open_replicas(size_t first, size_t n, size_t replicas,
+                              uint32_t timeout_ms, spmd_setup *setup) {
   memset(setup, 0, sizeof(*setup));
   setup->n = n;
+  setup->first = first;
+  setup->replicas = replicas;
   nlrt_device_option team = {"num_threads", 1};
   for (size_t i = 0; i < n; ++i)
     if (nlrt_device_open_with_options("cpu", (int)i, &team, 1,
                                       &setup->devices[i]) != NLRT_OK)
       return 0;
-  nlrt_communicator_options options = {0, n, timeout_ms};
+  nlrt_communicator_options options = {first, replicas, timeout_ms};
   return nlrt_communicator_create(setup->devices, n, &options,
                                   &setup->comm) == NLRT_OK;
 }
+
+/* All n replicas. */
+static int spmd_open(size_t n, uint32_t timeout_ms, spmd_setup *setup) {
+  return spmd_open_replicas(0, n, n, timeout_ms, setup);
+}
+
+/* Put before the SPMD checks' messages: "rank R: " in mpi_test.c. */
+static char spmd_who[32];
+
+/* Receives each local replica's checked result (mpi_test.c writes them to
+ * files); NULL where nothing does. */
+typedef void spmd_recorder(size_t replica, const void *data, size_t bytes);
 
 static void spmd_close(spmd_setup *setup) {
   nlrt_communicator_destroy(setup->comm);
@@ -1167,11 +1184,13 @@ static void spmd_buffers_free(spmd_buffers *b) {
   }
 }
 
-/* Every case of the generic kernel on n participants: each participant's
- * result equals the group-order reduction computed here, bit for bit. */
+/* Every case of the generic kernel on the setup's replicas: each local
+ * replica's result equals the group-order reduction of every replica's
+ * operand computed here, bit for bit. */
 static void test_spmd_all_reduce(const spmd_setup *setup,
-                                 nlrt_executable **exes) {
-  size_t n = setup->n;
+                                 nlrt_executable **exes,
+                                 spmd_recorder *record) {
+  size_t n = setup->replicas, first = setup->first, local = setup->n;
   spmd_buffers b;
   spmd_buffers_init(&b, 0);
   unsigned char *expected = malloc(SPMD_BYTES);
@@ -1184,10 +1203,11 @@ static void test_spmd_all_reduce(const spmd_setup *setup,
       memset(b.result[r], 0xa5, SPMD_BYTES);
     }
     nlrt_status statuses[4] = {99, 99, 99, 99};
-    CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes, b.per_participant,
-                                       3, statuses) == NLRT_OK);
-    for (size_t r = 0; r < n; ++r) {
-      CHECK(statuses[r] == NLRT_OK);
+    CHECK(nlrt_executable_execute_spmd(setup->comm, local, exes,
+                                       b.per_participant + first, 3,
+                                       statuses) == NLRT_OK);
+    for (size_t r = first; r < first + local; ++r) {
+      CHECK(statuses[r - first] == NLRT_OK);
       size_t members[4];
       size_t g = spmd_group(c, n, r, members);
       memcpy(expected, b.operand[members[0]], bytes);
@@ -1196,16 +1216,21 @@ static void test_spmd_all_reduce(const spmd_setup *setup,
           reference_step(c, expected, b.operand[members[m]], e);
       int same = memcmp(b.result[r], expected, bytes) == 0;
 #ifndef __FLT16_MAX__
-      if (c->dtype == NLRT_DTYPE_F16) /* no reference: members agree */
-        same = memcmp(b.result[r], b.result[members[0]], bytes) == 0;
+      /* No reference: the members agree (with members[0] in another
+       * process, test_runtime_mpi.py compares the files). */
+      if (c->dtype == NLRT_DTYPE_F16)
+        same = members[0] < first || members[0] >= first + local ||
+               memcmp(b.result[r], b.result[members[0]], bytes) == 0;
 #endif
       if (!same)
-        fprintf(stderr, "all_reduce record %lld on %zu replicas: replica %zu "
-                        "differs\n",
-                (long long)c->record, n, r);
+        fprintf(stderr, "%sall_reduce record %lld on %zu replicas: replica "
+                        "%zu differs\n",
+                spmd_who, (long long)c->record, n, r);
       CHECK(same);
       /* Nothing past the result was written. */
       CHECK(b.result[r][bytes] == 0xa5 && b.result[r][SPMD_BYTES - 1] == 0xa5);
+      if (record)
+        record(r, b.result[r], bytes);
     }
   }
 
@@ -1214,12 +1239,15 @@ static void test_spmd_all_reduce(const spmd_setup *setup,
     b.record[r] = SPMD_REPLICA_ID_RECORD;
     memset(b.result[r], 0xff, 8);
   }
-  CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes, b.per_participant,
-                                     3, NULL) == NLRT_OK);
-  for (size_t r = 0; r < n; ++r) {
+  CHECK(nlrt_executable_execute_spmd(setup->comm, local, exes,
+                                     b.per_participant + first, 3,
+                                     NULL) == NLRT_OK);
+  for (size_t r = first; r < first + local; ++r) {
     uint32_t id;
     memcpy(&id, b.result[r], 4);
     CHECK(id == r);
+    if (record)
+      record(r, &id, sizeof(id));
   }
   free(expected);
   spmd_buffers_free(&b);
@@ -1392,13 +1420,15 @@ static void exchange_buffers_free(exchange_buffers *b) {
   }
 }
 
-/* Every exchange case on n participants (setup NULL: a plain execute of
- * exes[0], one replica), out of place and in place: each result equals
- * the one computed here, bit for bit, and nothing past it was written (in
- * place: past it the result buffer still holds the operand). */
-static void test_spmd_exchange(const spmd_setup *setup,
-                               nlrt_executable **exes) {
-  size_t n = setup ? setup->n : 1;
+/* Every exchange case on the setup's replicas (setup NULL: a plain execute
+ * of exes[0], one replica), out of place and in place: each local result
+ * equals the one computed here from every replica's operand, bit for bit,
+ * and nothing past it was written (in place: past it the result buffer
+ * still holds the operand). */
+static void test_spmd_exchange(const spmd_setup *setup, nlrt_executable **exes,
+                               spmd_recorder *record) {
+  size_t n = setup ? setup->replicas : 1, first = setup ? setup->first : 0,
+         local = setup ? setup->n : 1;
   exchange_buffers b;
   exchange_buffers_init(&b);
   unsigned char *expected = malloc(EXCHANGE_BYTES);
@@ -1418,14 +1448,14 @@ static void test_spmd_exchange(const spmd_setup *setup,
       }
       nlrt_status statuses[4] = {99, 99, 99, 99};
       if (setup)
-        CHECK(nlrt_executable_execute_spmd(setup->comm, n, exes,
-                                           b.per_participant, 3,
+        CHECK(nlrt_executable_execute_spmd(setup->comm, local, exes,
+                                           b.per_participant + first, 3,
                                            statuses) == NLRT_OK);
       else
         CHECK((statuses[0] = nlrt_executable_execute(exes[0], b.pointers[0],
                                                      3)) == NLRT_OK);
-      for (size_t r = 0; r < n; ++r) {
-        CHECK(statuses[r] == NLRT_OK);
+      for (size_t r = first; r < first + local; ++r) {
+        CHECK(statuses[r - first] == NLRT_OK);
         size_t bytes = exchange_expected(c, n, r, b.operand, expected);
         int same = memcmp(b.result[r], expected, bytes) == 0;
 #ifndef __FLT16_MAX__
@@ -1438,13 +1468,15 @@ static void test_spmd_exchange(const spmd_setup *setup,
                           EXCHANGE_BYTES - bytes) == 0;
         if (!same || !kept)
           fprintf(stderr,
-                  "%s record %lld on %zu replica(s)%s: replica %zu's result "
+                  "%s%s record %lld on %zu replica(s)%s: replica %zu's result "
                   "%s\n",
-                  exchange_op_name(c->op), (long long)c->record, n,
+                  spmd_who, exchange_op_name(c->op), (long long)c->record, n,
                   in_place ? ", in place" : "", r,
                   same ? "was written past its end" : "differs");
         CHECK(same);
         CHECK(kept);
+        if (record)
+          record(r, b.result[r], bytes);
       }
     }
   }
@@ -1482,33 +1514,35 @@ static void test_spmd_exchange_divergence(const spmd_setup *setup,
   exchange_buffers_free(&b);
 }
 
-/* One launch of a special kernel (i64[];f32[2]->f32[2]): participant r's
- * operand is {r + 1, 10 * (r + 1)}. */
+/* One launch of a special kernel (i64[];f32[2]->f32[2]): replica r's
+ * operand is {r + 1, 10 * (r + 1)}; results[i] is participant i's. */
 static nlrt_status spmd_special(const spmd_setup *setup, nlrt_executable **exes,
                                 int64_t parameter, float results[4][2],
                                 nlrt_status *statuses) {
   float operands[4][2];
   void *pointers[4][3];
   void *const *per_participant[4];
-  for (size_t r = 0; r < setup->n; ++r) {
-    operands[r][0] = (float)(r + 1);
-    operands[r][1] = (float)(10 * (r + 1));
-    results[r][0] = results[r][1] = -1;
-    pointers[r][0] = &parameter;
-    pointers[r][1] = operands[r];
-    pointers[r][2] = results[r];
-    per_participant[r] = pointers[r];
+  for (size_t i = 0; i < setup->n; ++i) {
+    size_t r = setup->first + i;
+    operands[i][0] = (float)(r + 1);
+    operands[i][1] = (float)(10 * (r + 1));
+    results[i][0] = results[i][1] = -1;
+    pointers[i][0] = &parameter;
+    pointers[i][1] = operands[i];
+    pointers[i][2] = results[i];
+    per_participant[i] = pointers[i];
   }
   return nlrt_executable_execute_spmd(setup->comm, setup->n, exes,
                                       per_participant, 3, statuses);
 }
 
-/* The special kernels' all_reduce worked: every result is the sum. */
+/* The special kernels' all_reduce worked: every local result is the sum
+ * over all replicas. */
 static int spmd_summed(const spmd_setup *setup, float results[4][2]) {
-  float total = (float)(setup->n * (setup->n + 1) / 2);
+  float total = (float)(setup->replicas * (setup->replicas + 1) / 2);
   int ok = 1;
-  for (size_t r = 0; r < setup->n; ++r)
-    ok &= results[r][0] == total && results[r][1] == 10 * total;
+  for (size_t i = 0; i < setup->n; ++i)
+    ok &= results[i][0] == total && results[i][1] == 10 * total;
   return ok;
 }
 
@@ -1713,7 +1747,7 @@ static void test_spmd_single_replica(nlrt_device *device) {
   CHECK(nlrt_executable_load_file(device, kernels_path, "exchange_1", &exe) ==
         NLRT_OK);
   if (exe)
-    test_spmd_exchange(NULL, &exe);
+    test_spmd_exchange(NULL, &exe, NULL);
   nlrt_executable_release(exe);
 }
 
@@ -1995,17 +2029,19 @@ static void test_spmd(nlrt_device *device) {
     char entry[32];
     snprintf(entry, sizeof(entry), "all_reduce_%zu", n);
     CHECK(spmd_load(&setup, entry, exes));
-    test_spmd_all_reduce(&setup, exes);
+    test_spmd_all_reduce(&setup, exes, NULL);
     test_spmd_refusals(&setup, exes);
     test_spmd_failures(&setup);
-    test_spmd_all_reduce(&setup, exes); /* still right after the failures */
+    /* Still right after the failures. */
+    test_spmd_all_reduce(&setup, exes, NULL);
     test_spmd_concurrent_launches(&setup, exes);
     spmd_release(&setup, exes);
     snprintf(entry, sizeof(entry), "exchange_%zu", n);
     CHECK(spmd_load(&setup, entry, exes));
-    test_spmd_exchange(&setup, exes);
+    test_spmd_exchange(&setup, exes, NULL);
     test_spmd_exchange_divergence(&setup, exes);
-    test_spmd_exchange(&setup, exes); /* still right after the failure */
+    /* Still right after the failure. */
+    test_spmd_exchange(&setup, exes, NULL);
     spmd_release(&setup, exes);
     spmd_close(&setup);
   }

@@ -52,163 +52,8 @@ static void close_replica_files(void) {
 }
 
 /* A communicator over this process's devices spanning every process. */
-static nlrt_status open_spanning(spmd_setup *setup, uint32_t timeout_ms) {
-  memset(setup, 0, sizeof(*setup));
-  setup->n = num_local;
-  nlrt_device_option team = {"num_threads", 1};
-  for (size_t i = 0; i < num_local; ++i)
-    if (nlrt_device_open_with_options("cpu", (int)i, &team, 1,
-                                      &setup->devices[i]) != NLRT_OK)
-      return NLRT_INTERNAL;
-  nlrt_communicator_options options = {first, num_replicas, timeout_ms};
-  return nlrt_communicator_create(setup->devices, num_local, &options,
-                                  &setup->comm);
-}
-
-/* The launch's buffers for this process's participants. */
-#define LOCAL(per_participant) ((per_participant) + first)
-
-/* Every all_reduce case: each local result equals the group-order
- * reduction of every replica's operand, computed here. */
-static void check_all_reduce(const spmd_setup *setup, nlrt_executable **exes) {
-  spmd_buffers b;
-  spmd_buffers_init(&b, 0);
-  unsigned char *expected = malloc(SPMD_BYTES);
-  for (size_t k = 0; k < sizeof(spmd_cases) / sizeof(spmd_cases[0]); ++k) {
-    const spmd_case *c = &spmd_cases[k];
-    size_t bytes = c->elements * nlrt_dtype_size(c->dtype);
-    for (size_t r = 0; r < num_replicas; ++r) {
-      b.record[r] = c->record;
-      spmd_fill(c, r, b.operand[r]);
-      memset(b.result[r], 0xa5, SPMD_BYTES);
-    }
-    nlrt_status statuses[4] = {99, 99, 99, 99};
-    CHECK(nlrt_executable_execute_spmd(setup->comm, num_local, exes,
-                                       LOCAL(b.per_participant), 3,
-                                       statuses) == NLRT_OK);
-    for (size_t r = first; r < first + num_local; ++r) {
-      CHECK(statuses[r - first] == NLRT_OK);
-      size_t members[4];
-      size_t g = spmd_group(c, num_replicas, r, members);
-      memcpy(expected, b.operand[members[0]], bytes);
-      for (size_t m = 1; m < g; ++m)
-        for (size_t e = 0; e < c->elements; ++e)
-          reference_step(c, expected, b.operand[members[m]], e);
-      int same = memcmp(b.result[r], expected, bytes) == 0;
-#ifndef __FLT16_MAX__
-      if (c->dtype == NLRT_DTYPE_F16)
-        same = 1; /* no reference here: the pytest compares the files */
-#endif
-      if (!same)
-        fprintf(stderr, "rank %d: all_reduce record %lld on %zu replicas: "
-                        "replica %zu differs\n",
-                rank_, (long long)c->record, num_replicas, r);
-      CHECK(same);
-      CHECK(b.result[r][bytes] == 0xa5 && b.result[r][SPMD_BYTES - 1] == 0xa5);
-      record_result(r, b.result[r], bytes);
-    }
-  }
-  for (size_t r = 0; r < num_replicas; ++r) {
-    b.record[r] = SPMD_REPLICA_ID_RECORD;
-    memset(b.result[r], 0xff, 8);
-  }
-  CHECK(nlrt_executable_execute_spmd(setup->comm, num_local, exes,
-                                     LOCAL(b.per_participant), 3,
-                                     NULL) == NLRT_OK);
-  for (size_t r = first; r < first + num_local; ++r) {
-    uint32_t id;
-    memcpy(&id, b.result[r], 4);
-    CHECK(id == r);
-    record_result(r, &id, sizeof(id));
-  }
-  free(expected);
-  spmd_buffers_free(&b);
-}
-
-/* Every all_gather, all_to_all, reduce_scatter and permute case, out of
- * place and in place, as test_spmd_exchange checks them. */
-static void check_exchange(const spmd_setup *setup, nlrt_executable **exes) {
-  exchange_buffers b;
-  exchange_buffers_init(&b);
-  unsigned char *expected = malloc(EXCHANGE_BYTES);
-  unsigned char *untouched = malloc(EXCHANGE_BYTES);
-  memset(untouched, 0xa5, EXCHANGE_BYTES);
-  for (int in_place = 0; in_place < 2; ++in_place) {
-    for (size_t k = 0; k < sizeof(exchange_cases) / sizeof(exchange_cases[0]);
-         ++k) {
-      const exchange_case *c = &exchange_cases[k];
-      spmd_case as = exchange_as_spmd_case(c, num_replicas);
-      for (size_t r = 0; r < num_replicas; ++r) {
-        b.what[r][0] = c->record;
-        b.what[r][1] = in_place;
-        memset(b.operand[r], 0x5a, EXCHANGE_BYTES);
-        spmd_fill(&as, r, b.operand[r]);
-        memset(b.result[r], 0xa5, EXCHANGE_BYTES);
-      }
-      nlrt_status statuses[4] = {99, 99, 99, 99};
-      CHECK(nlrt_executable_execute_spmd(setup->comm, num_local, exes,
-                                         LOCAL(b.per_participant), 3,
-                                         statuses) == NLRT_OK);
-      for (size_t r = first; r < first + num_local; ++r) {
-        CHECK(statuses[r - first] == NLRT_OK);
-        size_t bytes =
-            exchange_expected(c, num_replicas, r, b.operand, expected);
-        int same = memcmp(b.result[r], expected, bytes) == 0;
-#ifndef __FLT16_MAX__
-        if (c->dtype == NLRT_DTYPE_F16 && c->op == OP_REDUCE_SCATTER)
-          same = 1;
-#endif
-        const unsigned char *past =
-            in_place ? b.operand[r] + bytes : untouched;
-        int kept =
-            memcmp(b.result[r] + bytes, past, EXCHANGE_BYTES - bytes) == 0;
-        if (!same || !kept)
-          fprintf(stderr,
-                  "rank %d: %s record %lld on %zu replicas%s: replica %zu's "
-                  "result %s\n",
-                  rank_, exchange_op_name(c->op), (long long)c->record,
-                  num_replicas, in_place ? ", in place" : "", r,
-                  same ? "was written past its end" : "differs");
-        CHECK(same);
-        CHECK(kept);
-        record_result(r, b.result[r], bytes);
-      }
-    }
-  }
-  free(untouched);
-  free(expected);
-  exchange_buffers_free(&b);
-}
-
-/* One launch of a special kernel (i64[];f32[2]->f32[2]): replica r's
- * operand is {r + 1, 10 * (r + 1)}. */
-static nlrt_status special(const spmd_setup *setup, nlrt_executable **exes,
-                           int64_t parameter, float results[4][2],
-                           nlrt_status *statuses) {
-  float operands[4][2];
-  void *pointers[4][3];
-  void *const *per_participant[4];
-  for (size_t i = 0; i < num_local; ++i) {
-    size_t r = first + i;
-    operands[i][0] = (float)(r + 1);
-    operands[i][1] = (float)(10 * (r + 1));
-    results[i][0] = results[i][1] = -1;
-    pointers[i][0] = &parameter;
-    pointers[i][1] = operands[i];
-    pointers[i][2] = results[i];
-    per_participant[i] = pointers[i];
-  }
-  return nlrt_executable_execute_spmd(setup->comm, num_local, exes,
-                                      per_participant, 3, statuses);
-}
-
-/* Every local result is the sum over all replicas. */
-static int summed(float results[4][2]) {
-  float total = (float)(num_replicas * (num_replicas + 1) / 2);
-  int ok = 1;
-  for (size_t i = 0; i < num_local; ++i)
-    ok &= results[i][0] == total && results[i][1] == 10 * total;
-  return ok;
+static int open_spanning(spmd_setup *setup, uint32_t timeout_ms) {
+  return spmd_open_replicas(first, num_local, num_replicas, timeout_ms, setup);
 }
 
 static void load_special(const spmd_setup *setup, const char *kernel,
@@ -226,15 +71,35 @@ static void fails_then_recovers(const spmd_setup *setup,
                                 nlrt_executable **good) {
   float results[4][2];
   nlrt_status statuses[4];
-  nlrt_status status = special(setup, exes, parameter, results, statuses);
+  nlrt_status status = spmd_special(setup, exes, parameter, results, statuses);
   if (status != expected || !strstr(nlrt_last_error(), needle))
     fprintf(stderr, "rank %d: expected %s with \"%s\", got %s: %s\n", rank_,
             nlrt_status_string(expected), needle, nlrt_status_string(status),
             nlrt_last_error());
   CHECK(status == expected);
   CHECK(strstr(nlrt_last_error(), needle) != NULL);
-  CHECK(special(setup, good, 0, results, statuses) == NLRT_OK);
-  CHECK(summed(results));
+  CHECK(spmd_special(setup, good, 0, results, statuses) == NLRT_OK);
+  CHECK(spmd_summed(setup, results));
+}
+
+/* What this process hears when replica 1 `does` something else while
+ * replica 0 is at all_reduce (kernels.py:10): with one local replica,
+ * process 1 against process 0; with two, process 0 finds it inside, and
+ * the others, at `here`, learn that it failed. */
+static void replica_1_message(char *out, size_t capacity, const char *does,
+                              const char *here) {
+  if (num_local == 1)
+    snprintf(out, capacity,
+             "process 1 %s while process 0 is at all_reduce (kernels.py:10)",
+             does);
+  else if (rank_ == 0)
+    snprintf(out, capacity,
+             "replica 1 %s while replica 0 is at all_reduce (kernels.py:10)",
+             does);
+  else
+    snprintf(out, capacity,
+             "process 0 failed (COLLECTIVE_FAILED) while process %d is at %s",
+             rank_, here);
 }
 
 /* Processes that do not meet: each case fails every process, and the
@@ -253,41 +118,19 @@ static void check_failures(const spmd_setup *setup) {
   spmd_release(setup, other);
 
   /* Control flow that depends on the replica: replica 0 reaches
-   * kernels.py:10, the others kernels.py:20. With two local replicas,
-   * process 0 finds it inside; the others learn that it failed. */
+   * kernels.py:10, the others kernels.py:20. */
   load_special(setup, "diverge", other);
-  if (num_local == 1)
-    snprintf(message, sizeof(message),
-             "process 1 is at all_reduce (kernels.py:20) while process 0 is "
-             "at all_reduce (kernels.py:10)");
-  else if (rank_ == 0)
-    snprintf(message, sizeof(message),
-             "replica 1 is at all_reduce (kernels.py:20) while replica 0 is "
-             "at all_reduce (kernels.py:10)");
-  else
-    snprintf(message, sizeof(message),
-             "process 0 failed (COLLECTIVE_FAILED) while process %d is at "
-             "all_reduce (kernels.py:20)",
-             rank_);
+  replica_1_message(message, sizeof(message),
+                    "is at all_reduce (kernels.py:20)",
+                    "all_reduce (kernels.py:20)");
   fails_then_recovers(setup, other, 0, NLRT_COLLECTIVE_FAILED, message, slow);
   spmd_release(setup, other);
 
   /* Replica 1 skips the all_reduce: its process's end of the program
    * meets the others' collective. */
   load_special(setup, "skip", other);
-  if (num_local == 1)
-    snprintf(message, sizeof(message),
-             "process 1 finished its program while process 0 is at "
-             "all_reduce (kernels.py:10)");
-  else if (rank_ == 0)
-    snprintf(message, sizeof(message),
-             "replica 1 finished its program while replica 0 is at "
-             "all_reduce (kernels.py:10)");
-  else
-    snprintf(message, sizeof(message),
-             "process 0 failed (COLLECTIVE_FAILED) while process %d is at "
-             "all_reduce (kernels.py:10)",
-             rank_);
+  replica_1_message(message, sizeof(message), "finished its program",
+                    "all_reduce (kernels.py:10)");
   fails_then_recovers(setup, other, 0, NLRT_COLLECTIVE_FAILED, message, slow);
   spmd_release(setup, other);
 
@@ -337,21 +180,21 @@ static void check_disagreement(void) {
  * times out, and the communicator stays failed. */
 static void check_timeout(void) {
   spmd_setup setup;
-  CHECK(open_spanning(&setup, 1000) == NLRT_OK);
+  CHECK(open_spanning(&setup, 1000));
   nlrt_executable *slow[4];
   load_special(&setup, "slow", slow);
   if (rank_ == 1)
     sleep(3);
   float results[4][2];
   nlrt_status statuses[4];
-  CHECK_FAILS(special(&setup, slow, 0, results, statuses),
+  CHECK_FAILS(spmd_special(&setup, slow, 0, results, statuses),
               NLRT_COLLECTIVE_FAILED,
               "timed out after 1 s waiting for the other processes");
   if (rank_ == 0)
     CHECK(strstr(nlrt_last_error(), "all_reduce (kernels.py:10) timed out "
                                     "after 1 s waiting for the other "
                                     "processes (process 0 of") != NULL);
-  CHECK_FAILS(special(&setup, slow, 0, results, statuses),
+  CHECK_FAILS(spmd_special(&setup, slow, 0, results, statuses),
               NLRT_COLLECTIVE_FAILED,
               "the communicator failed earlier across processes: ");
   spmd_release(&setup, slow);
@@ -433,6 +276,7 @@ int main(int argc, char **argv) {
     check_bad_shapes();
   }
   first = (size_t)rank_ * num_local;
+  snprintf(spmd_who, sizeof(spmd_who), "rank %d: ", rank_);
   num_replicas = num_local * (size_t)size_;
   if (num_local < 1 || num_replicas > 4) {
     fprintf(stderr, "%zu replicas: the test kernels have 1 to 4\n",
@@ -441,16 +285,16 @@ int main(int argc, char **argv) {
   }
   open_replica_files();
   spmd_setup setup;
-  CHECK(open_spanning(&setup, 30000) == NLRT_OK);
+  CHECK(open_spanning(&setup, 30000));
   nlrt_executable *exes[4];
   char name[32];
   snprintf(name, sizeof(name), "all_reduce_%zu", num_replicas);
   CHECK(spmd_load(&setup, name, exes));
-  check_all_reduce(&setup, exes);
+  test_spmd_all_reduce(&setup, exes, record_result);
   spmd_release(&setup, exes);
   snprintf(name, sizeof(name), "exchange_%zu", num_replicas);
   CHECK(spmd_load(&setup, name, exes));
-  check_exchange(&setup, exes);
+  test_spmd_exchange(&setup, exes, record_result);
   spmd_release(&setup, exes);
   close_replica_files();
   if (size_ > 1)
