@@ -185,6 +185,8 @@ class PmapFunction:
         self._backend = backend
         self._axis_size = axis_size
         self._cache = LRUCache(lambda: config.flags.executable_cache_size)
+        self._leaf_axes: dict = {}  # (in_tree, static positions) -> in_axes per leaf
+        self._meshes: dict = {}  # the devices' ids -> the Mesh outputs report
         self.cache_misses = 0
         functools.update_wrapper(self, fun, updated=())
 
@@ -208,8 +210,13 @@ class PmapFunction:
                     f"to the positional arguments passed to the function, but got "
                     f"len(in_axes)={len(in_axes)}, len(args)={nargs}")
             in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
-        axes = _broadcast_prefix((in_axes, 0), (dyn, kwargs), "in_axes")
         leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        # in_axes over the leaves depends only on the tree (and which arguments are static).
+        axes_key = (in_tree, tuple(sorted(static)))
+        axes = self._leaf_axes.get(axes_key)
+        if axes is None:
+            axes = _broadcast_prefix((in_axes, 0), (dyn, kwargs), "in_axes")
+            self._leaf_axes[axes_key] = axes
         return leaves, in_tree, static_key, axes
 
     def _rebuild(self, in_tree, static_key, leaves):
@@ -328,7 +335,10 @@ class PmapFunction:
     def _assemble(self, outputs, entry: _Signature, specs, stacked, devices):
         """Each output leaf stacked along its out_axes (None: replica 0's value), with the
         NamedSharding JAX reports for it: this process's devices along the stacked axis."""
-        mesh = Mesh(devices, (_PMAP_AXIS,))
+        ids = tuple(d.id for d in devices)
+        mesh = self._meshes.get(ids)
+        if mesh is None:
+            mesh = self._meshes[ids] = Mesh(devices, (_PMAP_AXIS,))
         results = []
         for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
             if k in stacked:
