@@ -435,13 +435,6 @@ def test_a_malformed_pjrt_plugins_variable_is_a_clear_error(value, message):
 FUZZ_SEED, FUZZ_PROGRAMS = 8, 60
 #: Programs on which a vendor's compiler aborts the process, where numlir's guard
 #: (numlir_pjrt.vendor_limits) does not yet name the construct.
-VENDOR_ABORTS = {
-    "tpu": {19: "complex128 abs(x)**2 after a matmul: XLA-TPU aborts in its float64 "
-                "emulation (xprecision_rewriter.cc, Mul); whether jax does too is not yet "
-                "known"},
-}
-
-
 @pytest.mark.parametrize("platform, module, refused", [
     ("tpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xcomplex<f64>>, '
             'tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>', True),
@@ -453,11 +446,16 @@ VENDOR_ABORTS = {
             'tensor<2xf64>) -> tensor<2xcomplex<f64>>', False),
     ("cpu", '%2 = "stablehlo.divide"(%0, %1) : (tensor<2xcomplex<f64>>, '
             'tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>', False),
+    ("tpu", '%0 = "stablehlo.abs"(%arg0) : (tensor<2x1xcomplex<f64>>) -> tensor<2x1xf64>',
+     True),
+    ("tpu", '%0 = "stablehlo.abs"(%arg0) : (tensor<2x1xcomplex<f32>>) -> tensor<2x1xf32>',
+     False),
+    ("tpu", '%0 = "stablehlo.abs"(%arg0) : (tensor<2x1xf64>) -> tensor<2x1xf64>', False),
 ])
 def test_modules_a_vendors_compiler_aborts_on_are_a_clear_error_first(platform, module,
                                                                       refused):
     if refused:
-        with pytest.raises(VendorCompilerLimit, match="complex128 division.*jax"):
+        with pytest.raises(VendorCompilerLimit, match="complex128 (division|abs).*jax"):
             refuse_known_aborts(platform, module)
     else:
         refuse_known_aborts(platform, module.encode())
@@ -469,6 +467,8 @@ def test_complex128_division_on_the_tpu_is_a_clear_error_not_an_abort(pjrt):
         a = numlir.device_put(np.array([1 + 2j, 3 - 1j]), pjrt)
         with pytest.raises(VendorCompilerLimit, match="complex128 division"):
             numlir.jit(lambda a: a / (a.real + 2.0))(a)
+        with pytest.raises(VendorCompilerLimit, match="complex128 abs"):
+            numlir.jit(lambda a: abs(a))(a)
         # complex64 division is the chip's own.
         b = numlir.device_put(np.array([1 + 2j, 3 - 1j], np.complex64), pjrt)
         np.testing.assert_allclose(np.asarray(numlir.jit(lambda b: b / (b.real + 2))(b)),
@@ -506,10 +506,6 @@ def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:
 def test_fuzzer_programs_agree_with_numlirs_cpu_backend(pjrt, chunk):
     failures = []
     for index in range(chunk * FUZZ_PROGRAMS // 3, (chunk + 1) * FUZZ_PROGRAMS // 3):
-        if index in VENDOR_ABORTS.get(BACKEND, {}):
-            print(f"program {index}: skipped, {VENDOR_ABORTS[BACKEND][index]}",
-                  file=sys.__stderr__)
-            continue
         program = generate.generate(FUZZ_SEED, index)
         if os.environ.get("NUMLIR_PJRT_TEST_TRACE"):
             # An abort inside XLA loses pytest's capture: name the program first.

@@ -23,6 +23,12 @@ KNOWN_ABORTS: dict[str, list[tuple[re.Pattern[bytes], str]]] = {
          "complex128 division: XLA-TPU's float64 emulation aborts the process on it "
          "(jax on the same chip aborts too); divide in complex64, or run this part on "
          "the CPU (numlir.jit(..., backend='cpu'))"),
+        # The same check, for abs of any complex128 shape (session 29: jax aborts on
+        # jnp.abs of c128[], [4], [1,2], [2,1] and [8,128]; fuzz program 8/19).
+        (re.compile(rb"stablehlo\.abs[^\n]*complex<f64>"),
+         "complex128 abs: XLA-TPU's float64 emulation aborts the process on it (jax on "
+         "the same chip aborts too); take abs in complex64, as sqrt(re**2 + im**2), or "
+         "run this part on the CPU (numlir.jit(..., backend='cpu'))"),
     ],
 }
 
