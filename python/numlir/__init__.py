@@ -31,6 +31,7 @@ from numlir._src.backends import CompileError, OutOfMemoryError
 from numlir._src.vmap import vmap
 from numlir._src.pmap import pmap
 from numlir._src.shard_map import shard_map
+from numlir._src import sharded_jit as _sharded_jit  # noqa: F401 - jit's shardings
 from numlir._src.sharding import NamedSharding, P, Shard, make_mesh
 from numlir._src.checkpoint import checkpoint, checkpoint_name, checkpoint_policies, remat
 from numlir._src.custom_derivatives import custom_jvp, custom_vjp

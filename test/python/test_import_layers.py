@@ -43,6 +43,8 @@ LAYER_OF = {
     "numlir._src.placement": "runtime",
     "numlir._src.sharding": "runtime",
     "numlir._src.spmd": "runtime",  # the named axes of pmap's modules, for lowering
+    "numlir._src.spmd_varying": "runtime",  # which axes a graph's values vary over
+    "numlir._src.distributed": "runtime",  # processes over MPI: the cpu backend reads it
     "numlir._src.ad_util": "interpreters",
     "numlir._src.ad": "interpreters",
     "numlir._src.partial_eval": "interpreters",
@@ -57,6 +59,9 @@ LAYER_OF = {
     "numlir._src.reverse_mode": "api",
     "numlir._src.vmap": "api",
     "numlir._src.pmap": "api",
+    "numlir._src.shard_map": "api",
+    "numlir._src.spmd_partition": "api",  # jit's shardings: evaluates graphs in shard_map
+    "numlir._src.sharded_jit": "api",  # registers itself with jit (jit.py's hook)
     "numlir._src.checkpoint": "api",
     # custom_jvp/custom_vjp need only the interpreters and lax, so the libraries that
     # follow JAX's derivative conventions (nn.relu, logaddexp, ...) may use them

@@ -430,6 +430,16 @@ def clear_caches() -> None:
 
 
 @traceback_util.api_boundary
+def _no_sharded_jit(fun, in_shardings, out_shardings):
+    raise RuntimeError("jit with shardings needs numlir._src.sharded_jit, which importing "
+                       "numlir registers")
+
+
+#: ``jit(f, in_shardings=..., out_shardings=...)``'s implementation: sharded_jit.py (above
+#: this layer: it partitions with shard_map and vmap) registers it when numlir is imported.
+_sharded_jit: Callable = _no_sharded_jit
+
+
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
         static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
@@ -475,9 +485,7 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
             raise NotImplementedError(
                 "jit with in_shardings/out_shardings takes no static or donated arguments, "
                 "device or backend yet (docs/pmap.md): pass static values by closure")
-        from numlir._src.sharded_jit import ShardedJitFunction
-
-        return ShardedJitFunction(fun, in_shardings, out_shardings)
+        return _sharded_jit(fun, in_shardings, out_shardings)
     return JitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                        device, backend)
 

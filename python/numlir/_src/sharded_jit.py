@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from numlir._src import config, core, dtypes, spmd, traceback_util, tree_util
+from numlir._src import config, core, dtypes, jit, spmd, traceback_util, tree_util
 from numlir._src.lru_cache import LRUCache
 from numlir._src.shard_map import ShardMapFunction, block_avals
 from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec
@@ -115,3 +115,6 @@ class ShardedJitFunction:
         out_specs = [spec_of_split(s, a.ndim) for s, a in zip(chosen, out_avals)]
         run = ShardMapFunction(body, mesh, tuple(in_specs), out_specs, check_vma=False)
         return lambda *flat: tree_util.tree_unflatten(out_tree, run(*flat))
+
+
+jit._sharded_jit = ShardedJitFunction
