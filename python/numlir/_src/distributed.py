@@ -66,7 +66,9 @@ def _library_candidate() -> str | None:
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
                process_id: int | None = None, local_device_ids=None,
                cluster_detection_method: str | None = None, initialization_timeout: int = 300,
-               **unused) -> None:
+               heartbeat_timeout_seconds: int = 100, shutdown_timeout_seconds: int = 300,
+               coordinator_bind_address: str | None = None, slice_index: int | None = None,
+               partition_index: int | None = None) -> None:
     """Joins this process to the others of its MPI job (``jax.distributed.initialize``).
 
     Call it first, before anything uses a device. Under ``mpirun`` every argument is
@@ -77,7 +79,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     ``jax_num_cpu_devices`` devices, the same count in every process.
     """
     global state
-    del coordinator_address, initialization_timeout, unused  # MPI wires and times the job
+    # MPI wires the processes, watches them and times the collectives (collective_timeout).
+    del coordinator_address, initialization_timeout, heartbeat_timeout_seconds
+    del shutdown_timeout_seconds, coordinator_bind_address, slice_index, partition_index
     from numlir._src.backends import cpu
 
     if is_initialized():
