@@ -21,6 +21,8 @@ import pytest
 
 from numlir import _runtime
 
+from c_test_programs import build_program, build_test_kernels
+
 CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
 pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler")
 
@@ -668,17 +670,8 @@ def c_api_test(tmp_path_factory) -> tuple[Path, Path]:
     """Builds runtime/test/c_api_test.c and its kernels against libnlrt."""
     directory = tmp_path_factory.mktemp("c_api")
     library = Path(_runtime.library_path())
-    program = directory / "c_api_test"
-    subprocess.run(
-        [CC, "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra",
-         "-pthread", "-I", str(REPO / "runtime" / "include"),
-         str(REPO / "runtime" / "test" / "c_api_test.c"),
-         "-o", str(program), str(library), f"-Wl,-rpath,{library.parent}"],
-        check=True)
-    kernels = directory / "test_kernels.so"
-    subprocess.run(
-        [CC, "-shared", "-fPIC", "-o", str(kernels),
-         str(REPO / "runtime" / "test" / "test_kernels.c")], check=True)
+    program = build_program("c_api_test", directory, library)
+    kernels = build_test_kernels(directory)
     plugin = directory / "test_driver_plugin.so"
     subprocess.run(
         [CC, "-std=c11", "-shared", "-fPIC", "-Wall", "-Wextra", "-I",

@@ -15,7 +15,6 @@ names the libnlrt.so to test (a standalone runtime build); the default is the pa
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,10 +22,10 @@ import pytest
 
 from numlir import _runtime
 
-CC = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+from c_test_programs import CC, REPO, build_program, build_test_kernels
+
 pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler")
 
-REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 90
 
 
@@ -52,18 +51,7 @@ def mpi_test(tmp_path_factory) -> tuple[Path, Path]:
     """Builds runtime/test/mpi_test.c and the test kernels against libnlrt."""
     directory = tmp_path_factory.mktemp("mpi")
     library = Path(os.environ.get("NUMLIR_TEST_LIBNLRT") or _runtime.library_path())
-    program = directory / "mpi_test"
-    subprocess.run(
-        [CC, "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-pthread",
-         "-I", str(REPO / "runtime" / "include"),
-         str(REPO / "runtime" / "test" / "mpi_test.c"),
-         "-o", str(program), str(library), f"-Wl,-rpath,{library.parent}"],
-        check=True)
-    kernels = directory / "test_kernels.so"
-    subprocess.run(
-        [CC, "-shared", "-fPIC", "-o", str(kernels),
-         str(REPO / "runtime" / "test" / "test_kernels.c")], check=True)
-    return program, kernels
+    return build_program("mpi_test", directory, library), build_test_kernels(directory)
 
 
 @pytest.fixture(scope="module")
