@@ -956,7 +956,8 @@ static void spmd_release(const spmd_setup *setup, nlrt_executable **exes) {
 /* The dtypes and kinds as the collective table spells them. */
 enum { K_SUM, K_PROD, K_MAX, K_MIN, K_AND, K_OR };
 
-/* test_kernels.c's generic_records: record, dtype, kind, elements, split. */
+/* test_kernels.c's generic_records: record, dtype, kind, elements, split
+ * (bit 0: SPLIT_R groups, else ALL_R), and in that word the forms below. */
 typedef struct spmd_case {
   int64_t record;
   nlrt_dtype dtype;
@@ -964,6 +965,14 @@ typedef struct spmd_case {
   size_t elements;
   int split;
 } spmd_case;
+
+/* Float max and min operands whose result depends on the order of the
+ * operands: signed zeros, NaNs with different payloads and signs,
+ * infinities (spmd_edge_fill). */
+#define SPMD_EDGE 2
+/* The kernel runs the record in place: the result buffer holds the
+ * operand (test_kernels.c's GENERIC_IN_PLACE). */
+#define SPMD_IN_PLACE 4
 
 static const spmd_case spmd_cases[] = {
     {0, NLRT_DTYPE_F32, K_SUM, 7, 0},      {1, NLRT_DTYPE_F64, K_MAX, 5, 0},
@@ -975,6 +984,14 @@ static const spmd_case spmd_cases[] = {
     {12, NLRT_DTYPE_F32, K_SUM, 10007, 0}, {13, NLRT_DTYPE_F32, K_SUM, 0, 0},
     {14, NLRT_DTYPE_F32, K_SUM, 7, 1},     {16, NLRT_DTYPE_BF16, K_MAX, 5, 0},
     {17, NLRT_DTYPE_I1, K_AND, 4, 0},
+    {18, NLRT_DTYPE_F32, K_MAX, 8, SPMD_EDGE},
+    {19, NLRT_DTYPE_F32, K_MIN, 8, SPMD_EDGE},
+    {20, NLRT_DTYPE_F16, K_MAX, 8, SPMD_EDGE},
+    {21, NLRT_DTYPE_F16, K_MIN, 8, SPMD_EDGE},
+    {22, NLRT_DTYPE_BF16, K_MIN, 8, SPMD_EDGE},
+    {23, NLRT_DTYPE_F64, K_MAX, 8, SPMD_EDGE},
+    {24, NLRT_DTYPE_F32, K_SUM, 1000, SPMD_IN_PLACE},
+    {25, NLRT_DTYPE_F16, K_MAX, 8, SPMD_EDGE | SPMD_IN_PLACE},
 };
 #define SPMD_REPLICA_ID_RECORD 15
 #define SPMD_BYTES 40960
@@ -1000,10 +1017,121 @@ static float reference_bf16_value(uint16_t h) {
   return bits_to_float((uint32_t)h << 16);
 }
 
+/* The SPMD_EDGE classes of values, by element. */
+enum { EDGE_NEG_ZERO, EDGE_ZERO, EDGE_NAN, EDGE_NEG_NAN, EDGE_ONE, EDGE_INF,
+       EDGE_NEG_INF, EDGE_TWO };
+
+/* The bits of `class` in a float type of `bytes` bytes (2: f16, or bf16 when
+ * `brain`); NaNs carry `payload`, EDGE_TWO is 2 plus `payload` ulps. */
+static uint64_t edge_bits(size_t bytes, int brain, int class,
+                          uint64_t payload) {
+  /* sign, quiet NaN, infinity, one, two; by format. */
+  static const uint64_t formats[4][5] = {
+      {0x8000u, 0x7e00u, 0x7c00u, 0x3c00u, 0x4000u},             /* f16 */
+      {0x8000u, 0x7fc0u, 0x7f80u, 0x3f80u, 0x4000u},             /* bf16 */
+      {0x80000000u, 0x7fc00000u, 0x7f800000u, 0x3f800000u, 0x40000000u},
+      {UINT64_C(1) << 63, UINT64_C(0x7ff8000000000000),
+       UINT64_C(0x7ff0000000000000), UINT64_C(0x3ff0000000000000),
+       UINT64_C(0x4000000000000000)},
+  };
+  const uint64_t *f = formats[bytes == 2 ? (brain ? 1 : 0) : bytes == 4 ? 2 : 3];
+  switch (class) {
+  case EDGE_NEG_ZERO: return f[0];
+  case EDGE_ZERO: return 0;
+  case EDGE_NAN: return f[1] | payload;
+  case EDGE_NEG_NAN: return f[0] | f[1] | payload;
+  case EDGE_ONE: return f[3];
+  case EDGE_INF: return f[2];
+  case EDGE_NEG_INF: return f[0] | f[2];
+  default: return f[4] + payload;
+  }
+}
+
+/* Element e of participant r's operand for SPMD_EDGE: -0 against +0 both
+ * ways, NaNs of every replica (the first in group order wins), a negative
+ * NaN, a NaN against a number both ways, infinities, equal magnitudes. */
+static void spmd_edge_fill(const spmd_case *c, size_t r, void *data) {
+  size_t bytes = nlrt_dtype_size(c->dtype);
+  for (size_t e = 0; e < c->elements; ++e) {
+    int class = EDGE_TWO;
+    uint64_t payload = r + 1;
+    switch (e % 8) {
+    case 0: class = r % 2 ? EDGE_ZERO : EDGE_NEG_ZERO; break;
+    case 1: class = r % 2 ? EDGE_NEG_ZERO : EDGE_ZERO; break;
+    case 2: class = EDGE_NAN; break;
+    case 3: class = r == 0 ? EDGE_NEG_NAN : EDGE_ONE; payload = 5; break;
+    case 4: class = r == 0 ? EDGE_ONE : EDGE_NAN; break;
+    case 5: class = r == 0 ? EDGE_INF : EDGE_NEG_INF; break;
+    case 6: class = EDGE_TWO; payload = r; break;
+    case 7: class = r == 1 ? EDGE_NEG_ZERO : EDGE_ZERO; break;
+    }
+    uint64_t bits =
+        edge_bits(bytes, c->dtype == NLRT_DTYPE_BF16, class, payload);
+    if (bytes == 2) {
+      uint16_t narrow = (uint16_t)bits;
+      memcpy((char *)data + e * 2, &narrow, 2);
+    } else if (bytes == 4) {
+      uint32_t word = (uint32_t)bits;
+      memcpy((char *)data + e * 4, &word, 4);
+    } else {
+      memcpy((char *)data + e * 8, &bits, 8);
+    }
+  }
+}
+
+/* The value of a float element of `bytes` bytes (bf16 when `brain`). */
+static double edge_value(const void *data, size_t e, size_t bytes, int brain) {
+  if (bytes == 8) {
+    double d;
+    memcpy(&d, (const char *)data + e * 8, 8);
+    return d;
+  }
+  if (bytes == 4) {
+    float f;
+    memcpy(&f, (const char *)data + e * 4, 4);
+    return f;
+  }
+  uint16_t h;
+  memcpy(&h, (const char *)data + e * 2, 2);
+  if (brain)
+    return bits_to_float((uint32_t)h << 16);
+  double sign = h & 0x8000u ? -1.0 : 1.0;
+  unsigned exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1f)
+    return mantissa ? (double)bits_to_float(0x7fc00000u) : sign * (double)bits_to_float(0x7f800000u);
+  double magnitude = exponent ? (1024.0 + mantissa) / 1024.0 : mantissa / 1024.0;
+  int power = exponent ? (int)exponent - 15 : -14;
+  for (; power > 0; --power)
+    magnitude *= 2.0;
+  for (; power < 0; ++power)
+    magnitude /= 2.0;
+  return sign * magnitude;
+}
+
+/* acc = max or min (acc, operand) for SPMD_EDGE element e, as hlo's
+ * combiner in group order: a NaN accumulated stays, else a NaN operand
+ * wins; else the operand unless the accumulated one is strictly greater
+ * (max) or smaller (min), so +0 and -0 keep the later. Bits are moved
+ * whole, so NaN payloads and signs survive. */
+static void edge_reference_step(const spmd_case *c, void *acc, const void *b,
+                                size_t e) {
+  size_t bytes = nlrt_dtype_size(c->dtype);
+  int brain = c->dtype == NLRT_DTYPE_BF16;
+  double x = edge_value(acc, e, bytes, brain), y = edge_value(b, e, bytes, brain);
+  int keep = x != x ||
+             (y == y && (c->kind == K_MAX ? x > y : x < y));
+  if (!keep)
+    memcpy((char *)acc + e * bytes, (const char *)b + e * bytes, bytes);
+}
+
 /* Element e of participant r's operand: values whose sums depend on the
  * order (large and small magnitudes), NaN in a few places, integers near
  * their limits so that sums and products wrap. */
 static void spmd_fill(const spmd_case *c, size_t r, void *data) {
+  if (c->split & SPMD_EDGE) {
+    spmd_edge_fill(c, r, data);
+    return;
+  }
   for (size_t e = 0; e < c->elements; ++e) {
     double x = (double)((e * 7 + r * 3) % 11) * 0.1 +
                (r % 2 ? 1e7 : 1.0) * (double)(e % 5) + 0.01 * (double)r;
@@ -1062,6 +1190,10 @@ static void spmd_fill(const spmd_case *c, size_t r, void *data) {
 /* acc (op)= operand for one element, written independently of reduce.c. */
 static void reference_step(const spmd_case *c, void *acc, const void *b,
                            size_t e) {
+  if (c->split & SPMD_EDGE) {
+    edge_reference_step(c, acc, b, e);
+    return;
+  }
   switch (c->dtype) {
   case NLRT_DTYPE_F32: {
     float *a = (float *)acc + e, y = ((const float *)b)[e];
@@ -1143,7 +1275,7 @@ static void reference_step(const spmd_case *c, void *acc, const void *b,
 /* The members of participant r's group for a case on n replicas. */
 static size_t spmd_group(const spmd_case *c, size_t n, size_t r,
                          size_t *members) {
-  if (!c->split) {
+  if (!(c->split & 1)) {
     for (size_t i = 0; i < n; ++i)
       members[i] = i;
     return n;
@@ -1201,6 +1333,8 @@ static void test_spmd_all_reduce(const spmd_setup *setup,
       b.record[r] = c->record;
       spmd_fill(c, r, b.operand[r]);
       memset(b.result[r], 0xa5, SPMD_BYTES);
+      if (c->split & SPMD_IN_PLACE)
+        memcpy(b.result[r], b.operand[r], bytes);
     }
     nlrt_status statuses[4] = {99, 99, 99, 99};
     CHECK(nlrt_executable_execute_spmd(setup->comm, local, exes,
@@ -1727,7 +1861,7 @@ static void test_spmd_single_replica(nlrt_device *device) {
   CHECK_FAILS(nlrt_executable_execute(exe, b.pointers[0], 3),
               NLRT_COLLECTIVE_FAILED,
               "collective 1000 was called, but the running executable's "
-              "collective table has 18 records");
+              "collective table has 26 records");
   nlrt_executable_release(exe);
   spmd_buffers_free(&b);
 

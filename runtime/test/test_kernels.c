@@ -149,9 +149,11 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
 #define AT(count, replicas, i) (3 + (count) + (i) * (7 + (replicas)))
 
 /* all_reduce_R's records; c_api_test.c's spmd_cases mirror them. Record
- * 15 is the replica_id. */
-#define NUM_GENERIC 18
+ * 15 is the replica_id; records from GENERIC_IN_PLACE on run in place (the
+ * result buffer is the operand). */
+#define NUM_GENERIC 26
 #define GENERIC_REPLICA_ID 15
+#define GENERIC_IN_PLACE 24
 #define GENERIC_TABLE(R)                                                       \
   {1, TABLE_WORDS(NUM_GENERIC, R), NUM_GENERIC,                                \
    AT(NUM_GENERIC, R, 0), AT(NUM_GENERIC, R, 1), AT(NUM_GENERIC, R, 2),        \
@@ -160,6 +162,9 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
    AT(NUM_GENERIC, R, 9), AT(NUM_GENERIC, R, 10), AT(NUM_GENERIC, R, 11),      \
    AT(NUM_GENERIC, R, 12), AT(NUM_GENERIC, R, 13), AT(NUM_GENERIC, R, 14),     \
    AT(NUM_GENERIC, R, 15), AT(NUM_GENERIC, R, 16), AT(NUM_GENERIC, R, 17),     \
+   AT(NUM_GENERIC, R, 18), AT(NUM_GENERIC, R, 19), AT(NUM_GENERIC, R, 20),     \
+   AT(NUM_GENERIC, R, 21), AT(NUM_GENERIC, R, 22), AT(NUM_GENERIC, R, 23),     \
+   AT(NUM_GENERIC, R, 24), AT(NUM_GENERIC, R, 25),                             \
    ALL_REDUCE, SUM, F32, 7, ALL_##R, -1,                                       \
    ALL_REDUCE, MAX, F64, 5, ALL_##R, -1,                                       \
    ALL_REDUCE, SUM, I32, 9, ALL_##R, -1,                                       \
@@ -177,7 +182,15 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
    ALL_REDUCE, SUM, F32, 7, SPLIT_##R, -1,                                     \
    REPLICA_ID, NO_KIND, UI32, 1, ALL_##R, 0,                                   \
    ALL_REDUCE, MAX, BF16, 5, ALL_##R, -1,                                      \
-   ALL_REDUCE, AND, I1, 4, ALL_##R, -1}
+   ALL_REDUCE, AND, I1, 4, ALL_##R, -1,                                        \
+   ALL_REDUCE, MAX, F32, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, MIN, F32, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, MAX, F16, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, MIN, F16, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, MIN, BF16, 8, ALL_##R, -1,                                      \
+   ALL_REDUCE, MAX, F64, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 1000, ALL_##R, -1,                                    \
+   ALL_REDUCE, MAX, F16, 8, ALL_##R, -1}
 
 /* The special kernels' records: 0 replica_id (kernels.py:5), 1 all_reduce
  * sum f32[2] (kernels.py:10), 2 the same at kernels.py:20. */
@@ -195,7 +208,10 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
  * bytes (the replica_id record gets no operand). */
 static void run_generic(collective_slot slot, void **buffers) {
   int64_t record = *(const int64_t *)buffers[0];
-  slot((uint64_t)record, record == GENERIC_REPLICA_ID ? NULL : buffers[1],
+  slot((uint64_t)record,
+       record == GENERIC_REPLICA_ID ? NULL
+       : record >= GENERIC_IN_PLACE ? buffers[2]
+                                    : buffers[1],
        buffers[2]);
 }
 
