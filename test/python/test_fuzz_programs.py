@@ -891,6 +891,13 @@ def test_campaign_guards_reject_what_jax_and_numlir_may_differ_on():
     assert not refused(b, "remainder", "jnp.fmod({0}, {1})", plain, plain)
     assert not refused(builder(differentiable=False), "remainder", "jnp.fmod({0}, {1})",
                        plain, summed)
+    # jax's cumprod makes its zero products +0 (seed 132, program 972): they count as a
+    # sum's zeros, so the remainder's derivative does not read their sign.
+    product = b.emit("cumprod", "lax.cumprod({0}, axis=0)", [plain], 1.0)
+    assert product.zero_sign and refused(b, "remainder", "jnp.remainder({0}, {1})", plain,
+                                         product)
+    assert not builder(special=False).emit("cumprod", "lax.cumprod({0}, axis=0)", [plain],
+                                           1.0).zero_sign
     # jax's tanh at an infinite cotangent (seed 114, program 2303): special programs only.
     assert refused(b, "tanh", "jnp.tanh({0})", plain)
     assert not refused(builder(special=False), "tanh", "jnp.tanh({0})", plain)

@@ -298,6 +298,21 @@ def test_cumprod_long_axis_with_zeros(x64):
                (x,))
 
 
+def test_cumprod_keeps_the_sign_of_a_zero_product():
+    # IEEE and NumPy: -0.58 * 0.0 is -0.0, and 1 / that is -inf. jax 0.10.2's cumprod says
+    # +0.0 (its associative scan adds the interleaved halves, 0.0 + -0.0 = +0.0; seed 132,
+    # program 972), which the fuzzer therefore treats like a sum's zero.
+    x = np.array([[-0.5817674, 0.0], [0.0, -2.0], [3.0, -0.0]], np.float32)
+    for reverse in (False, True):
+        for f in (numlir.jit(lambda v: lax.cumprod(v, axis=1, reverse=reverse)),
+                  lambda v: lax.cumprod(v, axis=1, reverse=reverse)):
+            got = np.asarray(f(x))
+            want = (np.flip(np.cumprod(np.flip(x, 1), axis=1), 1) if reverse
+                    else np.cumprod(x, axis=1))
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_cummax_ties_share_the_tangent():
     x = np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0, 5.0], np.float32)
     t = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0], np.float32)
