@@ -64,6 +64,12 @@ def scale_floor(rtol: float) -> float:
     return SCALE_FLOOR["float32"]
 
 
+def has_narrow_floats(dtypes) -> bool:
+    """Whether some float or complex dtype among ``dtypes`` is narrower than float64 (a
+    float64 reference then says how much of a difference is rounding)."""
+    return any(part_dtype(d) in RTOL and part_dtype(d) != "float64" for d in dtypes)
+
+
 def program_rtol(dtypes) -> float:
     """The tolerance of the least precise float dtype among ``dtypes`` (exact if none); a
     complex dtype counts as the dtype of its parts."""

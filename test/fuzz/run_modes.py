@@ -335,8 +335,10 @@ def check(program: Program, mode: str, announce=_no_announcement) -> Outcome:
     verdict = compare.compare(got, want, rtol)
     if verdict.ok:
         return Outcome(mode, "ok")
-    if verdict.kind in ("value", "nonfinite") and not program.x64:
-        # Rounding, not a bug, when numlir is about as close to the float64 answer as jax is.
+    if verdict.kind in ("value", "nonfinite") and compare.has_narrow_floats(program.dtypes()):
+        # Rounding, not a bug, when numlir is about as close to the float64 answer as jax is;
+        # with x64 on too, where float32 values are as inexact (seed 134, program 3075:
+        # lax.lgamma(1.0) in float32 is 0 on numlir and in truth, 4.8e-7 on jax).
         set_x64(True)
         try:
             exact = upcast(program)

@@ -386,6 +386,26 @@ def test_jax_jit_rewriting_the_rounding_is_not_a_wrong_value(mode):
     assert outcome.status == "jax_disagrees", outcome
 
 
+@pytest.mark.parametrize("mode", ["eager", "jit", "vmap"])
+def test_jax_rounding_a_float32_zero_under_x64_is_judged_by_the_float64_answer(mode):
+    # Seed 134, program 3075: lax.lgamma(1.0) in float32 is exactly 0 on numlir (and in
+    # truth), 4.8e-7 on jax; the program had x64 on, where the float64 reference used to be
+    # skipped, so the tolerance was jax's own tiny scale and the right answer "wrong".
+    one = np.array(1.0, np.float32)
+    program = Program([Input("v3", one, 0, np.stack([one, np.float32(2.0)]))],
+                      [Op("v6", "lgamma", "lax.lgamma({0})", ("v3",), Aval((), "float32"))],
+                      ("v6",), x64=True, special_values=True)
+    assert compare.has_narrow_floats(program.dtypes())
+    outcome = run_modes.check(program, mode)
+    assert outcome.status == "ok", outcome
+
+
+def test_a_float64_program_has_no_wider_reference():
+    assert not compare.has_narrow_floats(["float64", "complex128", "int32", "bool"])
+    assert compare.has_narrow_floats(["float64", "complex64"])
+    assert compare.has_narrow_floats(["bfloat16"])
+
+
 def test_a_wrong_value_is_still_wrong_when_jax_op_by_op_agrees_with_jit(monkeypatch):
     program = _chain_program()
     real = run_modes.evaluate
