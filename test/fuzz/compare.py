@@ -190,7 +190,11 @@ def within_reference_error(got: list[np.ndarray], want: list[np.ndarray], truth:
         if t.shape != g.shape:
             return False
         if not _is_inexact(w):
-            if not np.array_equal(g, w):
+            # An exact leaf (an integer or bool made from floats) agrees where it is jax's or
+            # the float64 program's: jax's float32 rounding can flip it (seed 134, program
+            # 22545: bool(lgamma(1.0)) is True on jax, whose float32 lgamma(1) is 4.8e-7,
+            # and False on numlir and in truth).
+            if g.shape != w.shape or not ((g == w) | (g == t)).all():
                 return False
             continue
         gp, wp, tp = _parts(g), _parts(w), _parts(t)

@@ -400,6 +400,25 @@ def test_jax_rounding_a_float32_zero_under_x64_is_judged_by_the_float64_answer(m
     assert outcome.status == "ok", outcome
 
 
+def test_a_bool_of_float32_rounding_is_judged_by_the_float64_answer():
+    # Seed 134, program 22545: bool(lgamma(x)) at x = 1 is True on jax (its float32
+    # lgamma(1) is 4.8e-7) and False on numlir and in truth; at 2 and 0.5 both agree.
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    program = Program([Input("x1", x, 0, np.stack([x, x[::-1]]))],
+                      [Op("v1", "lgamma", "lax.lgamma({0})", ("x1",), Aval((3,), "float32")),
+                       Op("v7", "cast", "jnp.asarray({0}, dtype=jnp.bool)", ("v1",),
+                          Aval((3,), "bool"))],
+                      ("v7",), special_values=True)
+    for mode in ("eager", "vmap"):
+        outcome = run_modes.check(program, mode)
+        assert outcome.status == "ok", outcome
+    truth = [np.array([False, False, True])]
+    assert compare.within_reference_error([np.array([False, False, True])],
+                                          [np.array([True, False, True])], truth, 1e-4)
+    assert not compare.within_reference_error([np.array([False, True, True])],
+                                              [np.array([True, False, True])], truth, 1e-4)
+
+
 def test_a_float64_program_has_no_wider_reference():
     assert not compare.has_narrow_floats(["float64", "complex128", "int32", "bool"])
     assert compare.has_narrow_floats(["float64", "complex64"])
