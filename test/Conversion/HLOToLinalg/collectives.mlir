@@ -1,6 +1,11 @@
 // RUN: hlo-opt %s --convert-hlo-to-linalg --split-input-file | FileCheck %s
+// RUN: hlo-opt %s --convert-hlo-to-linalg --split-input-file \
+// RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
+// RUN:   --buffer-results-to-out-params="hoist-static-allocs modify-public-functions" \
+// RUN:   | FileCheck %s --check-prefix=BUF
 
-// The operand is copied into a fresh dense buffer, the result gets one, and
+// The operand is passed as its own buffer, read only (the runtime never
+// writes it, so nothing copies it), the result gets a fresh one, and
 // each collective becomes a call of its own private declaration carrying its
 // record: index, op code, reduce kind, the runtime's dtype (ui32 is 11: the
 // signedness lives on in the record after the types turn signless) and the
@@ -20,8 +25,8 @@
 // CHECK-SAME: numlir.replica_groups = dense<{{\[}}[0, 2], [1, 3]]> : tensor<2x2xi64>
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<8x3xf32>)
-// CHECK: %[[IN:.*]] = memref.alloc() : memref<8x3xf32>
-// CHECK: bufferization.materialize_in_destination %[[X]] in restrict writable %[[IN]]
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<8x3xf32> to memref<8x3xf32>
+// CHECK-NOT: materialize_in_destination
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<8x3xf32>
 // CHECK: call @__numlir_collective_0(%[[IN]], %[[OUT]])
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
@@ -57,8 +62,8 @@ func.func @twice(%x: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>) {
 // CHECK-SAME: numlir.collective_op = 2 : i64
 // CHECK-LABEL: func.func @gather_dim_1
 // CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
-// CHECK: bufferization.materialize_in_destination %[[T]]
-// CHECK: call @__numlir_collective_0(
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[T]] read_only : tensor<3x2xf32> to memref<3x2xf32>
+// CHECK: call @__numlir_collective_0(%[[IN]],
 // CHECK: %[[R:.*]] = bufferization.to_tensor %{{.*}} restrict writable : memref<6x2xf32>
 // CHECK: linalg.transpose ins(%[[R]] : tensor<6x2xf32>) outs(%{{.*}} : tensor<2x6xf32>) permutation = [1, 0]
 func.func @gather_dim_1(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
@@ -99,4 +104,31 @@ func.func @scatter_and_permute(%x: tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf3
   %r = hlo.reduce_scatter max %x, dim = 0, replica_groups = [[0, 1, 2, 3]] : tensor<8xf32> -> tensor<2xf32>
   %p = hlo.collective_permute %x, pairs = [[0, 1], [1, 0]] : tensor<8xf32>
   return %r, %p : tensor<2xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Bufferized, as the CPU pipeline does: an argument and a computed value reach
+// the call as their own buffers (no copy), and the result is written straight
+// into the function's output; a strided slice, whose buffer the identity-layout
+// declaration cannot take, is copied into a dense one.
+// BUF-LABEL: func.func @operands_as_they_are
+// BUF-SAME: (%[[X:[^:]*]]: memref<8x6xf32>, %[[OUT0:[^:]*]]: memref<8x6xf32>, %[[OUT1:[^:]*]]: memref<8x6xf32>, %[[OUT2:[^:]*]]: memref<8x3xf32>)
+// BUF-NOT: memref.copy
+// BUF: call @__numlir_collective_0(%[[X]], %[[OUT0]])
+// BUF: linalg.generic {{.*}} ins(%[[X]] : memref<8x6xf32>) outs(%[[E:[^ ]*]] : memref<8x6xf32>)
+// BUF: call @__numlir_collective_1(%[[E]], %[[OUT1]])
+// BUF: %[[SLICE:.*]] = memref.subview %[[X]][0, 0] [8, 3] [1, 2]
+// BUF: %[[DENSE:.*]] = memref.alloc() {{.*}} : memref<8x3xf32>
+// BUF: linalg.copy ins(%[[SLICE]] : {{.*}}) outs(%[[DENSE]] : memref<8x3xf32>)
+// BUF: call @__numlir_collective_2(%[[DENSE]], %[[OUT2]])
+module attributes {numlir.num_replicas = 2 : i64} {
+  func.func @operands_as_they_are(%x: tensor<8x6xf32>) -> (tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x3xf32>) {
+    %s = hlo.all_reduce sum %x, replica_groups = [[0, 1]] : tensor<8x6xf32>
+    %e = hlo.exp %x : tensor<8x6xf32>
+    %m = hlo.all_reduce max %e, replica_groups = [[0, 1]] : tensor<8x6xf32>
+    %c = hlo.slice %x, start = [0, 0], limit = [8, 6], strides = [1, 2] : tensor<8x6xf32> -> tensor<8x3xf32>
+    %p = hlo.collective_permute %c, pairs = [[0, 1], [1, 0]] : tensor<8x3xf32>
+    return %s, %m, %p : tensor<8x6xf32>, tensor<8x6xf32>, tensor<8x3xf32>
+  }
 }

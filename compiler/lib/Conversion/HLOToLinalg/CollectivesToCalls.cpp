@@ -2,8 +2,9 @@
 //
 // The replicas of an SPMD module meet in the runtime, which exchanges dense
 // buffers, so a collective leaves tensors here, as a host callback does: the
-// operand is copied into a fresh buffer, the result gets one, and the op
-// becomes a call of a private declaration of its own
+// operand is passed as its own buffer, read only (one-shot bufferization
+// copies it only where its layout is not the identity), the result gets a
+// fresh one, and the op becomes a call of a private declaration of its own
 //
 //   func.func private @__numlir_collective_0(memref<8xf32>, memref<8xf32>)
 //       attributes {numlir.collective = 0 : i64, numlir.collective_op = 0 : i64,
@@ -110,9 +111,20 @@ SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
   return result;
 }
 
+/// `tensor`'s own buffer, which the runtime only reads (its collective entry
+/// takes `const void *operand`): no copy. The declaration takes an identity
+/// layout, so one-shot bufferization copies only where the tensor's buffer
+/// has another one (a slice, say).
+Value readOnlyBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
 /// Emits the call of a new declaration for one collective: `operand` (a
-/// converted tensor in leading-dimension form; null for replica_id) is copied
-/// into a dense buffer, the result buffer has `leadingShape` and the
+/// converted tensor in leading-dimension form; null for replica_id) is passed
+/// as its own buffer, the result buffer has `leadingShape` and the
 /// converted element type `element`; returns the result as a tensor.
 FailureOr<Value> callCollective(Operation *op, calls::CollectiveOpCode code,
                                 int64_t kind, DenseIntElementsAttr groups,
@@ -128,8 +140,7 @@ FailureOr<Value> callCollective(Operation *op, calls::CollectiveOpCode code,
   Location loc = op->getLoc();
   SmallVector<Value> buffers;
   if (operand)
-    buffers.push_back(
-        numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand));
+    buffers.push_back(readOnlyBuffer(rewriter, loc, operand));
   Value result = memref::AllocOp::create(
       rewriter, loc, MemRefType::get(leadingShape, element));
   buffers.push_back(result);
