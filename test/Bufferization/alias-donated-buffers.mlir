@@ -128,3 +128,57 @@ func.func @copied_from_a_branch_that_yields_the_argument(
   memref.copy %maybe, %out0 : memref<f32> to memref<f32>
   return
 }
+
+// -----
+
+// A donated pmap(psum): the all_reduce call reads the argument at its last
+// use and the runtime runs it in place, so it writes the output directly; so
+// does a collective_permute. An all_gather (op 2) is not run in place, and an
+// all_reduce whose argument is read after it, or whose operand is a view of
+// the argument, writes a temporary.
+// CHECK-LABEL: func.func @in_place_collectives(
+// CHECK-NOT: memref.alloc
+// CHECK: call @__numlir_collective_0(%arg0, %arg2)
+// CHECK-NEXT: call @__numlir_collective_1(%arg1, %arg3)
+// CHECK-NEXT: return
+func.func private @__numlir_collective_0(memref<4xf32>, memref<4xf32>)
+    attributes {numlir.collective = 0 : i64, numlir.collective_op = 0 : i64}
+func.func private @__numlir_collective_1(memref<4xf32>, memref<4xf32>)
+    attributes {numlir.collective = 1 : i64, numlir.collective_op = 5 : i64}
+func.func private @__numlir_collective_2(memref<4xf32>, memref<4xf32>)
+    attributes {numlir.collective = 2 : i64, numlir.collective_op = 2 : i64}
+func.func @in_place_collectives(%a: memref<4xf32> {numlir.aliasing_output = 0 : i32},
+                                %b: memref<4xf32> {numlir.aliasing_output = 1 : i32},
+                                %out: memref<4xf32> {bufferize.result},
+                                %out1: memref<4xf32> {bufferize.result}) {
+  call @__numlir_collective_0(%a, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+  call @__numlir_collective_1(%b, %out1) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @not_in_place(
+// CHECK: call @__numlir_collective_2(%arg0, %[[T0:alloc[_0-9]*]])
+// CHECK: call @__numlir_collective_0(%arg1, %[[T1:alloc[_0-9]*]])
+// CHECK: memref.load %arg1
+// CHECK: call @__numlir_collective_0(%{{.*}}, %[[T2:alloc[_0-9]*]])
+// CHECK: memref.copy %[[T0]], %arg3
+// CHECK: memref.copy %[[T1]], %arg4
+// CHECK: memref.copy %[[T2]], %arg5
+// CHECK: return
+func.func @not_in_place(%a: memref<4xf32> {numlir.aliasing_output = 0 : i32},
+                        %b: memref<4xf32> {numlir.aliasing_output = 1 : i32},
+                        %c: memref<4xf32> {numlir.aliasing_output = 2 : i32},
+                        %out: memref<4xf32> {bufferize.result},
+                        %out1: memref<4xf32> {bufferize.result},
+                        %out2: memref<4xf32> {bufferize.result},
+                        %first: memref<f32> {bufferize.result}) {
+  %c0 = arith.constant 0 : index
+  call @__numlir_collective_2(%a, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+  call @__numlir_collective_0(%b, %out1) : (memref<4xf32>, memref<4xf32>) -> ()
+  %v = memref.load %b[%c0] : memref<4xf32>
+  memref.store %v, %first[] : memref<f32>
+  %view = memref.cast %c : memref<4xf32> to memref<?xf32>
+  %dense = memref.cast %view : memref<?xf32> to memref<4xf32>
+  call @__numlir_collective_0(%dense, %out2) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

@@ -368,6 +368,58 @@ def test_a_donated_argument_holds_the_output_and_is_deleted():
     np.testing.assert_array_equal(np.asarray(z), np.full((N, 3), 2.0, F32))
 
 
+@several
+@pytest.mark.parametrize("collective", ["psum", "pmax", "ppermute"])
+def test_a_donated_psum_or_ppermute_writes_its_result_over_its_operand(collective):
+    # The compiler hands the runtime one buffer as both operand and result (all_reduce and
+    # collective_permute run in place, AliasDonatedBuffers): every device's row must still
+    # be computed from every device's operand as it was, with ties, -0 and NaN among them.
+    x = R.normal(size=(N, 257)).astype(F32)
+    x[:, :4] = [[0.0, -0.0, np.nan, 1.5]] * N
+    x[1 % N, :2] = [-0.0, 0.0]
+    ring = [(i, (i + 1) % N) for i in range(N)]
+    def body(lax):
+        return {"psum": lambda v: lax.psum(v, "i"), "pmax": lambda v: lax.pmax(v, "i"),
+                "ppermute": lambda v: lax.ppermute(v, "i", ring)}[collective]
+
+    want = np.asarray(_on_jax(body(jax.lax), x, axis_name="i"))
+    donor = jnp.array(x)
+    address = donor._value.ctypes.data
+    out = numlir.pmap(body(lax), axis_name="i", donate_argnums=0)(donor)
+    assert donor.is_deleted() and np.asarray(out).ctypes.data == address
+    np.testing.assert_array_equal(np.asarray(out), want)
+    if collective != "pmax":  # jax's vmap and pmap differ on max(-0, +0): see below
+        np.testing.assert_array_equal(np.signbit(np.asarray(out)), np.signbit(want))
+
+
+@several
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, jnp.bfloat16, np.float16,
+                                   np.complex64])
+def test_psum_of_negative_zeros_is_positive_zero_as_jax_pmaps(dtype):
+    # jax.pmap on 2 or 3 CPU devices (jaxlib 0.10.2): psum of -0.0 is +0.0, XLA's
+    # all-reduce adding from +0; pmax and pmin of (-0, +0, -0, ...) keep -0 (jax's vmap
+    # gives +0 for pmax there). On one device psum keeps -0: nothing is added.
+    x = np.full((N, 3), -0.0, np.float32)
+    x[:, 2] = [0.0 if i == 1 else -0.0 for i in range(N)]
+    if dtype == np.complex64:  # -0 in both parts
+        x = (x + 1j * x).astype(dtype)
+        x.imag = x.real
+    got = numlir.pmap(lambda v: (lax.psum(v, "i"), lax.pmax(jnp.real(v), "i"),
+                                 lax.pmin(jnp.real(v), "i")), axis_name="i")(
+        jnp.asarray(x).astype(dtype))
+    total = np.asarray(got[0]).astype(np.complex128)
+    high, low = (np.asarray(g).astype(np.float64) for g in got[1:])
+    want_total = np.zeros((N, 3), bool)
+    assert np.signbit(np.asarray(jnp.asarray(x).astype(dtype)).real.astype(np.float64)[0, 0])
+    np.testing.assert_array_equal(np.signbit(total.real), want_total)
+    np.testing.assert_array_equal(np.signbit(total.imag), want_total)
+    np.testing.assert_array_equal(np.signbit(high), [[True, True, True]] * N)
+    np.testing.assert_array_equal(np.signbit(low), [[True, True, True]] * N)
+    one = numlir.pmap(lambda v: lax.psum(v, "i"), axis_name="i", devices=numlir.devices()[:1])(
+        np.full((1, 2), -0.0, np.float32))
+    assert np.signbit(np.asarray(one)).all()
+
+
 @pytest.mark.skipif(N != 4, reason="the groups are written for 4 devices")
 def test_axis_index_groups_split_psum_pmax_pmin_and_pmean():
     x = np.arange(4.0, dtype=F32)

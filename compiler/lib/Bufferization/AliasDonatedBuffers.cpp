@@ -8,14 +8,20 @@
 // is still to be read. This pass makes it right under the aliasing, after
 // those passes: the output is written only at the end of the function, by
 // one copy after the input's last use, and whatever wrote it before writes a
-// temporary instead (which then lives in the arena, assign-buffers).
+// temporary instead (which then lives in the arena, assign-buffers). One
+// writer may write it directly: a collective the runtime runs in place
+// (all_reduce, collective_permute) that reads the input at its last use, so
+// a donated `pmap(psum)` makes no copy at all.
 //
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Bufferization/Passes.h"
 
+#include "numlir/Conversion/CollectiveCalls.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -93,6 +99,29 @@ bool madeFrom(Value value, Value buffer) {
   return false;
 }
 
+/// Whether `user` is a collective call that reads exactly `arg` and writes
+/// exactly `out`, of a kind whose runtime kernel is right with both the same
+/// buffer: all_reduce and collective_permute, whose results are computed
+/// only after every participant's operand has been read (runtime.md,
+/// "Collectives"; the runtime's tests run both in place).
+bool isInPlaceCollective(Operation *user, BlockArgument arg,
+                         BlockArgument out) {
+  namespace calls = numlir::collective_calls;
+  auto call = dyn_cast<func::CallOp>(user);
+  if (!call || call.getNumOperands() != 2 || call.getOperand(0) != arg ||
+      call.getOperand(1) != out)
+    return false;
+  auto callee =
+      SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  auto code = callee ? callee->getAttrOfType<IntegerAttr>(calls::kOpAttr)
+                     : IntegerAttr();
+  return code &&
+         (code.getInt() ==
+              static_cast<int64_t>(calls::CollectiveOpCode::AllReduce) ||
+          code.getInt() ==
+              static_cast<int64_t>(calls::CollectiveOpCode::CollectivePermute));
+}
+
 struct AliasDonatedBuffersPass
     : numlir::impl::AliasDonatedBuffersBase<AliasDonatedBuffersPass> {
   void runOnOperation() override {
@@ -148,12 +177,18 @@ struct AliasDonatedBuffersPass
 
   /// Makes `out`, the same buffer as `arg` at run time, written only after
   /// `arg`'s last use: as it is when its one writer is a copy after that use
-  /// (a result that was the argument, say); otherwise every writer of `out`
+  /// (a result that was the argument, say), or an in-place collective at that
+  /// use; otherwise every writer of `out`
   /// writes a temporary, copied into `out` just before the return.
   void writeAtTheEnd(BlockArgument arg, BlockArgument out, MemRefType type,
                      Block &block) {
     if (out.hasOneUse()) {
-      auto copy = dyn_cast<memref::CopyOp>(*out.getUsers().begin());
+      Operation *writer = *out.getUsers().begin();
+      if (writer->getBlock() == &block &&
+          isInPlaceCollective(writer, arg, out) &&
+          lastUse(arg, block) == writer)
+        return;
+      auto copy = dyn_cast<memref::CopyOp>(writer);
       // The copy's source must not be a view of the argument in another
       // layout (a transpose copied onto itself); the argument itself is fine.
       if (copy && copy.getTarget() == out && copy->getBlock() == &block &&

@@ -94,8 +94,12 @@ static uint16_t f16_from_float(float value) {
 #define FLOAT_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
 #define FLOAT_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
 
+/* Float sums start from +0, as XLA's all-reduce does: `+ 0` makes the sum
+ * of a group of -0s +0 (jax.pmap's psum of -0.0 on 2 devices is +0.0) and
+ * changes nothing else, NaN payloads included. A group of one is a copy and
+ * keeps its -0, as jax's does. */
 #define FLOAT_LOOPS(suffix, type)                                              \
-  REDUCE_LOOP(sum_##suffix, type, a + b)                                       \
+  REDUCE_LOOP(sum_##suffix, type, a + b + (type)0)                             \
   REDUCE_LOOP(prod_##suffix, type, a * b)                                      \
   REDUCE_LOOP(max_##suffix, type, FLOAT_MAX(a, b))                             \
   REDUCE_LOOP(min_##suffix, type, FLOAT_MIN(a, b))
@@ -105,7 +109,8 @@ FLOAT_LOOPS(f64, double)
 /* 16-bit floats compute in f32 and round back; max and min keep the
  * winner's bits. */
 #define HALF_LOOPS(suffix, to_float, from_float)                               \
-  REDUCE_LOOP(sum_##suffix, uint16_t, from_float(to_float(a) + to_float(b)))   \
+  REDUCE_LOOP(sum_##suffix, uint16_t,                                          \
+              from_float(to_float(a) + to_float(b) + 0.0f))                    \
   REDUCE_LOOP(prod_##suffix, uint16_t, from_float(to_float(a) * to_float(b)))  \
   REDUCE_LOOP(max_##suffix, uint16_t,                                          \
               to_float(a) != to_float(a)   ? a                                 \
@@ -153,8 +158,8 @@ REDUCE_LOOP(or_i1, uint8_t, (uint8_t)((a != 0) | (b != 0)))
                            size_t count) {                                     \
     type *restrict accumulator = accumulator_;                                 \
     const type *restrict operand = operand_;                                   \
-    for (size_t i = 0; i < 2 * count; ++i)                                     \
-      accumulator[i] += operand[i];                                            \
+    for (size_t i = 0; i < 2 * count; ++i) /* from +0, as FLOAT_LOOPS */       \
+      accumulator[i] = accumulator[i] + operand[i] + (type)0;                  \
   }                                                                            \
   static void prod_##suffix(void *accumulator_, const void *operand_,          \
                             size_t count) {                                    \
