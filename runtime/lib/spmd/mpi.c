@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,13 @@
 #define ERROR_STRING_BYTES 4096
 #define VERSION_STRING_BYTES 4096
 
-/* Polling: this many MPI_Tests back to back, then one per short sleep. */
-#define POLL_SPINS 200
+/* Polling: MPI_Tests back to back (yielding the core between them) for the
+ * first POLL_SPIN_NS of a wait, as MPI's own blocking calls spin; then one
+ * per short sleep, so that a process waiting long for its peers (one still
+ * compiling, say) does not keep a core. Sleeping from the start cost a
+ * 1 MiB psum about a third of its time: each step of MPI's protocol waited
+ * for the next test. */
+#define POLL_SPIN_NS 20000000u
 #define POLL_SLEEP_NS 30000
 
 typedef void *mpi_handle; /* MPI_Comm, MPI_Datatype, MPI_Request, ... */
@@ -315,8 +321,8 @@ static uint64_t now_ns(void) {
 static nlrt_mpi_outcome wait_for(mpi_handle *request, uint64_t timeout_ns,
                                  const char *what, char *message,
                                  size_t capacity) {
-  uint64_t deadline = now_ns() + timeout_ns;
-  for (unsigned polls = 0;; ++polls) {
+  uint64_t start = now_ns(), deadline = start + timeout_ns;
+  for (;;) {
     int done = 0;
     pthread_mutex_lock(&state_mutex);
     int code = api.Test(request, &done, MPI_STATUS_IGNORE);
@@ -330,11 +336,14 @@ static nlrt_mpi_outcome wait_for(mpi_handle *request, uint64_t timeout_ns,
     }
     if (done)
       return NLRT_MPI_DONE;
-    if (polls < POLL_SPINS)
-      continue;
-    if (now_ns() >= deadline) {
+    uint64_t now = now_ns();
+    if (now >= deadline) {
       snprintf(message, capacity, "%s timed out", what);
       return NLRT_MPI_TIMED_OUT;
+    }
+    if (now - start < POLL_SPIN_NS) {
+      sched_yield();
+      continue;
     }
     struct timespec pause = {0, POLL_SLEEP_NS};
     nanosleep(&pause, NULL);
