@@ -30,6 +30,8 @@ from numlir._src.vmap import _broadcast_prefix, _check_axis_spec, vmap
 
 #: The mesh axis JAX names a pmap output's sharding after.
 _PMAP_AXIS = "_internal_pmap_axis_name"
+#: Argument types that are one leaf each (tree_util flattens them to themselves).
+_PLAIN_ARGUMENTS = (Array, np.ndarray)
 
 
 class _Signature(NamedTuple):
@@ -187,10 +189,26 @@ class PmapFunction:
         self._cache = LRUCache(lambda: config.flags.executable_cache_size)
         self._leaf_axes: dict = {}  # (in_tree, static positions) -> in_axes per leaf
         self._meshes: dict = {}  # the devices' ids -> the Mesh outputs report
+        # Positional arrays only, no static arguments: the tree and in_axes per leaf by the
+        # argument count, so such a call flattens nothing (the common call).
+        self._plain_calls: dict = {}
+        self._layouts: dict = {}  # (out_axes per leaf, devices' ids) -> the shardings
         self.cache_misses = 0
         functools.update_wrapper(self, fun, updated=())
 
     def _split(self, args, kwargs):
+        plain = not kwargs and not self._static_argnums and all(
+            type(a) in _PLAIN_ARGUMENTS for a in args)
+        if plain:
+            known = self._plain_calls.get(len(args))
+            if known is not None:
+                return list(args), known[0], (), known[1]
+        leaves, in_tree, static_key, axes = self._split_any(args, kwargs)
+        if plain:
+            self._plain_calls[len(args)] = (in_tree, axes)
+        return leaves, in_tree, static_key, axes
+
+    def _split_any(self, args, kwargs):
         nargs = len(args)
         static = {i % nargs for i in self._static_argnums if -nargs <= i < nargs}
         dyn = tuple(a for i, a in enumerate(args) if i not in static)
@@ -336,11 +354,16 @@ class PmapFunction:
         """Each output leaf stacked along its out_axes (None: replica 0's value), with the
         NamedSharding JAX reports for it: this process's devices along the stacked axis."""
         ids = tuple(d.id for d in devices)
-        mesh = self._meshes.get(ids)
-        if mesh is None:
-            mesh = self._meshes[ids] = Mesh(devices, (_PMAP_AXIS,))
+        layouts = self._layouts.get((specs, ids))
+        if layouts is None:
+            mesh = self._meshes.get(ids)
+            if mesh is None:
+                mesh = self._meshes[ids] = Mesh(devices, (_PMAP_AXIS,))
+            layouts = self._layouts[(specs, ids)] = [
+                NamedSharding(mesh, PartitionSpec() if spec is None else
+                              PartitionSpec(*[None] * spec, _PMAP_AXIS)) for spec in specs]
         results = []
-        for k, (aval, spec) in enumerate(zip(entry.out_avals, specs)):
+        for k, (aval, spec, layout) in enumerate(zip(entry.out_avals, specs, layouts)):
             if k in stacked:
                 value = stacked[k]
                 value.flags.writeable = False  # a donated buffer, now the output's
@@ -348,8 +371,6 @@ class PmapFunction:
                 value = np.asarray(outputs[0][k])
             else:
                 value = np.stack([np.asarray(out[k]) for out in outputs], axis=spec)
-            layout = NamedSharding(mesh, PartitionSpec() if spec is None else
-                                   PartitionSpec(*[None] * spec, _PMAP_AXIS))
             results.append(Array(value, aval.update(shape=value.shape), devices[0],
                                  layout=layout))
         return tree_util.tree_unflatten(entry.out_tree, results)
