@@ -10,9 +10,9 @@ times, on float32 buffers from 4 KiB to 64 MiB, the median of many calls of
 - MPI: mpi4py's ``comm.Allreduce(MPI.IN_PLACE, buf)``,
 
 and process 0 prints the overhead (numlir / MPI - 1). The target (issue 36) is at most 10%
-from 1 MiB up. numlir's psum is an allgather plus a local sum in group order (bitwise the
-same on every process and as one process with every device; docs/distributed.md): for two
-processes that is the data an allreduce moves. Results: bench/results/allreduce.json.
+from 1 MiB up. numlir's psum is reduced in slices, as an allreduce is (alltoallv, a
+sum of each slice in group order, allgatherv: bitwise the same on every process and as one
+process with every device; docs/distributed.md). Results: bench/results/allreduce.json.
 """
 
 from __future__ import annotations

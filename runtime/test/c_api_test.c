@@ -973,6 +973,9 @@ typedef struct spmd_case {
 /* The kernel runs the record in place: the result buffer holds the
  * operand (test_kernels.c's GENERIC_IN_PLACE). */
 #define SPMD_IN_PLACE 4
+/* One group of every replica, the last first (test_kernels.c's ROTATED_R):
+ * the group order is not the rank order. */
+#define SPMD_ROTATED 8
 
 static const spmd_case spmd_cases[] = {
     {0, NLRT_DTYPE_F32, K_SUM, 7, 0},      {1, NLRT_DTYPE_F64, K_MAX, 5, 0},
@@ -992,6 +995,19 @@ static const spmd_case spmd_cases[] = {
     {23, NLRT_DTYPE_F64, K_MAX, 8, SPMD_EDGE},
     {24, NLRT_DTYPE_F32, K_SUM, 1000, SPMD_IN_PLACE},
     {25, NLRT_DTYPE_F16, K_MAX, 8, SPMD_EDGE | SPMD_IN_PLACE},
+    /* Fewer elements than 3 slices, uneven slices, a group out of order;
+     * in place, then not. */
+    {26, NLRT_DTYPE_F32, K_SUM, 1, SPMD_IN_PLACE},
+    {27, NLRT_DTYPE_F32, K_SUM, 2, SPMD_IN_PLACE},
+    {28, NLRT_DTYPE_F32, K_SUM, 10007, SPMD_ROTATED | SPMD_IN_PLACE},
+    {29, NLRT_DTYPE_BF16, K_MIN, 8, SPMD_EDGE | SPMD_ROTATED | SPMD_IN_PLACE},
+    {30, NLRT_DTYPE_I32, K_SUM, 0, SPMD_IN_PLACE},
+    {31, NLRT_DTYPE_F32, K_SUM, 1, 0},
+    {32, NLRT_DTYPE_F64, K_MAX, 2, 0},
+    {33, NLRT_DTYPE_F32, K_SUM, 10007, SPMD_ROTATED},
+    {34, NLRT_DTYPE_F32, K_MAX, 8, SPMD_EDGE | SPMD_ROTATED},
+    {35, NLRT_DTYPE_C128, K_PROD, 5, SPMD_ROTATED},
+    {36, NLRT_DTYPE_F16, K_SUM, 7, SPMD_ROTATED},
 };
 #define SPMD_REPLICA_ID_RECORD 15
 #define SPMD_BYTES 40960
@@ -1275,6 +1291,11 @@ static void reference_step(const spmd_case *c, void *acc, const void *b,
 /* The members of participant r's group for a case on n replicas. */
 static size_t spmd_group(const spmd_case *c, size_t n, size_t r,
                          size_t *members) {
+  if (c->split & SPMD_ROTATED) {
+    for (size_t i = 0; i < n; ++i)
+      members[i] = (i + n - 1) % n;
+    return n;
+  }
   if (!(c->split & 1)) {
     for (size_t i = 0; i < n; ++i)
       members[i] = i;
@@ -1861,7 +1882,7 @@ static void test_spmd_single_replica(nlrt_device *device) {
   CHECK_FAILS(nlrt_executable_execute(exe, b.pointers[0], 3),
               NLRT_COLLECTIVE_FAILED,
               "collective 1000 was called, but the running executable's "
-              "collective table has 26 records");
+              "collective table has 37 records");
   nlrt_executable_release(exe);
   spmd_buffers_free(&b);
 

@@ -33,6 +33,13 @@ static int (*const set_errhandler)(MPI_Comm, MPI_Errhandler) =
 static int (*const iallgather)(const void *, int, MPI_Datatype, void *, int,
                                MPI_Datatype, MPI_Comm,
                                MPI_Request *) = MPI_Iallgather;
+static int (*const ialltoallv)(const void *, const int[], const int[],
+                               MPI_Datatype, void *, const int[], const int[],
+                               MPI_Datatype, MPI_Comm,
+                               MPI_Request *) = MPI_Ialltoallv;
+static int (*const iallgatherv)(const void *, int, MPI_Datatype, void *,
+                                const int[], const int[], MPI_Datatype,
+                                MPI_Comm, MPI_Request *) = MPI_Iallgatherv;
 static int (*const test)(MPI_Request *, int *, MPI_Status *) = MPI_Test;
 static int (*const version)(char *, int *) = MPI_Get_library_version;
 static int (*const error_string)(int, char *, int *) = MPI_Error_string;
@@ -58,6 +65,7 @@ int main(void) {
     ++failures;
   }
   (void)init_thread, (void)idup, (void)set_errhandler, (void)iallgather;
+  (void)ialltoallv, (void)iallgatherv;
   (void)test, (void)version, (void)error_string;
   if (failures)
     return 1;

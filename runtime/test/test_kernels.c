@@ -133,12 +133,17 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
 }
 
 /* Replica groups, as num_groups, group_size, ids: ALL_R is one group of all
- * R replicas; SPLIT_R is [[0, 2], [1, 3]] on 4, singletons below. Each has
- * R ids, so every record of these tables has 7 + R words. */
+ * R replicas; ROTATED_R the same group out of rank order, the last replica
+ * first; SPLIT_R is [[0, 2], [1, 3]] on 4, singletons below. Each has R
+ * ids, so every record of these tables has 7 + R words. */
 #define ALL_1 1, 1, 0
 #define ALL_2 1, 2, 0, 1
 #define ALL_3 1, 3, 0, 1, 2
 #define ALL_4 1, 4, 0, 1, 2, 3
+#define ROTATED_1 1, 1, 0
+#define ROTATED_2 1, 2, 1, 0
+#define ROTATED_3 1, 3, 2, 0, 1
+#define ROTATED_4 1, 4, 3, 0, 1, 2
 #define SPLIT_1 1, 1, 0
 #define SPLIT_2 2, 1, 0, 1
 #define SPLIT_3 3, 1, 0, 1, 2
@@ -149,11 +154,14 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
 #define AT(count, replicas, i) (3 + (count) + (i) * (7 + (replicas)))
 
 /* all_reduce_R's records; c_api_test.c's spmd_cases mirror them. Record
- * 15 is the replica_id; records from GENERIC_IN_PLACE on run in place (the
- * result buffer is the operand). */
-#define NUM_GENERIC 26
+ * 15 is the replica_id; records GENERIC_IN_PLACE to GENERIC_IN_PLACE_END - 1
+ * run in place (the result buffer is the operand). From 26 on, sizes that
+ * split unevenly into slices, or leave some empty, on 2 and 3 processes
+ * (processes.c's reduction in slices), some with the group out of order. */
+#define NUM_GENERIC 37
 #define GENERIC_REPLICA_ID 15
 #define GENERIC_IN_PLACE 24
+#define GENERIC_IN_PLACE_END 31
 #define GENERIC_TABLE(R)                                                       \
   {1, TABLE_WORDS(NUM_GENERIC, R), NUM_GENERIC,                                \
    AT(NUM_GENERIC, R, 0), AT(NUM_GENERIC, R, 1), AT(NUM_GENERIC, R, 2),        \
@@ -164,7 +172,11 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
    AT(NUM_GENERIC, R, 15), AT(NUM_GENERIC, R, 16), AT(NUM_GENERIC, R, 17),     \
    AT(NUM_GENERIC, R, 18), AT(NUM_GENERIC, R, 19), AT(NUM_GENERIC, R, 20),     \
    AT(NUM_GENERIC, R, 21), AT(NUM_GENERIC, R, 22), AT(NUM_GENERIC, R, 23),     \
-   AT(NUM_GENERIC, R, 24), AT(NUM_GENERIC, R, 25),                             \
+   AT(NUM_GENERIC, R, 24), AT(NUM_GENERIC, R, 25), AT(NUM_GENERIC, R, 26),     \
+   AT(NUM_GENERIC, R, 27), AT(NUM_GENERIC, R, 28), AT(NUM_GENERIC, R, 29),     \
+   AT(NUM_GENERIC, R, 30), AT(NUM_GENERIC, R, 31), AT(NUM_GENERIC, R, 32),     \
+   AT(NUM_GENERIC, R, 33), AT(NUM_GENERIC, R, 34), AT(NUM_GENERIC, R, 35),     \
+   AT(NUM_GENERIC, R, 36),                                                     \
    ALL_REDUCE, SUM, F32, 7, ALL_##R, -1,                                       \
    ALL_REDUCE, MAX, F64, 5, ALL_##R, -1,                                       \
    ALL_REDUCE, SUM, I32, 9, ALL_##R, -1,                                       \
@@ -190,7 +202,18 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
    ALL_REDUCE, MIN, BF16, 8, ALL_##R, -1,                                      \
    ALL_REDUCE, MAX, F64, 8, ALL_##R, -1,                                       \
    ALL_REDUCE, SUM, F32, 1000, ALL_##R, -1,                                    \
-   ALL_REDUCE, MAX, F16, 8, ALL_##R, -1}
+   ALL_REDUCE, MAX, F16, 8, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 1, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 2, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 10007, ROTATED_##R, -1,                               \
+   ALL_REDUCE, MIN, BF16, 8, ROTATED_##R, -1,                                  \
+   ALL_REDUCE, SUM, I32, 0, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 1, ALL_##R, -1,                                       \
+   ALL_REDUCE, MAX, F64, 2, ALL_##R, -1,                                       \
+   ALL_REDUCE, SUM, F32, 10007, ROTATED_##R, -1,                               \
+   ALL_REDUCE, MAX, F32, 8, ROTATED_##R, -1,                                   \
+   ALL_REDUCE, PROD, C128, 5, ROTATED_##R, -1,                                 \
+   ALL_REDUCE, SUM, F16, 7, ROTATED_##R, -1}
 
 /* The special kernels' records: 0 replica_id (kernels.py:5), 1 all_reduce
  * sum f32[2] (kernels.py:10), 2 the same at kernels.py:20. */
@@ -208,10 +231,9 @@ static void no_collective(uint64_t index, const void *operand, void *result) {
  * bytes (the replica_id record gets no operand). */
 static void run_generic(collective_slot slot, void **buffers) {
   int64_t record = *(const int64_t *)buffers[0];
+  int in_place = record >= GENERIC_IN_PLACE && record < GENERIC_IN_PLACE_END;
   slot((uint64_t)record,
-       record == GENERIC_REPLICA_ID ? NULL
-       : record >= GENERIC_IN_PLACE ? buffers[2]
-                                    : buffers[1],
+       record == GENERIC_REPLICA_ID ? NULL : in_place ? buffers[2] : buffers[1],
        buffers[2]);
 }
 

@@ -86,6 +86,18 @@ def scenarios() -> dict[str, object]:
     }
     if groups:
         out["psum_groups"] = run(lambda v: lax.psum(v, "i", axis_index_groups=groups), x)
+    # One device per process reduces a psum over every device in slices, one per process:
+    # sizes that split unevenly or leave slices empty, a group out of rank order, in place.
+    rotated = [[G - 1, *range(G - 1)]]
+    out.update({
+        "psum_rotated": run(lambda v: lax.psum(v, "i", axis_index_groups=rotated),
+                            inputs(13, (67,))),
+        "psum_scalar": run(lambda v: lax.psum(v, "i"), inputs(9, ())),
+        "psum_two": run(lambda v: lax.psum(v, "i"), inputs(10, (2,))),
+        "psum_empty": run(lambda v: lax.psum(v, "i"), inputs(11, (0,))),
+        "psum_donated": run(lambda v: lax.psum(v, "i"), inputs(12, (1001,)),
+                            donate_argnums=0),
+    })
 
     def loss(w, batch):
         return jnp.mean((jnp.tanh(batch @ w) - 1.0) ** 2)

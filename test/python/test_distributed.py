@@ -96,6 +96,12 @@ def test_the_reference_agrees_with_numpy(cache_dir, tmp_path):
     edged[0, 0], edged[-1, 1], edged[1, 2], edged[0, 3] = np.nan, -0.0, np.inf, -np.inf
     assert np.isnan(got["pmax_edges"][:, 0]).all() and np.isnan(got["pmin_edges"][:, 0]).all()
     assert (got["pmax_edges"][:, 2] == np.inf).all() and (got["pmin_edges"][:, 3] == -np.inf).all()
+    for name, seed, shape in [("psum_rotated", 13, (67,)), ("psum_scalar", 9, ()),
+                              ("psum_two", 10, (2,)), ("psum_empty", 11, (0,)),
+                              ("psum_donated", 12, (1001,))]:
+        v = (np.random.default_rng(seed).normal(size=(3, *shape)) * 10).astype(np.float32)
+        np.testing.assert_allclose(got[name], np.broadcast_to(v.sum(0), v.shape), rtol=1e-5,
+                                   atol=1e-5, err_msg=name)
 
 
 def test_processes_at_different_collectives_fail_naming_both(mpirun, cache_dir, tmp_path):

@@ -121,6 +121,12 @@ nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *participant,
 void nlrt_spmd_finish(nlrt_spmd_participant *participant,
                       const struct nlrt_collectives *collectives);
 
+/* A participant's share of a collective: a balanced split of `elements`
+ * into `participants` ranges (the first elements % participants of them
+ * one longer), range `position`. */
+void nlrt_spmd_share_of(size_t elements, size_t participants,
+                        size_t position, size_t *start, size_t *count);
+
 /* Aborts the current launch for participant `local`'s failure (first
  * failure wins): peers waiting at collectives stop with "replica 2 failed:
  * <message>". */

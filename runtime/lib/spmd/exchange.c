@@ -394,10 +394,8 @@ static void move_bytes(void *to, const void *from, size_t bytes) {
     memmove(to, from, bytes);
 }
 
-/* This participant's share: a balanced split of `elements` into
- * `participants` ranges, range `position`. */
-static void share_of(size_t elements, size_t participants, size_t position,
-                     size_t *start, size_t *count) {
+void nlrt_spmd_share_of(size_t elements, size_t participants,
+                        size_t position, size_t *start, size_t *count) {
   size_t base = elements / participants, extra = elements % participants;
   *start = position * base + (position < extra ? position : extra);
   *count = base + (position < extra ? 1 : 0);
@@ -574,7 +572,8 @@ static void run_share(nlrt_spmd_participant *self,
     return; /* nothing to move, and no exchanged operands to point at */
   if (record->op == NLRT_COLLECTIVE_PERMUTE) {
     /* Pairs span the communicator: every participant takes a range. */
-    share_of(record->elements, comm->num_local, self->local, &start, &count);
+    nlrt_spmd_share_of(record->elements, comm->num_local, self->local, &start,
+                       &count);
     permute_share(comm, record, start, count);
     return;
   }
@@ -594,19 +593,21 @@ static void run_share(nlrt_spmd_participant *self,
   }
   switch (record->op) {
   case NLRT_COLLECTIVE_ALL_REDUCE:
-    share_of(record->elements, sharers, rank, &start, &count);
+    nlrt_spmd_share_of(record->elements, sharers, rank, &start, &count);
     all_reduce_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_ALL_GATHER:
-    share_of(record->elements, sharers, rank, &start, &count);
+    nlrt_spmd_share_of(record->elements, sharers, rank, &start, &count);
     all_gather_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_ALL_TO_ALL:
-    share_of(record->elements / g, sharers, rank, &start, &count);
+    nlrt_spmd_share_of(record->elements / g, sharers, rank, &start,
+                       &count);
     all_to_all_share(comm, record, members, start, count);
     break;
   case NLRT_COLLECTIVE_REDUCE_SCATTER:
-    share_of(record->elements / g, sharers, rank, &start, &count);
+    nlrt_spmd_share_of(record->elements / g, sharers, rank, &start,
+                       &count);
     reduce_scatter_share(comm, record, members, start, count);
     break;
   default: /* replica_id never comes here; permute did above */
@@ -615,9 +616,10 @@ static void run_share(nlrt_spmd_participant *self,
 }
 
 /* Between the first barrier and the shares of a collective that spans
- * processes: the leader brings every other process's operands while the
- * other local participants wait at a barrier of their own (untimed: the
- * leader's MPI calls are), which the leader aborts if it fails. */
+ * processes: the leader brings every other process's operands (or, for a
+ * reduction in slices, the results) while the other local participants
+ * wait at a barrier of their own (untimed: the leader's MPI calls are),
+ * which the leader aborts if it fails. */
 static nlrt_status exchange_across_processes(
     nlrt_spmd_participant *self, const nlrt_collectives *collectives,
     size_t index) {
@@ -644,12 +646,15 @@ nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *self,
   if (status != NLRT_OK)
     return status;
   const nlrt_collective_record *record = &collectives->records[index];
+  bool computed = false; /* by the exchange: no share is left */
   if (comm->processes && nlrt_processes_spans(comm, record)) {
     status = exchange_across_processes(self, collectives, index);
     if (status != NLRT_OK)
       return status;
+    computed = nlrt_processes_reduces(comm, record);
   }
-  run_share(self, record);
+  if (!computed)
+    run_share(self, record);
   depart(self);
   return NLRT_OK;
 }

@@ -61,6 +61,15 @@ typedef struct mpi_api {
   int (*Iallgather)(const void *send, int send_count, mpi_handle send_type,
                     void *recv, int recv_count, mpi_handle recv_type,
                     mpi_handle comm, mpi_handle *request);
+  int (*Ialltoallv)(const void *send, const int send_counts[],
+                    const int send_displacements[], mpi_handle send_type,
+                    void *recv, const int recv_counts[],
+                    const int recv_displacements[], mpi_handle recv_type,
+                    mpi_handle comm, mpi_handle *request);
+  int (*Iallgatherv)(const void *send, int send_count, mpi_handle send_type,
+                     void *recv, const int recv_counts[],
+                     const int displacements[], mpi_handle recv_type,
+                     mpi_handle comm, mpi_handle *request);
   int (*Test)(mpi_handle *request, int *flag, void *status);
   int (*Finalize)(void);
   mpi_handle comm_world, byte, errors_return;
@@ -131,6 +140,8 @@ static bool resolve(void *handle, mpi_api *out, char *missing,
       {"MPI_Comm_set_errhandler", (void **)&out->Comm_set_errhandler},
       {"MPI_Comm_free", (void **)&out->Comm_free},
       {"MPI_Iallgather", (void **)&out->Iallgather},
+      {"MPI_Ialltoallv", (void **)&out->Ialltoallv},
+      {"MPI_Iallgatherv", (void **)&out->Iallgatherv},
       {"MPI_Test", (void **)&out->Test},
       {"MPI_Finalize", (void **)&out->Finalize},
       {"ompi_mpi_byte", &out->byte},
@@ -405,6 +416,20 @@ void nlrt_mpi_free(void *comm, bool really) {
   pthread_mutex_unlock(&state_mutex);
 }
 
+/* A collective just posted, whose poster returned `code` (and MPI's `text`
+ * for it where that is an error): waits for `request`, or says why there
+ * is none. */
+static nlrt_mpi_outcome await_posted(int code, const char *text,
+                                     mpi_handle *request, const char *what,
+                                     uint64_t timeout_ns, char *message,
+                                     size_t capacity) {
+  if (code != MPI_SUCCESS) {
+    snprintf(message, capacity, "%s failed: %s", what, text);
+    return NLRT_MPI_FAILED;
+  }
+  return wait_for(request, timeout_ns, what, message, capacity);
+}
+
 nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
                                     size_t bytes, uint64_t timeout_ns,
                                     char *message, size_t capacity) {
@@ -424,9 +449,39 @@ nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
   if (code != MPI_SUCCESS)
     error_string(code, text, sizeof(text));
   pthread_mutex_unlock(&state_mutex);
-  if (code != MPI_SUCCESS) {
-    snprintf(message, capacity, "MPI_Iallgather failed: %s", text);
-    return NLRT_MPI_FAILED;
-  }
-  return wait_for(&request, timeout_ns, "MPI_Iallgather", message, capacity);
+  return await_posted(code, text, &request, "MPI_Iallgather", timeout_ns,
+                      message, capacity);
+}
+
+nlrt_mpi_outcome nlrt_mpi_alltoallv(void *comm, const void *send,
+                                    const int *send_bytes, const int *send_at,
+                                    void *recv, const int *recv_bytes,
+                                    const int *recv_at, uint64_t timeout_ns,
+                                    char *message, size_t capacity) {
+  mpi_handle request = NULL;
+  pthread_mutex_lock(&state_mutex);
+  int code = api.Ialltoallv(send, send_bytes, send_at, api.byte, recv,
+                            recv_bytes, recv_at, api.byte, comm, &request);
+  char text[512] = "";
+  if (code != MPI_SUCCESS)
+    error_string(code, text, sizeof(text));
+  pthread_mutex_unlock(&state_mutex);
+  return await_posted(code, text, &request, "MPI_Ialltoallv", timeout_ns,
+                      message, capacity);
+}
+
+nlrt_mpi_outcome nlrt_mpi_allgatherv(void *comm, void *buffer,
+                                     const int *bytes, const int *at,
+                                     uint64_t timeout_ns, char *message,
+                                     size_t capacity) {
+  mpi_handle request = NULL;
+  pthread_mutex_lock(&state_mutex);
+  int code = api.Iallgatherv(MPI_IN_PLACE, 0, api.byte, buffer, bytes, at,
+                             api.byte, comm, &request);
+  char text[512] = "";
+  if (code != MPI_SUCCESS)
+    error_string(code, text, sizeof(text));
+  pthread_mutex_unlock(&state_mutex);
+  return await_posted(code, text, &request, "MPI_Iallgatherv", timeout_ns,
+                      message, capacity);
 }

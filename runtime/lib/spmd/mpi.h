@@ -53,4 +53,24 @@ nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
                                     size_t bytes, uint64_t timeout_ns,
                                     char *message, size_t capacity);
 
+/* An all-to-all of byte ranges on `comm`: send[send_at[q], + send_bytes[q])
+ * goes to process q, and process q's range for this process lands at
+ * recv[recv_at[q], + recv_bytes[q]). Each array holds an int per process;
+ * MPI reads them, like the buffers, until the request completes (after a
+ * timeout, for good), so they must outlive it. send and recv must not
+ * overlap. Polled like nlrt_mpi_allgather. */
+nlrt_mpi_outcome nlrt_mpi_alltoallv(void *comm, const void *send,
+                                    const int *send_bytes, const int *send_at,
+                                    void *recv, const int *recv_bytes,
+                                    const int *recv_at, uint64_t timeout_ns,
+                                    char *message, size_t capacity);
+
+/* An allgather of byte ranges in place on `comm`: process q's range,
+ * buffer[at[q], + bytes[q]), is already in its buffer and lands in every
+ * process's. The arrays are read as nlrt_mpi_alltoallv's are. */
+nlrt_mpi_outcome nlrt_mpi_allgatherv(void *comm, void *buffer,
+                                     const int *bytes, const int *at,
+                                     uint64_t timeout_ns, char *message,
+                                     size_t capacity);
+
 #endif /* NLRT_SPMD_MPI_H */

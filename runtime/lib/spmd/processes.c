@@ -19,9 +19,18 @@
  * results from the operands, in group order, as one process holding every
  * replica would (exchange.c): the bits equal a one-process launch's.
  *
+ * An all_reduce over one group of every replica, one replica per process
+ * (the common data-parallel psum), is reduced in slices instead, which
+ * moves and combines about 1/P of what the allgather would per process:
+ * an alltoallv hands process q slice q of every operand (a balanced split
+ * of the elements, as the shares'), process q reduces its slice in group
+ * order, and an in-place allgatherv hands every process every reduced
+ * slice. Each element is still combined once, in group order, so the bits
+ * are the same as above, and no share runs after it.
+ *
  * The protocol keeps the processes in step: every allgather on the
  * duplicate is a header unless all headers of that round agreed on a
- * collective, after which every process makes the data allgather. So a
+ * collective, after which every process makes the same data exchange. So a
  * process whose launch fails locally (a replica ran out of memory, its
  * replicas diverged) still sends a header, saying it failed, at the end of
  * the launch: its peers, waiting at their next exchange, fail at once.
@@ -46,6 +55,9 @@
 #define POINT_FAILED (NLRT_SPMD_END_OF_PROGRAM - 1)
 #define HEADER_MAGIC UINT64_C(0x6e6c72742d6d7069) /* "nlrt-mpi" */
 #define SLOT_ALIGNMENT 64
+/* A slice is reduced in chunks this size (as exchange.c's shares), so a
+ * chunk of the result stays in the L1 cache across the group's operands. */
+#define CHUNK_BYTES 16384
 
 /* What each process sends at an exchange. */
 typedef struct header {
@@ -76,6 +88,11 @@ struct nlrt_processes {
   unsigned char *staging;
   size_t staging_capacity;
   size_t stride; /* of the last exchange's slots; 0: none */
+  /* A reduction in slices, in bytes, an int per process (MPI's counts):
+   * where slice q is in an operand and how long, and where process q's
+   * slice for this one is staged and how long. MPI reads them until its
+   * requests complete, so they live as long as the staging. */
+  int *slice_at, *slice_bytes, *staged_at, *staged_bytes;
 };
 
 /*===--- Messages ----------------------------------------------------------===*/
@@ -215,15 +232,24 @@ nlrt_status nlrt_processes_create(const nlrt_communicator *comm,
                                   nlrt_processes **out) {
   nlrt_processes *p = calloc(1, sizeof(*p));
   header *headers = NULL;
+  int *counts = NULL;
   int rank = 0, size = 0;
   nlrt_mpi_ready(&rank, &size);
-  if (p)
+  if (p) {
     headers = calloc((size_t)size, sizeof(header));
-  if (!p || !headers) {
+    counts = calloc(4 * (size_t)size, sizeof(int));
+  }
+  if (!p || !headers || !counts) {
     free(p);
+    free(headers);
+    free(counts);
     return nlrt_error(NLRT_OUT_OF_MEMORY,
                       "out of memory creating a communicator");
   }
+  p->slice_at = counts;
+  p->slice_bytes = counts + size;
+  p->staged_at = counts + 2 * size;
+  p->staged_bytes = counts + 3 * size;
   p->rank = rank;
   p->size = size;
   p->num_local = comm->num_local;
@@ -254,9 +280,10 @@ void nlrt_processes_destroy(nlrt_processes *p) {
   if (p->comm)
     nlrt_mpi_free(p->comm, !p->poisoned);
   if (p->poisoned)
-    return; /* MPI may still write the headers and the staging */
+    return; /* MPI may still use the headers, the staging, the counts */
   free(p->headers);
   free(p->staging);
+  free(p->slice_at); /* all four arrays */
   free(p);
 }
 
@@ -404,23 +431,13 @@ static bool reserve_staging(nlrt_processes *p, size_t bytes) {
   return true;
 }
 
-nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
-                                    const nlrt_collectives *collectives,
-                                    size_t index) {
+/* Every local operand into its slot of the staging, on every process: the
+ * allgather after which the shares read any replica's operand. */
+static nlrt_status gather_operands(nlrt_communicator *comm,
+                                   const nlrt_collective_record *record,
+                                   const char *what) {
   nlrt_processes *p = comm->processes;
-  const nlrt_collective_record *record = &collectives->records[index];
-  p->stride = 0;
-  header mine = {HEADER_MAGIC, index, record->op, record->dtype,
-                 record->elements, p->program, UINT64_MAX, 0};
-  nlrt_status status = exchange_headers(p, collectives, &mine);
-  if (status != NLRT_OK)
-    return status;
-
-  /* Every process is here, with the same sizes: what follows fails or
-   * succeeds alike everywhere, until the allgather. */
   size_t bytes = record->elements * record->element_size;
-  if (bytes == 0)
-    return NLRT_OK;
   /* One local operand is sent from where it is, so its slot is its size
    * (a multiple of the element size: every slot stays element aligned);
    * several are packed into 64-byte aligned slots and sent in place. After
@@ -430,8 +447,6 @@ nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
   bool direct = p->num_local == 1;
   size_t stride = direct ? bytes : round_up(bytes, SLOT_ALIGNMENT);
   size_t per_process = stride * p->num_local;
-  char what[256];
-  nlrt_collective_describe(collectives, index, what, sizeof(what));
   if (per_process > INT32_MAX) {
     p->settled = true; /* every process stops here */
     return nlrt_error(NLRT_COLLECTIVE_FAILED,
@@ -456,6 +471,119 @@ nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
     return exchange_failed(p, outcome, what, detail);
   p->stride = stride;
   return NLRT_OK;
+}
+
+bool nlrt_processes_reduces(const nlrt_communicator *comm,
+                            const nlrt_collective_record *record) {
+  /* The loader checked that each replica is in one group: a single group
+   * as long as num_replicas holds them all. */
+  return record->op == NLRT_COLLECTIVE_ALL_REDUCE && comm->num_local == 1 &&
+         record->num_groups == 1 && record->group_size == comm->num_replicas;
+}
+
+/* MPI's counts for a reduction in slices of `elements` elements of `size`
+ * bytes, this process's slice being `mine` bytes: slice q of the operand
+ * goes to process q, and the slices every process sends this one are
+ * staged in process order. The caller checked that all fit an int. */
+static void plan_slices(nlrt_processes *p, size_t elements, size_t size,
+                        size_t mine) {
+  for (int q = 0; q < p->size; ++q) {
+    size_t start = 0, count = 0;
+    nlrt_spmd_share_of(elements, (size_t)p->size, (size_t)q, &start, &count);
+    p->slice_at[q] = (int)(start * size);
+    p->slice_bytes[q] = (int)(count * size);
+    p->staged_at[q] = (int)((size_t)q * mine);
+    p->staged_bytes[q] = (int)mine;
+  }
+}
+
+/* This process's slice of the result, `count` elements at `to`: the
+ * staged slices of every member's operand, combined in group order (the
+ * group's ids are the processes: one replica each). It reads only the
+ * staging, so the result may be this process's operand. */
+static void reduce_staged_slices(const nlrt_processes *p,
+                                 const nlrt_collective_record *record,
+                                 char *to, size_t count) {
+  size_t size = record->element_size, per_chunk = CHUNK_BYTES / size;
+  const int64_t *members = record->groups;
+  for (size_t done = 0; done < count;) {
+    size_t n = count - done < per_chunk ? count - done : per_chunk;
+    size_t offset = done * size;
+    memcpy(to + offset, p->staging + p->staged_at[members[0]] + offset,
+           n * size);
+    for (size_t k = 1; k < record->group_size; ++k)
+      record->reduce(to + offset,
+                     p->staging + p->staged_at[members[k]] + offset, n);
+    done += n;
+  }
+}
+
+/* The all_reduce of nlrt_processes_reduces: an alltoallv brings this
+ * process slice `rank` of every operand, it reduces them, and an in-place
+ * allgatherv brings every process's reduced slice into the result. After
+ * a timeout MPI may still read the operand or write the result, which are
+ * the caller's (as gather_operands' direct operand). */
+static nlrt_status reduce_in_slices(nlrt_communicator *comm,
+                                    const nlrt_collective_record *record,
+                                    const char *what) {
+  nlrt_processes *p = comm->processes;
+  size_t processes = (size_t)p->size, size = record->element_size;
+  size_t start = 0, count = 0;
+  /* Slice 0 is as long as any: no count or offset reaches P times it. */
+  nlrt_spmd_share_of(record->elements, processes, 0, &start, &count);
+  if (processes * count * size > INT32_MAX) {
+    p->settled = true; /* every process stops here */
+    return nlrt_error(NLRT_COLLECTIVE_FAILED,
+                      "%s: %zu slices of %zu bytes exceed what one MPI "
+                      "alltoallv moves (%d bytes)",
+                      what, processes, count * size, INT32_MAX);
+  }
+  nlrt_spmd_share_of(record->elements, processes, (size_t)p->rank, &start,
+                     &count);
+  size_t mine = count * size;
+  plan_slices(p, record->elements, size, mine);
+  if (!reserve_staging(p, processes * mine))
+    /* The peers wait in the alltoallv this process will not make. */
+    return poison(p, "%s: out of memory for %zu bytes of slices from every "
+                     "process",
+                  what, processes * mine);
+  char detail[512];
+  nlrt_mpi_outcome outcome = nlrt_mpi_alltoallv(
+      p->comm, comm->slots[0].operand, p->slice_bytes, p->slice_at,
+      p->staging, p->staged_bytes, p->staged_at, p->timeout_ns, detail,
+      sizeof(detail));
+  if (outcome != NLRT_MPI_DONE)
+    return exchange_failed(p, outcome, what, detail);
+  char *result = comm->slots[0].result;
+  reduce_staged_slices(p, record, result + start * size, count);
+  outcome = nlrt_mpi_allgatherv(p->comm, result, p->slice_bytes, p->slice_at,
+                                p->timeout_ns, detail, sizeof(detail));
+  if (outcome != NLRT_MPI_DONE)
+    return exchange_failed(p, outcome, what, detail);
+  return NLRT_OK;
+}
+
+nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
+                                    const nlrt_collectives *collectives,
+                                    size_t index) {
+  nlrt_processes *p = comm->processes;
+  const nlrt_collective_record *record = &collectives->records[index];
+  p->stride = 0;
+  header mine = {HEADER_MAGIC, index, record->op, record->dtype,
+                 record->elements, p->program, UINT64_MAX, 0};
+  nlrt_status status = exchange_headers(p, collectives, &mine);
+  if (status != NLRT_OK)
+    return status;
+
+  /* Every process is here, with the same sizes: what follows fails or
+   * succeeds alike everywhere, until the data moves. */
+  if (record->elements * record->element_size == 0)
+    return NLRT_OK;
+  char what[256];
+  nlrt_collective_describe(collectives, index, what, sizeof(what));
+  if (nlrt_processes_reduces(comm, record))
+    return reduce_in_slices(comm, record, what);
+  return gather_operands(comm, record, what);
 }
 
 const char *nlrt_processes_operand(const nlrt_processes *p, size_t replica) {

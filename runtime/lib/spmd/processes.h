@@ -40,9 +40,17 @@ nlrt_status nlrt_processes_begin(nlrt_processes *processes,
 bool nlrt_processes_spans(const nlrt_communicator *comm,
                           const struct nlrt_collective_record *record);
 
+/* Whether the exchange of `record` computes every local result itself, so
+ * that no participant has a share to run: an all_reduce over one group of
+ * every replica, one replica per process (processes.c reduces it in
+ * slices). */
+bool nlrt_processes_reduces(const nlrt_communicator *comm,
+                            const struct nlrt_collective_record *record);
+
 /* The leader's part of collective `index`, after the first barrier: the
- * header exchange, then the allgather of every local operand. NLRT_OK, or
- * a failure with its message recorded (nlrt_last_error). */
+ * header exchange, then the allgather of every local operand (or, where
+ * nlrt_processes_reduces, the whole reduction). NLRT_OK, or a failure with
+ * its message recorded (nlrt_last_error). */
 nlrt_status nlrt_processes_exchange(nlrt_communicator *comm,
                                     const struct nlrt_collectives *collectives,
                                     size_t index);
