@@ -144,6 +144,33 @@ def test_initialize_with_a_missing_libmpi_names_it(tmp_path):
     assert "UNAVAILABLE" in done.stderr and "libmpi-nowhere.so" in done.stderr
 
 
+@pytest.mark.parametrize("ids,error", [(["0"], "TypeError"), ([-1], "TypeError"),
+                                       ([True], "TypeError"), ([0, 0], "ValueError")])
+def test_initialize_checks_local_device_ids_before_mpi(tmp_path, ids, error):
+    code = (f"import numlir\ntry:\n    numlir.distributed.initialize(local_device_ids={ids!r})\n"
+            "except Exception as e:\n    print(type(e).__name__, e)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_"))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.stdout.startswith(error) and "local_device_ids" in done.stdout, done.stdout
+    assert "found no MPI job" not in done.stdout
+
+
+def test_jax_local_device_ids_are_kept_and_leave_the_cpu_devices(mpirun, cache_dir, tmp_path):
+    # As jax's initialize, which makes them the CUDA/ROCm visible devices only.
+    code = ("import json, sys, numlir\nnumlir.distributed.initialize()\n"
+            "from numlir._src import distributed\n"
+            "print(json.dumps([distributed.state.visible_device_ids, "
+            "numlir.local_device_count(), numlir.device_count()]))\n")
+    done = subprocess.run([str(mpirun), "--oversubscribe", "-np", "2", sys.executable, "-c",
+                           code], capture_output=True, text=True, timeout=120,
+                          env=dict(_env(cache_dir), JAX_LOCAL_DEVICE_IDS="1,0",
+                                   NUMLIR_NUM_CPU_DEVICES="2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    assert lines == [[[1, 0], 2, 4]] * 2, done.stdout
+
+
 def test_initialize_after_the_devices_are_used_is_refused(tmp_path):
     code = ("import numlir; numlir.devices()\n"
             "try:\n    numlir.distributed.initialize()\n"

@@ -24,6 +24,10 @@ class State:
     process_count: int = 1
     #: What the runtime reported: library path, version, thread level (empty: one process).
     mpi: dict = dataclasses.field(default_factory=dict)
+    #: ``initialize(local_device_ids=...)`` (or $JAX_LOCAL_DEVICE_IDS): the GPU ids this
+    #: process may see, as jax's ``jax_cuda_visible_devices``; None: all. As in jax, CPU
+    #: and PJRT devices are not restricted by it.
+    visible_device_ids: tuple[int, ...] | None = None
 
 
 #: One process until ``initialize`` says otherwise.
@@ -32,6 +36,31 @@ state = State()
 
 def is_initialized() -> bool:
     return bool(state.mpi)
+
+
+def _visible_device_ids(local_device_ids) -> tuple[int, ...] | None:
+    """``local_device_ids`` as jax reads it: an int or a sequence of ints, else
+    $JAX_LOCAL_DEVICE_IDS (comma-separated); checked here, before MPI starts."""
+    if local_device_ids is None:
+        text = os.environ.get("JAX_LOCAL_DEVICE_IDS")
+        if not text:
+            return None
+        try:
+            local_device_ids = [int(part) for part in text.split(",")]
+        except ValueError:
+            raise ValueError(f"JAX_LOCAL_DEVICE_IDS={text!r}: expected comma-separated "
+                             "device ids, e.g. 0,1") from None
+    if isinstance(local_device_ids, int):
+        local_device_ids = [local_device_ids]
+    ids = tuple(local_device_ids)
+    for i in ids:
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise TypeError(f"numlir.distributed.initialize(local_device_ids="
+                            f"{local_device_ids!r}): device ids are non-negative ints")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"numlir.distributed.initialize(local_device_ids="
+                         f"{local_device_ids!r}): an id is repeated")
+    return ids
 
 
 def _launched_by_mpirun() -> tuple[int, int] | None:
@@ -77,6 +106,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     ``process_id``, if given, must agree with MPI's. ``coordinator_address`` is accepted
     and unused: MPI connects the processes. Each process keeps its
     ``jax_num_cpu_devices`` devices, the same count in every process.
+    ``local_device_ids`` (or $JAX_LOCAL_DEVICE_IDS) is checked and kept, as jax keeps it
+    for GPUs (its ``jax_cuda_visible_devices``); like jax, it leaves CPU devices as they
+    are.
     """
     global state
     # MPI wires the processes, watches them and times the collectives (collective_timeout).
@@ -91,10 +123,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
             "numlir.distributed.initialize() must be called before any numlir calls that use "
             "a device. This includes any computation, but also numlir.devices(), "
             "device_put and others")
-    if local_device_ids is not None:
-        raise NotImplementedError(
-            "numlir.distributed.initialize(local_device_ids=...): every process uses its "
-            "jax_num_cpu_devices devices; restricting them is not supported yet")
+    visible = _visible_device_ids(local_device_ids)
     if cluster_detection_method not in (None, "ompi", "mpi4py", "deactivate"):
         raise ValueError(f"cluster_detection_method {cluster_detection_method!r} is not one "
                          "numlir knows: None, 'ompi' (mpirun) or 'mpi4py'")
@@ -116,7 +145,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         if given is not None and int(given) != actual:
             raise ValueError(f"numlir.distributed.initialize({name}={given}) disagrees with "
                              f"MPI, which says {actual}")
-    state = State(info["rank"], info["size"], info)
+    state = State(info["rank"], info["size"], info, visible)
     # Open MPI fails a job whose processes exit without MPI_Finalize; the communicators
     # spanning processes go first (mpi4py's own exit hook, registered earlier, runs after).
     atexit.register(shutdown)
