@@ -121,6 +121,11 @@ nlrt_status nlrt_spmd_collective(nlrt_spmd_participant *participant,
 void nlrt_spmd_finish(nlrt_spmd_participant *participant,
                       const struct nlrt_collectives *collectives);
 
+/* The bytes a collective's kernels move or combine at a time (exchange.c's
+ * shares, processes.c's slices): a chunk of each operand and of the result
+ * fits in the L1 cache together. */
+#define NLRT_SPMD_CHUNK_BYTES 16384
+
 /* A participant's share of a collective: a balanced split of `elements`
  * into `participants` ranges (the first elements % participants of them
  * one longer), range `position`. */

@@ -38,9 +38,10 @@
  * participants on two cores must not starve the peer they wait for. */
 #define SPIN_LIMIT 2000
 
-/* Elements are moved in chunks this size, combined and saved in the
- * caller's stack, so a chunk's g reads and g writes meet in the L1 cache. */
-#define CHUNK_BYTES 16384
+/* Elements are moved in chunks of NLRT_SPMD_CHUNK_BYTES, combined and
+ * saved in the caller's stack, so a chunk's g reads and g writes meet in the
+ * L1 cache. */
+#define CHUNK_BYTES NLRT_SPMD_CHUNK_BYTES
 
 size_t nlrt_spmd_replica(const nlrt_spmd_participant *participant) {
   return participant->replica;

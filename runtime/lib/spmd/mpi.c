@@ -416,14 +416,16 @@ void nlrt_mpi_free(void *comm, bool really) {
   pthread_mutex_unlock(&state_mutex);
 }
 
-/* A collective just posted, whose poster returned `code` (and MPI's `text`
- * for it where that is an error): waits for `request`, or says why there
- * is none. */
-static nlrt_mpi_outcome await_posted(int code, const char *text,
-                                     mpi_handle *request, const char *what,
-                                     uint64_t timeout_ns, char *message,
-                                     size_t capacity) {
+/* A collective just posted (state_mutex released), whose poster returned
+ * `code`: waits for `request`, or says why there is none. */
+static nlrt_mpi_outcome await_posted(int code, mpi_handle *request,
+                                     const char *what, uint64_t timeout_ns,
+                                     char *message, size_t capacity) {
   if (code != MPI_SUCCESS) {
+    char text[512] = "";
+    pthread_mutex_lock(&state_mutex);
+    error_string(code, text, sizeof(text));
+    pthread_mutex_unlock(&state_mutex);
     snprintf(message, capacity, "%s failed: %s", what, text);
     return NLRT_MPI_FAILED;
   }
@@ -445,12 +447,9 @@ nlrt_mpi_outcome nlrt_mpi_allgather(void *comm, const void *send, void *recv,
                                    (int)bytes, api.byte, comm, &request)
                    : api.Iallgather(MPI_IN_PLACE, 0, api.byte, recv,
                                     (int)bytes, api.byte, comm, &request);
-  char text[512] = "";
-  if (code != MPI_SUCCESS)
-    error_string(code, text, sizeof(text));
   pthread_mutex_unlock(&state_mutex);
-  return await_posted(code, text, &request, "MPI_Iallgather", timeout_ns,
-                      message, capacity);
+  return await_posted(code, &request, "MPI_Iallgather", timeout_ns, message,
+                      capacity);
 }
 
 nlrt_mpi_outcome nlrt_mpi_alltoallv(void *comm, const void *send,
@@ -462,12 +461,9 @@ nlrt_mpi_outcome nlrt_mpi_alltoallv(void *comm, const void *send,
   pthread_mutex_lock(&state_mutex);
   int code = api.Ialltoallv(send, send_bytes, send_at, api.byte, recv,
                             recv_bytes, recv_at, api.byte, comm, &request);
-  char text[512] = "";
-  if (code != MPI_SUCCESS)
-    error_string(code, text, sizeof(text));
   pthread_mutex_unlock(&state_mutex);
-  return await_posted(code, text, &request, "MPI_Ialltoallv", timeout_ns,
-                      message, capacity);
+  return await_posted(code, &request, "MPI_Ialltoallv", timeout_ns, message,
+                      capacity);
 }
 
 nlrt_mpi_outcome nlrt_mpi_allgatherv(void *comm, void *buffer,
@@ -478,10 +474,7 @@ nlrt_mpi_outcome nlrt_mpi_allgatherv(void *comm, void *buffer,
   pthread_mutex_lock(&state_mutex);
   int code = api.Iallgatherv(MPI_IN_PLACE, 0, api.byte, buffer, bytes, at,
                              api.byte, comm, &request);
-  char text[512] = "";
-  if (code != MPI_SUCCESS)
-    error_string(code, text, sizeof(text));
   pthread_mutex_unlock(&state_mutex);
-  return await_posted(code, text, &request, "MPI_Iallgatherv", timeout_ns,
-                      message, capacity);
+  return await_posted(code, &request, "MPI_Iallgatherv", timeout_ns, message,
+                      capacity);
 }

@@ -55,9 +55,9 @@
 #define POINT_FAILED (NLRT_SPMD_END_OF_PROGRAM - 1)
 #define HEADER_MAGIC UINT64_C(0x6e6c72742d6d7069) /* "nlrt-mpi" */
 #define SLOT_ALIGNMENT 64
-/* A slice is reduced in chunks this size (as exchange.c's shares), so a
- * chunk of the result stays in the L1 cache across the group's operands. */
-#define CHUNK_BYTES 16384
+/* A slice is reduced in chunks as exchange.c's shares are, so a chunk of
+ * the result stays in the L1 cache across the group's operands. */
+#define CHUNK_BYTES NLRT_SPMD_CHUNK_BYTES
 
 /* What each process sends at an exchange. */
 typedef struct header {
