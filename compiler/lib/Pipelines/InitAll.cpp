@@ -3,6 +3,7 @@
 #include "numlir/InitAll.h"
 
 #include "numlir/Backends/CPU/Passes.h"
+#include "numlir/Backends/CUDA/Passes.h"
 #include "numlir/Bufferization/Passes.h"
 #include "numlir/Conversion/Passes.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
@@ -32,6 +33,7 @@ void numlir::registerAllPasses() {
     numlir::registerNumlirTransformsPasses();
     numlir::registerNumlirBufferizationPasses();
     numlir::registerNumlirCPUPasses();
+    numlir::registerNumlirCUDAPasses();
     numlir::registerPipelines();
     return true;
   }();

@@ -16,6 +16,8 @@
 using namespace mlir;
 using numlir::CPUToLinalgOptions;
 using numlir::CPUToLLVMOptions;
+using numlir::CUDAToLaunchesOptions;
+using numlir::CUDAToPTXOptions;
 
 namespace {
 
@@ -134,6 +136,56 @@ std::string cpuToCPU(const CPUToLLVMOptions &options) {
   return kOptimize.str() + "," + cpuToLinalg(linalg) + "," + cpuToLLVM(options);
 }
 
+// The CUDA backend compiles one kernel per hlo.fusion: each fusion (and
+// each op outside one) becomes a private function, which the
+// target-independent lowering and bufferization turn into linalg ops on
+// buffers, and cuda-map-kernels-to-launches into one gpu.launch. The
+// kernel functions are then inlined, leaving the entry function as the
+// launch program: allocations, launches, copies and globals
+// (docs/cuda-backend.md).
+std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
+  return kOptimize.str() + "," + kFuse.str() +
+         ",func.func(hlo-erase-optimization-barriers),"
+         "hlo-record-abi-signature,cuda-outline-fusions,"
+         "convert-hlo-to-linalg,"
+         "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops),"
+         "canonicalize,cse,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions add-result-attr},"
+         "canonicalize,"
+         "cuda-map-kernels-to-launches{block-size=" +
+         std::to_string(options.blockSize) +
+         "},"
+         "inline,symbol-dce,canonicalize,cse";
+}
+
+// Launches become kernels in a gpu.module (upstream's outlining), which
+// upstream's NVVM lowering turns into PTX. Kernels take one pointer per
+// buffer (the bare-pointer convention): their shapes are static, and the
+// runtime's launch program passes addresses (docs/cuda-executable.md).
+std::string cudaLaunchesToPTX(const CUDAToPTXOptions &options) {
+  std::string link =
+      options.libdevice.empty() ? "" : " l=" + options.libdevice.getValue();
+  return "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+         "nvvm-attach-target{chip=" + options.chip.getValue() +
+         " features=" + options.features.getValue() +
+         " O=" + std::to_string(options.optLevel) + link +
+         "},"
+         "gpu.module(expand-strided-metadata,lower-affine,"
+         "convert-complex-to-standard,convert-scf-to-cf,"
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
+         "canonicalize,cse,reconcile-unrealized-casts),"
+         "gpu-module-to-binary{format=isa}";
+}
+
+std::string cudaToPTX(const CUDAToPTXOptions &options) {
+  CUDAToLaunchesOptions launches;
+  launches.blockSize = options.blockSize;
+  return cudaToLaunches(launches) + "," + cudaLaunchesToPTX(options);
+}
+
 /// Builds `text` into `pm`. The texts are fixed at build time but for the
 /// options' numbers, and covered by lit tests, so a parse failure is a
 /// numlir bug, reported by the parser.
@@ -180,6 +232,31 @@ std::string checkOptions(llvm::StringRef name, const CPUToLLVMOptions &o) {
       .str();
 }
 
+std::string checkOptions(llvm::StringRef name,
+                         const CUDAToLaunchesOptions &o) {
+  if (o.blockSize >= 32 && o.blockSize <= 1024 && o.blockSize % 32 == 0)
+    return "";
+  return (name + " needs a block-size that is a multiple of 32 from 32 to "
+                 "1024, got " +
+          llvm::Twine(o.blockSize))
+      .str();
+}
+
+std::string checkOptions(llvm::StringRef name, const CUDAToPTXOptions &o) {
+  CUDAToLaunchesOptions launches;
+  launches.blockSize = o.blockSize;
+  std::string error = checkOptions(name, launches);
+  if (!error.empty())
+    return error;
+  if (!llvm::StringRef(o.chip).starts_with("sm_"))
+    return (name + " needs a chip such as sm_90, got '" + o.chip + "'").str();
+  if (o.optLevel < 0 || o.optLevel > 3)
+    return (name + " needs opt-level from 0 to 3, got " +
+            llvm::Twine(o.optLevel))
+        .str();
+  return "";
+}
+
 template <typename Options, std::string (*Build)(const Options &)>
 void registerWithOptions(llvm::StringRef name, llvm::StringRef summary) {
   registerPassPipeline(
@@ -217,6 +294,25 @@ llvm::ArrayRef<NamedPipeline> namedPipelines() {
       {"hlo-to-cpu", "Lower hlo to the LLVM dialect for the host CPU",
        defaultText<CPUToLLVMOptions, cpuToCPU>,
        registerWithOptions<CPUToLLVMOptions, cpuToCPU>},
+      {"hlo-cuda-to-launches",
+       "Lower hlo to one gpu.launch per fusion, on buffers",
+       defaultText<CUDAToLaunchesOptions, cudaToLaunches>,
+       registerWithOptions<CUDAToLaunchesOptions, cudaToLaunches>},
+      {"cuda-launches-to-ptx",
+       "Outline gpu.launch ops into kernels and compile them to PTX",
+       defaultText<CUDAToPTXOptions, cudaLaunchesToPTX>,
+       registerWithOptions<CUDAToPTXOptions, cudaLaunchesToPTX>},
+      {"cuda-emulate-on-host",
+       "Run gpu.launch bodies as host loops (a test path for CUDA kernels)",
+       [] {
+         return std::string(
+             "func.func(cuda-emulate-launches-on-host),canonicalize,cse");
+       },
+       nullptr},
+      {"hlo-to-cuda",
+       "Lower hlo to a launch program and PTX for an NVIDIA GPU",
+       defaultText<CUDAToPTXOptions, cudaToPTX>,
+       registerWithOptions<CUDAToPTXOptions, cudaToPTX>},
   };
   return pipelines;
 }

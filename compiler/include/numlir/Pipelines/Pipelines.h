@@ -59,6 +59,40 @@ struct CPUToLLVMOptions : mlir::PassPipelineOptions<CPUToLLVMOptions> {
       llvm::cl::init(int64_t(64) << 20)};
 };
 
+/// Options of hlo-cuda-to-launches.
+struct CUDAToLaunchesOptions
+    : mlir::PassPipelineOptions<CUDAToLaunchesOptions> {
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block (cuda-map-kernels-to-launches)"),
+      llvm::cl::init(256)};
+};
+
+/// Options of cuda-launches-to-ptx and hlo-to-cuda: the target chip and
+/// what its code links.
+struct CUDAToPTXOptions : mlir::PassPipelineOptions<CUDAToPTXOptions> {
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block (hlo-to-cuda gives it to "
+                     "hlo-cuda-to-launches)"),
+      llvm::cl::init(256)};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("The GPU architecture (sm_80, sm_90)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features: the PTX ISA version (+ptx80)"),
+      llvm::cl::init("+ptx80")};
+  Option<std::string> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("Path of libdevice.10.bc, which math functions link "
+                     "(nvidia-nvvm's or a CUDA toolkit's)"),
+      llvm::cl::init("")};
+  Option<int64_t> optLevel{*this, "opt-level",
+                           llvm::cl::desc("LLVM optimization level of kernels"),
+                           llvm::cl::init(3)};
+};
+
 /// The textual pass pipeline (nested in builtin.module) behind a named
 /// pipeline with its default options, or an empty string if there is none
 /// by that name.

@@ -36,6 +36,11 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "numlir.backends"
+#: numlir's own backends (pyproject.toml registers the same entry points).
+_OWN_BACKENDS = {
+    "cpu": "numlir._src.backends.cpu:CpuBackend",
+    "cuda_emulated": "numlir._src.backends.cuda_emulated:CudaEmulatedBackend",
+}
 #: Entry points of callables that name backends only known at run time (the PJRT plugins
 #: NUMLIR_PJRT_PLUGINS lists): each returns {name: a callable making that Backend}. numlir
 #: calls them when it first looks a backend up, so they should import little.
@@ -55,12 +60,11 @@ class _Provided:
 @functools.cache
 def _entry_points() -> dict:
     found: dict = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
-    if "cpu" not in found:
-        # Running from a source tree that was never pip-installed has no
-        # package metadata; numlir's own backend must still be reachable.
-        found["cpu"] = metadata.EntryPoint(
-            "cpu", "numlir._src.backends.cpu:CpuBackend", ENTRY_POINT_GROUP
-        )
+    # Running from a source tree that was never pip-installed has no package
+    # metadata; numlir's own backends must still be reachable.
+    for name, value in _OWN_BACKENDS.items():
+        if name not in found:
+            found[name] = metadata.EntryPoint(name, value, ENTRY_POINT_GROUP)
     for provider in metadata.entry_points(group=PROVIDER_GROUP):
         for name, make in provider.load()().items():
             if name in found:

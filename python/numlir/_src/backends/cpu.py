@@ -443,6 +443,8 @@ class CpuBackend(Backend):
     devices (JAX's jax_num_cpu_devices), made on first use."""
 
     name = "cpu"
+    #: What its devices are (a device's name is its backend's: dispatch finds one by the other).
+    device_class = CpuDevice
 
     def __init__(self) -> None:
         self._devices: list[CpuDevice] | None = None
@@ -468,7 +470,7 @@ class CpuBackend(Backend):
             threads = device_threads(count)
             # Every process has `count` (the runtime checks it when they first meet).
             here, processes = distributed.state.process_index, distributed.state.process_count
-            self._global_devices = [CpuDevice(p * count + i, threads, p, i)
+            self._global_devices = [self.device_class(p * count + i, threads, p, i)
                                     for p in range(processes) for i in range(count)]
             self._devices = self._global_devices[here * count:(here + 1) * count]
             _created_count = count

@@ -1,0 +1,97 @@
+//===- Passes.td - the CUDA backend's passes ------------------------------===//
+//
+// Passes of the CUDA pipelines (hlo-cuda-to-launches, cuda-launches-to-ptx),
+// in the order they run: each hlo.fusion becomes a function, the functions
+// are lowered and bufferized with the target-independent passes, and each
+// function's linalg ops become one gpu.launch, which upstream's outlining
+// and NVVM lowering turn into a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUMLIR_BACKENDS_CUDA_PASSES_TD
+#define NUMLIR_BACKENDS_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CUDAOutlineFusions : Pass<"cuda-outline-fusions", "mlir::ModuleOp"> {
+  let summary = "Make each hlo.fusion, and each op outside one, a kernel function";
+  let description = [{
+    A GPU runs the program kernel by kernel, so every op of a public
+    function that computes something belongs to exactly one kernel: each
+    `hlo.fusion` body becomes a private function `@<entry>_kernel_<n>`, and
+    each op that `hlo-fusion` left alone becomes a function of that one op.
+    The public function is left with constants and calls, in order. Ops that
+    need the host between kernels (`hlo.while`, `hlo.if`, `hlo.case`, host
+    callbacks, collectives, `hlo.sort`) are rejected with an error that names
+    them: the CUDA backend does not run them yet.
+
+    ```mlir
+    %0 = hlo.fusion loop (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {...}
+    // becomes
+    %0 = call @main_kernel_0(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    func.func private @main_kernel_0(%a: tensor<4xf32>) -> tensor<4xf32> {...}
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::ModuleOp"> {
+  let summary = "Turn each kernel function's linalg ops into one gpu.launch";
+  let description = [{
+    Runs on the bufferized kernel functions of `cuda-outline-fusions`
+    (their linalg ops generalized). Each function becomes one `gpu.launch`
+    when its ops share a row space: leading parallel loops of equal extent
+    along which every op writes, and reads what another op of the function
+    wrote, at its own row. One block then runs each row, and its threads
+    run the ops in order, with a barrier between them:
+
+    - an op with no loops left beside the rows runs on thread 0;
+    - an op whose remaining loops are all parallel strides its elements
+      across the threads;
+    - an op whose remaining loops are all reductions with a known combiner
+      (`addf`, `maximumf`, `addi`, `andi`, ...) accumulates a partial per
+      thread from the combiner's identity and combines the partials with
+      `gpu.all_reduce` (warp shuffles and shared memory); thread 0 combines
+      the result with the output's initial value;
+    - any other op strides its outputs across the threads and runs its
+      reduction loops in order for each.
+
+    A function of one op without reductions is instead one thread per
+    element over a 1-D grid. A function whose ops share no row space gets
+    one launch per op. Grid and block sizes are constants, and every memref
+    the launch reads is a function argument, an allocation or a global:
+    views are rebuilt inside the launch, so the outlined kernel takes one
+    pointer per buffer. An op other than linalg ops, views, copies and
+    allocations is an error naming it.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (a multiple of 32, at most 1024)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
+def CUDAEmulateLaunchesOnHost
+    : Pass<"cuda-emulate-launches-on-host", "mlir::func::FuncOp"> {
+  let summary = "Run gpu.launch bodies as loops on the host (a test path)";
+  let description = [{
+    Replaces each `gpu.launch` of `cuda-map-kernels-to-launches` by loops
+    that run it on the CPU, so that the CUDA backend's kernels can be
+    checked against the CPU backend without a GPU. A block runs its body in
+    segments cut at top-level `gpu.barrier` and `gpu.all_reduce` ops: every
+    thread finishes a segment before any starts the next. A value a thread
+    keeps across a cut lives in a per-thread slot (`memref.alloca` of the
+    block size); ops that no thread id reaches run once per block. A
+    `gpu.all_reduce` combines the threads' values in thread order.
+    Barriers or reductions nested in loops, shuffles, grids of more than one
+    dimension and memory attributions are rejected: the CUDA backend does
+    not write them.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+#endif // NUMLIR_BACKENDS_CUDA_PASSES_TD
