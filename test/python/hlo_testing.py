@@ -35,7 +35,9 @@ def compile_hlo(text: str):
         return _compile_with_tools(text, hlo_opt)
     from numlir._src import backends
 
-    exe = backends.get_backend("cpu").compile(text, name="test")
+    # NUMLIR_TEST_HLO_BACKEND runs these hlo modules on another backend (cuda_emulated).
+    backend = os.environ.get("NUMLIR_TEST_HLO_BACKEND", "cpu")
+    exe = backends.get_backend(backend).compile(text, name="test")
     return lambda inputs: exe.execute([np.asarray(a, order="C") for a in inputs])
 
 

@@ -173,7 +173,8 @@ std::string cudaLaunchesToPTX(const CUDAToPTXOptions &options) {
          " features=" + options.features.getValue() +
          " O=" + std::to_string(options.optLevel) + link +
          "},"
-         "gpu.module(expand-strided-metadata,lower-affine,"
+         "gpu.module(convert-linalg-to-loops,expand-strided-metadata,"
+         "lower-affine,"
          "convert-complex-to-standard,convert-scf-to-cf,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},"
          "canonicalize,cse,reconcile-unrealized-casts),"

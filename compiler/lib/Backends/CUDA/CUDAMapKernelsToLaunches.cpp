@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace numlir {
 #define GEN_PASS_DEF_CUDAMAPKERNELSTOLAUNCHES
@@ -148,10 +149,14 @@ public:
     Operation *def = value.getDefiningOp();
     if (!def || isa<memref::AllocOp, memref::GetGlobalOp>(def))
       return value;
-    if (!isView(def) && !def->hasTrait<OpTrait::ConstantLike>())
+    bool recomputable = isView(def) || (def->getNumRegions() == 0 &&
+                                         isMemoryEffectFree(def));
+    if (auto load = dyn_cast<memref::LoadOp>(def))
+      recomputable = !written.contains(rootBuffer(load.getMemRef()));
+    if (!recomputable)
       return def->emitOpError()
-             << "is used inside a GPU kernel but is neither a buffer, a view "
-                "nor a constant";
+             << "is used inside a GPU kernel but is not a buffer, a view, a "
+                "pure value or a load of a buffer the kernel does not write";
     for (Value operand : def->getOperands())
       if (failed(materialize(operand)))
         return failure();
@@ -250,6 +255,8 @@ public:
   }
 
   IRMapping mapping;
+  /// The buffers the launch writes: a load from one cannot be recomputed.
+  llvm::DenseSet<Value> written;
 
 private:
   SmallVector<Value> apply(AffineMap map, ArrayRef<Value> ivs) {
@@ -296,9 +303,10 @@ struct CUDAMapKernelsToLaunchesPass
         return signalPassFailure();
   }
 
-  /// The linalg ops of `kernel` as generics, in order; copies become
-  /// generics too. Fails on anything else that does work.
-  FailureOr<SmallVector<linalg::GenericOp>> collectOps(func::FuncOp kernel) {
+  /// The linalg ops of `kernel` as generics, in order (copies become
+  /// generics too), or nothing where the function does other work.
+  FailureOr<std::optional<SmallVector<linalg::GenericOp>>>
+  collectOps(func::FuncOp kernel) {
     IRRewriter rewriter(kernel.getContext());
     SmallVector<Operation *> ops;
     for (Operation &op : kernel.getBody().front())
@@ -332,23 +340,58 @@ struct CUDAMapKernelsToLaunchesPass
         generics.push_back(generic);
         continue;
       }
+      // Scalars the linalg ops' views and bodies need (a dynamic slice's
+      // offsets) are recomputed by each thread inside the launch.
       if (isView(op) ||
-          isa<memref::AllocOp, memref::GetGlobalOp, func::ReturnOp>(op) ||
-          op->hasTrait<OpTrait::ConstantLike>())
+          isa<memref::AllocOp, memref::GetGlobalOp, memref::LoadOp,
+              func::ReturnOp>(op) ||
+          (op->getNumRegions() == 0 && isMemoryEffectFree(op)))
         continue;
-      return op->emitOpError(
-          "cannot run in a GPU kernel: the cuda backend maps linalg ops, "
-          "views, copies and allocations only");
+      // loops, stores: the function runs as one thread
+      return std::optional<SmallVector<linalg::GenericOp>>();
     }
-    return generics;
+    return std::optional<SmallVector<linalg::GenericOp>>(std::move(generics));
+  }
+
+  /// Moves the whole body of `kernel` but its allocations into a launch of
+  /// one thread: the fallback for what has no parallel mapping yet (a
+  /// scatter's or a cumulative op's loops). Correct, and slow on a GPU.
+  void writeSerialLaunch(func::FuncOp kernel) {
+    Block &body = kernel.getBody().front();
+    OpBuilder builder(body.getTerminator());
+    Location loc = kernel.getLoc();
+    gpu::LaunchOp launch = createLaunch(builder, loc, 1, 1);
+    Operation *end = launch.getBody().front().getTerminator();
+    SmallVector<Operation *> moved;
+    for (Operation &op : body.without_terminator())
+      if (&op != launch.getOperation() &&
+          !isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
+          !launch->isAncestor(&op) &&
+          // the launch's own grid and block sizes
+          !(!op.use_empty() &&
+            llvm::all_of(op.getUsers(), [&](Operation *user) {
+              return user == launch.getOperation();
+            })))
+        moved.push_back(&op);
+    for (Operation *op : moved)
+      op->moveBefore(end);
   }
 
   LogicalResult mapKernel(func::FuncOp kernel) {
-    FailureOr<SmallVector<linalg::GenericOp>> collected = collectOps(kernel);
+    FailureOr<std::optional<SmallVector<linalg::GenericOp>>> collected =
+        collectOps(kernel);
     if (failed(collected))
       return failure();
+    if (!*collected) {
+      writeSerialLaunch(kernel);
+      return success();
+    }
+    kernelWrites.clear();
+    for (linalg::GenericOp op : **collected)
+      for (OpOperand &init : op.getDpsInitsMutable())
+        kernelWrites.insert(rootBuffer(init.get()));
     SmallVector<linalg::GenericOp> ops;
-    for (linalg::GenericOp op : *collected) {
+    for (linalg::GenericOp op : **collected) {
       if (product(op.getStaticLoopRanges()) == 0)
         op.erase(); // nothing to compute
       else
@@ -381,6 +424,9 @@ struct CUDAMapKernelsToLaunchesPass
       op.erase();
     return success();
   }
+
+  /// The buffers the kernel being mapped writes.
+  llvm::DenseSet<Value> kernelWrites;
 
   /// How many leading loops every op has parallel and of the same extent,
   /// such that every op writes, and reads what the ops write, at its own
@@ -494,6 +540,7 @@ struct CUDAMapKernelsToLaunchesPass
     gpu::LaunchOp launch = createLaunch(outer, loc, grid, block);
     OpBuilder &b = outer;
     LaunchWriter writer(b, loc);
+    writer.written = kernelWrites;
     Value linear = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x,
@@ -526,6 +573,7 @@ struct CUDAMapKernelsToLaunchesPass
     gpu::LaunchOp launch = createLaunch(outer, loc, grid, block);
     OpBuilder &b = outer;
     LaunchWriter writer(b, loc);
+    writer.written = kernelWrites;
     SmallVector<Value> rowIvs =
         writer.delinearize(launch.getBlockIds().x, rowExtents);
     Value thread = launch.getThreadIds().x;

@@ -38,8 +38,6 @@ std::optional<llvm::StringRef> unsupportedReason(Operation *op) {
           CollectivePermuteOp, ReplicaIdOp>(op))
     return llvm::StringRef("collectives are not supported on the cuda backend "
                            "yet");
-  if (isa<SortOp>(op))
-    return llvm::StringRef("sorting is not supported on the cuda backend yet");
   if (isa<func::CallOp>(op))
     return llvm::StringRef("calls between functions are not supported on the "
                            "cuda backend yet");

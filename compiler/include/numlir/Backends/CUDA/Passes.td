@@ -22,7 +22,7 @@ def CUDAOutlineFusions : Pass<"cuda-outline-fusions", "mlir::ModuleOp"> {
     each op that `hlo-fusion` left alone becomes a function of that one op.
     The public function is left with constants and calls, in order. Ops that
     need the host between kernels (`hlo.while`, `hlo.if`, `hlo.case`, host
-    callbacks, collectives, `hlo.sort`) are rejected with an error that names
+    callbacks, collectives) are rejected with an error that names
     them: the CUDA backend does not run them yet.
 
     ```mlir
