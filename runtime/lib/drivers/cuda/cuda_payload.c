@@ -59,8 +59,8 @@ static nlrt_status need(const reader *r, uint64_t bytes, const char *reading) {
   if (bytes <= r->size - r->position)
     return NLRT_OK;
   return invalid(r,
-                 "truncated: %s needs %llu bytes at offset %zu, the payload "
-                 "has %zu in all",
+                 "truncated: reading %s needs %llu bytes at offset %zu, the "
+                 "payload has %zu in all",
                  reading, (unsigned long long)bytes, r->position, r->size);
 }
 
