@@ -284,3 +284,31 @@ def test_the_c_driver_test_passes_on_the_fake_libcuda(fake_libcuda, tmp_path):
                             timeout=120, env=env)
     assert result.returncode == 0, result.stderr
     assert "all cuda driver checks passed" in result.stdout
+
+
+def test_runs_from_other_threads_make_the_context_current_there(cuda):
+    """The fake refuses calls on a thread with no current context (CUDA_ERROR_INVALID_CONTEXT),
+    as the real driver does: every call of the driver makes its own current first."""
+    import threading
+
+    device, _ = cuda
+    executable = device.load(_runtime.wrap_image(cp.pack(**add_program()), "cuda"))
+    a = np.arange(4, dtype=np.float32)
+    results, errors = {}, []
+
+    def run(index: int) -> None:
+        try:
+            out = device.allocate(16)
+            executable.execute_buffers([put(device, a), put(device, a * index), out])
+            results[index] = get(out, np.float32, (4,))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    for index, out in results.items():
+        np.testing.assert_array_equal(out, a + a * index)
