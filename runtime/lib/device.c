@@ -1,7 +1,7 @@
 /*===- device.c - the driver registry, plugins and devices ----------------===*
  *
- * Drivers live in one table, filled at run time: the built-in cpu driver
- * first (on first use), then whatever plugins register (nlrt_driver_load).
+ * Drivers live in one table, filled at run time: the built-in cpu and cuda
+ * drivers first (on first use), then whatever plugins register (nlrt_driver_load).
  * Devices are reference-counted handles around a driver's state. What the
  * runtime offers drivers is in services/.
  *
@@ -80,7 +80,12 @@ static nlrt_status add_driver(const nlrt_driver *driver) {
   return NLRT_OK;
 }
 
-static void register_builtin_drivers(void) { (void)add_driver(&nlrt_cpu_driver); }
+/* The cuda driver registers wherever the runtime runs: it opens libcuda
+ * only when a cuda device is opened (drivers/cuda/cuda_driver.c). */
+static void register_builtin_drivers(void) {
+  (void)add_driver(&nlrt_cpu_driver);
+  (void)add_driver(&nlrt_cuda_driver);
+}
 
 static void lock_registry(void) {
   static pthread_once_t builtins = PTHREAD_ONCE_INIT;

@@ -100,6 +100,7 @@ struct nlrt_buffer {
 
 /* The built-in drivers (drivers/<name>/). */
 extern const nlrt_driver nlrt_cpu_driver;
+extern const nlrt_driver nlrt_cuda_driver;
 
 /* The registered driver called `name`, or NULL. */
 const nlrt_driver *nlrt_find_driver(const char *name);

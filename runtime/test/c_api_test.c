@@ -203,7 +203,7 @@ static void test_driver_plugin(void) {
   CHECK_FAILS(nlrt_device_open("pool", 2, &untouched), NLRT_NOT_FOUND,
               "pool has devices 0 and 1");
   CHECK_FAILS(nlrt_device_open("broken", 0, &untouched), NLRT_NOT_FOUND,
-              "known drivers: cpu, pool");
+              "known drivers: cpu, cuda, pool");
   CHECK(nlrt_device_open("pool", 1, &pool) == NLRT_OK);
   if (!pool)
     return;

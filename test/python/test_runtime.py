@@ -219,7 +219,7 @@ def test_device_defaults_to_cpu_zero(device):
 
 def test_unknown_driver_lists_known_drivers():
     with pytest.raises(RuntimeError, match=r"NOT_FOUND: unknown driver 'tpu' "
-                                           r"\(known drivers: cpu\)"):
+                                           r"\(known drivers: cpu, cuda\)"):
         _runtime.Device("tpu")
 
 

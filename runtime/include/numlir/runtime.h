@@ -6,7 +6,7 @@
  *
  * Objects and ownership
  * ---------------------
- *   nlrt_device      A driver ("cpu", later "cuda") bound to one device
+ *   nlrt_device      A driver ("cpu", "cuda") bound to one device
  *                    ordinal. Created by nlrt_device_open, which hands the
  *                    caller one reference; nlrt_device_close drops it.
  *                    Every executable loaded on the device holds a reference
@@ -266,9 +266,11 @@ NLRT_API nlrt_status nlrt_device_synchronize(nlrt_device *device);
 
 /*===--- Drivers -----------------------------------------------------------===*/
 
-/* The "cpu" driver is built in. Others come from driver plugins: shared
- * objects that export nlrt_plugin_init (numlir/runtime_driver.h says how to
- * write one). */
+/* The "cpu" and "cuda" drivers are built in ("cuda" opens libcuda.so.1, or
+ * $NUMLIR_LIBCUDA, only when a cuda device is opened, and fails there with
+ * NLRT_UNAVAILABLE without it; docs/runtime.md). Others come from driver
+ * plugins: shared objects that export nlrt_plugin_init
+ * (numlir/runtime_driver.h says how to write one). */
 
 /* Loads the driver plugin at `path` and registers its drivers. Loading a
  * path again does nothing.
