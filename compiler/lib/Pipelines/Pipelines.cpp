@@ -144,7 +144,10 @@ std::string cpuToCPU(const CPUToLLVMOptions &options) {
 // launch program: allocations, launches, copies and globals
 // (docs/cuda-backend.md).
 std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
-  return kOptimize.str() + "," + kFuse.str() +
+  // Transposed convolutions skip the zeros their dilation inserts (jax's
+  // values at infinite taps), as on the CPU.
+  return kOptimize.str() + ",func.func(hlo-split-transposed-convolutions)," +
+         kFuse.str() +
          ",func.func(hlo-erase-optimization-barriers),"
          "hlo-record-abi-signature,cuda-outline-fusions,"
          "convert-hlo-to-linalg,"
@@ -169,6 +172,7 @@ std::string cudaLaunchesToPTX(const CUDAToPTXOptions &options) {
   std::string link =
       options.libdevice.empty() ? "" : " l=" + options.libdevice.getValue();
   return "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+         "cuda-merge-kernel-modules,"
          "nvvm-attach-target{chip=" + options.chip.getValue() +
          " features=" + options.features.getValue() +
          " O=" + std::to_string(options.optLevel) + link +

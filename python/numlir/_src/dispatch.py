@@ -71,7 +71,7 @@ def compile_module(text: str, name: str = "module", keep_image: bool = False, de
         backend = _backend_of(device)
         exe = None if keep_image else _load_elsewhere(text, backend, device)
         if exe is None:
-            several = len(backend.devices) > 1  # keep the bytes to load on the others
+            several = backend.has_several_devices()  # keep the bytes to load on the others
             exe = backend.compile(text, name=name, keep_image=keep_image or several,
                                   device=device)
             stats["compiles"] += 1

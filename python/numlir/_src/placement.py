@@ -262,7 +262,7 @@ def computation_device(args: Sequence[Any], device=None, backend: str | None = N
     if device is not None:
         return _as_device(device, "device"), True
     if backend is not None:
-        return backends.get_backend(backend).devices[0], True
+        return backends.get_backend(backend).device, True
     found = None
     for i, a in enumerate(args):
         if type(a) is Array and a._committed:

@@ -39,8 +39,11 @@ ENTRY_POINT_GROUP = "numlir.backends"
 #: numlir's own backends (pyproject.toml registers the same entry points).
 _OWN_BACKENDS = {
     "cpu": "numlir._src.backends.cpu:CpuBackend",
+    "cuda": "numlir._src.backends.cuda:CudaBackend",
     "cuda_emulated": "numlir._src.backends.cuda_emulated:CudaEmulatedBackend",
 }
+#: Other names of backends, as jax's: "gpu" is NVIDIA's here.
+_ALIASES = {"gpu": "cuda"}
 #: Entry points of callables that name backends only known at run time (the PJRT plugins
 #: NUMLIR_PJRT_PLUGINS lists): each returns {name: a callable making that Backend}. numlir
 #: calls them when it first looks a backend up, so they should import little.
@@ -81,7 +84,8 @@ def available_backends() -> list[str]:
 
 def get_backend(name: str | None = None) -> Backend:
     """The backend called ``name`` (default: ``config.flags.backend``, i.e. "cpu")."""
-    return _load_backend(name or config.flags.backend)
+    name = name or config.flags.backend
+    return _load_backend(_ALIASES.get(name, name))
 
 
 @functools.cache

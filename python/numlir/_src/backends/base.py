@@ -220,6 +220,11 @@ class Backend(abc.ABC):
         """Every device of this backend in this process, by id (one, unless overridden)."""
         return [self.device]
 
+    def has_several_devices(self) -> bool:
+        """Whether this process has more than one device of this backend: their
+        executables then keep their bytes, to load on the others too."""
+        return len(self.devices) > 1
+
     @property
     def global_devices(self) -> list[Device]:
         """Every process's devices (jax.devices()), by id: this process's unless the

@@ -74,6 +74,18 @@ def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::Modul
                            "mlir::linalg::LinalgDialect"];
 }
 
+def CUDAMergeKernelModules : Pass<"cuda-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes a `gpu.module` per launch. The cuda
+    executable carries one GPU module, loaded once, so the kernels (and
+    anything else the modules hold) move into the first module, and every
+    `gpu.launch_func` names it. A name taken in the first module is an
+    error.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def CUDAEmulateLaunchesOnHost
     : Pass<"cuda-emulate-launches-on-host", "mlir::func::FuncOp"> {
   let summary = "Run gpu.launch bodies as loops on the host (a test path)";
