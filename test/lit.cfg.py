@@ -40,3 +40,17 @@ config.substitutions.append(
 # for (it makes one chunk per core of the compiling host).
 if (os.cpu_count() or 1) >= 2:
     config.available_features.add("multicore")
+
+# The CUDA backend's PTX tests link libdevice (math functions): PyPI's nvidia-nvvm in the
+# project's virtualenv (make setup installs it), NUMLIR_LIBDEVICE, or a CUDA toolkit's.
+import glob  # noqa: E402
+
+_repo = os.path.join(os.path.dirname(__file__), "..")
+_libdevice = [os.environ.get("NUMLIR_LIBDEVICE", "")] + sorted(
+    glob.glob(os.path.join(_repo, ".venv", "lib", "python3*", "site-packages", "nvidia", "*",
+                           "nvvm", "libdevice", "libdevice.10.bc"))
+    + glob.glob("/usr/local/cuda*/nvvm/libdevice/libdevice.10.bc"), reverse=True)
+_libdevice = [p for p in _libdevice if p and os.path.exists(p)]
+if _libdevice:
+    config.available_features.add("libdevice")
+    config.substitutions.append(("%libdevice", os.path.abspath(_libdevice[0])))

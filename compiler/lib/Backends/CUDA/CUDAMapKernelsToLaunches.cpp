@@ -291,7 +291,7 @@ struct CUDAMapKernelsToLaunchesPass
       getOperation().emitError()
           << "cuda-map-kernels-to-launches needs a block-size that is a "
              "multiple of 32 from 32 to 1024, got "
-          << blockSize;
+          << std::to_string(blockSize.getValue());
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> kernels;

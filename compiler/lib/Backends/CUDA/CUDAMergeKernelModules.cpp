@@ -29,23 +29,39 @@ struct CUDAMergeKernelModulesPass
       return;
     gpu::GPUModuleOp target = kernelModules.front();
     SymbolTable targetSymbols(target);
+    // Outlining names each module uniquely but may give the kernels inside
+    // the same name (main_kernel in @main_kernel and in @main_kernel_0): a
+    // moved kernel whose name is taken gets its module's.
+    llvm::DenseMap<std::pair<StringAttr, StringAttr>, StringAttr> renamed;
     for (gpu::GPUModuleOp source : llvm::drop_begin(kernelModules)) {
-      for (Operation &op : llvm::make_early_inc_range(source.getBody()->getOperations())) {
-        if (auto symbol = dyn_cast<SymbolOpInterface>(op);
-            symbol && targetSymbols.lookup(symbol.getName())) {
-          op.emitOpError("cannot move into ")
-              << target.getName() << ": the name is taken there";
-          return signalPassFailure();
+      for (Operation &op :
+           llvm::make_early_inc_range(source.getBody()->getOperations())) {
+        auto symbol = dyn_cast<SymbolOpInterface>(op);
+        StringAttr oldName = symbol ? symbol.getNameAttr() : StringAttr();
+        if (symbol && targetSymbols.lookup(oldName)) {
+          if (targetSymbols.lookup(source.getNameAttr())) {
+            op.emitOpError("cannot move into ")
+                << target.getName() << ": the names "
+                << oldName << " and " << source.getName() << " are taken there";
+            return signalPassFailure();
+          }
+          symbol.setName(source.getNameAttr());
         }
         op.moveBefore(target.getBody(), target.getBody()->end());
-        if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+        if (symbol) {
           targetSymbols.insert(&op);
+          renamed[{source.getNameAttr(), oldName}] = symbol.getNameAttr();
+        }
       }
     }
-    auto targetName = FlatSymbolRefAttr::get(target.getNameAttr());
+    auto targetName = target.getNameAttr();
     module.walk([&](gpu::LaunchFuncOp launch) {
-      launch.setKernelAttr(SymbolRefAttr::get(
-          targetName.getAttr(), {FlatSymbolRefAttr::get(launch.getKernelName())}));
+      StringAttr kernel = launch.getKernelName();
+      auto moved = renamed.find({launch.getKernelModuleName(), kernel});
+      if (moved != renamed.end())
+        kernel = moved->second;
+      launch.setKernelAttr(
+          SymbolRefAttr::get(targetName, {FlatSymbolRefAttr::get(kernel)}));
     });
     for (gpu::GPUModuleOp source : llvm::drop_begin(kernelModules))
       source.erase();

@@ -78,21 +78,23 @@ struct CUDAOutlineFusionsPass
       kernels.push_back(&op);
     }
     int64_t index = 0;
+    Operation *previous = entry;
     for (Operation *op : kernels)
-      outlineKernel(op, entry, (entry.getName() + "_kernel_" +
-                                llvm::Twine(index++)).str(),
-                    symbols);
+      previous = outlineKernel(
+          op, previous,
+          (entry.getName() + "_kernel_" + llvm::Twine(index++)).str(),
+          symbols);
     return success();
   }
 
   /// Moves `op` (an hlo.fusion's body, or the op itself) into a new private
-  /// function after `entry` and calls it in its place.
-  void outlineKernel(Operation *op, func::FuncOp entry, const std::string &name,
-                     SymbolTable &symbols) {
+  /// function after `previous` and calls it in its place.
+  func::FuncOp outlineKernel(Operation *op, Operation *previous,
+                             const std::string &name, SymbolTable &symbols) {
     auto fusion = dyn_cast<FusionOp>(op);
     ValueRange operands = op->getOperands();
     OpBuilder builder(op->getContext());
-    builder.setInsertionPointAfter(entry);
+    builder.setInsertionPointAfter(previous);
     auto type = builder.getFunctionType(TypeRange(operands),
                                         op->getResultTypes());
     auto kernel = func::FuncOp::create(builder, op->getLoc(), name, type);
@@ -120,6 +122,7 @@ struct CUDAOutlineFusionsPass
     auto call = func::CallOp::create(builder, op->getLoc(), kernel, operands);
     op->replaceAllUsesWith(call.getResults());
     op->erase();
+    return kernel;
   }
 };
 

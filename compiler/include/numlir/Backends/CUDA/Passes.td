@@ -80,8 +80,9 @@ def CUDAMergeKernelModules : Pass<"cuda-merge-kernel-modules", "mlir::ModuleOp">
     `gpu-kernel-outlining` makes a `gpu.module` per launch. The cuda
     executable carries one GPU module, loaded once, so the kernels (and
     anything else the modules hold) move into the first module, and every
-    `gpu.launch_func` names it. A name taken in the first module is an
-    error.
+    `gpu.launch_func` names it. Outlining gives modules unique names but
+    may give the kernels inside them the same one: a kernel whose name is
+    taken takes its module's.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
