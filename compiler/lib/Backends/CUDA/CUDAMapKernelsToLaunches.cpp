@@ -69,6 +69,8 @@ std::optional<KnownCombiner> knownCombiner(linalg::GenericOp op) {
       out.getUses().begin()->getOwner() != combine)
     return std::nullopt;
   Type type = out.getType();
+  if (!type.isIntOrFloat())
+    return std::nullopt; // complex numbers take the sequential path
   unsigned width = type.getIntOrFloatBitWidth();
   // gpu.all_reduce exchanges 32-bit lanes; narrower types and complex
   // numbers take the sequential path.
