@@ -43,6 +43,10 @@ $(STAMPS)/venv: pyproject.toml plugins/pjrt/pyproject.toml Makefile $(STAMPS)/de
 	# numlir's PJRT backends (tpu, pjrt_cpu; docs/pjrt.md), a plugin package found through
 	# the numlir.backends entry points: pure Python over jaxlib's clients.
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e plugins/pjrt
+	# The cuda backend's tools (docs/cuda-backend.md): libdevice, which kernels link, and
+	# ptxas, which checks their PTX. Wheels, no GPU or driver needed; numlir builds and
+	# imports without them.
+	$(PY) -m pip install -q nvidia-nvvm nvidia-cuda-nvcc
 	@touch $@
 
 # Builds the C++ core, hlo-opt, the runtime and the extensions into build/,
@@ -69,6 +73,13 @@ FOUR_DEVICE_TESTS := $(addprefix test/python/,test_jit.py test_jit_semantics.py 
 PJRT_TESTS := $(addprefix test/python/,test_control_flow.py test_sorting.py test_indexing.py \
 	test_grad_primitives.py test_dtypes.py test_reductions_where.py test_convolution.py)
 
+# The cuda backend's kernels run on the host (backend cuda_emulated, docs/cuda-backend.md)
+# against these primitive tests, and against the hlo numerics tests.
+CUDA_EMULATED_TESTS := $(addprefix test/python/,test_dtypes.py test_reductions_where.py \
+	test_indexing.py test_convolution.py test_grad_primitives.py)
+CUDA_EMULATED_HLO_TESTS := $(addprefix test/python/,test_hlo_elementwise_numerics.py \
+	test_hlo_slicing_numerics.py test_hlo_window_numerics.py test_cpu_lowering_numerics.py)
+
 # The out-of-tree backend example (docs/backends.md), built against this build's runtime
 # headers and installed into the virtualenv, where the numlir.backends entry point finds it.
 .PHONY: backend-plugin
@@ -80,6 +91,9 @@ test: build backend-plugin
 	$(PY) -m pytest -q -n $(JOBS) --dist worksteal test/python
 	NUMLIR_NUM_CPU_DEVICES=4 $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(FOUR_DEVICE_TESTS)
 	NUMLIR_BACKEND=pjrt_cpu $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(PJRT_TESTS)
+	NUMLIR_BACKEND=cuda_emulated $(PY) -m pytest -q -n $(JOBS) --dist worksteal $(CUDA_EMULATED_TESTS)
+	NUMLIR_TEST_HLO_BACKEND=cuda_emulated $(PY) -m pytest -q -n $(JOBS) --dist worksteal \
+	  $(CUDA_EMULATED_HLO_TESTS)
 
 # The special-point sweep (docs/testing.md) in float32 and float64 for every case; `make
 # test` runs each case in one of the two.

@@ -136,7 +136,7 @@ class Worker:
 
 
 #: A numlir backend -> the jax platform of the same hardware.
-JAX_PLATFORM_OF = {"tpu": "tpu", "pjrt_cpu": "cpu", "cpu": "cpu"}
+JAX_PLATFORM_OF = {"tpu": "tpu", "pjrt_cpu": "cpu", "cpu": "cpu", "cuda": "gpu"}
 
 
 def place_on(framework: str, device: str) -> None:

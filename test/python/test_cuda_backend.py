@@ -217,3 +217,33 @@ def test_compiled_programs_run_through_the_cuda_driver_with_launches_matching_th
         "main_kernel", "main_kernel", "main_kernel_0", "main_kernel_1"]
     assert "grid=64,1,1 block=256,1,1" in launches[0]
     assert launches[0].endswith("args=#0+0,#2+0,#3+0")  # input, temporaries: no offsets
+
+
+@needs_libdevice
+def test_a_saved_cuda_executable_records_its_chip_and_loads_without_a_gpu(tmp_path):
+    x = np.ones((8, 8), np.float32)
+    compiled = numlir.jit(lambda x: jnp.sin(x) * 2, backend="gpu").lower(x).compile()
+    path = tmp_path / "sin.nlsaved"
+    compiled.save(path)
+    loaded = numlir.load_executable(path)
+    assert loaded.metadata["backend"] == "cuda"
+    assert loaded.metadata["target"] == {"triple": "nvptx64-nvidia-cuda", "format": "ptx",
+                                         "chip": "sm_90"}
+    assert [a.shape for a in loaded.out_avals] == [(8, 8)]
+
+
+@needs_libdevice
+def test_a_saved_cuda_executable_runs_where_the_driver_is(fake_libcuda, tmp_path):
+    x = np.ones((8, 8), np.float32)
+    path = tmp_path / "sin.nlsaved"
+    numlir.jit(lambda x: jnp.sin(x) * 2, backend="gpu").lower(x).compile().save(path)
+    log = tmp_path / "launches.log"
+    result = _run(f"""
+        import numpy as np, numlir
+        run = numlir.load_executable({str(path)!r})
+        out = run(np.ones((8, 8), np.float32))
+        print("OUT:", out.shape, out.devices())
+        """, NUMLIR_LIBCUDA=str(fake_libcuda), FAKE_CUDA_LOG=str(log))
+    assert result.returncode == 0, result.stderr
+    assert "OUT: (8, 8) {CudaDevice(id=0)}" in result.stdout
+    assert any(line.startswith("launch main_kernel") for line in log.read_text().splitlines())

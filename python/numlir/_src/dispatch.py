@@ -34,7 +34,7 @@ def get_backend():
     return placement.default_backend()
 
 
-def _backend_of(device):
+def backend_of(device):
     # A device's platform name is its backend's name (backends/base.py).
     backend = get_backend()
     return backend if device.name == backend.name else backends.get_backend(device.name)
@@ -68,7 +68,7 @@ def compile_module(text: str, name: str = "module", keep_image: bool = False, de
     key = (text, device)
     exe = executables.get(key)
     if exe is None or (keep_image and exe.image is None):
-        backend = _backend_of(device)
+        backend = backend_of(device)
         exe = None if keep_image else _load_elsewhere(text, backend, device)
         if exe is None:
             several = backend.has_several_devices()  # keep the bytes to load on the others
@@ -84,7 +84,7 @@ def execute_spmd(executables, args: list[list], given: list[dict] | None = None,
     """Runs ``executables[i]`` (one SPMD module loaded on each device) on ``args[i]``, all
     at once; returns each device's outputs (``given[i]``'s buffers where it names them).
     ``num_replicas`` above the executables' count: the others run in other processes."""
-    return _backend_of(executables[0].device).execute_spmd(executables, args, given,
+    return backend_of(executables[0].device).execute_spmd(executables, args, given,
                                                           num_replicas)
 
 
@@ -207,7 +207,7 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
         stats["eager_cache_misses"] += 1
         text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
         log_compile(prim.name, in_avals)
-        backend = _backend_of(device)
+        backend = backend_of(device)
         options = backend.eager_options(prim.name, in_avals, out_avals)
         sibling = _eager_sibling(key, backend, device)
         if sibling is not None:

@@ -19,7 +19,15 @@ from __future__ import annotations
 
 import os
 
-from numlir._src import artifact_file, compilation_cache, core, dispatch, donation, tree_util
+from numlir._src import (
+    artifact_file,
+    backends,
+    compilation_cache,
+    core,
+    dispatch,
+    donation,
+    tree_util,
+)
 
 MAGIC = b"NLSAVED\x1a"
 FORMAT_VERSION = 1
@@ -59,12 +67,14 @@ def save(compiled, path) -> None:
             "this executable calls host callbacks (numlir.debug.print, numlir.debug.callback, "
             "numlir.pure_callback), which belong to the process that compiled it; it cannot "
             "be saved")
-    backend = dispatch.get_backend()
+    backend = dispatch.backend_of(exe.device)  # jit(backend=...) may name another
     metadata = {
         "numlir_version": compilation_cache.numlir_version(),
         "backend": backend.name,
         "name": exe.name,
-        "target": backend.describe_target(),
+        # What the image is compiled for: the executable's own record where it has one
+        # (the cuda backend's chip), else the backend's (the cpu's host target).
+        "target": getattr(exe, "target", None) or backend.describe_target(),
         "in_tree": artifact_file.tree_to_json(compiled.in_tree, "saved executable"),
         "out_tree": artifact_file.tree_to_json(compiled.out_tree, "saved executable"),
         "inputs": [artifact_file.aval_to_json(a) for a in compiled.in_avals],
@@ -132,10 +142,13 @@ def load(path) -> LoadedExecutable:
     if metadata.get("numlir_version") != version:
         raise _fail(path, f"saved by numlir {metadata.get('numlir_version')}; this is numlir "
                           f"{version}. Save it again with this version")
-    backend = dispatch.get_backend()
-    if metadata.get("backend") != backend.name:
-        raise _fail(path, f"compiled for the {metadata.get('backend')!r} backend; this process "
-                          f"runs {backend.name!r}")
+    # The backend it was compiled for, whatever this process's default is.
+    try:
+        backend = backends.get_backend(str(metadata.get("backend")))
+    except ValueError:
+        raise _fail(path, f"compiled for the {metadata.get('backend')!r} backend, which this "
+                          f"process does not have (its backends: "
+                          f"{', '.join(backends.available_backends())})") from None
     mismatch = backend.device.target_mismatch(metadata.get("target", {}))
     if mismatch:
         raise _fail(path, mismatch)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -129,6 +130,10 @@ class CudaExecutable(Executable):
         inputs, _, outputs = payload.signature.partition("->")
         self.input_specs = [_spec(s) for s in inputs.split(";") if s]
         self.output_specs = [_spec(s) for s in outputs.split(";") if s]
+        #: What a saved executable records: the chip its PTX or cubin is for.
+        chip = re.search(rb"\.target (sm_\d+)", payload.module) if payload.module_format == "ptx" else None
+        self.target = {"triple": "nvptx64-nvidia-cuda", "format": payload.module_format,
+                       "chip": chip.group(1).decode() if chip else ""}
         self._lock = threading.Lock()
 
     def _loaded(self) -> Any:
