@@ -76,7 +76,8 @@ PJRT_TESTS := $(addprefix test/python/,test_control_flow.py test_sorting.py test
 # The cuda backend's kernels run on the host (backend cuda_emulated, docs/cuda-backend.md)
 # against these primitive tests, and against the hlo numerics tests.
 CUDA_EMULATED_TESTS := $(addprefix test/python/,test_dtypes.py test_reductions_where.py \
-	test_indexing.py test_convolution.py test_grad_primitives.py)
+	test_indexing.py test_convolution.py test_grad_primitives.py test_control_flow.py \
+	test_sorting.py)
 CUDA_EMULATED_HLO_TESTS := $(addprefix test/python/,test_hlo_elementwise_numerics.py \
 	test_hlo_slicing_numerics.py test_hlo_window_numerics.py test_cpu_lowering_numerics.py)
 

@@ -33,7 +33,8 @@ needs_ptxas = pytest.mark.skipif(
 X = np.linspace(-3, 3, 64 * 256, dtype=np.float32).reshape(64, 256)
 
 #: Representative fusions: elementwise, softmax (two row reductions), a full reduction,
-#: a contraction with its bias and activation, a convolution and a scatter.
+#: a contraction with its bias and activation, a convolution, a scan (a while loop on one
+#: thread, allocating with the device's malloc) and a scatter.
 PROGRAMS = {
     "elementwise": (lambda x, y: jnp.tanh(x * 1.5 + 0.1) * 0.5 + y, (X, X)),
     "softmax": (lambda x: numlir.nn.softmax(x, axis=-1), (X,)),
@@ -43,6 +44,8 @@ PROGRAMS = {
     "conv": (lambda x, k: lax.conv_general_dilated(
         x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
         (X.reshape(4, 8, 8, 64)[..., :3].copy(), X.reshape(-1)[:108].reshape(3, 3, 3, 4).copy())),
+    "scan": (lambda x: lax.scan(lambda c, xi: (jnp.tanh(c * 0.5 + xi), c.sum()), x[0], x),
+             (X[:5],)),
     "scatter": (lambda x, i, u: x.at[i].add(u),
                 (X[0, :16].copy(), np.array([1, 3, 3], np.int32), X[1, :3].copy())),
 }

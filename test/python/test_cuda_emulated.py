@@ -213,3 +213,22 @@ def test_float64_and_int64_kernels_with_x64(x64):
     assert_same(lambda a, b: (a @ b, a.sum(1), numlir.nn.softmax(a, axis=-1)), a, b,
                 rtol=1e-12, atol=1e-12)
     assert_same(lambda v: (v.sum(), v * 3, v.max(), jnp.cumsum(v)), big)
+
+
+def test_control_flow_runs_as_one_thread_kernels_with_the_cpus_values():
+    # scan, fori_loop, cond and a while with a data-dependent trip count: each control-flow
+    # op is a kernel of one thread for now, its fusions inlined into it.
+    x = np.random.default_rng(12).standard_normal((6, 40)).astype(np.float32)
+
+    def program(x):
+        def body(c, xi):
+            c = jnp.tanh(c * 0.5 + xi)
+            return c, c.sum()
+        carry, sums = lax.scan(body, x[0], x)
+        looped = lax.fori_loop(0, 5, lambda i, v: v * 0.9 + i, x[1])
+        chosen = lax.cond(x[2, 0] > 0, lambda v: v * 2, lambda v: -v, x[2])
+        count = lax.while_loop(lambda s: s[1] < 100.0, lambda s: (s[0] + 1, s[1] * 2 + 1),
+                               (0, jnp.abs(x[3, 0]) + 1.0))
+        return carry, sums, looped, chosen, count
+
+    assert_same(program, x, rtol=1e-5, atol=1e-6)

@@ -150,10 +150,13 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          kFuse.str() +
          ",func.func(hlo-erase-optimization-barriers),"
          "hlo-record-abi-signature,cuda-outline-fusions,"
+         // fusions inside a control-flow op's regions run within its kernel
+         "func.func(hlo-inline-fusions),"
          "convert-hlo-to-linalg,"
          "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops),"
          "canonicalize,cse,"
          "one-shot-bufferize{bufferize-function-boundaries "
+         "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions add-result-attr},"

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace numlir {
 #define GEN_PASS_DEF_CUDAOUTLINEFUSIONS
@@ -28,9 +29,6 @@ namespace {
 /// Ops that need the host between kernels, or a runtime service: the CUDA
 /// backend has no launch program step for them yet.
 std::optional<llvm::StringRef> unsupportedReason(Operation *op) {
-  if (isa<WhileOp, IfOp, CaseOp>(op))
-    return llvm::StringRef("control flow runs on the host between kernels, "
-                           "which the cuda backend does not do yet");
   if (isa<HostCallbackOp>(op))
     return llvm::StringRef("host callbacks are not supported on the cuda "
                            "backend yet");
@@ -92,7 +90,16 @@ struct CUDAOutlineFusionsPass
   func::FuncOp outlineKernel(Operation *op, Operation *previous,
                              const std::string &name, SymbolTable &symbols) {
     auto fusion = dyn_cast<FusionOp>(op);
-    ValueRange operands = op->getOperands();
+    // A control-flow op's regions read values from above: they are the
+    // function's arguments too.
+    SmallVector<Value> operands(op->getOperands());
+    if (!fusion) {
+      SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      for (Value value : captured)
+        if (!llvm::is_contained(operands, value))
+          operands.push_back(value);
+    }
     OpBuilder builder(op->getContext());
     builder.setInsertionPointAfter(previous);
     auto type = builder.getFunctionType(TypeRange(operands),

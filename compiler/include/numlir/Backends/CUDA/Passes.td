@@ -20,10 +20,12 @@ def CUDAOutlineFusions : Pass<"cuda-outline-fusions", "mlir::ModuleOp"> {
     function that computes something belongs to exactly one kernel: each
     `hlo.fusion` body becomes a private function `@<entry>_kernel_<n>`, and
     each op that `hlo-fusion` left alone becomes a function of that one op.
-    The public function is left with constants and calls, in order. Ops that
-    need the host between kernels (`hlo.while`, `hlo.if`, `hlo.case`, host
-    callbacks, collectives) are rejected with an error that names
-    them: the CUDA backend does not run them yet.
+    The public function is left with constants and calls, in order. A
+    control-flow op (`hlo.while`, `hlo.if`, `hlo.case`) is a kernel too, whose
+    arguments include the values its regions read from above; it runs on one
+    thread (cuda-map-kernels-to-launches) until the launch program can loop
+    on the host. Host callbacks and collectives, which need the runtime
+    between kernels, are rejected with an error that names them.
 
     ```mlir
     %0 = hlo.fusion loop (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {...}
