@@ -219,7 +219,8 @@ def test_compiled_programs_run_through_the_cuda_driver_with_launches_matching_th
     assert [line.split()[1] for line in launches] == [
         "main_kernel", "main_kernel", "main_kernel_0", "main_kernel_1"]
     assert "grid=64,1,1 block=256,1,1" in launches[0]
-    assert launches[0].endswith("args=#0+0,#2+0,#3+0")  # input, temporaries: no offsets
+    # The input, the output (written in place: no temporary and copy) and the row values.
+    assert launches[0].endswith("args=#0+0,#1+0,#2+0")
 
 
 @needs_libdevice

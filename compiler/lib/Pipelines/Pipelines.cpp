@@ -164,7 +164,8 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          "cuda-map-kernels-to-launches{block-size=" +
          std::to_string(options.blockSize) +
          "},"
-         "inline,symbol-dce,canonicalize,cse";
+         "inline,symbol-dce,canonicalize,cse,"
+         "func.func(cuda-write-results-in-place)";
 }
 
 // Launches become kernels in a gpu.module (upstream's outlining), which

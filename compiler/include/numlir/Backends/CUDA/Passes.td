@@ -76,6 +76,27 @@ def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::Modul
                            "mlir::linalg::LinalgDialect"];
 }
 
+def CUDAWriteResultsInPlace
+    : Pass<"cuda-write-results-in-place", "mlir::func::FuncOp"> {
+  let summary = "Let kernels write an output instead of a temporary copied into it";
+  let description = [{
+    After the kernel functions are inlined, a result is often computed into
+    a temporary (`memref.alloc`) that a `memref.copy` then moves into the
+    function's out-parameter: bufferization made the kernel's result buffer
+    before the out-parameter existed. Where the copy is the temporary's last
+    use, in the same block, and the out-parameter has no other use, the
+    temporary is replaced by the out-parameter and the copy disappears.
+
+    ```mlir
+    %t = memref.alloc() : memref<4xf32>
+    gpu.launch ... { ... memref.store %v, %t[%i] ... }
+    memref.copy %t, %out : memref<4xf32> to memref<4xf32>
+    // becomes
+    gpu.launch ... { ... memref.store %v, %out[%i] ... }
+    ```
+  }];
+}
+
 def CUDAMergeKernelModules : Pass<"cuda-merge-kernel-modules", "mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{
