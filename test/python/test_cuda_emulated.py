@@ -232,3 +232,20 @@ def test_control_flow_runs_as_one_thread_kernels_with_the_cpus_values():
         return carry, sums, looped, chosen, count
 
     assert_same(program, x, rtol=1e-5, atol=1e-6)
+
+
+def test_a_kernel_returning_one_zero_sized_buffer_twice_compiles():
+    # Fuzz seed 313, program 132 (jit(vmap(grad))): a multi-output fusion's two zero-sized
+    # results bufferize into one allocation, which upstream's buffer-results-to-out-params
+    # left dangling (a crash) until cuda-deduplicate-kernel-results.
+    x0 = np.random.default_rng(13).standard_normal((2, 4, 5)).astype(np.float32)
+    x1 = np.random.default_rng(14).standard_normal((3, 2, 1)).astype(np.float32)
+
+    def f(x0, x1):
+        v1 = jnp.moveaxis(x0, 0, 1).at[np.array([-5, 2, 1])].max(1.5)
+        v2 = lax.cummin(x0, axis=0, reverse=True)
+        v3 = jnp.pad(x1, ((1, 1), (1, 1)))
+        return jnp.sum(v1) + jnp.sum(v2 * v2) + jnp.sum(jnp.tanh(v3))
+
+    assert_same(numlir.vmap(numlir.grad(f, argnums=(0, 1)), in_axes=(0, 1)), x0, x1,
+                rtol=1e-5, atol=1e-6)

@@ -158,6 +158,7 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          "one-shot-bufferize{bufferize-function-boundaries "
          "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
+         "cuda-deduplicate-kernel-results,"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions add-result-attr},"
          "canonicalize,"

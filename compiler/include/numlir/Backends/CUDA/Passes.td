@@ -37,6 +37,21 @@ def CUDAOutlineFusions : Pass<"cuda-outline-fusions", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def CUDADeduplicateKernelResults
+    : Pass<"cuda-deduplicate-kernel-results", "mlir::ModuleOp"> {
+  let summary = "Return each value of a kernel function once";
+  let description = [{
+    A bufferized kernel function can return one buffer several times (two
+    zero-sized results of a multi-output fusion bufferized in place into one
+    allocation). Upstream's
+    `buffer-results-to-out-params` does not handle that: it replaces the one
+    allocation by the first out-parameter and leaves the others pointing at
+    an erased buffer. The function returns each value once instead, and at
+    every call the duplicate results take the first one's value.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::ModuleOp"> {
   let summary = "Turn each kernel function's linalg ops into one gpu.launch";
   let description = [{
