@@ -57,17 +57,144 @@ func.func private @row_sum(%x: memref<4x1000xf32>, %y: memref<4xf32>) {
 
 // -----
 
-// A contraction: rows are the output's rows and columns; the reduction
-// over k is a block reduction per output element. The block shrinks to
-// the 32-thread multiple that covers k.
-// CHECK-LABEL: func.func private @matmul
+// A contraction with its fill, bias and activation: one launch of 16x16
+// output tiles (2x2 of them for 20x18), 256 threads, the A and B tiles in
+// workgroup memory, and a loop over k in steps of 16 with a barrier after
+// the tiles' copy and another after their use. Each thread starts from its
+// element's fill, adds the products of the tile's valid k only (at most
+// 33 - k0), then stores and runs the bias and relu at its element.
+// CHECK-LABEL: func.func private @tiled_matmul
+// CHECK-DAG: %[[C33:.*]] = arith.constant 33 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK: %[[T:.*]] = memref.alloc() : memref<20x18xf32>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCK]], {{.*}} workgroup(%[[AT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG: %[[TY:.*]] = arith.divui %[[TID]], %[[C16]]
+// CHECK-DAG: %[[TX:.*]] = arith.remui %[[TID]], %[[C16]]
+// CHECK: %[[INIT:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:   memref.store %{{.*}}, %[[T]]
+// CHECK:   %[[FILLED:.*]] = memref.load %[[T]]
+// CHECK:   scf.yield %[[FILLED]]
+// CHECK: %[[ACC:.*]] = scf.for %[[K0:.*]] = %{{.*}} to %[[C33]] step %[[C16]] iter_args(%[[A:.*]] = %[[INIT]]) -> (f32) {
+// CHECK:   scf.if
+// CHECK:     memref.load %arg0
+// CHECK:     memref.store %{{.*}}, %[[AT]][%[[TY]], %[[TX]]]
+// CHECK:   scf.if
+// CHECK:     memref.load %arg1
+// CHECK:     memref.store %{{.*}}, %[[BT]][%[[TY]], %[[TX]]]
+// CHECK:   gpu.barrier
+// CHECK:   %[[LEFT:.*]] = arith.subi %[[C33]], %[[K0]]
+// CHECK:   %[[VALID:.*]] = arith.minsi %[[LEFT]], %[[C16]]
+// CHECK:   scf.if %{{.*}} -> (f32) {
+// CHECK:     scf.for %[[KK:.*]] = %{{.*}} to %[[VALID]] step %{{.*}} iter_args(%[[P:.*]] = %[[A]])
+// CHECK:       %[[X:.*]] = memref.load %[[AT]][%[[TY]], %[[KK]]]
+// CHECK:       %[[Y:.*]] = memref.load %[[BT]][%[[KK]], %[[TX]]]
+// CHECK:       %[[XY:.*]] = arith.mulf %[[X]], %[[Y]]
+// CHECK:       arith.addf %[[P]], %[[XY]]
+// CHECK:   gpu.barrier
+// CHECK: scf.if
+// CHECK:   memref.store %[[ACC]], %[[T]]
+// CHECK:   memref.load %arg2
+// CHECK:   arith.maximumf
+// CHECK:   memref.store %{{.*}}, %arg3
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+func.func private @tiled_matmul(%a: memref<20x33xf32>, %b: memref<33x18xf32>, %bias: memref<18xf32>, %c: memref<20x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<20x18xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<20x18xf32>)
+  linalg.matmul ins(%a, %b : memref<20x33xf32>, memref<33x18xf32>) outs(%t : memref<20x18xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t, %bias : memref<20x18xf32>, memref<18xf32>) outs(%c : memref<20x18xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A batched contraction with its operands in the other order (B first)
+// and a widening body: a block per tile per batch (3 x 1 x 2), tiles of
+// each operand's own element type.
+// CHECK-LABEL: func.func private @tiled_batch_matmul
 // CHECK-DAG: %[[GRID:.*]] = arith.constant 6 : index
-// CHECK-DAG: %[[BLOCK:.*]] = arith.constant 32 : index
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads({{.*}}) in (%{{.*}} = %[[BLOCK]],
-// CHECK: arith.mulf
+// CHECK-DAG: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads({{.*}}) in (%{{.*}} = %[[BLOCK]], {{.*}} workgroup(%[[AT:.*]] : memref<16x16xf16, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x16xbf16, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK:   memref.load %arg1
+// CHECK:   memref.store %{{.*}}, %[[AT]]
+// CHECK:   memref.load %arg0
+// CHECK:   memref.store %{{.*}}, %[[BT]]
+// CHECK:   gpu.barrier
+// CHECK:   scf.for
+// CHECK:     %[[X:.*]] = memref.load %[[AT]]
+// CHECK:     %[[Y:.*]] = memref.load %[[BT]]
+// CHECK-DAG: arith.extf %[[X]]
+// CHECK-DAG: arith.extf %[[Y]]
+// CHECK:     arith.mulf
+// CHECK:     arith.addf
+// CHECK:   gpu.barrier
+func.func private @tiled_batch_matmul(%b: memref<3x24x20xbf16>, %a: memref<3x5x24xf16>, %c: memref<3x5x20xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%b, %a : memref<3x24x20xbf16>, memref<3x5x24xf16>) outs(%c : memref<3x5x20xf32>) {
+  ^bb0(%y: bf16, %x: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A contraction whose B is read transposed (n, k), or whose consumer reads
+// another element of the result, keeps a block per output element with a
+// block reduction over k; so does any contraction with tile-size=0.
+// CHECK-LABEL: func.func private @transposed_b
+// CHECK-NOT: workgroup
+// CHECK: gpu.launch
 // CHECK: gpu.all_reduce add
-func.func private @matmul(%a: memref<2x5xf32>, %b: memref<5x3xf32>, %c: memref<2x3xf32>) {
-  linalg.matmul ins(%a, %b : memref<2x5xf32>, memref<5x3xf32>) outs(%c : memref<2x3xf32>)
+func.func private @transposed_b(%a: memref<2x5xf32>, %b: memref<3x5xf32>, %c: memref<2x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<2x5xf32>, memref<3x5xf32>) outs(%c : memref<2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @consumer_reads_a_neighbour
+// CHECK-NOT: workgroup
+// CHECK: gpu.launch
+// CHECK-NOT: workgroup
+// CHECK: return
+func.func private @consumer_reads_a_neighbour(%a: memref<2x5xf32>, %b: memref<5x3xf32>, %c: memref<2x3xf32>) {
+  %t = memref.alloc() : memref<2x3xf32>
+  linalg.matmul ins(%a, %b : memref<2x5xf32>, memref<5x3xf32>) outs(%t : memref<2x3xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 2 - d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<2x3xf32>) outs(%c : memref<2x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
   return
 }
 

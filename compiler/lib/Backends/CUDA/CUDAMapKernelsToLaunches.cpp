@@ -205,14 +205,26 @@ public:
   /// the current values of its outputs.
   FailureOr<SmallVector<Value>> body(linalg::GenericOp op, ArrayRef<Value> ivs,
                                      ArrayRef<Value> outputs) {
-    Block &block = op.getRegion().front();
-    IRMapping local;
+    SmallVector<Value> inputs;
     for (OpOperand *input : op.getDpsInputOperands()) {
       FailureOr<Value> element = load(op, *input, ivs);
       if (failed(element))
         return failure();
-      local.map(block.getArgument(input->getOperandNumber()), *element);
+      inputs.push_back(*element);
     }
+    return bodyOf(op, ivs, inputs, outputs);
+  }
+
+  /// The values `op`'s body yields for the given input elements (loaded
+  /// wherever the caller keeps them: a buffer, shared memory) and outputs.
+  FailureOr<SmallVector<Value>> bodyOf(linalg::GenericOp op,
+                                       ArrayRef<Value> ivs,
+                                       ArrayRef<Value> inputs,
+                                       ArrayRef<Value> outputs) {
+    Block &block = op.getRegion().front();
+    IRMapping local;
+    for (auto [i, input] : llvm::enumerate(inputs))
+      local.map(block.getArgument(i), input);
     for (auto [i, output] : llvm::enumerate(outputs))
       local.map(block.getArgument(op.getNumDpsInputs() + i), output);
     for (Operation &inner : block.without_terminator()) {
@@ -294,6 +306,14 @@ struct CUDAMapKernelsToLaunchesPass
           << "cuda-map-kernels-to-launches needs a block-size that is a "
              "multiple of 32 from 32 to 1024, got "
           << std::to_string(blockSize.getValue());
+      return signalPassFailure();
+    }
+    if (tileSize < 0 || tileSize * tileSize > 1024 ||
+        (tileSize * tileSize) % 32 != 0) {
+      getOperation().emitError()
+          << "cuda-map-kernels-to-launches needs a tile-size whose square is "
+             "a multiple of 32 and at most 1024 (or 0), got "
+          << std::to_string(tileSize.getValue());
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> kernels;
@@ -402,6 +422,13 @@ struct CUDAMapKernelsToLaunchesPass
     if (ops.empty())
       return success();
     OpBuilder builder(kernel.getBody().front().getTerminator());
+    if (std::optional<TiledContraction> tiled = matchTiledContraction(ops)) {
+      if (failed(writeTiledLaunch(builder, *tiled)))
+        return failure();
+      for (linalg::GenericOp op : ops)
+        op.erase();
+      return success();
+    }
     bool oneOpWithoutReductions =
         ops.size() == 1 && ops[0].getNumReductionLoops() == 0;
     int64_t rows = oneOpWithoutReductions ? 0 : sharedRowDims(ops);
@@ -516,17 +543,324 @@ struct CUDAMapKernelsToLaunchesPass
   /// A launch for the op's shape, frozen as constants; returns the launch
   /// and leaves `builder` inside its body.
   gpu::LaunchOp createLaunch(OpBuilder &builder, Location loc, int64_t grid,
-                             int64_t block) {
+                             int64_t block,
+                             TypeRange workgroupBuffers = {}) {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(builder, loc, v);
     };
     Value one = constant(1);
-    auto launch = gpu::LaunchOp::create(builder, loc, constant(grid), one, one,
-                                        constant(block), one, one);
+    auto launch = gpu::LaunchOp::create(
+        builder, loc, constant(grid), one, one, constant(block), one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, workgroupBuffers);
     builder.setInsertionPointToStart(&launch.getBody().front());
     gpu::TerminatorOp::create(builder, loc);
     builder.setInsertionPointToStart(&launch.getBody().front());
     return launch;
+  }
+
+  /// A kernel of fills, one contraction and elementwise consumers, which
+  /// one launch runs tile by tile through shared memory.
+  struct TiledContraction {
+    SmallVector<linalg::GenericOp> fills;
+    linalg::GenericOp contraction;
+    /// The inputs laid out (batch..., m, k) and (batch..., k, n).
+    OpOperand *lhs = nullptr, *rhs = nullptr;
+    int64_t batchDims = 0;
+    SmallVector<linalg::GenericOp> epilogue;
+  };
+
+  /// `(d0, ..., d<batch-1>, d<first>, d<second>)` over `loops` dims.
+  static AffineMap batchedMap(MLIRContext *context, int64_t loops,
+                              int64_t batch, int64_t first, int64_t second) {
+    SmallVector<AffineExpr> results;
+    for (int64_t d = 0; d < batch; ++d)
+      results.push_back(getAffineDimExpr(d, context));
+    results.push_back(getAffineDimExpr(first, context));
+    results.push_back(getAffineDimExpr(second, context));
+    return AffineMap::get(loops, 0, results, context);
+  }
+
+  /// `op` as a contraction over (batch..., m, n, k) whose body is
+  /// `out + f(a, b)` on integers or floats, or nothing.
+  std::optional<TiledContraction> matchContraction(linalg::GenericOp op) {
+    int64_t loops = op.getNumLoops();
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || loops < 3)
+      return std::nullopt;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (int64_t d = 0; d < loops; ++d)
+      if ((iterators[d] == utils::IteratorType::reduction) != (d == loops - 1))
+        return std::nullopt;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      // complex numbers keep the block reduction per element
+      if (!type || !type.getElementType().isIntOrFloat())
+        return std::nullopt;
+    }
+    TiledContraction match;
+    match.contraction = op;
+    match.batchDims = loops - 3;
+    int64_t m = loops - 3, n = loops - 2, k = loops - 1;
+    MLIRContext *context = op.getContext();
+    AffineMap lhsMap = batchedMap(context, loops, match.batchDims, m, k);
+    AffineMap rhsMap = batchedMap(context, loops, match.batchDims, k, n);
+    AffineMap outMap = batchedMap(context, loops, match.batchDims, m, n);
+    OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
+    AffineMap map0 = op.getMatchingIndexingMap(in0);
+    AffineMap map1 = op.getMatchingIndexingMap(in1);
+    if (map0 == lhsMap && map1 == rhsMap)
+      std::tie(match.lhs, match.rhs) = std::pair(in0, in1);
+    else if (map0 == rhsMap && map1 == lhsMap)
+      std::tie(match.lhs, match.rhs) = std::pair(in1, in0);
+    else
+      return std::nullopt;
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    if (op.getMatchingIndexingMap(&init) != outMap ||
+        rowAlignedDims(op, init, loops - 1) != loops - 1)
+      return std::nullopt;
+    if (!accumulatesProducts(op))
+      return std::nullopt;
+    // The tiles are read from global memory while the kernel runs: they
+    // must not be what it writes.
+    for (OpOperand *input : {match.lhs, match.rhs})
+      if (kernelWrites.contains(rootBuffer(input->get())))
+        return std::nullopt;
+    return match;
+  }
+
+  /// Whether `op`'s body is `out + f(a, b)`: the output is read once, by the
+  /// final addition, and the body does not read its loop indices.
+  static bool accumulatesProducts(linalg::GenericOp op) {
+    Block &body = op.getRegion().front();
+    Operation *add = body.getTerminator()->getOperand(0).getDefiningOp();
+    BlockArgument out = body.getArguments().back();
+    if (!add || add->getBlock() != &body ||
+        !isa<arith::AddFOp, arith::AddIOp>(add) || !out.hasOneUse() ||
+        out.getUses().begin()->getOwner() != add ||
+        add->getOperand(0) == add->getOperand(1))
+      return false;
+    return llvm::none_of(body, [](Operation &inner) {
+      return isa<linalg::IndexOp>(inner);
+    });
+  }
+
+  /// Whether `op` runs over exactly `extents`, all parallel, and touches
+  /// what the kernel writes only at its own element.
+  bool isOwnElementOp(linalg::GenericOp op, ArrayRef<int64_t> extents) {
+    if (op.getNumReductionLoops() != 0 ||
+        ArrayRef<int64_t>(op.getStaticLoopRanges()) != extents)
+      return false;
+    int64_t loops = int64_t(extents.size());
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        continue;
+      if (!kernelWrites.contains(rootBuffer(operand.get())))
+        continue;
+      if (!op.getMatchingIndexingMap(&operand).isIdentity() ||
+          rowAlignedDims(op, operand, loops) != loops)
+        return false;
+    }
+    return true;
+  }
+
+  /// The ops as fills of the contraction's output, the contraction and
+  /// consumers at their own element, or nothing (they keep the row mapping).
+  std::optional<TiledContraction>
+  matchTiledContraction(ArrayRef<linalg::GenericOp> ops) {
+    if (tileSize == 0)
+      return std::nullopt;
+    auto isContraction = [](linalg::GenericOp op) {
+      return op.getNumReductionLoops() != 0;
+    };
+    auto found = llvm::find_if(ops, isContraction);
+    if (found == ops.end())
+      return std::nullopt;
+    std::optional<TiledContraction> match = matchContraction(*found);
+    if (!match)
+      return std::nullopt;
+    linalg::GenericOp contraction = match->contraction;
+    SmallVector<int64_t> extents = contraction.getStaticLoopRanges();
+    extents.pop_back(); // the output's (batch..., m, n)
+    Value output = contraction.getDpsInitsMutable()[0].get();
+    for (linalg::GenericOp op : llvm::make_range(ops.begin(), found)) {
+      // a fill: no buffer read, the contraction's output written in place
+      bool readsBuffers = llvm::any_of(op.getDpsInputs(), [](Value v) {
+        return isa<MemRefType>(v.getType());
+      });
+      if (readsBuffers || op.getNumDpsInits() != 1 ||
+          op.getDpsInitsMutable()[0].get() != output ||
+          !isOwnElementOp(op, extents))
+        return std::nullopt;
+      match->fills.push_back(op);
+    }
+    for (linalg::GenericOp op : llvm::make_range(std::next(found), ops.end())) {
+      if (!isOwnElementOp(op, extents))
+        return std::nullopt;
+      match->epilogue.push_back(op);
+    }
+    return match;
+  }
+
+  /// One block per T x T tile of the output (per batch), a thread per
+  /// element of the tile. The k loop steps by T: each thread copies one
+  /// element of the A tile and one of the B tile into shared memory, and
+  /// after a barrier accumulates its element over the tile's k in order,
+  /// starting from the output's initial value as linalg's loops would.
+  /// Only valid k are multiplied (padding may hold anything: 0 * inf is
+  /// NaN). The in-range threads then store their element and run the
+  /// consumers at it.
+  LogicalResult writeTiledLaunch(OpBuilder &outer, TiledContraction &match) {
+    linalg::GenericOp op = match.contraction;
+    Location loc = op.getLoc();
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t batch = match.batchDims;
+    int64_t rows = extents[batch], cols = extents[batch + 1],
+            depth = extents[batch + 2];
+    int64_t tile = tileSize;
+    SmallVector<int64_t> tiles(extents.begin(), extents.begin() + batch);
+    tiles.push_back(llvm::divideCeil(rows, tile));
+    tiles.push_back(llvm::divideCeil(cols, tile));
+    int64_t grid = product(tiles);
+    if (grid > std::numeric_limits<int32_t>::max())
+      return op.emitOpError("has too many tiles for one grid");
+    MLIRContext *context = op.getContext();
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
+    auto tileType = [&](OpOperand *operand) {
+      return MemRefType::get({tile, tile},
+                             getElementTypeOrSelf(operand->get().getType()),
+                             MemRefLayoutAttrInterface(), workgroup);
+    };
+    OpBuilder::InsertionGuard guard(outer);
+    gpu::LaunchOp launch =
+        createLaunch(outer, loc, grid, tile * tile,
+                     {tileType(match.lhs), tileType(match.rhs)});
+    Value lhsTile = launch.getWorkgroupAttributions()[0];
+    Value rhsTile = launch.getWorkgroupAttributions()[1];
+    OpBuilder &b = outer;
+    LaunchWriter writer(b, loc);
+    writer.written = kernelWrites;
+    auto index = [&](int64_t v) { return writer.index(v); };
+    auto add = [&](Value x, Value y) -> Value {
+      return arith::AddIOp::create(b, loc, x, y);
+    };
+    auto below = [&](Value x, int64_t bound) -> Value {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                   index(bound));
+    };
+    auto both = [&](Value x, Value y) -> Value {
+      return arith::AndIOp::create(b, loc, x, y);
+    };
+
+    // Which tile, and which element of it, this thread owns.
+    SmallVector<Value> tileIvs =
+        writer.delinearize(launch.getBlockIds().x, tiles);
+    Value thread = launch.getThreadIds().x;
+    Value ty = arith::DivUIOp::create(b, loc, thread, index(tile));
+    Value tx = arith::RemUIOp::create(b, loc, thread, index(tile));
+    Value m = add(arith::MulIOp::create(b, loc, tileIvs[batch], index(tile)),
+                  ty);
+    Value n = add(
+        arith::MulIOp::create(b, loc, tileIvs[batch + 1], index(tile)), tx);
+    Value inside = both(below(m, rows), below(n, cols));
+    SmallVector<Value> element(tileIvs.begin(), tileIvs.begin() + batch);
+    element.append({m, n});
+    auto ivsAt = [&](Value row, Value col, Value k) {
+      SmallVector<Value> ivs(tileIvs.begin(), tileIvs.begin() + batch);
+      ivs.append({row, col, k});
+      return ivs;
+    };
+
+    // The accumulator starts from the output's initial value.
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    Type accType = getElementTypeOrSelf(init.get().getType());
+    auto initial = scf::IfOp::create(b, loc, TypeRange{accType}, inside,
+                                     /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&initial.getThenRegion().front());
+      for (linalg::GenericOp fill : match.fills)
+        if (failed(writer.elementwise(fill, element)))
+          return failure();
+      FailureOr<Value> value = writer.load(op, init, ivsAt(m, n, index(0)));
+      if (failed(value))
+        return failure();
+      scf::YieldOp::create(b, loc, *value);
+      b.setInsertionPointToStart(&initial.getElseRegion().front());
+      Value unused = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(b.getZeroAttr(accType)));
+      scf::YieldOp::create(b, loc, unused);
+    }
+
+    auto steps = scf::ForOp::create(b, loc, index(0), index(depth),
+                                    index(tile),
+                                    ValueRange{initial.getResult(0)});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(steps.getBody());
+      Value k0 = steps.getInductionVar();
+      Value acc = steps.getRegionIterArg(0);
+      // Copy A[m, k0 + tx] and B[k0 + ty, n] into the tiles at [ty, tx].
+      auto copyToTile = [&](OpOperand *operand, Value inRange,
+                            ArrayRef<Value> ivs, Value target) {
+        auto guarded = scf::IfOp::create(b, loc, inRange, false);
+        OpBuilder::InsertionGuard copy(b);
+        b.setInsertionPointToStart(&guarded.getThenRegion().front());
+        FailureOr<Value> value = writer.load(op, *operand, ivs);
+        if (failed(value))
+          return failure();
+        memref::StoreOp::create(b, loc, *value, target, ValueRange{ty, tx});
+        return success();
+      };
+      Value lhsK = add(k0, tx), rhsK = add(k0, ty);
+      if (failed(copyToTile(match.lhs, both(below(m, rows), below(lhsK, depth)),
+                            ivsAt(m, index(0), lhsK), lhsTile)) ||
+          failed(copyToTile(match.rhs, both(below(rhsK, depth), below(n, cols)),
+                            ivsAt(index(0), n, rhsK), rhsTile)))
+        return failure();
+      gpu::BarrierOp::create(b, loc);
+      // The tile's valid k: the last one may be short.
+      Value valid = arith::MinSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, index(depth), k0),
+          index(tile));
+      auto accumulate = scf::IfOp::create(b, loc, TypeRange{accType}, inside,
+                                          /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard within(b);
+        b.setInsertionPointToStart(&accumulate.getThenRegion().front());
+        auto ks = scf::ForOp::create(b, loc, index(0), valid, index(1),
+                                     ValueRange{acc});
+        b.setInsertionPointToStart(ks.getBody());
+        Value kk = ks.getInductionVar();
+        Value lhs = memref::LoadOp::create(b, loc, lhsTile, ValueRange{ty, kk});
+        Value rhs = memref::LoadOp::create(b, loc, rhsTile, ValueRange{kk, tx});
+        SmallVector<Value> inputs(2);
+        inputs[match.lhs->getOperandNumber()] = lhs;
+        inputs[match.rhs->getOperandNumber()] = rhs;
+        FailureOr<SmallVector<Value>> next =
+            writer.bodyOf(op, {}, inputs, {ks.getRegionIterArg(0)});
+        if (failed(next))
+          return failure();
+        scf::YieldOp::create(b, loc, *next);
+        b.setInsertionPointAfter(ks);
+        scf::YieldOp::create(b, loc, ks.getResult(0));
+        b.setInsertionPointToStart(&accumulate.getElseRegion().front());
+        scf::YieldOp::create(b, loc, acc);
+      }
+      // Nobody refills the tiles before every thread has read them.
+      gpu::BarrierOp::create(b, loc);
+      scf::YieldOp::create(b, loc, accumulate.getResult(0));
+    }
+
+    auto store = scf::IfOp::create(b, loc, inside, false);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    if (failed(writer.store(op, init, steps.getResult(0),
+                            ivsAt(m, n, index(0)))))
+      return failure();
+    for (linalg::GenericOp consumer : match.epilogue)
+      if (failed(writer.elementwise(consumer, element)))
+        return failure();
+    return success();
   }
 
   /// One thread per element of an op without reductions.
