@@ -158,22 +158,47 @@ func.func private @tiled_batch_matmul(%b: memref<3x24x20xbf16>, %a: memref<3x5x2
 
 // -----
 
-// A contraction whose B is read transposed (n, k), or whose consumer reads
-// another element of the result, keeps a block per output element with a
-// block reduction over k; so does any contraction with tile-size=0.
+// B read transposed (n, k) is still a product of an A side without n and
+// a B side without m: tiled, each thread gathering B's element by its map.
 // CHECK-LABEL: func.func private @transposed_b
-// CHECK-NOT: workgroup
-// CHECK: gpu.launch
-// CHECK: gpu.all_reduce add
-func.func private @transposed_b(%a: memref<2x5xf32>, %b: memref<3x5xf32>, %c: memref<2x3xf32>) {
+// CHECK: gpu.launch {{.*}} workgroup(%[[AT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
+// CHECK-DAG: %[[TY:.*]] = arith.divui
+// CHECK-DAG: %[[TX:.*]] = arith.remui
+// CHECK: %[[K:.*]] = arith.addi %{{.*}}, %[[TY]]
+// CHECK: memref.load %arg1[%[[TX]], %[[K]]]
+// CHECK: memref.store %{{.*}}, %[[BT]][%[[TY]], %[[TX]]]
+// CHECK-NOT: gpu.all_reduce
+func.func private @transposed_b(%a: memref<2x20xf32>, %b: memref<3x20xf32>, %c: memref<2x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                    affine_map<(d0, d1, d2) -> (d1, d2)>,
                                    affine_map<(d0, d1, d2) -> (d0, d1)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%a, %b : memref<2x5xf32>, memref<3x5xf32>) outs(%c : memref<2x3xf32>) {
+      ins(%a, %b : memref<2x20xf32>, memref<3x20xf32>) outs(%c : memref<2x3xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A contraction that does not add (max-plus) keeps a block per output
+// element with a block reduction over k.
+// CHECK-LABEL: func.func private @max_plus
+// CHECK-NOT: workgroup
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce maximumf
+func.func private @max_plus(%a: memref<2x5xf32>, %b: memref<5x3xf32>, %c: memref<2x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<2x5xf32>, memref<5x3xf32>) outs(%c : memref<2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.addf %x, %y : f32
+    %s = arith.maximumf %o, %p : f32
     linalg.yield %s : f32
   }
   return
@@ -261,6 +286,70 @@ func.func private @serial(%x: memref<8xf32>) {
     %v = memref.load %x[%i] : memref<8xf32>
     %s = arith.addf %p, %v : f32
     memref.store %s, %x[%i] : memref<8xf32>
+  }
+  return
+}
+
+// -----
+
+// A convolution (3x3, SAME, NHWC/HWIO), whose image element the body gathers
+// with linalg.index and a select to 0 for the padding: output pixels
+// (n, oh, ow: 128) are the rows, out-channels (4) the columns, (c, kh, kw)
+// the depth (27) in loop order. The A tile's copy runs the gather for the
+// thread's pixel and tap; the inner loop only multiplies and adds.
+// CHECK-LABEL: func.func private @tiled_convolution
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C27:.*]] = arith.constant 27 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} workgroup(%[[AT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x16xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C27]] step
+// CHECK:   scf.if
+// CHECK:     %[[PIXEL:.*]] = memref.load %arg0
+// CHECK:     %[[PADDED:.*]] = arith.select %{{.*}}, %[[PIXEL]], %{{.*}} : f32
+// CHECK:     memref.store %[[PADDED]], %[[AT]]
+// CHECK:   scf.if
+// CHECK:     memref.load %arg1
+// CHECK:     memref.store %{{.*}}, %[[BT]]
+// CHECK:   gpu.barrier
+// CHECK:   scf.for
+// CHECK-NOT: memref.load %arg0
+// CHECK:     arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK:   gpu.barrier
+func.func private @tiled_convolution(%arg0: memref<2x8x8x3xf32>, %arg1: memref<3x3x3x4xf32>, %arg2: memref<2x8x8x4xf32>) {
+  %c8 = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%arg2 : memref<2x8x8x4xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d5, d6, d4, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg1 : memref<3x3x3x4xf32>) outs(%arg2 : memref<2x8x8x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = linalg.index 0 : index
+    %1 = linalg.index 2 : index
+    %2 = linalg.index 3 : index
+    %3 = linalg.index 4 : index
+    %4 = linalg.index 5 : index
+    %5 = linalg.index 6 : index
+    %6 = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%1, %4]
+    %7 = affine.apply affine_map<()[s0, s1] -> (s0 + s1)>()[%2, %5]
+    %8 = arith.subi %6, %c1 : index
+    %9 = arith.cmpi sge, %6, %c1 : index
+    %10 = arith.cmpi slt, %8, %c8 : index
+    %11 = arith.andi %9, %10 : i1
+    %12 = arith.select %11, %8, %c0 : index
+    %13 = arith.subi %7, %c1 : index
+    %14 = arith.cmpi sge, %7, %c1 : index
+    %15 = arith.cmpi slt, %13, %c8 : index
+    %16 = arith.andi %14, %15 : i1
+    %17 = arith.select %16, %13, %c0 : index
+    %18 = arith.andi %11, %16 : i1
+    %19 = memref.load %arg0[%0, %12, %17, %3] : memref<2x8x8x3xf32>
+    %20 = arith.select %18, %19, %cst : f32
+    %21 = arith.mulf %20, %in : f32
+    %22 = arith.addf %out, %21 : f32
+    linalg.yield %22 : f32
   }
   return
 }

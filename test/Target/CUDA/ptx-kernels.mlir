@@ -115,10 +115,17 @@ module @dot {
 
 // -----
 
-// A 3x3 SAME convolution, NHWC/HWIO: its kernel.
+// A 3x3 SAME convolution, NHWC/HWIO: its kernel, tiled like a contraction
+// (pixels x out-channels, 8 blocks of 256 threads), the image gathered into
+// shared memory.
 // CHECK-LABEL: module @conv
+// CHECK: gpu.launch_func
+// CHECK-SAME: blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK: gpu.binary @main_kernel
 // CHECK-SAME: .entry main_kernel(
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_0[1024];
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_1[1024];
+// CHECK-SAME: bar.sync
 // CHECK-SAME: mul.rn.f32
 module @conv {
   func.func public @main(%arg0: tensor<2x8x8x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> (tensor<2x8x8x4xf32>) {

@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace numlir {
 #define GEN_PASS_DEF_CUDAMAPKERNELSTOLAUNCHES
@@ -564,73 +565,107 @@ struct CUDAMapKernelsToLaunchesPass
   struct TiledContraction {
     SmallVector<linalg::GenericOp> fills;
     linalg::GenericOp contraction;
-    /// The inputs laid out (batch..., m, k) and (batch..., k, n).
-    OpOperand *lhs = nullptr, *rhs = nullptr;
-    int64_t batchDims = 0;
+    /// The contraction's loops by role: in both products' sides (batch),
+    /// in the A side only (rows, m), in the B side only (columns, n), and
+    /// the reductions (depth, k), each in loop order.
+    SmallVector<int64_t> batchDims, rowDims, colDims, depthDims;
+    /// The body's `out + f(a, b)`: `a` and `b` (an input's element, or a
+    /// value the body gathers, as a convolution's image element), and the
+    /// ops that combine them with `out`.
+    Value lhs, rhs;
+    SmallVector<Operation *> combine;
     SmallVector<linalg::GenericOp> epilogue;
   };
 
-  /// `(d0, ..., d<batch-1>, d<first>, d<second>)` over `loops` dims.
-  static AffineMap batchedMap(MLIRContext *context, int64_t loops,
-                              int64_t batch, int64_t first, int64_t second) {
-    SmallVector<AffineExpr> results;
-    for (int64_t d = 0; d < batch; ++d)
-      results.push_back(getAffineDimExpr(d, context));
-    results.push_back(getAffineDimExpr(first, context));
-    results.push_back(getAffineDimExpr(second, context));
-    return AffineMap::get(loops, 0, results, context);
+  /// The ops of `op`'s body that `value` is computed from, in order.
+  static SetVector<Operation *> sliceOf(linalg::GenericOp op, Value value) {
+    Block &body = op.getRegion().front();
+    SetVector<Operation *> slice;
+    SmallVector<Value> work{value};
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &body || !slice.insert(def))
+        continue;
+      work.append(def->operand_begin(), def->operand_end());
+    }
+    SetVector<Operation *> ordered;
+    for (Operation &inner : body)
+      if (slice.contains(&inner))
+        ordered.insert(&inner);
+    return ordered;
   }
 
-  /// `op` as a contraction over (batch..., m, n, k) whose body is
-  /// `out + f(a, b)` on integers or floats, or nothing.
-  std::optional<TiledContraction> matchContraction(linalg::GenericOp op) {
-    int64_t loops = op.getNumLoops();
-    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 || loops < 3)
+  /// The loops a side of the product reads: its inputs' maps' dims and its
+  /// linalg.index ops; nothing if it cannot be copied to a tile (an op with
+  /// regions or side effects other than a load of a buffer the kernel does
+  /// not write).
+  std::optional<llvm::SmallBitVector> sideDims(linalg::GenericOp op,
+                                               Value side) {
+    Block &body = op.getRegion().front();
+    llvm::SmallBitVector dims(op.getNumLoops());
+    auto addArgument = [&](Value v) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      if (!arg || arg.getOwner() != &body)
+        return true;
+      if (arg.getArgNumber() >= op.getNumDpsInputs())
+        return false; // the output is not a side of the product
+      AffineMap map =
+          op.getMatchingIndexingMap(op.getDpsInputOperand(arg.getArgNumber()));
+      for (int64_t d = 0; d < int64_t(map.getNumDims()); ++d)
+        if (map.isFunctionOfDim(d))
+          dims.set(d);
+      return true;
+    };
+    if (!addArgument(side))
       return std::nullopt;
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    for (int64_t d = 0; d < loops; ++d)
-      if ((iterators[d] == utils::IteratorType::reduction) != (d == loops - 1))
+    for (Operation *inner : sliceOf(op, side)) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        dims.set(index.getDim());
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        if (kernelWrites.contains(rootBuffer(load.getMemRef())))
+          return std::nullopt;
+      } else if (inner->getNumRegions() != 0 || !isMemoryEffectFree(inner)) {
         return std::nullopt;
+      }
+      for (Value operand : inner->getOperands())
+        if (!addArgument(operand))
+          return std::nullopt;
+    }
+    return dims;
+  }
+
+  /// A side's value to keep in a tile: an input's element where the side is
+  /// that element converted (so that f16 tiles stay f16), else the side.
+  static Value tileValue(linalg::GenericOp op, Value side) {
+    Value value = side;
+    while (Operation *def = value.getDefiningOp()) {
+      if (def->getBlock() != &op.getRegion().front() ||
+          def->getNumOperands() != 1 || def->getNumResults() != 1 ||
+          !isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::ExtUIOp,
+               arith::TruncIOp, arith::SIToFPOp, arith::UIToFPOp,
+               arith::FPToSIOp, arith::FPToUIOp>(def))
+        return side;
+      value = def->getOperand(0);
+    }
+    auto arg = dyn_cast<BlockArgument>(value);
+    return arg && arg.getArgNumber() < op.getNumDpsInputs() ? value : side;
+  }
+
+  /// `op` as a contraction `out + f(a, b)` on integers or floats where `a`
+  /// does not depend on the loops `b` reads beside the batch and the
+  /// reductions, and the output is every parallel loop, or nothing.
+  std::optional<TiledContraction> matchContraction(linalg::GenericOp op) {
+    if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+        op.getNumParallelLoops() == 0)
+      return std::nullopt;
     for (OpOperand &operand : op->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(operand.get().getType());
       // complex numbers keep the block reduction per element
       if (!type || !type.getElementType().isIntOrFloat())
         return std::nullopt;
     }
-    TiledContraction match;
-    match.contraction = op;
-    match.batchDims = loops - 3;
-    int64_t m = loops - 3, n = loops - 2, k = loops - 1;
-    MLIRContext *context = op.getContext();
-    AffineMap lhsMap = batchedMap(context, loops, match.batchDims, m, k);
-    AffineMap rhsMap = batchedMap(context, loops, match.batchDims, k, n);
-    AffineMap outMap = batchedMap(context, loops, match.batchDims, m, n);
-    OpOperand *in0 = op.getDpsInputOperand(0), *in1 = op.getDpsInputOperand(1);
-    AffineMap map0 = op.getMatchingIndexingMap(in0);
-    AffineMap map1 = op.getMatchingIndexingMap(in1);
-    if (map0 == lhsMap && map1 == rhsMap)
-      std::tie(match.lhs, match.rhs) = std::pair(in0, in1);
-    else if (map0 == rhsMap && map1 == lhsMap)
-      std::tie(match.lhs, match.rhs) = std::pair(in1, in0);
-    else
-      return std::nullopt;
-    OpOperand &init = op.getDpsInitsMutable()[0];
-    if (op.getMatchingIndexingMap(&init) != outMap ||
-        rowAlignedDims(op, init, loops - 1) != loops - 1)
-      return std::nullopt;
-    if (!accumulatesProducts(op))
-      return std::nullopt;
-    // The tiles are read from global memory while the kernel runs: they
-    // must not be what it writes.
-    for (OpOperand *input : {match.lhs, match.rhs})
-      if (kernelWrites.contains(rootBuffer(input->get())))
-        return std::nullopt;
-    return match;
-  }
-
-  /// Whether `op`'s body is `out + f(a, b)`: the output is read once, by the
-  /// final addition, and the body does not read its loop indices.
-  static bool accumulatesProducts(linalg::GenericOp op) {
     Block &body = op.getRegion().front();
     Operation *add = body.getTerminator()->getOperand(0).getDefiningOp();
     BlockArgument out = body.getArguments().back();
@@ -638,10 +673,87 @@ struct CUDAMapKernelsToLaunchesPass
         !isa<arith::AddFOp, arith::AddIOp>(add) || !out.hasOneUse() ||
         out.getUses().begin()->getOwner() != add ||
         add->getOperand(0) == add->getOperand(1))
-      return false;
-    return llvm::none_of(body, [](Operation &inner) {
-      return isa<linalg::IndexOp>(inner);
-    });
+      return std::nullopt;
+    Value product = add->getOperand(add->getOperand(0) == out ? 1 : 0);
+    Operation *multiply = product.getDefiningOp();
+    if (!multiply || multiply->getBlock() != &body ||
+        multiply->getNumOperands() != 2 || multiply->getNumRegions() != 0 ||
+        !isMemoryEffectFree(multiply))
+      return std::nullopt;
+    TiledContraction match;
+    match.contraction = op;
+    std::optional<llvm::SmallBitVector> dims[2];
+    for (int side = 0; side < 2; ++side) {
+      dims[side] = sideDims(op, multiply->getOperand(side));
+      if (!dims[side])
+        return std::nullopt;
+    }
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (int64_t d = 0; d < int64_t(op.getNumLoops()); ++d) {
+      bool inA = dims[0]->test(d), inB = dims[1]->test(d);
+      if (iterators[d] == utils::IteratorType::reduction)
+        match.depthDims.push_back(d);
+      else if (inA && inB)
+        match.batchDims.push_back(d);
+      else if (inA)
+        match.rowDims.push_back(d);
+      else if (inB)
+        match.colDims.push_back(d);
+      else
+        return std::nullopt; // an output broadcast along a loop
+    }
+    // A matrix-vector product keeps its block reduction per element.
+    if (match.rowDims.empty() || match.colDims.empty())
+      return std::nullopt;
+    // The output is written once per parallel loop index, in place.
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    AffineMap outMap = op.getMatchingIndexingMap(&init);
+    if (outMap.getNumResults() != op.getNumParallelLoops() ||
+        !outMap.isProjectedPermutation() ||
+        viewsKeepLeadingDims(init.get(), outMap.getNumResults()) !=
+            int64_t(outMap.getNumResults()))
+      return std::nullopt;
+    match.lhs = tileValue(op, multiply->getOperand(0));
+    match.rhs = tileValue(op, multiply->getOperand(1));
+    // Threads next to each other take the output's last dimension: their
+    // B loads and output stores are contiguous.
+    int64_t last = outMap.getDimPosition(outMap.getNumResults() - 1);
+    if (llvm::is_contained(match.rowDims, last)) {
+      std::swap(match.lhs, match.rhs);
+      std::swap(match.rowDims, match.colDims);
+    }
+    // The rest of the body combines the sides with the output: it must not
+    // read an input or a loop index on its own.
+    SetVector<Operation *> sides = sliceOf(op, match.lhs);
+    sides.insert_range(sliceOf(op, match.rhs));
+    for (Operation &inner : body.without_terminator()) {
+      if (sides.contains(&inner))
+        continue;
+      for (Value operand : inner.getOperands()) {
+        if (operand == match.lhs || operand == match.rhs || operand == out)
+          continue;
+        auto arg = dyn_cast<BlockArgument>(operand);
+        Operation *def = operand.getDefiningOp();
+        if ((arg && arg.getOwner() == &body) || (def && sides.contains(def)))
+          return std::nullopt; // a side's input or intermediate value
+      }
+      if (isa<linalg::IndexOp>(inner) || inner.getNumRegions() != 0 ||
+          !isMemoryEffectFree(&inner))
+        return std::nullopt;
+      match.combine.push_back(&inner);
+    }
+    return match;
+  }
+
+  /// How many of the first `dims` dimensions of `value` the views between
+  /// it and its buffer leave in place.
+  static int64_t viewsKeepLeadingDims(Value value, int64_t dims) {
+    for (; Operation *def = value.getDefiningOp(); value = def->getOperand(0)) {
+      if (!isView(def))
+        break;
+      dims = std::min(dims, viewKeepsLeadingDims(def, dims));
+    }
+    return dims;
   }
 
   /// Whether `op` runs over exactly `extents`, all parallel, and touches
@@ -678,10 +790,8 @@ struct CUDAMapKernelsToLaunchesPass
     std::optional<TiledContraction> match = matchContraction(*found);
     if (!match)
       return std::nullopt;
-    linalg::GenericOp contraction = match->contraction;
-    SmallVector<int64_t> extents = contraction.getStaticLoopRanges();
-    extents.pop_back(); // the output's (batch..., m, n)
-    Value output = contraction.getDpsInitsMutable()[0].get();
+    Value output = match->contraction.getDpsInitsMutable()[0].get();
+    ArrayRef<int64_t> extents = cast<MemRefType>(output.getType()).getShape();
     for (linalg::GenericOp op : llvm::make_range(ops.begin(), found)) {
       // a fill: no buffer read, the contraction's output written in place
       bool readsBuffers = llvm::any_of(op.getDpsInputs(), [](Value v) {
@@ -701,23 +811,72 @@ struct CUDAMapKernelsToLaunchesPass
     return match;
   }
 
+  /// The value of `side` (a value of `op`'s body) at loop indices `ivs`:
+  /// the inputs it reads loaded there, the ops it needs cloned.
+  FailureOr<Value> sideAt(LaunchWriter &writer, OpBuilder &b,
+                          linalg::GenericOp op, Value side,
+                          ArrayRef<Value> ivs) {
+    Block &body = op.getRegion().front();
+    IRMapping local;
+    auto bring = [&](Value v) -> LogicalResult {
+      if (local.contains(v))
+        return success();
+      if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == &body) {
+        FailureOr<Value> element = writer.load(
+            op, *op.getDpsInputOperand(arg.getArgNumber()), ivs);
+        if (failed(element))
+          return failure();
+        local.map(v, *element);
+        return success();
+      }
+      if (!op.getRegion().isAncestor(v.getParentRegion())) {
+        FailureOr<Value> outside = writer.materialize(v);
+        if (failed(outside))
+          return failure();
+        local.map(v, *outside);
+      }
+      return success();
+    };
+    if (failed(bring(side)))
+      return failure();
+    for (Operation *inner : sliceOf(op, side)) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        local.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      for (Value operand : inner->getOperands())
+        if (failed(bring(operand)))
+          return failure();
+      b.clone(*inner, local);
+    }
+    return local.lookupOrDefault(side);
+  }
+
   /// One block per T x T tile of the output (per batch), a thread per
-  /// element of the tile. The k loop steps by T: each thread copies one
-  /// element of the A tile and one of the B tile into shared memory, and
+  /// element of the tile; rows, columns and depth are the row, column and
+  /// reduction loops linearized in loop order. The k loop steps by T: each
+  /// thread copies one element of the A tile and one of the B tile into
+  /// shared memory (for a convolution, the image element it gathers), and
   /// after a barrier accumulates its element over the tile's k in order,
   /// starting from the output's initial value as linalg's loops would.
-  /// Only valid k are multiplied (padding may hold anything: 0 * inf is
-  /// NaN). The in-range threads then store their element and run the
+  /// Only valid k are multiplied (stale entries may hold anything: 0 * inf
+  /// is NaN). The in-range threads then store their element and run the
   /// consumers at it.
   LogicalResult writeTiledLaunch(OpBuilder &outer, TiledContraction &match) {
     linalg::GenericOp op = match.contraction;
     Location loc = op.getLoc();
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    int64_t batch = match.batchDims;
-    int64_t rows = extents[batch], cols = extents[batch + 1],
-            depth = extents[batch + 2];
+    auto extentsOf = [&](ArrayRef<int64_t> dims) {
+      SmallVector<int64_t> result;
+      for (int64_t d : dims)
+        result.push_back(extents[d]);
+      return result;
+    };
+    int64_t rows = product(extentsOf(match.rowDims));
+    int64_t cols = product(extentsOf(match.colDims));
+    int64_t depth = product(extentsOf(match.depthDims));
     int64_t tile = tileSize;
-    SmallVector<int64_t> tiles(extents.begin(), extents.begin() + batch);
+    SmallVector<int64_t> tiles = extentsOf(match.batchDims);
     tiles.push_back(llvm::divideCeil(rows, tile));
     tiles.push_back(llvm::divideCeil(cols, tile));
     int64_t grid = product(tiles);
@@ -726,15 +885,13 @@ struct CUDAMapKernelsToLaunchesPass
     MLIRContext *context = op.getContext();
     auto workgroup =
         gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
-    auto tileType = [&](OpOperand *operand) {
-      return MemRefType::get({tile, tile},
-                             getElementTypeOrSelf(operand->get().getType()),
+    auto tileType = [&](Value side) {
+      return MemRefType::get({tile, tile}, side.getType(),
                              MemRefLayoutAttrInterface(), workgroup);
     };
     OpBuilder::InsertionGuard guard(outer);
-    gpu::LaunchOp launch =
-        createLaunch(outer, loc, grid, tile * tile,
-                     {tileType(match.lhs), tileType(match.rhs)});
+    gpu::LaunchOp launch = createLaunch(
+        outer, loc, grid, tile * tile, {tileType(match.lhs), tileType(match.rhs)});
     Value lhsTile = launch.getWorkgroupAttributions()[0];
     Value rhsTile = launch.getWorkgroupAttributions()[1];
     OpBuilder &b = outer;
@@ -753,6 +910,7 @@ struct CUDAMapKernelsToLaunchesPass
     };
 
     // Which tile, and which element of it, this thread owns.
+    int64_t batch = int64_t(match.batchDims.size());
     SmallVector<Value> tileIvs =
         writer.delinearize(launch.getBlockIds().x, tiles);
     Value thread = launch.getThreadIds().x;
@@ -763,16 +921,31 @@ struct CUDAMapKernelsToLaunchesPass
     Value n = add(
         arith::MulIOp::create(b, loc, tileIvs[batch + 1], index(tile)), tx);
     Value inside = both(below(m, rows), below(n, cols));
-    SmallVector<Value> element(tileIvs.begin(), tileIvs.begin() + batch);
-    element.append({m, n});
+    // The loop indices at linear row `row`, column `col` and depth `k`.
     auto ivsAt = [&](Value row, Value col, Value k) {
-      SmallVector<Value> ivs(tileIvs.begin(), tileIvs.begin() + batch);
-      ivs.append({row, col, k});
+      SmallVector<Value> ivs(extents.size(), index(0));
+      auto place = [&](ArrayRef<int64_t> dims, Value linear) {
+        for (auto [d, v] :
+             llvm::zip_equal(dims, writer.delinearize(linear, extentsOf(dims))))
+          ivs[d] = v;
+      };
+      for (auto [d, v] : llvm::zip_equal(match.batchDims,
+                                         ArrayRef(tileIvs).take_front(batch)))
+        ivs[d] = v;
+      place(match.rowDims, row);
+      place(match.colDims, col);
+      place(match.depthDims, k);
       return ivs;
     };
+    SmallVector<Value> own = ivsAt(m, n, index(0));
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    // The thread's output element, as the fills and consumers index it.
+    SmallVector<Value> element;
+    AffineMap outMap = op.getMatchingIndexingMap(&init);
+    for (unsigned i = 0; i < outMap.getNumResults(); ++i)
+      element.push_back(own[outMap.getDimPosition(i)]);
 
     // The accumulator starts from the output's initial value.
-    OpOperand &init = op.getDpsInitsMutable()[0];
     Type accType = getElementTypeOrSelf(init.get().getType());
     auto initial = scf::IfOp::create(b, loc, TypeRange{accType}, inside,
                                      /*withElseRegion=*/true);
@@ -782,7 +955,7 @@ struct CUDAMapKernelsToLaunchesPass
       for (linalg::GenericOp fill : match.fills)
         if (failed(writer.elementwise(fill, element)))
           return failure();
-      FailureOr<Value> value = writer.load(op, init, ivsAt(m, n, index(0)));
+      FailureOr<Value> value = writer.load(op, init, own);
       if (failed(value))
         return failure();
       scf::YieldOp::create(b, loc, *value);
@@ -801,22 +974,25 @@ struct CUDAMapKernelsToLaunchesPass
       Value k0 = steps.getInductionVar();
       Value acc = steps.getRegionIterArg(0);
       // Copy A[m, k0 + tx] and B[k0 + ty, n] into the tiles at [ty, tx].
-      auto copyToTile = [&](OpOperand *operand, Value inRange,
-                            ArrayRef<Value> ivs, Value target) {
+      auto copyToTile = [&](Value side, Value inRange, Value row, Value col,
+                            Value k, Value target) -> LogicalResult {
         auto guarded = scf::IfOp::create(b, loc, inRange, false);
         OpBuilder::InsertionGuard copy(b);
         b.setInsertionPointToStart(&guarded.getThenRegion().front());
-        FailureOr<Value> value = writer.load(op, *operand, ivs);
+        FailureOr<Value> value =
+            sideAt(writer, b, op, side, ivsAt(row, col, k));
         if (failed(value))
           return failure();
         memref::StoreOp::create(b, loc, *value, target, ValueRange{ty, tx});
         return success();
       };
       Value lhsK = add(k0, tx), rhsK = add(k0, ty);
-      if (failed(copyToTile(match.lhs, both(below(m, rows), below(lhsK, depth)),
-                            ivsAt(m, index(0), lhsK), lhsTile)) ||
-          failed(copyToTile(match.rhs, both(below(rhsK, depth), below(n, cols)),
-                            ivsAt(index(0), n, rhsK), rhsTile)))
+      if (failed(copyToTile(match.lhs,
+                            both(below(m, rows), below(lhsK, depth)), m,
+                            index(0), lhsK, lhsTile)) ||
+          failed(copyToTile(match.rhs,
+                            both(below(rhsK, depth), below(n, cols)),
+                            index(0), n, rhsK, rhsTile)))
         return failure();
       gpu::BarrierOp::create(b, loc);
       // The tile's valid k: the last one may be short.
@@ -832,16 +1008,26 @@ struct CUDAMapKernelsToLaunchesPass
                                      ValueRange{acc});
         b.setInsertionPointToStart(ks.getBody());
         Value kk = ks.getInductionVar();
-        Value lhs = memref::LoadOp::create(b, loc, lhsTile, ValueRange{ty, kk});
-        Value rhs = memref::LoadOp::create(b, loc, rhsTile, ValueRange{kk, tx});
-        SmallVector<Value> inputs(2);
-        inputs[match.lhs->getOperandNumber()] = lhs;
-        inputs[match.rhs->getOperandNumber()] = rhs;
-        FailureOr<SmallVector<Value>> next =
-            writer.bodyOf(op, {}, inputs, {ks.getRegionIterArg(0)});
-        if (failed(next))
-          return failure();
-        scf::YieldOp::create(b, loc, *next);
+        Block &body = op.getRegion().front();
+        IRMapping local;
+        local.map(match.lhs, memref::LoadOp::create(b, loc, lhsTile,
+                                                    ValueRange{ty, kk}));
+        local.map(match.rhs, memref::LoadOp::create(b, loc, rhsTile,
+                                                    ValueRange{kk, tx}));
+        local.map(body.getArguments().back(), ks.getRegionIterArg(0));
+        for (Operation *inner : match.combine) {
+          for (Value operand : inner->getOperands())
+            if (!local.contains(operand) &&
+                !op.getRegion().isAncestor(operand.getParentRegion())) {
+              FailureOr<Value> outside = writer.materialize(operand);
+              if (failed(outside))
+                return failure();
+              local.map(operand, *outside);
+            }
+          b.clone(*inner, local);
+        }
+        scf::YieldOp::create(
+            b, loc, local.lookupOrDefault(body.getTerminator()->getOperand(0)));
         b.setInsertionPointAfter(ks);
         scf::YieldOp::create(b, loc, ks.getResult(0));
         b.setInsertionPointToStart(&accumulate.getElseRegion().front());
@@ -854,8 +1040,7 @@ struct CUDAMapKernelsToLaunchesPass
 
     auto store = scf::IfOp::create(b, loc, inside, false);
     b.setInsertionPointToStart(&store.getThenRegion().front());
-    if (failed(writer.store(op, init, steps.getResult(0),
-                            ivsAt(m, n, index(0)))))
+    if (failed(writer.store(op, init, steps.getResult(0), own)))
       return failure();
     for (linalg::GenericOp consumer : match.epilogue)
       if (failed(writer.elementwise(consumer, element)))

@@ -58,16 +58,20 @@ def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::Modul
     - any other op strides its outputs across the threads and runs its
       reduction loops in order for each.
 
-    A function of fills of a contraction's output, one contraction over
-    (batch..., m, n, k) reading A(batch..., m, k) and B(batch..., k, n) with
-    a body `out + f(a, b)` on integers or floats, and elementwise consumers
-    that touch what the function writes only at their own element, is
-    instead tiled: a block per `tile-size` x `tile-size` output tile per
-    batch (a 1-D grid), one thread per tile element, the A and B tiles in
-    workgroup memory, a loop over k in steps of `tile-size` with a barrier
+    A function of fills of a contraction's output, one contraction and
+    elementwise consumers that touch what the function writes only at their
+    own element is instead tiled. The contraction's body is `out + f(a, b)`
+    on integers or floats, where side `a` (an input's element, or a value
+    the body gathers, like a convolution's image element) reads no loop
+    that side `b` reads beside the shared (batch) loops and the reductions,
+    and the other way round; `a`'s own loops are the rows, `b`'s the
+    columns, the reductions the depth, each linearized in loop order. A
+    block runs each `tile-size` x `tile-size` output tile per batch (a 1-D
+    grid), one thread per tile element, with the A and B tiles in workgroup
+    memory and a loop over the depth in steps of `tile-size`: a barrier
     after the tiles' copy and one after their use. Each thread starts from
-    its element's initial value and adds the products of valid k only, in
-    order; then stores it and runs the consumers at it.
+    its element's initial value and applies the body for the valid depth
+    only, in order; then stores it and runs the consumers at it.
 
     A function of one op without reductions is instead one thread per
     element over a 1-D grid. A function whose ops share no row space gets
