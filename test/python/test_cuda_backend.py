@@ -127,6 +127,16 @@ def test_a_contraction_is_one_kernel_of_16x16_tiles_through_shared_memory(shapes
 
 
 @needs_libdevice
+def test_a_convolution_is_tiled_like_a_contraction_of_pixels_and_out_channels():
+    # 4 x 8 x 8 pixels (16 row tiles) by 4 out-channels (1 column tile); 3x3x3 taps deep.
+    _, payload = payload_for(*PROGRAMS["conv"])
+    launches = [s for s in payload.steps if isinstance(s, cuda_payload.Launch)]
+    assert [(s.grid, s.block) for s in launches] == [((16, 1, 1), (256, 1, 1))]
+    ptx = payload.module.decode()
+    assert ptx.count(".shared .align 4 .b8") == 2 and "bar.sync" in ptx
+
+
+@needs_libdevice
 def test_the_launch_program_names_every_buffer_by_its_role():
     _, payload = payload_for(lambda x: (jnp.exp(x), x.sum(0)), (X,))
     kinds = [b.kind for b in payload.buffers]

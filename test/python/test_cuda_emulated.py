@@ -186,6 +186,24 @@ def test_tiled_contractions_in_float64_and_int64_with_x64(x64):
     assert_same(lambda a, b: a @ b, *ints)
 
 
+@pytest.mark.parametrize("x_shape,k_shape,stride,padding", [
+    ((1, 5, 7, 3), (3, 3, 3, 17), (1, 1), "SAME"),
+    ((3, 11, 9, 5), (4, 4, 5, 2), (2, 2), ((1, 2), (2, 1))),
+    ((2, 8, 8, 33), (1, 1, 33, 16), (1, 1), "VALID")])
+def test_tiled_convolutions_match_with_infinities_and_nan_at_the_edges(
+        x_shape, k_shape, stride, padding):
+    # Pixels x out-channels as the tile's rows and columns, taps x in-channels as its
+    # depth: none of them multiples of 16; the image's corners (next to the padding) hold
+    # an infinity and a NaN.
+    rng = np.random.default_rng(sum(x_shape) + sum(k_shape))
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    k = rng.standard_normal(k_shape).astype(np.float32)
+    x[0, 0, 0, 0], x[-1, -1, -1, -1] = np.inf, np.nan
+    assert_same(lambda x, k: numlir.nn.relu(lax.conv_general_dilated(
+        x, k, stride, padding, dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+        x, k, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("stride,padding,dilation", [((1, 1), "SAME", (1, 1)),
                                                      ((2, 1), "VALID", (1, 2))])
 def test_convolutions(stride, padding, dilation):
