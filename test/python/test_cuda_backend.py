@@ -105,6 +105,38 @@ def test_softmax_is_one_kernel_with_a_block_per_row_and_shuffles():
 
 
 @needs_libdevice
+@pytest.mark.parametrize("shapes,grid", [(((32, 64), (64, 16)), 2), (((64, 256), (256, 64)), 16),
+                                         (((3, 40, 24), (3, 24, 33)), 27)])
+def test_a_contraction_is_one_kernel_of_16x16_tiles_through_shared_memory(shapes, grid):
+    # Blocks of 256 threads, one per 16x16 output tile (per batch); each copies the A and
+    # B tiles into 2 x 1 KiB of shared memory between barriers.
+    a, b = (np.ones(s, np.float32) for s in shapes)
+    _, payload = payload_for(lambda a, b: jnp.tanh(jnp.matmul(a, b)), (a, b))
+    launches = [s for s in payload.steps if isinstance(s, cuda_payload.Launch)]
+    assert len(launches) == 1
+    assert launches[0].grid == (grid, 1, 1) and launches[0].block == (256, 1, 1)
+    ptx = payload.module.decode()
+    assert ptx.count(".shared .align 4 .b8") == 2 and "bar.sync" in ptx
+    if cuda_tools.ptxas_path() is None:
+        return
+    for chip in ("sm_90", "sm_80"):
+        _, resources = cuda_tools.assemble(payload_for(
+            lambda a, b: jnp.tanh(jnp.matmul(a, b)), (a, b), chip=chip)[1].module.decode(), chip)
+        assert [r.shared_bytes for r in resources] == [2048]
+        assert resources[0].spill_stores == resources[0].spill_loads == 0
+
+
+@needs_libdevice
+def test_a_convolution_is_tiled_like_a_contraction_of_pixels_and_out_channels():
+    # 4 x 8 x 8 pixels (16 row tiles) by 4 out-channels (1 column tile); 3x3x3 taps deep.
+    _, payload = payload_for(*PROGRAMS["conv"])
+    launches = [s for s in payload.steps if isinstance(s, cuda_payload.Launch)]
+    assert [(s.grid, s.block) for s in launches] == [((16, 1, 1), (256, 1, 1))]
+    ptx = payload.module.decode()
+    assert ptx.count(".shared .align 4 .b8") == 2 and "bar.sync" in ptx
+
+
+@needs_libdevice
 def test_the_launch_program_names_every_buffer_by_its_role():
     _, payload = payload_for(lambda x: (jnp.exp(x), x.sum(0)), (X,))
     kinds = [b.kind for b in payload.buffers]

@@ -144,6 +144,66 @@ def test_contractions_with_bias_and_activation(dtype):
     assert_same(lambda x, y: jnp.einsum("bij,bjk->bik", x, y), *batched, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (15, 17, 33), (17, 15, 100), (33, 1, 17),
+                                   (100, 33, 15), (1, 100, 16), (16, 16, 16)])
+def test_tiled_contractions_at_sizes_that_are_not_multiples_of_the_tile(m, n, k):
+    # 16x16 output tiles and k steps of 16: the last tile of each dimension is partial.
+    rng = np.random.default_rng(m * 10000 + n * 100 + k)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((n,)).astype(np.float32)
+    assert_same(lambda a, b, c: numlir.nn.relu(a @ b + c), a, b, c, rtol=1e-5, atol=1e-5)
+    batched = (rng.standard_normal((3, m, k)).astype(np.float32),
+               rng.standard_normal((3, k, n)).astype(np.float32))
+    assert_same(lambda x, y: jnp.einsum("bij,bjk->bik", x, y), *batched, rtol=1e-5, atol=1e-5)
+
+
+def test_tiled_contractions_never_multiply_the_padding_of_a_partial_tile():
+    # k = 17: the last k step holds one valid column; the rest of the shared tiles keep
+    # the first step's values, here infinities and NaN. Multiplying them (or the rows and
+    # columns past the edge) would make finite outputs NaN or infinite.
+    m, n, k = 17, 18, 17
+    a = np.random.default_rng(3).standard_normal((m, k)).astype(np.float32)
+    b = np.random.default_rng(4).standard_normal((k, n)).astype(np.float32)
+    a[0, 0:16] = np.inf        # row 0 of the first A tile, columns the last step leaves stale
+    a[16, 3] = -np.inf         # the last row, alone in its tile
+    b[2:16, 0] = np.nan        # column 0 of the first B tile
+    b[5, 17] = np.inf          # the last column, alone in its tile
+    b[0, :] = 0.0              # inf * 0 in row 0: NaN on both backends
+    got, want = on_both(lambda a, b: a @ b, a, b)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5, equal_nan=True)
+    assert np.isfinite(want[0][1:16, 1:17]).all()
+    assert np.array_equal(np.isnan(got[0]), np.isnan(want[0]))
+
+
+def test_tiled_contractions_in_float64_and_int64_with_x64(x64):
+    rng = np.random.default_rng(21)
+    a, b = rng.standard_normal((33, 17)), rng.standard_normal((17, 100))
+    # Each output element adds its products in k order from the output's initial value,
+    # as the cpu's loops do.
+    assert_same(lambda a, b: jnp.tanh(a @ b), a, b, rtol=1e-12, atol=1e-12)
+    ints = rng.integers(-2**20, 2**20, (15, 33)), rng.integers(-2**20, 2**20, (33, 17))
+    assert_same(lambda a, b: a @ b, *ints)
+
+
+@pytest.mark.parametrize("x_shape,k_shape,stride,padding", [
+    ((1, 5, 7, 3), (3, 3, 3, 17), (1, 1), "SAME"),
+    ((3, 11, 9, 5), (4, 4, 5, 2), (2, 2), ((1, 2), (2, 1))),
+    ((2, 8, 8, 33), (1, 1, 33, 16), (1, 1), "VALID")])
+def test_tiled_convolutions_match_with_infinities_and_nan_at_the_edges(
+        x_shape, k_shape, stride, padding):
+    # Pixels x out-channels as the tile's rows and columns, taps x in-channels as its
+    # depth: none of them multiples of 16; the image's corners (next to the padding) hold
+    # an infinity and a NaN.
+    rng = np.random.default_rng(sum(x_shape) + sum(k_shape))
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    k = rng.standard_normal(k_shape).astype(np.float32)
+    x[0, 0, 0, 0], x[-1, -1, -1, -1] = np.inf, np.nan
+    assert_same(lambda x, k: numlir.nn.relu(lax.conv_general_dilated(
+        x, k, stride, padding, dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+        x, k, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("stride,padding,dilation", [((1, 1), "SAME", (1, 1)),
                                                      ((2, 1), "VALID", (1, 2))])
 def test_convolutions(stride, padding, dilation):

@@ -82,12 +82,25 @@ module @sum {
 
 // -----
 
-// relu(a @ b + c): the contraction and its bias and activation in one kernel.
+// relu(a @ b + c): the contraction and its bias and activation in one kernel,
+// tiled: 2 blocks of 16x16 threads, the A and B tiles in shared memory (1 KiB
+// each), barriers around their use, the bias and relu after the k loop.
 // CHECK-LABEL: module @dot
 // CHECK-COUNT-1: gpu.launch_func
+// CHECK-SAME: blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK: gpu.binary @main_kernel
 // CHECK-SAME: .entry main_kernel(
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_0[1024];
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_1[1024];
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: bar.sync
 // CHECK-SAME: max.NaN.f32
+// SM80-LABEL: module @dot
+// SM80: .target sm_80
+// SM80-SAME: .shared .align 4 .b8 __wg_main_kernel_0[1024];
+// SM80-SAME: bar.sync
 module @dot {
   func.func public @main(%arg0: tensor<32x64xf32>, %arg1: tensor<64x16xf32>, %arg2: tensor<16xf32>) -> (tensor<32x16xf32>) {
     %0 = hlo.dot_general %arg0, %arg1, batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<32x64xf32>, tensor<64x16xf32> -> tensor<32x16xf32>
@@ -102,10 +115,17 @@ module @dot {
 
 // -----
 
-// A 3x3 SAME convolution, NHWC/HWIO: its kernel.
+// A 3x3 SAME convolution, NHWC/HWIO: its kernel, tiled like a contraction
+// (pixels x out-channels, 8 blocks of 256 threads), the image gathered into
+// shared memory.
 // CHECK-LABEL: module @conv
+// CHECK: gpu.launch_func
+// CHECK-SAME: blocks in (%c8, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK: gpu.binary @main_kernel
 // CHECK-SAME: .entry main_kernel(
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_0[1024];
+// CHECK-SAME: .shared .align 4 .b8 __wg_main_kernel_1[1024];
+// CHECK-SAME: bar.sync
 // CHECK-SAME: mul.rn.f32
 module @conv {
   func.func public @main(%arg0: tensor<2x8x8x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> (tensor<2x8x8x4xf32>) {

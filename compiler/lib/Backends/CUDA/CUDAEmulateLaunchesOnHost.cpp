@@ -83,6 +83,18 @@ Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
   llvm_unreachable("every gpu.all_reduce operation is handled");
 }
 
+/// A loop that holds a barrier or a block reduction: all threads run it
+/// together, so the block runs it, with its body cut into segments.
+bool isBlockLoop(Operation *op) {
+  if (!isa<scf::ForOp>(op))
+    return false;
+  return op->walk([](Operation *inner) {
+             return isSplit(inner) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+           })
+      .wasInterrupted();
+}
+
 class LaunchEmulator {
 public:
   LaunchEmulator(gpu::LaunchOp launch) : launch(launch) {}
@@ -91,125 +103,46 @@ public:
     if (failed(check()))
       return failure();
     Block &body = launch.getBody().front();
-    // Segments: the ops between splits; segment[op] for each top-level op.
     int64_t segment = 0;
-    for (Operation &op : body.without_terminator()) {
-      segmentOf[&op] = segment;
-      if (isSplit(&op))
-        ++segment;
-    }
-    markVarying(body);
+    numberSegments(body, segment);
+    if (failed(markVarying(body)))
+      return failure();
 
     OpBuilder b(launch);
     Location loc = launch.getLoc();
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
     slotsBuilder = std::make_unique<OpBuilder>(launch);
-    auto blocks = scf::ForOp::create(b, loc, index(0), index(gridSize),
-                                     index(1));
+    auto blocks = scf::ForOp::create(b, loc, index(b, 0), index(b, gridSize),
+                                     index(b, 1));
     slotsBuilder->setInsertionPoint(blocks);
     b.setInsertionPointToStart(blocks.getBody());
     IRMapping uniform;
     uniform.map(launch.getBlockIds().x, blocks.getInductionVar());
     for (Value v : {launch.getBlockIds().y, launch.getBlockIds().z,
                     launch.getThreadIds().y, launch.getThreadIds().z})
-      uniform.map(v, index(0));
-    uniform.map(launch.getGridSize().x, index(gridSize));
-    uniform.map(launch.getBlockSize().x, index(blockSize));
+      uniform.map(v, index(b, 0));
+    uniform.map(launch.getGridSize().x, index(b, gridSize));
+    uniform.map(launch.getBlockSize().x, index(b, blockSize));
     for (Value v : {launch.getGridSize().y, launch.getGridSize().z,
                     launch.getBlockSize().y, launch.getBlockSize().z})
-      uniform.map(v, index(1));
-
-    SmallVector<Operation *> pending; // this segment's varying ops
-    auto flush = [&](gpu::AllReduceOp reduction) -> LogicalResult {
-      if (pending.empty() && !reduction)
-        return success();
-      auto threads = scf::ForOp::create(b, loc, index(0), index(blockSize),
-                                        index(1));
-      OpBuilder t = OpBuilder::atBlockBegin(threads.getBody());
-      t.setInsertionPoint(threads.getBody()->getTerminator());
-      Value thread = threads.getInductionVar();
-      IRMapping local = uniform;
-      local.map(launch.getThreadIds().x, thread);
-      auto bring = [&](Value v) -> LogicalResult {
-        if (local.contains(v) || !varying.contains(v))
-          return success();
-        auto slot = slots.find(v);
-        if (slot == slots.end())
-          return launch.emitOpError("cannot emulate: a thread's value is used "
-                                    "before the segment that computes it");
-        local.map(v, memref::LoadOp::create(t, loc, slot->second, thread)
-                         .getResult());
-        return success();
-      };
-      for (Operation *op : pending) {
-        SetVector<Value> used;
-        getUsedValuesDefinedAbove(op->getRegions(), used);
-        used.insert(op->operand_begin(), op->operand_end());
-        for (Value v : used)
-          if (failed(bring(v)))
-            return failure();
-        Operation *clone = t.clone(*op, local);
-        for (auto [result, cloned] :
-             llvm::zip_equal(op->getResults(), clone->getResults())) {
-          if (!usedInLaterSegment(result))
-            continue;
-          FailureOr<Value> slot = slotFor(result);
-          if (failed(slot))
-            return failure();
-          memref::StoreOp::create(t, loc, cloned, *slot, thread);
-        }
-      }
-      if (reduction) {
-        Value value = reduction.getValue();
-        if (failed(bring(value)))
-          return failure();
-        FailureOr<Value> slot = slotFor(reduction.getResult());
-        if (failed(slot))
-          return failure();
-        memref::StoreOp::create(t, loc, local.lookupOrDefault(value), *slot,
-                                thread);
-        // The block's value: the threads' values combined in thread order.
-        Value first = memref::LoadOp::create(b, loc, *slot, index(0));
-        auto fold = scf::ForOp::create(b, loc, index(1), index(blockSize),
-                                       index(1), ValueRange{first});
-        OpBuilder f = OpBuilder::atBlockBegin(fold.getBody());
-        Value next =
-            memref::LoadOp::create(f, loc, *slot, fold.getInductionVar());
-        Value combined = combine(f, loc, *reduction.getOp(),
-                                 fold.getRegionIterArg(0), next);
-        scf::YieldOp::create(f, loc, combined);
-        uniform.map(reduction.getResult(), fold.getResult(0));
-      }
-      pending.clear();
-      return success();
-    };
-
-    for (Operation &op : body.without_terminator()) {
-      if (auto reduction = dyn_cast<gpu::AllReduceOp>(op)) {
-        if (failed(flush(reduction)))
-          return failure();
-        continue;
-      }
-      if (isa<gpu::BarrierOp>(op)) {
-        if (failed(flush(nullptr)))
-          return failure();
-        continue;
-      }
-      if (varying.contains(&op)) {
-        pending.push_back(&op);
-        continue;
-      }
-      b.clone(op, uniform);
+      uniform.map(v, index(b, 1));
+    // Shared memory: one buffer, reused by the blocks in turn.
+    for (BlockArgument shared : launch.getWorkgroupAttributions()) {
+      auto type = cast<MemRefType>(shared.getType());
+      auto hostType = MemRefType::get(type.getShape(), type.getElementType());
+      uniform.map(shared,
+                  memref::AllocaOp::create(*slotsBuilder, loc, hostType));
     }
-    if (failed(flush(nullptr)))
+    if (failed(emitBlock(body, b, uniform)))
       return failure();
     launch.erase();
     return success();
   }
 
 private:
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, launch.getLoc(), v);
+  }
+
   LogicalResult check() {
     auto grid = constantIndex(launch.getGridSizeX());
     auto block = constantIndex(launch.getBlockSizeX());
@@ -223,18 +156,27 @@ private:
                                 "constants");
     gridSize = *grid;
     blockSize = *block;
-    if (launch.getAsyncToken() || !launch.getWorkgroupAttributions().empty() ||
-        !launch.getPrivateAttributions().empty() ||
+    if (launch.getAsyncToken() || !launch.getPrivateAttributions().empty() ||
         launch.getDynamicSharedMemorySize())
-      return launch.emitOpError("cannot emulate: async launches, memory "
-                                "attributions and dynamic shared memory are "
-                                "not emulated");
+      return launch.emitOpError("cannot emulate: async launches, private "
+                                "memory attributions and dynamic shared "
+                                "memory are not emulated");
+    // A barrier is emulated where every thread reaches it together: at the
+    // top level, or in loops at the top level (the block runs them).
     WalkResult nested = launch.getBody().walk([&](Operation *op) {
-      if (op->getParentOp() == launch.getOperation())
+      if (isSplit(op)) {
+        for (Operation *parent = op->getParentOp();
+             parent != launch.getOperation(); parent = parent->getParentOp())
+          if (!isa<scf::ForOp>(parent)) {
+            op->emitOpError("cannot emulate: barriers and reductions of "
+                            "threads are emulated only at the top level of "
+                            "a launch or in loops there");
+            return WalkResult::interrupt();
+          }
         return WalkResult::advance();
-      if (isSplit(op) || isa<gpu::ShuffleOp, gpu::SubgroupReduceOp>(op)) {
-        op->emitOpError("cannot emulate: barriers and reductions of threads "
-                        "are emulated at the top level of a launch only");
+      }
+      if (isa<gpu::ShuffleOp, gpu::SubgroupReduceOp>(op)) {
+        op->emitOpError("cannot emulate: shuffles and subgroup reductions");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -247,30 +189,236 @@ private:
     return failure(nested.wasInterrupted());
   }
 
+  /// Numbers the ops of `body` (the launch's, or a block loop's) by
+  /// segment: a split ends one; a block loop, its body and its yield each
+  /// take their own.
+  void numberSegments(Block &body, int64_t &segment) {
+    segmented.insert(&body);
+    for (Operation &op : body) {
+      if (isBlockLoop(&op)) {
+        segmentOf[&op] = ++segment;
+        ++segment;
+        numberSegments(*cast<scf::ForOp>(op).getBody(), segment);
+        ++segment;
+        continue;
+      }
+      if (op.hasTrait<OpTrait::IsTerminator>() && !isa<gpu::TerminatorOp>(op))
+        ++segment; // a block loop's yield stores every thread's values
+      segmentOf[&op] = segment;
+      if (isSplit(&op))
+        ++segment;
+    }
+  }
+
   /// Ops whose results differ between threads, or that touch memory: they
-  /// run once per thread. The rest run once per block.
-  void markVarying(Block &body) {
+  /// run once per thread. The rest run once per block. A block loop's
+  /// carried values and results are per thread; its bounds must not be.
+  LogicalResult markVarying(Block &body) {
     varying.insert(launch.getThreadIds().x);
     for (Operation &op : body.without_terminator()) {
       if (isa<gpu::AllReduceOp, gpu::BarrierOp>(op))
         continue; // uniform results, by definition
+      auto isVarying = [&](Value v) { return varying.contains(v); };
+      if (auto loop = dyn_cast<scf::ForOp>(op); loop && isBlockLoop(loop)) {
+        if (llvm::any_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                    loop.getStep()},
+                         isVarying))
+          return loop.emitOpError("cannot emulate: a loop with barriers whose "
+                                  "bounds differ between threads");
+        for (Value v : loop.getRegionIterArgs())
+          varying.insert(v);
+        for (Value v : loop.getResults())
+          varying.insert(v);
+        if (failed(markVarying(*loop.getBody())))
+          return failure();
+        continue;
+      }
       bool perThread = op.getNumRegions() > 0 || !isMemoryEffectFree(&op) ||
-                       llvm::any_of(op.getOperands(), [&](Value v) {
-                         return varying.contains(v);
-                       });
+                       llvm::any_of(op.getOperands(), isVarying);
       if (!perThread)
         continue;
       varying.insert(&op);
       for (Value result : op.getResults())
         varying.insert(result);
     }
+    return success();
   }
 
+  /// Emits a loop over the block's threads at `b` whose body `fill` writes
+  /// (given the thread's mapping, which starts from `uniform`).
+  LogicalResult
+  threadLoop(OpBuilder &b, const IRMapping &uniform,
+             function_ref<LogicalResult(OpBuilder &, IRMapping &, Value)> fill) {
+    Location loc = launch.getLoc();
+    auto threads = scf::ForOp::create(b, loc, index(b, 0), index(b, blockSize),
+                                      index(b, 1));
+    OpBuilder t(threads.getBody()->getTerminator());
+    IRMapping local = uniform;
+    local.map(launch.getThreadIds().x, threads.getInductionVar());
+    return fill(t, local, threads.getInductionVar());
+  }
+
+  /// Makes `v` known in a thread's mapping: a per-thread value from an
+  /// earlier segment is loaded from its slot.
+  LogicalResult bring(OpBuilder &t, IRMapping &local, Value thread, Value v) {
+    if (local.contains(v) || !varying.contains(v))
+      return success();
+    auto slot = slots.find(v);
+    if (slot == slots.end())
+      return launch.emitOpError("cannot emulate: a thread's value is used "
+                                "before the segment that computes it");
+    local.map(v, memref::LoadOp::create(t, launch.getLoc(), slot->second,
+                                        thread)
+                     .getResult());
+    return success();
+  }
+
+  /// Runs one segment's per-thread ops, then the block reduction that ends
+  /// it, if any.
+  LogicalResult flush(OpBuilder &b, IRMapping &uniform,
+                      ArrayRef<Operation *> pending,
+                      gpu::AllReduceOp reduction) {
+    if (pending.empty() && !reduction)
+      return success();
+    Location loc = launch.getLoc();
+    FailureOr<Value> reductionSlot;
+    if (reduction) {
+      reductionSlot = slotFor(reduction.getResult());
+      if (failed(reductionSlot))
+        return failure();
+    }
+    LogicalResult ran = threadLoop(
+        b, uniform,
+        [&](OpBuilder &t, IRMapping &local, Value thread) -> LogicalResult {
+          for (Operation *op : pending) {
+            SetVector<Value> used;
+            getUsedValuesDefinedAbove(op->getRegions(), used);
+            used.insert(op->operand_begin(), op->operand_end());
+            for (Value v : used)
+              if (failed(bring(t, local, thread, v)))
+                return failure();
+            Operation *clone = t.clone(*op, local);
+            for (auto [result, cloned] :
+                 llvm::zip_equal(op->getResults(), clone->getResults())) {
+              if (!usedInLaterSegment(result))
+                continue;
+              FailureOr<Value> slot = slotFor(result);
+              if (failed(slot))
+                return failure();
+              memref::StoreOp::create(t, loc, cloned, *slot, thread);
+            }
+          }
+          if (!reduction)
+            return success();
+          Value value = reduction.getValue();
+          if (failed(bring(t, local, thread, value)))
+            return failure();
+          memref::StoreOp::create(t, loc, local.lookupOrDefault(value),
+                                  *reductionSlot, thread);
+          return success();
+        });
+    if (failed(ran) || !reduction)
+      return ran;
+    // The block's value: the threads' values combined in thread order.
+    Value first = memref::LoadOp::create(b, loc, *reductionSlot, index(b, 0));
+    auto fold = scf::ForOp::create(b, loc, index(b, 1), index(b, blockSize),
+                                   index(b, 1), ValueRange{first});
+    OpBuilder f = OpBuilder::atBlockBegin(fold.getBody());
+    Value next =
+        memref::LoadOp::create(f, loc, *reductionSlot, fold.getInductionVar());
+    Value combined = combine(f, loc, *reduction.getOp(),
+                             fold.getRegionIterArg(0), next);
+    scf::YieldOp::create(f, loc, combined);
+    uniform.map(reduction.getResult(), fold.getResult(0));
+    return success();
+  }
+
+  /// Emits `body`'s ops at `b`, segment by segment.
+  LogicalResult emitBlock(Block &body, OpBuilder &b, IRMapping &uniform) {
+    SmallVector<Operation *> pending; // this segment's per-thread ops
+    for (Operation &op : body.without_terminator()) {
+      if (auto reduction = dyn_cast<gpu::AllReduceOp>(op)) {
+        if (failed(flush(b, uniform, pending, reduction)))
+          return failure();
+        pending.clear();
+        continue;
+      }
+      if (isa<gpu::BarrierOp>(op) || isBlockLoop(&op)) {
+        if (failed(flush(b, uniform, pending, nullptr)))
+          return failure();
+        pending.clear();
+        if (auto loop = dyn_cast<scf::ForOp>(op))
+          if (failed(emitBlockLoop(loop, b, uniform)))
+            return failure();
+        continue;
+      }
+      if (varying.contains(&op)) {
+        pending.push_back(&op);
+        continue;
+      }
+      b.clone(op, uniform);
+    }
+    return flush(b, uniform, pending, nullptr);
+  }
+
+  /// A loop with barriers, run by the block: its carried values live in
+  /// per-thread slots, stored before the loop and at the end of each
+  /// iteration; its results are those slots.
+  LogicalResult emitBlockLoop(scf::ForOp loop, OpBuilder &b,
+                              IRMapping &uniform) {
+    Location loc = loop.getLoc();
+    SmallVector<Value> carried;
+    for (auto [arg, result] :
+         llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults())) {
+      FailureOr<Value> slot = slotFor(arg);
+      if (failed(slot))
+        return failure();
+      slots[result] = *slot;
+      carried.push_back(*slot);
+    }
+    // Every thread's values, from `values`, into the carried slots.
+    auto storeCarried = [&](OpBuilder &at, IRMapping &mapping,
+                            ValueRange values) {
+      return threadLoop(
+          at, mapping,
+          [&](OpBuilder &t, IRMapping &local, Value thread) -> LogicalResult {
+            for (Value v : values)
+              if (failed(bring(t, local, thread, v)))
+                return failure();
+            // all loaded before any is stored: a yield may swap them
+            SmallVector<Value> mapped;
+            for (Value v : values)
+              mapped.push_back(local.lookupOrDefault(v));
+            for (auto [value, slot] : llvm::zip_equal(mapped, carried))
+              memref::StoreOp::create(t, loc, value, slot, thread);
+            return success();
+          });
+    };
+    if (!carried.empty() && failed(storeCarried(b, uniform, loop.getInitArgs())))
+      return failure();
+    auto blockLoop = scf::ForOp::create(
+        b, loc, uniform.lookupOrDefault(loop.getLowerBound()),
+        uniform.lookupOrDefault(loop.getUpperBound()),
+        uniform.lookupOrDefault(loop.getStep()));
+    OpBuilder inner(blockLoop.getBody()->getTerminator());
+    IRMapping iteration = uniform;
+    iteration.map(loop.getInductionVar(), blockLoop.getInductionVar());
+    if (failed(emitBlock(*loop.getBody(), inner, iteration)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    if (!carried.empty() &&
+        failed(storeCarried(inner, iteration, yield.getOperands())))
+      return failure();
+    return success();
+  }
+
+  /// Whether a thread's `value` is used after the segment that computes it
+  /// (or by a block reduction), so that it needs a slot.
   bool usedInLaterSegment(Value value) {
     Operation *def = value.getDefiningOp();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      while (user->getParentOp() != launch.getOperation())
+      while (!segmented.contains(user->getBlock()))
         user = user->getParentOp();
       if (segmentOf.lookup(user) != segmentOf.lookup(def) || isSplit(user))
         return true;
@@ -297,6 +445,8 @@ private:
 
   gpu::LaunchOp launch;
   int64_t gridSize = 1, blockSize = 1;
+  /// The launch body and the block loops' bodies: blocks cut in segments.
+  llvm::DenseSet<Block *> segmented;
   llvm::DenseMap<Operation *, int64_t> segmentOf;
   struct VaryingSet {
     llvm::DenseSet<Operation *> ops;

@@ -73,6 +73,21 @@ def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::Modul
     - any other op strides its outputs across the threads and runs its
       reduction loops in order for each.
 
+    A function of fills of a contraction's output, one contraction and
+    elementwise consumers that touch what the function writes only at their
+    own element is instead tiled. The contraction's body is `out + f(a, b)`
+    on integers or floats, where side `a` (an input's element, or a value
+    the body gathers, like a convolution's image element) reads no loop
+    that side `b` reads beside the shared (batch) loops and the reductions,
+    and the other way round; `a`'s own loops are the rows, `b`'s the
+    columns, the reductions the depth, each linearized in loop order. A
+    block runs each `tile-size` x `tile-size` output tile per batch (a 1-D
+    grid), one thread per tile element, with the A and B tiles in workgroup
+    memory and a loop over the depth in steps of `tile-size`: a barrier
+    after the tiles' copy and one after their use. Each thread starts from
+    its element's initial value and applies the body for the valid depth
+    only, in order; then stores it and runs the consumers at it.
+
     A function of one op without reductions is instead one thread per
     element over a 1-D grid. A function whose ops share no row space gets
     one launch per op. Grid and block sizes are constants, and every memref
@@ -84,6 +99,10 @@ def CUDAMapKernelsToLaunches : Pass<"cuda-map-kernels-to-launches", "mlir::Modul
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block (a multiple of 32, at most 1024)">,
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"16",
+           "Side of the output tiles of a tiled contraction (a block of "
+           "tile-size^2 threads, a multiple of 32 up to 1024); 0 keeps a "
+           "block reduction per output element">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect",
@@ -137,9 +156,17 @@ def CUDAEmulateLaunchesOnHost
     keeps across a cut lives in a per-thread slot (`memref.alloca` of the
     block size); ops that no thread id reaches run once per block. A
     `gpu.all_reduce` combines the threads' values in thread order.
-    Barriers or reductions nested in loops, shuffles, grids of more than one
-    dimension and memory attributions are rejected: the CUDA backend does
-    not write them.
+
+    An `scf.for` at the top level (or in such a loop) that holds barriers
+    must have bounds no thread id reaches: the block runs it as one loop
+    whose body is cut into segments the same way; the values it carries are
+    per thread, in slots stored before the loop and at the end of each
+    iteration, and its results are read from those slots. Workgroup memory
+    attributions become one `memref.alloca` (without the memory space) that
+    the blocks use in turn. Barriers or reductions anywhere else (in an
+    `scf.if`, in a loop with thread-dependent bounds), shuffles, grids of
+    more than one dimension, private attributions and dynamic shared memory
+    are rejected: the CUDA backend does not write them.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
