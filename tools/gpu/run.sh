@@ -17,7 +17,7 @@ mkdir -p "$out"
 case "${1:-}" in
 tests)
   nvidia-smi > "$out/nvidia-smi.txt" 2>&1
-  NUMLIR_BACKEND=cuda .venv/bin/python -m pytest -v -rfE -m gpu -p no:cacheprovider \
+  NUMLIR_TEST_GPU=1 NUMLIR_BACKEND=cuda .venv/bin/python -m pytest -v -rfE -m gpu -p no:cacheprovider \
     test/python/test_cuda_gpu.py 2>&1 | tee "$out/tests-gpu.log"
   .venv/bin/python -m pytest -q -p no:cacheprovider test/python/test_cuda_backend.py \
     test/python/test_cuda_runtime.py test/python/test_cuda_emulated.py 2>&1 \
