@@ -309,3 +309,18 @@ def test_a_kernel_returning_one_zero_sized_buffer_twice_compiles():
 
     assert_same(numlir.vmap(numlir.grad(f, argnums=(0, 1)), in_axes=(0, 1)), x0, x1,
                 rtol=1e-5, atol=1e-6)
+
+
+def test_a_negation_fused_into_a_contraction_keeps_its_sign(x64):
+    # Fuzz seed 314, program 205 (the gradient of a batched cholesky): linalg's elementwise
+    # fusion put a negation inside a one-term contraction, and the CPU's
+    # cpu-vectorize-contractions, which the emulation's one-thread kernels went through,
+    # restated it as a plain multiply-add, dropping the negation.
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((3, 2, 2)) * 0.0625 + 2 * np.eye(2)
+    a = a @ np.swapaxes(a, -1, -2)
+    w = np.cos(np.arange(12) * 1.37 + 0.3).reshape(3, 2, 2)
+    assert_same(numlir.grad(lambda a: jnp.sum(jnp.linalg.cholesky(a) * w)), a,
+                rtol=1e-12, atol=1e-12)
+    u, v = rng.standard_normal((1, 5)), rng.standard_normal((1, 7))
+    assert_same(lambda u, v: jnp.einsum("ki,kj->ij", -u, v) + 1.0, u, v)

@@ -164,6 +164,7 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          "canonicalize,"
          "cuda-map-kernels-to-launches{block-size=" +
          std::to_string(options.blockSize) +
+         " tile-size=" + std::to_string(options.tileSize) +
          "},"
          "inline,symbol-dce,canonicalize,cse,"
          "func.func(cuda-write-results-in-place)";
@@ -193,6 +194,7 @@ std::string cudaLaunchesToPTX(const CUDAToPTXOptions &options) {
 std::string cudaToPTX(const CUDAToPTXOptions &options) {
   CUDAToLaunchesOptions launches;
   launches.blockSize = options.blockSize;
+  launches.tileSize = options.tileSize;
   return cudaToLaunches(launches) + "," + cudaLaunchesToPTX(options);
 }
 
@@ -244,17 +246,21 @@ std::string checkOptions(llvm::StringRef name, const CPUToLLVMOptions &o) {
 
 std::string checkOptions(llvm::StringRef name,
                          const CUDAToLaunchesOptions &o) {
-  if (o.blockSize >= 32 && o.blockSize <= 1024 && o.blockSize % 32 == 0)
+  int64_t tileThreads = o.tileSize * o.tileSize;
+  if (o.blockSize >= 32 && o.blockSize <= 1024 && o.blockSize % 32 == 0 &&
+      o.tileSize >= 0 && tileThreads <= 1024 && tileThreads % 32 == 0)
     return "";
   return (name + " needs a block-size that is a multiple of 32 from 32 to "
-                 "1024, got " +
-          llvm::Twine(o.blockSize))
+                 "1024 and a tile-size whose square is such a multiple (or 0), "
+                 "got block-size=" +
+          llvm::Twine(o.blockSize) + " tile-size=" + llvm::Twine(o.tileSize))
       .str();
 }
 
 std::string checkOptions(llvm::StringRef name, const CUDAToPTXOptions &o) {
   CUDAToLaunchesOptions launches;
   launches.blockSize = o.blockSize;
+  launches.tileSize = o.tileSize;
   std::string error = checkOptions(name, launches);
   if (!error.empty())
     return error;
@@ -315,8 +321,10 @@ llvm::ArrayRef<NamedPipeline> namedPipelines() {
       {"cuda-emulate-on-host",
        "Run gpu.launch bodies as host loops (a test path for CUDA kernels)",
        [] {
-         return std::string(
-             "func.func(cuda-emulate-launches-on-host),canonicalize,cse");
+         // Linalg ops left in one-thread kernels become loops as in
+         // cuda-launches-to-ptx, before the CPU's passes see them.
+         return std::string("func.func(cuda-emulate-launches-on-host,"
+                            "convert-linalg-to-loops),canonicalize,cse");
        },
        nullptr},
       {"hlo-to-cuda",

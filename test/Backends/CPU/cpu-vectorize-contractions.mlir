@@ -199,3 +199,23 @@ func.func @accumulator_kept_in_memory_when_an_operand_views_the_output(%buffer: 
   linalg.matmul ins(%lhs, %b : memref<16x4xf32, strided<[68, 1], offset: 64>>, memref<4x64xf32>) outs(%out : memref<16x64xf32, strided<[68, 1]>>)
   return
 }
+
+// -----
+
+// A body with more than the multiply-add (a negation fused into a generic
+// contraction) stays a generic: restating it as linalg.contract would drop
+// the negation (found by fuzzing the cuda backend, seed 314, program 205).
+// CHECK-LABEL: func.func @negated_operand_is_kept
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+// CHECK: arith.negf
+func.func @negated_operand_is_kept(%a: memref<1x2xf64>, %b: memref<1x1x2xf64>, %o: memref<2x1x2xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x2xf64>, memref<1x1x2xf64>) outs(%o : memref<2x1x2xf64>) {
+  ^bb0(%in: f64, %in_0: f64, %out: f64):
+    %n = arith.negf %in : f64
+    %m = arith.mulf %n, %in_0 : f64
+    %s = arith.addf %out, %m : f64
+    linalg.yield %s : f64
+  }
+  return
+}

@@ -66,6 +66,11 @@ struct CUDAToLaunchesOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block (cuda-map-kernels-to-launches)"),
       llvm::cl::init(256)};
+  Option<int64_t> tileSize{
+      *this, "tile-size",
+      llvm::cl::desc("Output tile side of contractions through shared memory "
+                     "(cuda-map-kernels-to-launches; 0: untiled)"),
+      llvm::cl::init(16)};
 };
 
 /// Options of cuda-launches-to-ptx and hlo-to-cuda: the target chip and
@@ -76,6 +81,11 @@ struct CUDAToPTXOptions : mlir::PassPipelineOptions<CUDAToPTXOptions> {
       llvm::cl::desc("Threads per block (hlo-to-cuda gives it to "
                      "hlo-cuda-to-launches)"),
       llvm::cl::init(256)};
+  Option<int64_t> tileSize{
+      *this, "tile-size",
+      llvm::cl::desc("Output tile side of contractions (hlo-to-cuda gives it "
+                     "to hlo-cuda-to-launches; 0: untiled)"),
+      llvm::cl::init(16)};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("The GPU architecture (sm_80, sm_90)"),
                            llvm::cl::init("sm_90")};

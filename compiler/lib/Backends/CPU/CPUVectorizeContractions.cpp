@@ -77,6 +77,30 @@ int64_t lanesFor(Type type, int64_t registerBits) {
   return 0;
 }
 
+/// Whether `op`'s body is exactly `out + in0 * in1` (either order of each):
+/// it is restated as linalg.contract, which keeps the maps and not the body.
+/// Upstream's contraction match also accepts unary ops on the operands
+/// (`out + (-a) * b` from a negation fused into a generic), which that
+/// restatement would drop.
+bool hasPlainMultiplyAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddFOp>(add))
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add->getOperand(0) == out ? add->getOperand(1)
+                                            : add->getOperand(0);
+  auto multiply = product.getDefiningOp<arith::MulFOp>();
+  if (!multiply || !llvm::is_contained(add->getOperands(), out))
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  return (multiply.getLhs() == a && multiply.getRhs() == b) ||
+         (multiply.getLhs() == b && multiply.getRhs() == a);
+}
+
 /// The register tile for `op`, or nothing when the op is better left to
 /// the scalar loops: not a contraction, dynamic shapes, an element type
 /// without vector FMA, or an output whose contiguous dimension is not a
@@ -86,7 +110,7 @@ std::optional<RegisterTile> planRegisterTile(linalg::LinalgOp op,
                                              int64_t registerBits) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumDpsInputs() != 2 || !op.hasOnlyProjectedPermutations() ||
-      !linalg::isaContractionOpInterface(op))
+      !linalg::isaContractionOpInterface(op) || !hasPlainMultiplyAddBody(op))
     return std::nullopt;
   Type elementType = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   int64_t lanes = lanesFor(elementType, registerBits);

@@ -56,6 +56,8 @@ class CudaOptions:
     #: The PTX ISA version the kernels declare (8.0 covers sm_70 to sm_90).
     ptx_version: int = 80
     block_size: int = 256
+    #: The side of a contraction's output tiles through shared memory (0: untiled).
+    tile_size: int = 16
     opt_level: int = 3
     #: Assemble the PTX into a cubin with ptxas (when found) instead of leaving it to the
     #: driver's JIT.
@@ -103,6 +105,17 @@ def _step(step: dict) -> cuda_payload.Step:
         return cuda_payload.Launch(step["kernel"], tuple(step["grid"]), tuple(step["block"]),
                                    0, tuple(tuple(a) for a in step["args"]))
     return cuda_payload.Copy(step["source"], step["destination"], step["bytes"])
+
+
+def check_launch_options(block_size: int, tile_size: int) -> None:
+    """Raises ValueError for threads per block or a tile side that no launch can have."""
+    if not isinstance(block_size, int) or block_size % 32 or not 32 <= block_size <= 1024:
+        raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024, got "
+                         f"{block_size!r}")
+    if (not isinstance(tile_size, int) or tile_size < 0 or tile_size * tile_size > 1024
+            or (tile_size * tile_size) % 32):
+        raise ValueError(f"tile_size must be 0 (untiled) or a side whose square is a "
+                         f"multiple of 32 up to 1024 (8, 16, 24, 32), got {tile_size!r}")
 
 
 class CudaBuffer:
@@ -254,14 +267,13 @@ class CudaBackend(Backend):
             return False
 
     def parse_options(self, *, chip: str | None = None, block_size: int = 256,
-                      opt_level: int = 3, cubin: bool = False) -> CudaOptions:
+                      tile_size: int = 16, opt_level: int = 3,
+                      cubin: bool = False) -> CudaOptions:
         chip = chip or "sm_90"
         if chip not in SUPPORTED_CHIPS:
             raise ValueError(f"cuda chip must be one of {', '.join(SUPPORTED_CHIPS)}, got "
                              f"{chip!r}")
-        if not isinstance(block_size, int) or block_size % 32 or not 32 <= block_size <= 1024:
-            raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024, got "
-                             f"{block_size!r}")
+        check_launch_options(block_size, tile_size)
         if opt_level not in (0, 1, 2, 3):
             raise ValueError(f"cuda opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
         libdevice = cuda_tools.libdevice_path()
@@ -270,13 +282,15 @@ class CudaBackend(Backend):
                 "the cuda backend links libdevice.10.bc into its kernels (math functions) and "
                 "found none: pip install nvidia-nvvm, install a CUDA toolkit, or set "
                 "NUMLIR_LIBDEVICE to its path")
-        return CudaOptions(chip=chip, block_size=block_size, opt_level=opt_level,
+        return CudaOptions(chip=chip, block_size=block_size, tile_size=tile_size,
+                           opt_level=opt_level,
                            cubin=bool(cubin), libdevice=libdevice)
 
     def stages(self, options: CudaOptions) -> list[Stage]:
         return [
             cpu._pipeline_stage("launches", Pipeline.of("hlo-cuda-to-launches",
-                                                        block_size=options.block_size)),
+                                                        block_size=options.block_size,
+                                                        tile_size=options.tile_size)),
             cpu._pipeline_stage("ptx", Pipeline.of(
                 "cuda-launches-to-ptx", chip=options.chip,
                 features=f"+ptx{options.ptx_version}", libdevice=options.libdevice,

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 
-from numlir._src.backends import cpu
+from numlir._src.backends import cpu, cuda
 from numlir._src.backends.base import Stage
 from numlir._src.backends.pipelines import Pipeline
 
 
 @dataclasses.dataclass(frozen=True)
 class CudaEmulatedOptions(cpu.CpuOptions):
-    """The CPU backend's options, plus the kernels' threads per block."""
+    """The CPU backend's options, plus the kernels' threads per block and the side of a
+    contraction's output tiles (0: untiled)."""
 
     block_size: int = 256
+    tile_size: int = 16
 
 
 class CudaEmulatedDevice(cpu.CpuDevice):
@@ -37,12 +39,12 @@ class CudaEmulatedBackend(cpu.CpuBackend):
     name = "cuda_emulated"
     device_class = CudaEmulatedDevice
 
-    def parse_options(self, *, block_size: int = 256, **cpu_options) -> CudaEmulatedOptions:
-        if not isinstance(block_size, int) or block_size % 32 or not 32 <= block_size <= 1024:
-            raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024, got "
-                             f"{block_size!r}")
+    def parse_options(self, *, block_size: int = 256, tile_size: int = 16,
+                      **cpu_options) -> CudaEmulatedOptions:
+        cuda.check_launch_options(block_size, tile_size)
         base = super().parse_options(**cpu_options)
-        return CudaEmulatedOptions(**dataclasses.asdict(base), block_size=block_size)
+        return CudaEmulatedOptions(**dataclasses.asdict(base), block_size=block_size,
+                                   tile_size=tile_size)
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> None:
         return None
@@ -54,7 +56,8 @@ class CudaEmulatedBackend(cpu.CpuBackend):
     def stages(self, options: CudaEmulatedOptions) -> list[Stage]:
         return [
             cpu._pipeline_stage("launches", Pipeline.of("hlo-cuda-to-launches",
-                                                        block_size=options.block_size)),
+                                                        block_size=options.block_size,
+                                                        tile_size=options.tile_size)),
             cpu._pipeline_stage("host-loops", Pipeline("cuda-emulate-on-host")),
             cpu._pipeline_stage("llvm", cpu._pipeline("hlo-cpu-to-llvm", options)),
             Stage("llvm-ir", ".ll", cpu._translate),
