@@ -182,6 +182,9 @@ def test_bad_options_say_what_is_allowed():
         backend.parse_options(chip="sm_52")
     with pytest.raises(ValueError, match="multiple of 32"):
         backend.parse_options(block_size=100)
+    with pytest.raises(ValueError, match="tile_size must be 0"):
+        backend.parse_options(tile_size=6)
+    assert backend.parse_options(tile_size=0).tile_size == 0
 
 
 def _run(script: str, **env) -> subprocess.CompletedProcess:
