@@ -88,6 +88,7 @@ LAYER_OF = {
     "numlir._src": "core",  # the package itself (empty)
     "numlir._compiler": "runtime",  # the native extensions (python/src)
     "numlir._compiler_cpu": "runtime",
+    "numlir._compiler_cuda": "runtime",
     "numlir._runtime": "runtime",
     "numlir": "public",
     "numlir.optim": "ecosystem",
@@ -109,7 +110,7 @@ def _module_name(path: pathlib.Path) -> str:
 
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 #: Modules built from C++ (python/src), importable but not parsed.
-EXTENSIONS = {"numlir._compiler", "numlir._compiler_cpu", "numlir._runtime"}
+EXTENSIONS = {"numlir._compiler", "numlir._compiler_cpu", "numlir._compiler_cuda", "numlir._runtime"}
 
 
 def layer_of(module: str) -> str | None:

@@ -66,7 +66,9 @@ class CudaOptions:
 
 
 def _native_cuda_compiler():
-    from numlir import _compiler_cuda  # noqa: PLC0415 - the compiler loads on first use
+    # optional dependency: the compiler extension (libMLIR, libLLVM) loads on the first
+    # compilation, so running saved executables does not pay for it.
+    from numlir import _compiler_cuda
 
     return _compiler_cuda
 
