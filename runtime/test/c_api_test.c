@@ -19,24 +19,7 @@
 #include <malloc.h>
 #endif
 
-static int failures;
-
-#define CHECK(condition)                                                       \
-  do {                                                                         \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__,   \
-              __LINE__, #condition, nlrt_last_error());                        \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* A failing status whose message mentions `needle`. */
-#define CHECK_FAILS(call, expected_status, needle)                             \
-  do {                                                                         \
-    nlrt_status status_ = (call);                                              \
-    CHECK(status_ == (expected_status));                                       \
-    CHECK(strstr(nlrt_last_error(), (needle)) != NULL);                        \
-  } while (0)
+#include "test_checks.h"
 
 static const char *kernels_path;
 static const char *plugin_path;
