@@ -31,8 +31,20 @@
 #define FFT_HOT
 #endif
 
-#define FFT_LANES_F 16
-#define FFT_LANES_D 8
+/* Loops over the lanes of a block: the pointers of a butterfly's outputs
+ * never overlap, which GCC cannot prove and would otherwise check at run
+ * time (or, past its limit of checks, not vectorize at all); and the loop
+ * must stay a loop, not be unrolled into scalars before the vectorizer
+ * sees it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FFT_LANES_LOOP(b, count)                                               \
+  _Pragma("GCC ivdep") _Pragma("GCC unroll 1") for (int b = 0; b < (count); b++)
+#else
+#define FFT_LANES_LOOP(b, count) for (int b = 0; b < (count); b++)
+#endif
+
+#define FFT_LANES_F 8
+#define FFT_LANES_D 4
 
 /* The largest prime a generic butterfly handles; the cost model sends most
  * lengths with primes above ~50 to Bluestein long before this. */

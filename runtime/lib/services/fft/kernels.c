@@ -3,7 +3,7 @@
  * stockham.inc and lines.inc are written once over a real type T and a lane
  * count B, and compiled here four times: B lanes of float and of double for
  * full blocks of a pass, and one lane of each for the few lines left over
- * (padding a block of 16 for one line would do 16 times the work).
+ * (padding a block of 8 for one line would do 8 times the work).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -14,7 +14,7 @@
 
 #define T float
 #define B FFT_LANES_F
-#define V(name) name##_f16
+#define V(name) name##_fw
 #define PLAN_TABLE(plan, field) ((plan)->field##_f)
 #include "stockham.inc"
 #include "lines.inc"
@@ -31,7 +31,7 @@
 
 #define T double
 #define B FFT_LANES_D
-#define V(name) name##_d8
+#define V(name) name##_dw
 #define PLAN_TABLE(plan, field) ((plan)->field##_d)
 #include "stockham.inc"
 #include "lines.inc"
@@ -72,5 +72,5 @@ double *fft_execute_d1(const fft_plan *plan, double *x, double *w1, double *w2) 
     return 0;                                                                  \
   }
 
-DEFINE_LINES(fft_lines_f, float, FFT_LANES_F, block_f16, block_f1)
-DEFINE_LINES(fft_lines_d, double, FFT_LANES_D, block_d8, block_d1)
+DEFINE_LINES(fft_lines_f, float, FFT_LANES_F, block_fw, block_f1)
+DEFINE_LINES(fft_lines_d, double, FFT_LANES_D, block_dw, block_d1)
