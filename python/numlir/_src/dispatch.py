@@ -193,10 +193,12 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
         raise conflict.error(args, prim.name, _primitive_argument) from None
     in_avals = [core.get_aval(a) for a in args]
     try:
-        key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled(), device)
+        key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled(), device,
+               config.flags.cpu_library_calls)
         hash(key)
     except TypeError:  # sub-graph params (cond, scan, ...): the module is cached by its text
-        text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
+        text, out_avals = lowering.lower_single_primitive(
+            prim, in_avals, params, backend_of(device).library_routines())
         exe = compile_module(text, name=prim.name, device=device)
         outs = execute(exe, device_args(args, in_avals, device), out_avals, committed=committed)
         if config.flags.debug_nans or config.flags.debug_infs:
@@ -205,9 +207,10 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     entry = executables.get(key)
     if entry is None:
         stats["eager_cache_misses"] += 1
-        text, out_avals = lowering.lower_single_primitive(prim, in_avals, params)
-        log_compile(prim.name, in_avals)
         backend = backend_of(device)
+        text, out_avals = lowering.lower_single_primitive(prim, in_avals, params,
+                                                          backend.library_routines())
+        log_compile(prim.name, in_avals)
         options = backend.eager_options(prim.name, in_avals, out_avals)
         sibling = _eager_sibling(key, backend, device)
         if sibling is not None:

@@ -211,7 +211,7 @@ def export(fun_jit: jit_module.JitFunction, *,
         plain = jit_module.JitFunction(fun_jit._fun, fun_jit._static_argnums,
                                        fun_jit._static_argnames)
         lowered = plain.lower(*args, **kwargs)
-        hlo = lowered.as_text()
+        hlo = lowered.portable_text()
         text = lowered.as_text(dialect="stablehlo")
         sections = {"stablehlo": text.encode(), "hlo": hlo.encode()}
         artifact = stablehlo.portable_artifact(text)

@@ -177,9 +177,18 @@ class Lowered:
         if dialect in (None, "hlo"):
             return self._text
         if dialect == "stablehlo":
-            return stablehlo.from_hlo(self._text, self._name)
+            return stablehlo.from_hlo(self.portable_text(), self._name)
         raise ValueError(f"Unknown dialect {dialect!r}; numlir lowers to 'hlo' (its own) "
                          "and 'stablehlo'")
+
+    def portable_text(self) -> str:
+        """The hlo module without library calls (``hlo.custom_call``), which every backend
+        compiles: what StableHLO and ``numlir.export`` carry."""
+        if "hlo.custom_call" not in self._text:
+            return self._text
+        return lowering.lower_graph(self.graph, module_name=self._name,
+                                    default_loc=_function_loc(self._fun) if self._fun else None,
+                                    aliasing_outputs=self.donated_pairs)
 
     @traceback_util.api_boundary
     def compile(self) -> Compiled:
@@ -309,9 +318,10 @@ class JitFunction:
                                               self._donate_argnums, self._donate_argnames)
             pairs = donation.pair_outputs(in_avals, donated, [v.aval for v in closed.graph.outvars],
                                           f"jit({function_name(self._fun)})")
-        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun),
-                                    aliasing_outputs=pairs)
         device, committed = self._placement(leaves, in_tree, static_key)
+        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun),
+                                    aliasing_outputs=pairs,
+                                    library_routines=dispatch.backend_of(device).library_routines())
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
                        name, self._fun, pairs, device, committed)
 

@@ -102,6 +102,23 @@ class LoweringRuleContext:
         """The named axes of the SPMD module being lowered (empty outside one)."""
         return self._module.axis_env
 
+    def has_library(self, routine: str) -> bool:
+        """Whether the module's backend runs ``hlo.custom_call`` of ``routine``
+        ("lapack.potrf", "numlir.fft"); a primitive lowers to its portable composite
+        where it does not."""
+        return routine in self._module.library_routines
+
+    def custom_call(self, routine: str, operands: Sequence[str], config: Sequence[int] = ()
+                    ) -> list[str]:
+        """Emit ``hlo.custom_call`` of ``routine`` on ``operands``, giving the eqn's
+        results."""
+        types_in = ", ".join(self.type_in(i) for i in range(len(self.avals_in)))
+        types_out = ", ".join(self.type_out(i) for i in range(len(self.avals_out)))
+        op = (f'hlo.custom_call "{routine}" ({", ".join(operands)}) '
+              f'config = [{", ".join(str(int(c)) for c in config)}] : '
+              f"({types_in}) -> ({types_out})")
+        return self.emit_results(op, len(self.avals_out))
+
     def type_in(self, i: int = 0) -> str:
         return tensor_type(self.avals_in[i])
 
@@ -146,10 +163,12 @@ class LoweringRuleContext:
 
 
 class _FunctionBuilder:
-    def __init__(self, axis_env: spmd.AxisEnv | None = None):
+    def __init__(self, axis_env: spmd.AxisEnv | None = None,
+                 library_routines: frozenset[str] = frozenset()):
         self.lines: list[str] = []
         self._counter = 0
         self.axis_env = axis_env or spmd.AxisEnv()
+        self.library_routines = library_routines
 
     def fresh_name(self) -> str:
         name = f"%{self._counter}"
@@ -192,16 +211,19 @@ def sanitize_symbol(name: str) -> str:
 def lower_graph(closed: core.ClosedGraph, module_name: str = "jit_fn",
                 default_loc: core.SourceInfo | None = None,
                 aliasing_outputs: dict[int, int] | None = None,
-                axis_env: spmd.AxisEnv | None = None) -> str:
+                axis_env: spmd.AxisEnv | None = None,
+                library_routines: frozenset[str] = frozenset()) -> str:
     """The hlo-dialect module text for ``closed``: ``func.func public @main`` over its invars.
 
     ``aliasing_outputs`` maps donated inputs to the outputs whose buffers they are
     (``numlir.aliasing_output``, as JAX's ``tf.aliasing_output``). ``axis_env`` names the
     mapped axes of an SPMD module: its collectives lower to hlo's, and the module records
-    its replica count (``numlir.num_replicas``).
+    its replica count (``numlir.num_replicas``). ``library_routines`` are the
+    ``hlo.custom_call`` routines the target backend runs (``Backend.library_routines``);
+    without them every primitive lowers to a portable module.
     """
     graph = closed.graph
-    fb = _FunctionBuilder(axis_env)
+    fb = _FunctionBuilder(axis_env, library_routines)
     env: dict[int, str] = {}
     default = format_loc(default_loc)
     args = []
@@ -255,11 +277,14 @@ def _lower_eqns(fb: _FunctionBuilder, graph: core.Graph, consts: Sequence, env: 
     return [read(a, default) for a in graph.outvars]
 
 
-def lower_single_primitive(prim: core.Primitive, in_avals: Sequence[core.ShapedArray], params) -> tuple[str, list[core.ShapedArray]]:
+def lower_single_primitive(prim: core.Primitive, in_avals: Sequence[core.ShapedArray], params,
+                           library_routines: frozenset[str] = frozenset()
+                           ) -> tuple[str, list[core.ShapedArray]]:
     invars = [core.Var(a) for a in in_avals]
     out_avals = prim.out_avals(in_avals, params)
     outvars = [core.Var(a) for a in out_avals]
     eqn = core.Eqn(prim, list(invars), outvars, dict(params), None)
     graph = core.Graph([], invars, [eqn], list(outvars))
     return lower_graph(core.ClosedGraph(graph, []), module_name=prim.name,
-                       default_loc=core.user_source_info()), out_avals
+                       default_loc=core.user_source_info(),
+                       library_routines=library_routines), out_avals

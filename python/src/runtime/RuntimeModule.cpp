@@ -118,6 +118,25 @@ loop that drops last call's result takes no page faults for the next one.
 Raises OutOfMemoryError naming the size.)");
   numlir::runtime::defineHostCallbacks(m);
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
+  m.def(
+      "library_routine_available",
+      [](const std::string &routine) -> nb::object {
+        if (nlrt_library_routine_available(routine.c_str()))
+          return nb::none();
+        return nb::str(nlrt_last_error());
+      },
+      "routine"_a,
+      R"(None when executables may call the library routine `routine`
+("lapack.potrf", "numlir.fft"; docs/runtime.md#library-calls) on this
+machine, else the reason, e.g. that no LAPACK could be loaded. Loads the
+library on first use.)");
+  m.def(
+      "set_lapack_library",
+      [](const std::string &path) {
+        checkStatus(nlrt_set_lapack_library(path.c_str()));
+      },
+      "path"_a,
+      "Where the runtime looks for an ILP64 LAPACK (after NUMLIR_LAPACK).");
   m.def("library_path", &libraryPath,
         "The path of the libnlrt.so in use, e.g. to link C programs "
         "against.");

@@ -652,6 +652,24 @@ typedef int (*nlrt_host_callback_handler)(void *user_data, uint64_t id,
 NLRT_API void nlrt_set_host_callback_handler(nlrt_host_callback_handler handler,
                                              void *user_data);
 
+/*===--- Library calls -----------------------------------------------------===*/
+
+/* Executables may call routines of libraries the runtime provides
+ * (hlo.custom_call): LAPACK's Cholesky, LU and triangular solves
+ * ("lapack.potrf", "lapack.getrf", "lapack.trsm"), loaded at run time, and
+ * the runtime's own FFT ("numlir.fft"). Loading an executable that calls a
+ * routine whose library is missing fails with NLRT_LOAD_FAILED. */
+
+/* 1 if `routine` exists and its library loads; otherwise 0, with the reason
+ * as this thread's last error. Loads the library on first use. */
+NLRT_API int nlrt_library_routine_available(const char *routine);
+
+/* Where to look for an ILP64 LAPACK before libopenblas64.so.0 (NULL: only
+ * there); NUMLIR_LAPACK, when set, is tried first. Has no effect once a
+ * LAPACK is loaded. numlir's Python package passes the OpenBLAS of NumPy's
+ * wheel. */
+NLRT_API nlrt_status nlrt_set_lapack_library(const char *path);
+
 /*===--- Executable images -------------------------------------------------===*/
 
 /* Bytes in the header that precedes every image's payload. */

@@ -179,11 +179,12 @@ static void *fail(uint64_t size, uint64_t alignment, int error) {
   call->failure.size = size;
   call->failure.alignment = alignment;
   call->failure.error = error;
+  call->failure.recorded = 0;
   longjmp(call->jump, 1);
 }
 
 /* Leaves the running call for a reason other than memory. */
-static void abandon(nlrt_status cause, uint64_t id) {
+static void abandon(nlrt_status cause, uint64_t id, int recorded) {
   host_call *call = current_call;
   if (!call)
     return;
@@ -191,15 +192,20 @@ static void abandon(nlrt_status cause, uint64_t id) {
   call->failure.size = id;
   call->failure.alignment = 0;
   call->failure.error = 0;
+  call->failure.recorded = recorded;
   longjmp(call->jump, 1);
 }
 
 void nlrt_host_call_abandon_for_callback(uint64_t id) {
-  abandon(NLRT_HOST_CALLBACK_FAILED, id);
+  abandon(NLRT_HOST_CALLBACK_FAILED, id, 0);
 }
 
 void nlrt_host_call_abandon_for_collective(void) {
-  abandon(NLRT_COLLECTIVE_FAILED, 0);
+  abandon(NLRT_COLLECTIVE_FAILED, 0, 1);
+}
+
+void nlrt_host_call_abandon_for_library(nlrt_status cause) {
+  abandon(cause, 0, 1);
 }
 
 /* malloc or posix_memalign with a retry after emptying the cache; 0 or an

@@ -32,6 +32,8 @@ typedef struct nlrt_host_failure {
   uint64_t size;      /* bytes requested; a failed host callback's id */
   uint64_t alignment; /* 0 for malloc-style requests */
   int error;          /* errno of the failure */
+  int recorded;       /* the message is recorded already (collectives,
+                         library calls) */
 } nlrt_host_failure;
 
 /* Calls entry(buffers) on this thread. Returns NLRT_OK, or the cause of
@@ -52,6 +54,11 @@ void nlrt_host_call_abandon_for_callback(uint64_t id);
  * message the caller has recorded (never returns); outside a call it
  * returns. */
 void nlrt_host_call_abandon_for_collective(void);
+
+/* Stops the running call of this thread after a failed library call,
+ * whose message the caller has recorded, with `cause` (never returns);
+ * outside a call it returns. */
+void nlrt_host_call_abandon_for_library(nlrt_status cause);
 
 /* The slot value of an executable's `<entry>_host_callback`: runs the
  * registered handler (host_callback.c). */

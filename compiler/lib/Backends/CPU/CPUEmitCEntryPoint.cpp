@@ -28,6 +28,7 @@
 #include "numlir/Bufferization/ABISignature.h"
 #include "numlir/Bufferization/AllocationSites.h"
 
+#include "EntryPointSymbols.h"
 #include "numlir/Backends/CPU/Passes.h"
 #include "numlir/Conversion/CollectiveCalls.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
@@ -52,6 +53,7 @@ using numlir::abiBufferName;
 using numlir::abiElementTypeName;
 using numlir::kAllocationSitesSuffix;
 using numlir::userLocation;
+using namespace numlir::cpu::entry_point;
 
 namespace {
 
@@ -194,83 +196,6 @@ LogicalResult emitAllocatorTable(ModuleOp module, StringRef entry,
       LLVM::ReturnOp::create(b, loc, ValueRange());
   }
   return success();
-}
-
-/// An exported, writable function pointer `name` that the runtime points at
-/// its own function when it loads the executable. It starts out at a
-/// function that does nothing, so an executable loaded by anything else
-/// still runs.
-LLVM::GlobalOp createSlot(OpBuilder &b, Location loc, StringRef name,
-                          LLVM::LLVMFunctionType type) {
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto missing = LLVM::LLVMFuncOp::create(b, loc, (name + "_missing").str(),
-                                          type, LLVM::Linkage::Internal);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(missing.addEntryBlock(b));
-    LLVM::ReturnOp::create(b, loc, ValueRange());
-  }
-  auto slot = LLVM::GlobalOp::create(b, loc, ptr, /*isConstant=*/false,
-                                     LLVM::Linkage::External, name,
-                                     Attribute());
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(b.createBlock(&slot.getInitializerRegion()));
-  LLVM::ReturnOp::create(b, loc,
-                         LLVM::AddressOfOp::create(b, loc, missing).getResult());
-  return slot;
-}
-
-/// Gives the declaration `function` an internal body, an empty entry block
-/// that `b` now inserts into (restored when `guard` goes).
-Block *defineInternally(func::FuncOp function, OpBuilder &b) {
-  Block *body = function.addEntryBlock();
-  function.setPrivate();
-  function->setAttr("llvm.linkage", LLVM::LinkageAttr::get(
-                                        b.getContext(), LLVM::Linkage::Internal));
-  b.setInsertionPointToStart(body);
-  return body;
-}
-
-/// The address of a static memref's first element as an !llvm.ptr.
-Value alignedPointer(OpBuilder &b, Location loc, Value buffer) {
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(b, loc,
-                                  LLVM::LLVMPointerType::get(b.getContext()),
-                                  integer, LLVM::DereferenceableAttr());
-}
-
-/// An exported constant global `name` holding `values` (i64 words).
-void createWordTable(OpBuilder &b, Location loc, StringRef name,
-                     ArrayRef<int64_t> values) {
-  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
-  auto value = DenseIntElementsAttr::get(
-      RankedTensorType::get({static_cast<int64_t>(values.size())},
-                            b.getI64Type()),
-      values);
-  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                         LLVM::Linkage::External, name, value);
-}
-
-/// An exported NUL-terminated string `name`.
-void createString(OpBuilder &b, Location loc, StringRef name,
-                  std::string text) {
-  text.push_back('\0');
-  LLVM::GlobalOp::create(
-      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), text.size()),
-      /*isConstant=*/true, LLVM::Linkage::External, name,
-      b.getStringAttr(text));
-}
-
-/// Whether `op` runs inside a parallel loop or an OpenMP region, where a
-/// collective would be reached by several threads of one replica.
-bool insideParallelRegion(Operation *op) {
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (parent->getName().getStringRef() == "scf.parallel" ||
-        parent->getName().getDialectNamespace() == "omp")
-      return true;
-  return false;
 }
 
 /// The record of one collective declaration (numlir/Conversion/
@@ -650,6 +575,7 @@ struct CPUEmitCEntryPointPass
     }
     if (failed(emitAllocatorTable(module, entry, loc)) ||
         failed(emitHostCallbacks(module, entry, loc)) ||
+        failed(numlir::cpu::emitLibraryCalls(module, entry, loc)) ||
         failed(emitCollectives(module, entry, loc)))
       return signalPassFailure();
   }

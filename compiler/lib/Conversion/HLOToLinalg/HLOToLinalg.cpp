@@ -73,6 +73,7 @@ struct ConvertHLOToLinalgPass
     populateSortPatterns(converter, patterns);
     populateOptimizationBarrierPatterns(converter, patterns, target);
     populateHostCallbackPatterns(converter, patterns);
+    populateCustomCallPatterns(converter, patterns);
     populateCollectivePatterns(converter, patterns);
 
     // Folding is hlo-optimize's job; lowering every op as written keeps

@@ -137,6 +137,11 @@ void populateSortPatterns(const mlir::TypeConverter &converter,
 /// its operands and fresh result buffers (HostCallbackToCall.cpp).
 void populateHostCallbackPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+/// hlo.custom_call becomes a call of a private declaration on copies of its
+/// operands and fresh result buffers, which cpu-emit-c-entry-point routes to
+/// the runtime's library slot (CustomCallToCall.cpp).
+void populateCustomCallPatterns(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
 /// hlo.all_reduce and hlo.replica_id become calls of private declarations
 /// that cpu-emit-c-entry-point routes to the runtime's collective slot
 /// (CollectivesToCalls.cpp).

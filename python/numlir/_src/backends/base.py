@@ -254,6 +254,13 @@ class Backend(abc.ABC):
             f"the {self.name!r} backend cannot run SPMD programs (pmap) yet; numlir's cpu "
             "backend can (docs/design-pmap.md)")
 
+    def library_routines(self) -> frozenset[str]:
+        """The ``hlo.custom_call`` routines this backend's executables may call
+        ("lapack.potrf", "numlir.fft"; docs/hlo-dialect.md#custom_call). The frontend
+        lowers a primitive to such a call only for a backend that lists it, and to its
+        portable composite otherwise; none by default."""
+        return frozenset()
+
     def eager_options(self, prim_name: str, in_avals, out_avals) -> Any:
         """Options for the single-primitive module of an eager op, or None (the default)
         for the backend's usual ones."""

@@ -32,7 +32,7 @@ import numpy as np
 
 from numlir import _runtime
 from numlir._src import config, distributed, dtypes
-from numlir._src.backends import host_cpu
+from numlir._src.backends import cpu_libraries, host_cpu
 from numlir._src.backends.base import (
     Backend,
     BufferSpec,
@@ -532,6 +532,11 @@ class CpuBackend(Backend):
         """The chunks parallel loops are split into: one per thread of a device's team."""
         devices = self.devices
         return devices[0].num_threads if len(devices) > 1 else _num_threads()
+
+    def library_routines(self) -> frozenset[str]:
+        if not config.flags.cpu_library_calls:
+            return frozenset()
+        return cpu_libraries.available_routines()
 
     def eager_options(self, prim_name: str, in_avals, out_avals) -> CpuOptions | None:
         level = config.flags.cpu_small_eager_opt_level

@@ -49,6 +49,10 @@ class CudaEmulatedBackend(cpu.CpuBackend):
     def eager_options(self, prim_name: str, in_avals, out_avals) -> None:
         return None
 
+    def library_routines(self) -> frozenset[str]:
+        # The emulated kernels are the cuda backend's, which has no library calls.
+        return frozenset()
+
     def cache_identity(self, options: CudaEmulatedOptions) -> str | None:
         identity = super().cache_identity(options)
         return None if identity is None else f"{identity}\ncuda_emulated"

@@ -1,8 +1,9 @@
 """lax.fft: the discrete Fourier transforms over the trailing 1 to 3 axes, as jax.lax.fft.
 
 ``fft_p`` is one primitive with jax's shape rules and derivative conventions (its
-transposes are linear maps, not adjoints); it lowers by inlining the real-arithmetic
-composite of fft_algorithms.py.
+transposes are linear maps, not adjoints). It lowers to a call of the runtime's FFT
+library where the backend has one (the CPU), and otherwise by inlining the
+real-arithmetic composite of fft_algorithms.py.
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ def _empty_result(ctx):
 def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
     if any(a.size == 0 for a in (*ctx.avals_in, *ctx.avals_out)):
         return _empty_result(ctx)
+    if ctx.has_library("numlir.fft"):  # the runtime's FFT library (CPU)
+        return ctx.custom_call("numlir.fft", [x], [int(fft_type), *fft_lengths])
     closed = core.trace_to_graph(lambda u: [_fft_impl(u, fft_type, fft_lengths)],
                                  [ctx.avals_in[0].strip_weak_type()])
     return ctx.inline(closed, [x])[0]

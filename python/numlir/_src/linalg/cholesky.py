@@ -1,10 +1,12 @@
-"""Cholesky factorization: right-looking rank-1 updates, with JAX's JVP rule."""
+"""Cholesky factorization: LAPACK's potrf where the backend calls it, else right-looking
+rank-1 updates; with JAX's JVP rule."""
 
 from __future__ import annotations
 
+from numlir._src import batching, core
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks, triangular
+from numlir._src.linalg import library_lowering, masks, triangular
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import ufuncs as uf
@@ -30,9 +32,31 @@ def _factor(a):
     return lower
 
 
+#: The lower factor of each Hermitian positive definite matrix of a (..., n, n) operand;
+#: NaN where one is not positive definite. Its derivative is cholesky_lower's custom JVP.
+cholesky_p = core.Primitive("cholesky")
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_abstract_eval(a):
+    return a.strip_weak_type()
+
+
+@cholesky_p.def_lowering
+def _cholesky_lowering(ctx, a):
+    return library_lowering.lower(ctx, "lapack.potrf", [a], _factor)
+
+
+def _cholesky_batch_rule(axis_size, args, dims):
+    return cholesky_p.bind(batching.bdim_to_front(args[0], dims[0], axis_size)), 0
+
+
+batching.defrule(cholesky_p, _cholesky_batch_rule)
+
+
 @custom_jvp
 def cholesky_lower(a):
-    return _factor(a)
+    return cholesky_p.bind(a)
 
 
 @cholesky_lower.defjvp

@@ -1,13 +1,15 @@
-"""LU factorization with partial pivoting, as LAPACK's getrf stores it."""
+"""LU factorization with partial pivoting, as LAPACK's getrf stores it: getrf itself where
+the backend calls it, else a numlir program; with JAX's JVP rule."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from numlir._src import ad, ad_util, batching, core, dtypes
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks, triangular
+from numlir._src.linalg import library_lowering, masks, triangular
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import linalg_ops
+from numlir._src.numpy import joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
 
@@ -24,11 +26,7 @@ def _swap(x, ek, ep):
     return x + masks.outer(ep - ek, rk - rp)
 
 
-def lu(a):
-    """(lu, pivots, permutation) of (..., m, n) ``a``, as ``jax.lax.linalg.lu``: ``lu``
-    holds the unit lower factor's multipliers below the diagonal and U on and above it;
-    row i was swapped with row pivots[i] at step i; ``a[permutation] = L @ U``."""
-    a = masks.as_float_matrix("lu", a, allow_complex=True)
+def _lu_composite(a):
     m, n = a.shape[-2:]
     steps = min(m, n)
     rows, cols = cr.arange(m), cr.arange(n)
@@ -60,6 +58,69 @@ def lu(a):
         return s, pivots, perm
 
     return fori_loop(0, steps, step, (a, piv0, perm0))
+
+
+#: (lu, pivots, permutation) of a (..., m, n) operand, as jax.lax.linalg.lu_p.
+lu_p = core.Primitive("lu")
+lu_p.multiple_results = True
+
+
+@lu_p.def_abstract_eval
+def _lu_abstract_eval(a):
+    *batch, m, n = a.shape
+    return (a.strip_weak_type(), core.ShapedArray((*batch, min(m, n)), dtypes.int32, False),
+            core.ShapedArray((*batch, m), dtypes.int32, False))
+
+
+@lu_p.def_lowering
+def _lu_lowering(ctx, a):
+    return library_lowering.lower(ctx, "lapack.getrf", [a], _lu_composite)
+
+
+def _lu_jvp(primals, tangents):
+    # As jax: with P a = L U, L^-1 P da U^-1 splits into its strict lower part (dL = L
+    # tril(., -1)) and its upper part (dU = triu(.) U); L and U are padded square with
+    # identity where a is not.
+    (a,), (da,) = primals, tangents
+    factors, pivots, permutation = lu_p.bind(a)
+    zeros = [ad_util.Zero(core.get_aval(pivots)), ad_util.Zero(core.get_aval(permutation))]
+    if isinstance(da, ad_util.Zero):
+        return [factors, pivots, permutation], [ad_util.Zero(core.get_aval(factors)), *zeros]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    x = linalg_ops.matmul(permutation_matrix(permutation, a.dtype), da)
+    lower = joining.tril(factors[..., :, :k], -1)
+    lower = joining.pad(lower, [(0, 0)] * (a.ndim - 1) + [(0, m - k)]) + cr.eye(m, dtype=a.dtype)
+    upper = joining.triu(factors[..., :k, :])
+    upper = (joining.pad(upper, [(0, 0)] * (a.ndim - 2) + [(0, n - k), (0, 0)])
+             + joining.pad(cr.eye(n - k, dtype=a.dtype), [(k, 0), (k, 0)]))
+    la = triangular.triangular_solve_p.bind(lower, x, left_side=True, lower=True,
+                                            transpose_a=False, conjugate_a=False,
+                                            unit_diagonal=True)
+    lau = triangular.triangular_solve_p.bind(upper, la, left_side=False, lower=False,
+                                             transpose_a=False, conjugate_a=False,
+                                             unit_diagonal=False)
+    d_factors = (linalg_ops.matmul(lower, joining.tril(lau, -1))
+                 + linalg_ops.matmul(joining.triu(lau), upper))
+    return [factors, pivots, permutation], [d_factors, *zeros]
+
+
+ad.defjvp_rule(lu_p, _lu_jvp)
+
+
+def _lu_batch_rule(axis_size, args, dims):
+    return lu_p.bind(batching.bdim_to_front(args[0], dims[0], axis_size)), [0, 0, 0]
+
+
+batching.defrule(lu_p, _lu_batch_rule)
+
+
+def lu(a):
+    """(lu, pivots, permutation) of (..., m, n) ``a``, as ``jax.lax.linalg.lu``: ``lu``
+    holds the unit lower factor's multipliers below the diagonal and U on and above it;
+    row i was swapped with row pivots[i] at step i; ``a[permutation] = L @ U``."""
+    a = masks.as_float_matrix("lu", a, allow_complex=True)
+    return tuple(lu_p.bind(a))
 
 
 def permutation_matrix(permutation, dtype):

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 
 from numlir._src import core, dtypes
+from numlir._src.linalg import determinant
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import masks
 from numlir._src.linalg import svd as _svd
@@ -57,16 +58,13 @@ def inv(a):
 def _lu_diagonal_and_parity(name: str, a):
     a = masks.as_square_matrix(name, a, allow_complex=True)
     factors, pivots, _ = _lu.lu(a)
-    diagonal = joining.diagonal(factors, axis1=-2, axis2=-1)
-    swaps = red.sum(pivots != cr.arange(a.shape[-1], dtype=np.int32), axis=-1)
-    parity = uf.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
-    return diagonal, parity
+    return determinant.diagonal_and_parity(factors, pivots)
 
 
 def det(a):
-    """The determinant of square (..., n, n) ``a``, from its LU factorization."""
-    diagonal, parity = _lu_diagonal_and_parity("det", a)
-    return parity * red.prod(diagonal, axis=-1)
+    """The determinant of square (..., n, n) ``a``, from its LU factorization; its
+    derivative is jax's, finite at singular ``a``."""
+    return determinant.det(masks.as_square_matrix("det", a, allow_complex=True))
 
 
 def _unit_sign(x):

@@ -1,12 +1,14 @@
-"""Triangular solves: forward substitution, with the other cases reduced to it."""
+"""Triangular solves: LAPACK's trsm where the backend calls it, else forward
+substitution with the other cases reduced to it; with JAX's derivative rules."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core
+from numlir._src import ad, ad_util, batching, core
+from numlir._src import transpose as tr
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks
+from numlir._src.linalg import library_lowering, masks
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red
@@ -42,12 +44,8 @@ def _forward_substitution(a, b, unit_diagonal: bool):
     return fori_loop(0, n, step, cr.zeros_like(b))
 
 
-def solve_left(a, b, *, lower: bool, transpose_a: bool = False, conjugate_a: bool = False,
-               unit_diagonal: bool = False):
-    """X with op(a) @ X = b for the triangle of ``a`` that ``lower`` names: op(a) is a, its
-    transpose if ``transpose_a``, conjugated if ``conjugate_a`` (both: a^H); a (..., n, n),
-    b (..., n, k)."""
-    a, b = broadcast_batch("triangular_solve", a, b)
+def _solve_left_composite(a, b, *, lower: bool, transpose_a: bool, conjugate_a: bool,
+                          unit_diagonal: bool):
     if conjugate_a:
         a = float_ops.conj(a)
     if transpose_a:
@@ -60,6 +58,113 @@ def solve_left(a, b, *, lower: bool, transpose_a: bool = False, conjugate_a: boo
     return joining.flip(flipped, axis=-2)
 
 
+def _solve_composite(a, b, *, left_side: bool, lower: bool, transpose_a: bool,
+                     conjugate_a: bool, unit_diagonal: bool):
+    if left_side:
+        return _solve_left_composite(a, b, lower=lower, transpose_a=transpose_a,
+                                     conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    # X op(a) = b  <=>  op(a)^T X^T = b^T, and op(a)^T keeps the conjugation
+    xt = _solve_left_composite(a, b.swapaxes(-1, -2), lower=lower, transpose_a=not transpose_a,
+                               conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    return xt.swapaxes(-1, -2)
+
+
+# --- The primitive ------------------------------------------------------------------------------
+
+#: X with op(a) X = b (left_side) or X op(a) = b for triangular a (..., m, m) and b with the
+#: same batch dimensions, as jax.lax.linalg.triangular_solve_p.
+triangular_solve_p = core.Primitive("triangular_solve")
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_abstract_eval(a, b, **params):
+    return b.strip_weak_type()
+
+
+@triangular_solve_p.def_lowering
+def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):
+    params = dict(left_side=left_side, lower=lower, unit_diagonal=unit_diagonal)
+    if conjugate_a and not transpose_a and ctx.has_library("lapack.trsm"):
+        # BLAS conjugates only with the transpose: conjugate a first.
+        closed = core.trace_to_graph(
+            lambda a, b: [triangular_solve_p.bind(float_ops.conj(a), b, transpose_a=False,
+                                                  conjugate_a=False, **params)],
+            [v.strip_weak_type() for v in ctx.avals_in])
+        return ctx.inline(closed, [a, b])
+    transpose = 0 if not transpose_a else 2 if conjugate_a else 1
+    return library_lowering.lower(
+        ctx, "lapack.trsm", [a, b],
+        lambda a, b: _solve_composite(a, b, transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                      **params),
+        [int(left_side), int(lower), transpose, int(unit_diagonal)])
+
+
+def _triangular_solve_jvp(primals, tangents, *, left_side, lower, transpose_a, conjugate_a,
+                          unit_diagonal):
+    # As jax: the solve is linear in b; for a, dX = -op(a)^-1 op(da) X (left side) or
+    # -X op(da) op(a)^-1, each product in the cheaper order.
+    a, b = primals
+    da, db = tangents
+    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
+                  conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+    x = triangular_solve_p.bind(a, b, **params)
+    out = ad_util.Zero(core.get_aval(x).strip_weak_type())
+    if not isinstance(db, ad_util.Zero):
+        out = ad_util.add_any(out, triangular_solve_p.bind(a, ad_util.instantiate(db), **params))
+    if not isinstance(da, ad_util.Zero):
+        k = 1 if unit_diagonal else 0
+        g = joining.tril(da, -k) if lower else joining.triu(da, k)
+        g = -g
+        if transpose_a:
+            g = g.swapaxes(-1, -2)
+        if conjugate_a:
+            g = float_ops.conj(g)
+        m, n = b.shape[-2:]
+        inverse = lambda rhs: triangular_solve_p.bind(a, rhs, **params)  # noqa: E731
+        if left_side:
+            term = (inverse(linalg_ops.matmul(g, x)) if m > n
+                    else linalg_ops.matmul(inverse(g), x))
+        else:
+            term = (inverse(linalg_ops.matmul(x, g)) if m < n
+                    else linalg_ops.matmul(x, inverse(g)))
+        out = ad_util.add_any(out, term)
+    return x, out
+
+
+def _triangular_solve_transpose(ct, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                unit_diagonal):
+    # Linear in b only, like division's numerator.
+    assert not tr.is_undefined(a) and tr.is_undefined(b)
+    if isinstance(ct, ad_util.Zero):
+        return [None, tr.zero_ct(b.aval)]
+    return [None, triangular_solve_p.bind(a, ct, left_side=left_side, lower=lower,
+                                          transpose_a=not transpose_a,
+                                          conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)]
+
+
+ad.defjvp_rule(triangular_solve_p, _triangular_solve_jvp)
+tr.deftranspose(triangular_solve_p, _triangular_solve_transpose)
+
+
+def _triangular_solve_batch_rule(axis_size, args, dims, **params):
+    a, b = (batching.bdim_to_front(x, d, axis_size) for x, d in zip(args, dims))
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+batching.defrule(triangular_solve_p, _triangular_solve_batch_rule)
+
+
+def solve_left(a, b, *, lower: bool, transpose_a: bool = False, conjugate_a: bool = False,
+               unit_diagonal: bool = False):
+    """X with op(a) @ X = b for the triangle of ``a`` that ``lower`` names: op(a) is a, its
+    transpose if ``transpose_a``, conjugated if ``conjugate_a`` (both: a^H); a (..., n, n),
+    b (..., n, k)."""
+    a, b = broadcast_batch("triangular_solve", a, b)
+    return triangular_solve_p.bind(a, b, left_side=True, lower=lower, transpose_a=transpose_a,
+                                   conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False):
@@ -68,10 +173,12 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
     a = masks.as_square_matrix("triangular_solve", a, allow_complex=True)
     b = masks.as_float_matrix("triangular_solve", cr.asarray(b).astype(a.dtype),
                               allow_complex=True)
-    if left_side:
-        return solve_left(a, b, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
-                          unit_diagonal=unit_diagonal)
-    # X op(a) = b  <=>  op(a)^T X^T = b^T, and op(a)^T keeps the conjugation
-    xt = solve_left(a, b.swapaxes(-1, -2), lower=lower, transpose_a=not transpose_a,
-                    conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
-    return xt.swapaxes(-1, -2)
+    a, b = broadcast_batch("triangular_solve", a, b)
+    solved = b.shape[-2] if left_side else b.shape[-1]
+    if solved != a.shape[-1]:
+        raise core.shape_error(
+            f"triangular_solve: a {a.shape} solves {a.shape[-1]} unknowns, but b {b.shape} "
+            f"has {solved} {'rows' if left_side else 'columns'}")
+    return triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
+                                   transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                   unit_diagonal=unit_diagonal)

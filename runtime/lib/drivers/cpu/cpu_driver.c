@@ -9,6 +9,7 @@
 
 #include "../../services/collectives.h"
 #include "../../services/host_allocator.h"
+#include "../../services/library/library_calls.h"
 #include "shared_object.h"
 
 #include <dlfcn.h>
@@ -227,6 +228,29 @@ static nlrt_status install_collectives(const nlrt_shared_object *object,
                        sizeof(value));
 }
 
+/* Checks that every library routine the executable calls is there (a
+ * missing LAPACK fails the load, not a later call) and points its slot at
+ * the runtime's dispatcher. */
+static nlrt_status install_library_calls(const nlrt_shared_object *object,
+                                         const char *entry, const char *what) {
+  char name[256];
+  const char *routines = NULL;
+  snprintf(name, sizeof(name), "%s_library_routines", entry);
+  nlrt_status status =
+      nlrt_shared_object_find_optional_string(object, name, what, &routines);
+  if (status != NLRT_OK || !routines)
+    return status;
+  status = nlrt_library_routines_check(routines, what);
+  if (status != NLRT_OK)
+    return status;
+  void (*dispatch)(const char *, const int64_t *, void *const *) =
+      nlrt_library_call_dispatch;
+  void *value;
+  memcpy(&value, &dispatch, sizeof(void *));
+  return install_table(object, entry, "_library_call", what, &value,
+                       sizeof(value));
+}
+
 /* Resolves the entry and signature in a freshly opened object and builds the
  * executable's state. Takes ownership of `object` (closed on failure). */
 static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
@@ -251,6 +275,8 @@ static nlrt_status finish_load(nlrt_shared_object object, const char *entry,
     status = install_host_callback(&object, entry, what);
   if (status == NLRT_OK)
     status = install_collectives(&object, entry, what, &collectives);
+  if (status == NLRT_OK)
+    status = install_library_calls(&object, entry, what);
   if (status == NLRT_OK) {
     char sites_name[256];
     snprintf(sites_name, sizeof(sites_name), "%s_allocation_sites", entry);
@@ -372,7 +398,7 @@ static nlrt_status cpu_execute(nlrt_executable *base, void *state,
       nlrt_host_call_run(executable->entry, (void **)buffers, &failure);
   if (status == NLRT_OK)
     return NLRT_OK;
-  if (status == NLRT_COLLECTIVE_FAILED) /* the dispatcher said why */
+  if (failure.recorded) /* the collective or library dispatcher said why */
     return status;
   if (status == NLRT_HOST_CALLBACK_FAILED)
     return nlrt_error(NLRT_HOST_CALLBACK_FAILED,

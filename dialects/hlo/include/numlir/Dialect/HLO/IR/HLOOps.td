@@ -565,6 +565,7 @@ include "numlir/Dialect/HLO/IR/HLOSortOps.td"
 include "numlir/Dialect/HLO/IR/HLOBarrierOps.td"
 include "numlir/Dialect/HLO/IR/HLOFusionOps.td"
 include "numlir/Dialect/HLO/IR/HLOHostCallbackOps.td"
+include "numlir/Dialect/HLO/IR/HLOCustomCallOps.td"
 include "numlir/Dialect/HLO/IR/HLOCollectiveOps.td"
 
 #endif // NUMLIR_DIALECT_HLO_IR_HLOOPS_TD

@@ -1,0 +1,376 @@
+/*===- lapack.c - Cholesky, LU and triangular solves through LAPACK -------===*
+ *
+ * See lapack.h for where LAPACK comes from. Every routine loops over the
+ * batch on the calling thread; LAPACK's own threads (OpenBLAS's) work
+ * inside each matrix when it is large enough to pay for them.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "lapack.h"
+
+#include "../host_allocator.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*--- Loading ------------------------------------------------------------------*/
+
+typedef void (*potrf_fn)(const char *uplo, const int64_t *n, void *a,
+                         const int64_t *lda, int64_t *info, size_t uplo_len);
+typedef void (*getrf_fn)(const int64_t *m, const int64_t *n, void *a,
+                         const int64_t *lda, int64_t *ipiv, int64_t *info);
+typedef void (*trsm_fn)(const char *side, const char *uplo, const char *transa,
+                        const char *diag, const int64_t *m, const int64_t *n,
+                        const void *alpha, const void *a, const int64_t *lda,
+                        void *b, const int64_t *ldb, size_t side_len,
+                        size_t uplo_len, size_t transa_len, size_t diag_len);
+
+typedef int (*set_threads_fn)(int threads);
+
+/* One entry per precision, in the order s, d, c, z. */
+typedef struct lapack_functions {
+  potrf_fn potrf[4];
+  getrf_fn getrf[4];
+  trsm_fn trsm[4];
+  /* OpenBLAS's openblas_set_num_threads_local, where it has one. */
+  set_threads_fn set_threads_local;
+} lapack_functions;
+
+static pthread_mutex_t load_mutex = PTHREAD_MUTEX_INITIALIZER;
+static char *configured_path;         /* nlrt_set_lapack_library's */
+static int attempted;                 /* the candidates were tried */
+static lapack_functions functions;    /* filled once `loaded` */
+static int loaded;
+static char load_message[2048];
+
+static const char precisions[4] = {'s', 'd', 'c', 'z'};
+
+/* The naming schemes of ILP64 OpenBLAS builds: prefix and suffix around
+ * the lower-case routine name. */
+static const char *const schemes[][2] = {{"scipy_", "_64_"}, {"", "_64_"}};
+
+static void *find_symbol(void *handle, int scheme, char precision,
+                         const char *name) {
+  char symbol[64];
+  snprintf(symbol, sizeof(symbol), "%s%c%s%s", schemes[scheme][0], precision,
+           name, schemes[scheme][1]);
+  return dlsym(handle, symbol);
+}
+
+/* Resolves every function from `handle`; 0 and why in `why` if one is
+ * missing. */
+static int resolve(void *handle, const char *path, lapack_functions *out,
+                   char *why, size_t capacity) {
+  int scheme = -1;
+  for (int s = 0; s < 2 && scheme < 0; ++s)
+    if (find_symbol(handle, s, 'd', "potrf"))
+      scheme = s;
+  if (scheme < 0) {
+    snprintf(why, capacity,
+             "'%s' has no ILP64 LAPACK (neither scipy_dpotrf_64_ nor "
+             "dpotrf_64_)",
+             path);
+    return 0;
+  }
+  for (int p = 0; p < 4; ++p) {
+    void *potrf = find_symbol(handle, scheme, precisions[p], "potrf");
+    void *getrf = find_symbol(handle, scheme, precisions[p], "getrf");
+    void *trsm = find_symbol(handle, scheme, precisions[p], "trsm");
+    if (!potrf || !getrf || !trsm) {
+      snprintf(why, capacity,
+               "'%s' lacks %cpotrf, %cgetrf or %ctrsm", path, precisions[p],
+               precisions[p], precisions[p]);
+      return 0;
+    }
+    /* dlsym gives void *; POSIX guarantees it converts to a function
+     * pointer. */
+    memcpy(&out->potrf[p], &potrf, sizeof(void *));
+    memcpy(&out->getrf[p], &getrf, sizeof(void *));
+    memcpy(&out->trsm[p], &trsm, sizeof(void *));
+  }
+  void *set_threads = dlsym(handle, "openblas_set_num_threads_local");
+  memcpy(&out->set_threads_local, &set_threads, sizeof(void *));
+  return 1;
+}
+
+/* Tries `path`; on failure appends why to `tried`. */
+static int try_library(const char *path, char *tried, size_t capacity) {
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  size_t used = strlen(tried);
+  if (!handle) {
+    snprintf(tried + used, capacity - used, "%s%s", used ? "; " : "",
+             dlerror());
+    return 0;
+  }
+  lapack_functions found;
+  char why[256];
+  if (!resolve(handle, path, &found, why, sizeof(why))) {
+    snprintf(tried + used, capacity - used, "%s%s", used ? "; " : "", why);
+    dlclose(handle);
+    return 0;
+  }
+  functions = found; /* the handle stays open for the process's life */
+  return 1;
+}
+
+nlrt_status nlrt_lapack_available(void) {
+  pthread_mutex_lock(&load_mutex);
+  if (!loaded && !attempted) {
+    attempted = 1;
+    char tried[1024] = "";
+    const char *environment = getenv("NUMLIR_LAPACK");
+    const char *candidates[] = {environment && *environment ? environment
+                                                            : NULL,
+                                configured_path, "libopenblas64.so.0"};
+    for (size_t i = 0; i < 3 && !loaded; ++i)
+      if (candidates[i])
+        loaded = try_library(candidates[i], tried, sizeof(tried));
+    if (!loaded)
+      snprintf(load_message, sizeof(load_message),
+               "no LAPACK library could be loaded (%s); numlir uses the "
+               "OpenBLAS that NumPy's wheel ships, or the ILP64 LAPACK named "
+               "by NUMLIR_LAPACK",
+               tried);
+  }
+  int ok = loaded;
+  pthread_mutex_unlock(&load_mutex);
+  if (ok)
+    return NLRT_OK;
+  return nlrt_error(NLRT_UNAVAILABLE, "%s", load_message);
+}
+
+NLRT_API nlrt_status nlrt_set_lapack_library(const char *path) {
+  char *copy = path ? strdup(path) : NULL;
+  if (path && !copy)
+    return nlrt_error(NLRT_OUT_OF_MEMORY, "out of memory");
+  pthread_mutex_lock(&load_mutex);
+  free(configured_path);
+  configured_path = copy;
+  if (!loaded)
+    attempted = 0; /* a new place to look */
+  pthread_mutex_unlock(&load_mutex);
+  return NLRT_OK;
+}
+
+/*--- Shared checks and helpers ---------------------------------------------------*/
+
+/* The precision index (s, d, c, z) of a float or complex dtype, or -1. */
+static int precision_of(nlrt_dtype dtype) {
+  switch (dtype) {
+  case NLRT_DTYPE_F32:
+    return 0;
+  case NLRT_DTYPE_F64:
+    return 1;
+  case NLRT_DTYPE_C64:
+    return 2;
+  case NLRT_DTYPE_C128:
+    return 3;
+  default:
+    return -1;
+  }
+}
+
+static int same_shape(const nlrt_library_buffer *a,
+                      const nlrt_library_buffer *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank)
+    return 0;
+  for (int d = 0; d < a->rank; ++d)
+    if (a->dims[d] != b->dims[d])
+      return 0;
+  return 1;
+}
+
+static nlrt_status malformed(const nlrt_library_call *call, const char *why) {
+  return nlrt_error(NLRT_INTERNAL, "library call '%s': %s", call->routine,
+                    why);
+}
+
+/* The transpose of the rows x cols matrix `from` (elements of `size`
+ * bytes) into `to`. */
+static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
+                      size_t size) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      memcpy(to + (size_t)(j * rows + i) * size,
+             from + (size_t)(i * cols + j) * size, size);
+}
+
+/* Sets every element of the n-element matrix at `data` to NaN (complex:
+ * NaN + 0i, jax's NaN of a complex type). */
+static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (dtype) {
+    case NLRT_DTYPE_F32:
+      ((float *)data)[i] = NAN;
+      break;
+    case NLRT_DTYPE_F64:
+      ((double *)data)[i] = NAN;
+      break;
+    case NLRT_DTYPE_C64:
+      ((float *)data)[2 * i] = NAN;
+      ((float *)data)[2 * i + 1] = 0.0f;
+      break;
+    default:
+      ((double *)data)[2 * i] = NAN;
+      ((double *)data)[2 * i + 1] = 0.0;
+      break;
+    }
+  }
+}
+
+/* Matrices up to this many elements are factored on the calling thread
+ * alone: OpenBLAS's threads cost more to wake than such a matrix takes,
+ * and on a busy machine its spinning threads made a batch of 128 x 128
+ * solves 20 times slower. Larger ones use OpenBLAS's threads. */
+#define SINGLE_THREAD_MAX_ELEMENTS (256 * 256)
+
+/* Runs the next LAPACK calls of this thread on it alone when `elements`
+ * is small; returns what to restore with restore_threads. */
+static int limit_threads(int64_t elements) {
+  if (!functions.set_threads_local || elements > SINGLE_THREAD_MAX_ELEMENTS)
+    return 0;
+  return functions.set_threads_local(1);
+}
+
+static void restore_threads(int previous) {
+  if (functions.set_threads_local && previous > 0)
+    functions.set_threads_local(previous);
+}
+
+/*--- Routines -------------------------------------------------------------------*/
+
+nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
+  if (call->num_operands != 1 || call->num_results != 1 ||
+      call->num_config != 0)
+    return malformed(call, "takes one operand, one result and no config");
+  const nlrt_library_buffer *a = &call->buffers[0], *l = &call->buffers[1];
+  int p = precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !same_shape(a, l) ||
+      a->dims[a->rank - 1] != a->dims[a->rank - 2])
+    return malformed(call, "needs square float or complex matrices");
+  int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
+  size_t size = nlrt_library_element_size(a->dtype);
+  size_t matrix = (size_t)(n * n) * size;
+  memcpy(l->data, a->data, (size_t)batch * matrix);
+  int threads = limit_threads(n * n);
+  for (int64_t b = 0; b < batch; ++b) {
+    char *m = (char *)l->data + (size_t)b * matrix;
+    int64_t info = 0;
+    /* Row-major A is column-major A^T = conj(A) (A is Hermitian), whose
+     * upper factor U (U^H U = conj(A)) read row-major is U^T = L with
+     * L L^H = A. */
+    if (n > 0)
+      functions.potrf[p]("U", &n, m, &n, &info, 1);
+    if (info != 0) {
+      fill_nan(m, n * n, a->dtype);
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
+      memset(m + (size_t)(i * n + i + 1) * size, 0,
+             (size_t)(n - i - 1) * size);
+  }
+  restore_threads(threads);
+  return NLRT_OK;
+}
+
+nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
+  if (call->num_operands != 1 || call->num_results != 3 ||
+      call->num_config != 0)
+    return malformed(call, "takes one operand, three results and no config");
+  const nlrt_library_buffer *a = &call->buffers[0], *lu = &call->buffers[1],
+                            *pivots = &call->buffers[2],
+                            *permutation = &call->buffers[3];
+  int p = precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !same_shape(a, lu))
+    return malformed(call, "needs float or complex matrices");
+  int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
+  int64_t k = m < n ? m : n, batch = nlrt_library_batch(a, 2);
+  if (pivots->dtype != NLRT_DTYPE_I32 || permutation->dtype != NLRT_DTYPE_I32 ||
+      pivots->elements != batch * k || permutation->elements != batch * m)
+    return malformed(call, "needs int32 pivots and permutation");
+  size_t size = nlrt_library_element_size(a->dtype);
+  size_t matrix = (size_t)(m * n) * size;
+  char *column_major = nlrt_host_alloc(matrix ? matrix : 1);
+  int64_t *ipiv = nlrt_host_alloc((size_t)(k ? k : 1) * sizeof(int64_t));
+  int32_t *piv = pivots->data, *perm = permutation->data;
+  int threads = limit_threads(m * n);
+  for (int64_t b = 0; b < batch; ++b) {
+    const char *source = (const char *)a->data + (size_t)b * matrix;
+    char *target = (char *)lu->data + (size_t)b * matrix;
+    transpose(source, column_major, m, n, size);
+    int64_t info = 0, lda = m > 1 ? m : 1;
+    if (m > 0 && n > 0)
+      functions.getrf[p](&m, &n, column_major, &lda, ipiv, &info);
+    /* info > 0 names an exact zero pivot: the factors are still complete,
+     * and jax returns them as they are. */
+    transpose(column_major, target, n, m, size);
+    int32_t *row_pivots = piv + b * k, *rows = perm + b * m;
+    for (int64_t i = 0; i < m; ++i)
+      rows[i] = (int32_t)i;
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t swap = ipiv[i] - 1;
+      row_pivots[i] = (int32_t)swap;
+      int32_t held = rows[i];
+      rows[i] = rows[swap];
+      rows[swap] = held;
+    }
+  }
+  restore_threads(threads);
+  nlrt_host_free(ipiv);
+  nlrt_host_free(column_major);
+  return NLRT_OK;
+}
+
+nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
+  if (call->num_operands != 2 || call->num_results != 1 ||
+      call->num_config != 4)
+    return malformed(call, "takes two operands, one result and 4 config "
+                           "values");
+  const nlrt_library_buffer *a = &call->buffers[0], *b = &call->buffers[1],
+                            *x = &call->buffers[2];
+  const int64_t *config = call->config;
+  int left = config[0] != 0, lower = config[1] != 0, unit = config[3] != 0;
+  int64_t trans = config[2];
+  int p = precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || b->rank != a->rank || b->dtype != a->dtype ||
+      !same_shape(b, x) || trans < 0 || trans > 2)
+    return malformed(call, "needs float or complex a, b of one rank");
+  int64_t order = a->dims[a->rank - 1];
+  int64_t rows = b->dims[b->rank - 2], cols = b->dims[b->rank - 1];
+  int64_t batch = nlrt_library_batch(a, 2);
+  if (a->dims[a->rank - 2] != order || (left ? rows : cols) != order ||
+      nlrt_library_batch(b, 2) != batch)
+    return malformed(call, "a's order does not match b");
+  size_t size = nlrt_library_element_size(a->dtype);
+  memcpy(x->data, b->data, (size_t)x->elements * size);
+  if (rows == 0 || cols == 0)
+    return NLRT_OK;
+  /* Row-major B (rows x cols) is column-major B^T, and A is column-major
+   * A^T: op(A) X = B is X^T op(A)^T = B^T, a right-side solve with A^T, and
+   * X op(A) = B a left-side one. op(A)^T is A^T, (A^T)^T or conj(A^T) for
+   * op = none, T or H, so the transpose flag carries over, and A's lower
+   * triangle is A^T's upper one. */
+  const char *side = left ? "R" : "L";
+  const char *uplo = lower ? "U" : "L";
+  const char *transa = trans == 0 ? "N" : trans == 1 ? "T" : "C";
+  const char *diag = unit ? "U" : "N";
+  int64_t m = cols, n = rows, lda = order, ldb = cols;
+  static const double one[2] = {1.0, 0.0};
+  static const float one_single[2] = {1.0f, 0.0f};
+  const void *alpha = (p == 0 || p == 2) ? (const void *)one_single
+                                         : (const void *)one;
+  size_t a_matrix = (size_t)(order * order) * size;
+  size_t b_matrix = (size_t)(rows * cols) * size;
+  int threads = limit_threads(order * (rows > cols ? rows : cols));
+  for (int64_t i = 0; i < batch; ++i)
+    functions.trsm[p](side, uplo, transa, diag, &m, &n, alpha,
+                      (const char *)a->data + (size_t)i * a_matrix, &lda,
+                      (char *)x->data + (size_t)i * b_matrix, &ldb, 1, 1, 1,
+                      1);
+  restore_threads(threads);
+  return NLRT_OK;
+}
