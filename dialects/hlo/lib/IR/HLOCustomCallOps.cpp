@@ -137,6 +137,164 @@ LogicalResult verifyTrsm(CustomCallOp op) {
   return expectType(op, op.getResult(0).getType(), b, "result");
 }
 
+/// The element type of `type` if real, its part type if complex.
+Type realPart(Type type) {
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return complex.getElementType();
+  return type;
+}
+
+/// `a`'s batch dimensions followed by `trailing`, of element type `element`.
+RankedTensorType batched(RankedTensorType a, ArrayRef<int64_t> trailing,
+                         Type element) {
+  SmallVector<int64_t> shape(a.getShape().drop_back(2));
+  llvm::append_range(shape, trailing);
+  return RankedTensorType::get(shape, element);
+}
+
+/// The operand of a one-operand routine on batches of matrices, square
+/// when `square`; null after a diagnostic.
+RankedTensorType matrixOperand(CustomCallOp op, bool square) {
+  RankedTensorType a = tensorAt(op.getOperandTypes(), 0);
+  if (failed(expectMatrices(op, a, "operand")))
+    return nullptr;
+  if (square && a.getDimSize(a.getRank() - 1) != a.getDimSize(a.getRank() - 2)) {
+    op.emitOpError() << "operand must hold square matrices, got " << a;
+    return nullptr;
+  }
+  return a;
+}
+
+LogicalResult expectFlags(CustomCallOp op, StringRef names) {
+  for (int64_t value : op.getConfig())
+    if (value != 0 && value != 1)
+      return op.emitOpError() << "'" << op.getCallTargetName()
+                              << "' config is [" << names
+                              << "], each 0 or 1, got [" << op.getConfig()
+                              << "]";
+  return success();
+}
+
+/// Householder QR: the reflectors below the diagonal with R on and above
+/// it, and the reflectors' scales.
+LogicalResult verifyGeqrf(CustomCallOp op) {
+  if (failed(expectCounts(op, 1, 2, 0)))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/false);
+  if (!a)
+    return failure();
+  int64_t m = a.getDimSize(a.getRank() - 2), n = a.getDimSize(a.getRank() - 1);
+  if (failed(expectType(op, op.getResult(0).getType(), a, "result #0")) ||
+      failed(expectType(op, op.getResult(1).getType(),
+                        batched(a, {std::min(m, n)}, a.getElementType()),
+                        "result #1 (taus)")))
+    return failure();
+  return success();
+}
+
+/// The product of geqrf's reflectors: the first n columns of Q, m >= n >= k.
+LogicalResult verifyOrgqr(CustomCallOp op) {
+  if (failed(expectCounts(op, 2, 1, 0)))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/false);
+  if (!a)
+    return failure();
+  RankedTensorType taus = tensorAt(op.getOperandTypes(), 1);
+  int64_t m = a.getDimSize(a.getRank() - 2), n = a.getDimSize(a.getRank() - 1);
+  int64_t k = taus.getRank() > 0 ? taus.getDimSize(taus.getRank() - 1) : -1;
+  if (n > m || k < 0 || k > n ||
+      taus != batched(a, {k}, a.getElementType()))
+    return op.emitOpError() << "'lapack.orgqr' needs reflectors (..., m, n) "
+                               "with m >= n and taus (..., k) with k <= n "
+                               "of their type, got "
+                            << a << " and " << taus;
+  return expectType(op, op.getResult(0).getType(), a, "result");
+}
+
+/// Hermitian eigendecomposition: vectors (columns), ascending real values.
+LogicalResult verifySyevd(CustomCallOp op) {
+  if (failed(expectCounts(op, 1, 2, 1)) || failed(expectFlags(op, "lower")))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/true);
+  if (!a)
+    return failure();
+  int64_t n = a.getDimSize(a.getRank() - 1);
+  if (failed(expectType(op, op.getResult(0).getType(), a,
+                        "result #0 (vectors)")) ||
+      failed(expectType(op, op.getResult(1).getType(),
+                        batched(a, {n}, realPart(a.getElementType())),
+                        "result #1 (values)")))
+    return failure();
+  return success();
+}
+
+/// SVD: singular values (real, descending), then U and V^H when computed.
+LogicalResult verifyGesdd(CustomCallOp op) {
+  if (op.getConfig().size() != 2)
+    return op.emitOpError() << "'lapack.gesdd' takes 2 config value(s), got "
+                            << op.getConfig().size();
+  bool full = op.getConfig()[0] == 1, vectors = op.getConfig()[1] == 1;
+  if (failed(expectCounts(op, 1, vectors ? 3 : 1, 2)) ||
+      failed(expectFlags(op, "full_matrices, compute_uv")))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/false);
+  if (!a)
+    return failure();
+  int64_t m = a.getDimSize(a.getRank() - 2), n = a.getDimSize(a.getRank() - 1);
+  int64_t k = std::min(m, n);
+  Type element = a.getElementType();
+  if (failed(expectType(op, op.getResult(0).getType(),
+                        batched(a, {k}, realPart(element)), "result #0 (s)")))
+    return failure();
+  if (!vectors)
+    return success();
+  if (failed(expectType(op, op.getResult(1).getType(),
+                        batched(a, {m, full ? m : k}, element),
+                        "result #1 (u)")) ||
+      failed(expectType(op, op.getResult(2).getType(),
+                        batched(a, {full ? n : k, n}, element),
+                        "result #2 (vh)")))
+    return failure();
+  return success();
+}
+
+/// General eigendecomposition: complex values, then the right vectors.
+LogicalResult verifyGeev(CustomCallOp op) {
+  if (op.getConfig().size() != 1)
+    return op.emitOpError() << "'lapack.geev' takes 1 config value(s), got "
+                            << op.getConfig().size();
+  bool vectors = op.getConfig()[0] == 1;
+  if (failed(expectCounts(op, 1, vectors ? 2 : 1, 1)) ||
+      failed(expectFlags(op, "compute_right_vectors")))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/true);
+  if (!a)
+    return failure();
+  int64_t n = a.getDimSize(a.getRank() - 1);
+  Type complex = ComplexType::get(realPart(a.getElementType()));
+  if (failed(expectType(op, op.getResult(0).getType(),
+                        batched(a, {n}, complex), "result #0 (values)")))
+    return failure();
+  if (vectors && failed(expectType(op, op.getResult(1).getType(),
+                                   batched(a, {n, n}, complex),
+                                   "result #1 (vectors)")))
+    return failure();
+  return success();
+}
+
+/// Schur form: T (real quasi-triangular for real a) and the unitary Z.
+LogicalResult verifyGees(CustomCallOp op) {
+  if (failed(expectCounts(op, 1, 2, 0)))
+    return failure();
+  RankedTensorType a = matrixOperand(op, /*square=*/true);
+  if (!a)
+    return failure();
+  if (failed(expectType(op, op.getResult(0).getType(), a, "result #0 (t)")) ||
+      failed(expectType(op, op.getResult(1).getType(), a, "result #1 (z)")))
+    return failure();
+  return success();
+}
+
 /// config: fft_type (jax's FftType: 0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT), then
 /// the 1 to 3 transform lengths.
 LogicalResult verifyFft(CustomCallOp op) {
@@ -198,6 +356,12 @@ Verifier verifierFor(StringRef target) {
       .Case("lapack.potrf", verifyPotrf)
       .Case("lapack.getrf", verifyGetrf)
       .Case("lapack.trsm", verifyTrsm)
+      .Case("lapack.geqrf", verifyGeqrf)
+      .Case("lapack.orgqr", verifyOrgqr)
+      .Case("lapack.syevd", verifySyevd)
+      .Case("lapack.gesdd", verifyGesdd)
+      .Case("lapack.geev", verifyGeev)
+      .Case("lapack.gees", verifyGees)
       .Case("numlir.fft", verifyFft)
       .Default(nullptr);
 }
@@ -209,6 +373,8 @@ LogicalResult CustomCallOp::verify() {
   if (!verifier)
     return emitOpError() << "unknown call target '" << getCallTargetName()
                          << "'; the targets are lapack.potrf, lapack.getrf, "
-                            "lapack.trsm and numlir.fft";
+                            "lapack.trsm, lapack.geqrf, lapack.orgqr, "
+                            "lapack.syevd, lapack.gesdd, lapack.geev, "
+                            "lapack.gees and numlir.fft";
   return verifier(*this);
 }
