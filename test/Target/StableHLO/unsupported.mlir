@@ -27,3 +27,12 @@ func.func @all_reduce(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = hlo.all_reduce sum %x, replica_groups = [[0, 1]] : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Library calls exist only in numlir's CPU runtime.
+func.func @custom_call(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error@+1 {{'hlo.custom_call' op calls a library routine of numlir's CPU runtime, which PJRT compilers do not have; export the module lowered without library calls (numlir's StableHLO export does so)}}
+  %r = hlo.custom_call "lapack.potrf" (%x) config = [] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

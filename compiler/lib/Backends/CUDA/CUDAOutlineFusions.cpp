@@ -32,6 +32,11 @@ std::optional<llvm::StringRef> unsupportedReason(Operation *op) {
   if (isa<HostCallbackOp>(op))
     return llvm::StringRef("host callbacks are not supported on the cuda "
                            "backend yet");
+  if (isa<CustomCallOp>(op))
+    return llvm::StringRef("hlo.custom_call calls a host library (LAPACK, "
+                           "the runtime's FFT), which the cuda backend does "
+                           "not have; lower the primitive to its portable "
+                           "composite instead");
   if (isa<AllReduceOp, AllGatherOp, AllToAllOp, ReduceScatterOp,
           CollectivePermuteOp, ReplicaIdOp>(op))
     return llvm::StringRef("collectives are not supported on the cuda backend "

@@ -130,6 +130,11 @@ private:
       op->replaceAllUsesWith(ValueRange{indices});
       op->erase();
       return success();
+    } else if (isa<hlo::CustomCallOp>(op)) {
+      return op->emitOpError(
+          "calls a library routine of numlir's CPU runtime, which PJRT "
+          "compilers do not have; export the module lowered without library "
+          "calls (numlir's StableHLO export does so)");
     } else {
       return op->emitOpError(
           "has no StableHLO translation yet (numlir's PJRT export covers "
