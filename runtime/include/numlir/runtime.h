@@ -665,9 +665,9 @@ NLRT_API void nlrt_set_host_callback_handler(nlrt_host_callback_handler handler,
 NLRT_API int nlrt_library_routine_available(const char *routine);
 
 /* Where to look for an ILP64 LAPACK before libopenblas64.so.0 (NULL: only
- * there); NUMLIR_LAPACK, when set, is tried first. Has no effect once a
- * LAPACK is loaded. numlir's Python package passes the OpenBLAS of NumPy's
- * wheel. */
+ * there). NUMLIR_LAPACK, when set, is the only place looked at. Has no
+ * effect once a LAPACK is loaded. numlir's Python package passes the
+ * OpenBLAS of NumPy's wheel. */
 NLRT_API nlrt_status nlrt_set_lapack_library(const char *path);
 
 /*===--- Executable images -------------------------------------------------===*/

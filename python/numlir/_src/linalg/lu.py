@@ -57,6 +57,8 @@ def _lu_composite(a):
         s = uf.where(in_column_k, multipliers[..., :, None], s)
         return s, pivots, perm
 
+    if steps == 0:  # no row or no column: nothing to pivot (argmax has no empty axis)
+        return a, piv0, perm0
     return fori_loop(0, steps, step, (a, piv0, perm0))
 
 

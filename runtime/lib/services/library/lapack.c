@@ -122,11 +122,13 @@ nlrt_status nlrt_lapack_available(void) {
   if (!loaded && !attempted) {
     attempted = 1;
     char tried[1024] = "";
+    /* NUMLIR_LAPACK is a choice, not a hint: when it fails, nothing else is
+     * tried, so the user never runs on a LAPACK they did not pick. */
     const char *environment = getenv("NUMLIR_LAPACK");
-    const char *candidates[] = {environment && *environment ? environment
-                                                            : NULL,
-                                configured_path, "libopenblas64.so.0"};
-    for (size_t i = 0; i < 3 && !loaded; ++i)
+    int chosen = environment && *environment;
+    const char *candidates[] = {chosen ? environment : configured_path,
+                                chosen ? NULL : "libopenblas64.so.0"};
+    for (size_t i = 0; i < 2 && !loaded; ++i)
       if (candidates[i])
         loaded = try_library(candidates[i], tried, sizeof(tried));
     if (!loaded)
@@ -134,7 +136,7 @@ nlrt_status nlrt_lapack_available(void) {
                "no LAPACK library could be loaded (%s); numlir uses the "
                "OpenBLAS that NumPy's wheel ships, or the ILP64 LAPACK named "
                "by NUMLIR_LAPACK",
-               tried);
+               tried[0] ? tried : "nowhere to look");
   }
   int ok = loaded;
   pthread_mutex_unlock(&load_mutex);
@@ -200,7 +202,7 @@ static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
 }
 
 /* Sets every element of the n-element matrix at `data` to NaN (complex:
- * NaN + 0i, jax's NaN of a complex type). */
+ * NaN + NaN i, as jax's failed factorizations give). */
 static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
   for (int64_t i = 0; i < n; ++i) {
     switch (dtype) {
@@ -212,11 +214,11 @@ static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
       break;
     case NLRT_DTYPE_C64:
       ((float *)data)[2 * i] = NAN;
-      ((float *)data)[2 * i + 1] = 0.0f;
+      ((float *)data)[2 * i + 1] = NAN;
       break;
     default:
       ((double *)data)[2 * i] = NAN;
-      ((double *)data)[2 * i + 1] = 0.0;
+      ((double *)data)[2 * i + 1] = NAN;
       break;
     }
   }
@@ -265,10 +267,8 @@ nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
      * L L^H = A. */
     if (n > 0)
       functions.potrf[p]("U", &n, m, &n, &info, 1);
-    if (info != 0) {
+    if (info != 0) /* jax: NaN in the lower triangle, zeros above */
       fill_nan(m, n * n, a->dtype);
-      continue;
-    }
     for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
       memset(m + (size_t)(i * n + i + 1) * size, 0,
              (size_t)(n - i - 1) * size);

@@ -2,9 +2,10 @@
  *
  * LAPACK is loaded at run time, never linked: numlir builds and imports
  * without one, and a machine without one still runs every executable that
- * does not call it. The runtime looks, in order, at NUMLIR_LAPACK (a path),
- * the path nlrt_set_lapack_library gave (numlir's Python package gives the
- * OpenBLAS that NumPy's wheel ships), then libopenblas64.so.0. It takes
+ * does not call it. The runtime loads NUMLIR_LAPACK (a path) when it is set,
+ * and nothing else; otherwise the path nlrt_set_lapack_library gave
+ * (numlir's Python package gives the OpenBLAS that NumPy's wheel ships),
+ * then libopenblas64.so.0. It takes
  * the ILP64 interface (64-bit integers: no size limit below the memory's),
  * under the names OpenBLAS's ILP64 builds export: `scipy_dpotrf_64_` in
  * NumPy's and SciPy's wheels, `dpotrf_64_` in others.
@@ -24,8 +25,8 @@
 nlrt_status nlrt_lapack_available(void);
 
 /* lapack.potrf: the lower Cholesky factor of each matrix of operand 0
- * (..., n, n); NaN everywhere in a matrix that is not positive definite,
- * as jax's. */
+ * (..., n, n); NaN in the lower triangle of a matrix that is not positive
+ * definite, as jax's. */
 nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call);
 
 /* lapack.getrf: LU with partial pivoting of each (..., m, n) matrix: the

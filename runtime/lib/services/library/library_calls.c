@@ -11,6 +11,7 @@
 #include "fft_routine.h"
 #include "lapack.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct routine_entry {
@@ -113,9 +114,13 @@ nlrt_status nlrt_library_routines_check(const char *routines_text,
                         "%s calls the library routine '%.*s', which this "
                         "runtime does not have",
                         what, (int)length, line);
-    if (found->available && found->available() != NLRT_OK)
+    if (found->available && found->available() != NLRT_OK) {
+      /* The reason is this thread's last error, which nlrt_error rewrites. */
+      char reason[2048];
+      snprintf(reason, sizeof(reason), "%s", nlrt_last_error());
       return nlrt_error(NLRT_LOAD_FAILED, "%s calls '%s': %s", what,
-                        found->name, nlrt_last_error());
+                        found->name, reason);
+    }
     line = end ? end + 1 : NULL;
   }
   return NLRT_OK;
