@@ -4,7 +4,8 @@
  * thread; unset, all the CPUs the process may use):
  *   cc -std=c11 -O3 -ffp-contract=fast -D_GNU_SOURCE -pthread \
  *      -I runtime/lib/services/fft tools/fft_bench.c \
- *      runtime/lib/services/fft/\*.c -o /tmp/fft_bench -lm && /tmp/fft_bench
+ *      runtime/lib/services/fft/\*.c runtime/lib/services/parallel_ranges.c \
+ *      -o /tmp/fft_bench -lm && /tmp/fft_bench
  * Prints the best and median of 30 calls of each workload, after a warm-up
  * call that builds the plans.
  *

@@ -21,7 +21,8 @@ from c_test_programs import CC, REPO
 pytestmark = pytest.mark.skipif(CC is None, reason="needs a C compiler")
 
 FFT = REPO / "runtime" / "lib" / "services" / "fft"
-SOURCES = [str(FFT / name) for name in ("fft.c", "kernels.c", "plan.c")]
+SOURCES = [*(str(FFT / name) for name in ("fft.c", "kernels.c", "plan.c")),
+           str(FFT.parent / "parallel_ranges.c")]
 FLAGS = [CC, "-std=c11", "-O2", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-pthread",
          "-I", str(FFT)]
 

@@ -18,73 +18,33 @@
 #include "fft.h"
 #include "fft_internal.h"
 
-#include <pthread.h>
-#include <sched.h>
+#include "../parallel_ranges.h"
+
 #include <stdlib.h>
 
 #define THREADING_POINTS ((int64_t)1 << 17)
-#define MAX_THREADS 256
 
-static int thread_count(void) {
-  const char *setting = getenv("NUMLIR_NUM_THREADS");
-  if (setting && *setting) {
-    char *end;
-    long value = strtol(setting, &end, 10);
-    if (*end == '\0' && value > 0)
-      return value < MAX_THREADS ? (int)value : MAX_THREADS;
-  }
-  cpu_set_t cpus;
-  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
-    int count = CPU_COUNT(&cpus);
-    if (count > 0)
-      return count < MAX_THREADS ? count : MAX_THREADS;
-  }
-  return 1;
-}
-
-typedef struct worker {
+typedef struct pass {
   const fft_lines *job;
   int double_precision;
-  int64_t first, end;
-  int failed;
-} worker;
+  int failed[NLRT_MAX_RANGE_THREADS];
+} pass;
 
-static void *work(void *argument) {
-  worker *w = argument;
-  w->failed = w->double_precision ? fft_lines_d(w->job, w->first, w->end)
-                                  : fft_lines_f(w->job, w->first, w->end);
-  return NULL;
+static void run_lines(void *context, int thread, int64_t first, int64_t end) {
+  pass *p = context;
+  p->failed[thread] = p->double_precision
+                          ? fft_lines_d(p->job, first, end)
+                          : fft_lines_f(p->job, first, end);
 }
 
 static int run_pass(const fft_lines *job, int double_precision, int threads) {
+  pass p = {job, double_precision, {0}};
+  /* whole blocks of lanes per thread, so only the last range ends short */
   int64_t lanes = double_precision ? FFT_LANES_D : FFT_LANES_F;
-  int64_t blocks = (job->lines + lanes - 1) / lanes;
-  if (threads > blocks)
-    threads = (int)blocks;
-  if (threads < 1)
-    threads = 1;
-  worker workers[MAX_THREADS];
-  pthread_t ids[MAX_THREADS];
-  int started[MAX_THREADS] = {0};
-  for (int t = 0; t < threads; t++) {
-    /* whole blocks per thread, so only the last range ends short */
-    workers[t] = (worker){job, double_precision,
-                          blocks * t / threads * lanes,
-                          blocks * (t + 1) / threads * lanes, 0};
-    if (workers[t].end > job->lines)
-      workers[t].end = job->lines;
-  }
-  for (int t = 1; t < threads; t++)
-    started[t] = pthread_create(&ids[t], NULL, work, &workers[t]) == 0;
-  work(&workers[0]);
-  int failed = workers[0].failed;
-  for (int t = 1; t < threads; t++) {
-    if (started[t])
-      pthread_join(ids[t], NULL);
-    else
-      work(&workers[t]); /* no thread to spare: do its share here */
-    failed |= workers[t].failed;
-  }
+  nlrt_parallel_ranges(job->lines, lanes, threads, run_lines, &p);
+  int failed = 0;
+  for (int t = 0; t < NLRT_MAX_RANGE_THREADS; t++)
+    failed |= p.failed[t];
   return failed;
 }
 
@@ -100,7 +60,7 @@ int nlrt_fft(int fft_type, int double_precision, int64_t batch, int rank,
   /* Complex elements along the last axis, on the complex side. */
   const int64_t last = real ? n / 2 + 1 : n;
   const double scale = inverse ? 1.0 / (double)(points / batch) : 1.0;
-  const int threads = points > THREADING_POINTS ? thread_count() : 1;
+  const int threads = points > THREADING_POINTS ? nlrt_thread_count() : 1;
   const size_t complex_size = double_precision ? 2 * sizeof(double) : 2 * sizeof(float);
 
   fft_plan *plans[3] = {NULL, NULL, NULL};

@@ -9,6 +9,7 @@
 #include "lapack.h"
 
 #include "../host_allocator.h"
+#include "../parallel_ranges.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -224,26 +225,82 @@ static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
   }
 }
 
-/* Matrices up to this many elements are factored on the calling thread
- * alone: OpenBLAS's threads cost more to wake than such a matrix takes,
- * and on a busy machine its spinning threads made a batch of 128 x 128
- * solves 20 times slower. Larger ones use OpenBLAS's threads. */
+/* Matrices up to this many elements are factored with OpenBLAS's threads
+ * off: waking them costs more than such a matrix takes, and on a busy
+ * machine their spinning made a batch of 128 x 128 solves 20 times slower.
+ * Such matrices are spread over threads of the batch instead, one matrix
+ * per thread at a time, when the batch holds enough work to pay for the
+ * threads' start (PARALLEL_MIN_WORK multiply-adds, about a millisecond).
+ * Larger matrices run one after another, with OpenBLAS's threads inside. */
 #define SINGLE_THREAD_MAX_ELEMENTS (256 * 256)
+#define PARALLEL_MIN_WORK ((int64_t)1 << 22)
 
-/* Runs the next LAPACK calls of this thread on it alone when `elements`
- * is small; returns what to restore with restore_threads. */
-static int limit_threads(int64_t elements) {
-  if (!functions.set_threads_local || elements > SINGLE_THREAD_MAX_ELEMENTS)
-    return 0;
-  return functions.set_threads_local(1);
+typedef void (*matrix_fn)(void *context, int thread, int64_t index);
+
+typedef struct batch_loop {
+  matrix_fn fn;
+  void *context;
+} batch_loop;
+
+/* How many threads for_each_matrix uses for `batch` matrices of `elements`
+ * elements and order `order` (a routine sizes per-thread scratch by it). */
+static int batch_threads(int64_t batch, int64_t elements, int64_t order) {
+  if (elements > SINGLE_THREAD_MAX_ELEMENTS || batch < 2 ||
+      batch * elements * order < PARALLEL_MIN_WORK)
+    return 1;
+  int threads = nlrt_thread_count();
+  return batch < threads ? (int)batch : threads;
 }
 
-static void restore_threads(int previous) {
+static void run_range(void *context, int thread, int64_t begin, int64_t end) {
+  batch_loop *loop = context;
+  int previous = functions.set_threads_local
+                     ? functions.set_threads_local(1)
+                     : 0;
+  for (int64_t index = begin; index < end; ++index)
+    loop->fn(loop->context, thread, index);
   if (functions.set_threads_local && previous > 0)
     functions.set_threads_local(previous);
 }
 
+/* fn(context, thread, index) for every matrix of the batch, on `threads`
+ * threads from batch_threads (thread < threads). */
+static void for_each_matrix(int64_t batch, int64_t elements, int threads,
+                            matrix_fn fn, void *context) {
+  if (elements > SINGLE_THREAD_MAX_ELEMENTS) {
+    for (int64_t index = 0; index < batch; ++index)
+      fn(context, 0, index);
+    return;
+  }
+  batch_loop loop = {fn, context};
+  nlrt_parallel_ranges(batch, 1, threads, run_range, &loop);
+}
+
 /*--- Routines -------------------------------------------------------------------*/
+
+typedef struct potrf_job {
+  char *factors;
+  int64_t n;
+  int precision;
+  nlrt_dtype dtype;
+  size_t size;
+} potrf_job;
+
+static void potrf_matrix(void *context, int thread, int64_t index) {
+  (void)thread;
+  const potrf_job *job = context;
+  int64_t n = job->n, info = 0;
+  char *m = job->factors + (size_t)(index * n * n) * job->size;
+  /* Row-major A is column-major A^T = conj(A) (A is Hermitian), whose upper
+   * factor U (U^H U = conj(A)) read row-major is U^T = L with L L^H = A. */
+  if (n > 0)
+    functions.potrf[job->precision]("U", &n, m, &n, &info, 1);
+  if (info != 0) /* jax: NaN in the lower triangle, zeros above */
+    fill_nan(m, n * n, job->dtype);
+  for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
+    memset(m + (size_t)(i * n + i + 1) * job->size, 0,
+           (size_t)(n - i - 1) * job->size);
+}
 
 nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 1 ||
@@ -255,26 +312,48 @@ nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
       a->dims[a->rank - 1] != a->dims[a->rank - 2])
     return malformed(call, "needs square float or complex matrices");
   int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
-  size_t size = nlrt_library_element_size(a->dtype);
-  size_t matrix = (size_t)(n * n) * size;
-  memcpy(l->data, a->data, (size_t)batch * matrix);
-  int threads = limit_threads(n * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    char *m = (char *)l->data + (size_t)b * matrix;
-    int64_t info = 0;
-    /* Row-major A is column-major A^T = conj(A) (A is Hermitian), whose
-     * upper factor U (U^H U = conj(A)) read row-major is U^T = L with
-     * L L^H = A. */
-    if (n > 0)
-      functions.potrf[p]("U", &n, m, &n, &info, 1);
-    if (info != 0) /* jax: NaN in the lower triangle, zeros above */
-      fill_nan(m, n * n, a->dtype);
-    for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
-      memset(m + (size_t)(i * n + i + 1) * size, 0,
-             (size_t)(n - i - 1) * size);
-  }
-  restore_threads(threads);
+  potrf_job job = {l->data, n, p, a->dtype, nlrt_library_element_size(a->dtype)};
+  memcpy(l->data, a->data, (size_t)(batch * n * n) * job.size);
+  for_each_matrix(batch, n * n, batch_threads(batch, n * n, n), potrf_matrix,
+                  &job);
   return NLRT_OK;
+}
+
+typedef struct getrf_job {
+  const char *a;
+  char *lu;
+  int32_t *pivots, *permutation;
+  char *scratch;   /* one column-major matrix per thread */
+  int64_t *ipiv;   /* k pivots per thread */
+  int64_t m, n, k;
+  int precision;
+  size_t size;
+} getrf_job;
+
+static void getrf_matrix(void *context, int thread, int64_t index) {
+  const getrf_job *job = context;
+  int64_t m = job->m, n = job->n, k = job->k;
+  size_t matrix = (size_t)(m * n) * job->size;
+  char *column_major = job->scratch + (size_t)thread * matrix;
+  int64_t *ipiv = job->ipiv + thread * k;
+  transpose(job->a + (size_t)index * matrix, column_major, m, n, job->size);
+  int64_t info = 0, lda = m > 1 ? m : 1;
+  if (m > 0 && n > 0)
+    functions.getrf[job->precision](&m, &n, column_major, &lda, ipiv, &info);
+  /* info > 0 names an exact zero pivot: the factors are still complete, and
+   * jax returns them as they are. */
+  transpose(column_major, job->lu + (size_t)index * matrix, n, m, job->size);
+  int32_t *row_pivots = job->pivots + index * k;
+  int32_t *rows = job->permutation + index * m;
+  for (int64_t i = 0; i < m; ++i)
+    rows[i] = (int32_t)i;
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t swap = ipiv[i] - 1;
+    row_pivots[i] = (int32_t)swap;
+    int32_t held = rows[i];
+    rows[i] = rows[swap];
+    rows[swap] = held;
+  }
 }
 
 nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
@@ -293,36 +372,37 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
       pivots->elements != batch * k || permutation->elements != batch * m)
     return malformed(call, "needs int32 pivots and permutation");
   size_t size = nlrt_library_element_size(a->dtype);
+  int threads = batch_threads(batch, m * n, k);
+  /* Scratch comes from the call's allocator (a failure leaves the call);
+   * the threads allocate nothing. */
   size_t matrix = (size_t)(m * n) * size;
-  char *column_major = nlrt_host_alloc(matrix ? matrix : 1);
-  int64_t *ipiv = nlrt_host_alloc((size_t)(k ? k : 1) * sizeof(int64_t));
-  int32_t *piv = pivots->data, *perm = permutation->data;
-  int threads = limit_threads(m * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    const char *source = (const char *)a->data + (size_t)b * matrix;
-    char *target = (char *)lu->data + (size_t)b * matrix;
-    transpose(source, column_major, m, n, size);
-    int64_t info = 0, lda = m > 1 ? m : 1;
-    if (m > 0 && n > 0)
-      functions.getrf[p](&m, &n, column_major, &lda, ipiv, &info);
-    /* info > 0 names an exact zero pivot: the factors are still complete,
-     * and jax returns them as they are. */
-    transpose(column_major, target, n, m, size);
-    int32_t *row_pivots = piv + b * k, *rows = perm + b * m;
-    for (int64_t i = 0; i < m; ++i)
-      rows[i] = (int32_t)i;
-    for (int64_t i = 0; i < k; ++i) {
-      int64_t swap = ipiv[i] - 1;
-      row_pivots[i] = (int32_t)swap;
-      int32_t held = rows[i];
-      rows[i] = rows[swap];
-      rows[swap] = held;
-    }
-  }
-  restore_threads(threads);
-  nlrt_host_free(ipiv);
-  nlrt_host_free(column_major);
+  getrf_job job = {a->data, lu->data, pivots->data, permutation->data,
+                   nlrt_host_alloc((size_t)threads * matrix + 1),
+                   nlrt_host_alloc((size_t)(threads * k + 1) * sizeof(int64_t)),
+                   m, n, k, p, size};
+  for_each_matrix(batch, m * n, threads, getrf_matrix, &job);
+  nlrt_host_free(job.ipiv);
+  nlrt_host_free(job.scratch);
   return NLRT_OK;
+}
+
+typedef struct trsm_job {
+  const char *side, *uplo, *transa, *diag;
+  int64_t m, n, lda, ldb;
+  const void *alpha;
+  const char *a;
+  char *x;
+  size_t a_matrix, b_matrix;
+  int precision;
+} trsm_job;
+
+static void trsm_matrix(void *context, int thread, int64_t index) {
+  (void)thread;
+  const trsm_job *job = context;
+  functions.trsm[job->precision](
+      job->side, job->uplo, job->transa, job->diag, &job->m, &job->n,
+      job->alpha, job->a + (size_t)index * job->a_matrix, &job->lda,
+      job->x + (size_t)index * job->b_matrix, &job->ldb, 1, 1, 1, 1);
 }
 
 nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
@@ -363,14 +443,11 @@ nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
   static const float one_single[2] = {1.0f, 0.0f};
   const void *alpha = (p == 0 || p == 2) ? (const void *)one_single
                                          : (const void *)one;
-  size_t a_matrix = (size_t)(order * order) * size;
-  size_t b_matrix = (size_t)(rows * cols) * size;
-  int threads = limit_threads(order * (rows > cols ? rows : cols));
-  for (int64_t i = 0; i < batch; ++i)
-    functions.trsm[p](side, uplo, transa, diag, &m, &n, alpha,
-                      (const char *)a->data + (size_t)i * a_matrix, &lda,
-                      (char *)x->data + (size_t)i * b_matrix, &ldb, 1, 1, 1,
-                      1);
-  restore_threads(threads);
+  trsm_job job = {side, uplo, transa, diag, m, n, lda, ldb, alpha, a->data,
+                  x->data, (size_t)(order * order) * size,
+                  (size_t)(rows * cols) * size, p};
+  int64_t elements = order * (rows > cols ? rows : cols);
+  for_each_matrix(batch, elements, batch_threads(batch, elements, order),
+                  trsm_matrix, &job);
   return NLRT_OK;
 }
