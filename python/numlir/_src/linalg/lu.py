@@ -59,6 +59,8 @@ def lu(a):
         s = uf.where(in_column_k, multipliers[..., :, None], s)
         return s, pivots, perm
 
+    if steps == 0:  # an empty matrix is its own factorization (and the body cannot trace:
+        return a, piv0, perm0  # argmax has no pivot to pick in an empty column)
     return fori_loop(0, steps, step, (a, piv0, perm0))
 
 
