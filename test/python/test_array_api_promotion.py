@@ -110,3 +110,18 @@ def test_inv_solve_and_det_of_empty_matrices_are_jaxs(shape, mode):
         want = np.asarray(getattr(jax_jnp.linalg, name)(*args))
         assert got.shape == want.shape and got.dtype == want.dtype, name
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("rtol", [None, 0.9])
+def test_matrix_rank_takes_one_rtol_per_matrix_of_a_stack(rtol):
+    """An rtol array of the batch shape gives each matrix its own tolerance relative to its
+    largest singular value, as the standard and NumPy say (numlir broadcast it against the
+    singular values' axis and raised; jax reads rtol as an absolute tolerance)."""
+    x = np.random.default_rng(0).normal(size=(5, 3, 5)).astype(np.float32)
+    per_matrix = None if rtol is None else np.linspace(0.1, rtol, 5).astype(np.float32)
+    got = np.asarray(jnp.linalg.matrix_rank(x, rtol=per_matrix))
+    np.testing.assert_array_equal(got, np.linalg.matrix_rank(x, rtol=per_matrix))
+    if rtol is not None:
+        assert len(set(got.tolist())) > 1  # the tolerances do differ between the matrices
+        np.testing.assert_array_equal(np.asarray(jnp.linalg.matrix_rank(x, rtol=rtol)),
+                                      np.linalg.matrix_rank(x, rtol=rtol))
