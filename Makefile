@@ -35,7 +35,7 @@ $(STAMPS)/venv: pyproject.toml plugins/pjrt/pyproject.toml Makefile $(STAMPS)/de
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.0" cmake ninja \
 	  numpy ml_dtypes tqdm pytest pytest-xdist hypothesis jax==$(JAX_VERSION) jaxlib==$(JAX_VERSION) optax chex dm-haiku jraph rlax matplotlib \
-	  "setuptools>=70.1" wheel
+	  scipy scikit-learn array-api-compat array-api-extra "setuptools>=70.1" wheel
 	# Open MPI (mpirun, libmpi) and mpi4py for several processes (numlir.distributed,
 	# docs/distributed.md): wheels, no root, the same on Debian 12 and 13. numlir builds
 	# and imports without them; the runtime loads libmpi only when a program asks.

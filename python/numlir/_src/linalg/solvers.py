@@ -113,7 +113,10 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 - numpy's name
         return red.any(M != 0).astype(dtypes.default_int_dtype())
     s = _svd.svd(M, full_matrices=False, compute_uv=False)
     if tol is None:
-        tol = (_default_rtol(M) if rtol is None else rtol) * red.max(s, axis=-1, keepdims=True)
+        # an rtol array holds one value per matrix of the batch (the standard's and jax's):
+        # a trailing axis lines it up with each matrix's largest singular value
+        rtol = _default_rtol(M) if rtol is None else cr.asarray(rtol)[..., None]
+        tol = rtol * red.max(s, axis=-1, keepdims=True)
     else:
         tol = cr.asarray(tol)[..., None]
     return red.sum(s > tol, axis=-1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from numlir._src import dtypes
 from numlir._src.numpy import creation, float_ops, joining, linalg_ops, reductions, reshaping
 from numlir._src.numpy.util import check_arraylike, promote_dtypes
 
@@ -44,8 +45,13 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     x1, x2 = promote_dtypes(creation.asarray(x1), creation.asarray(x2))
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"x1 and x2 must have the same size along axis {axis}; got {x1.shape} and {x2.shape}")
-    out = reductions.sum(float_ops.conjugate(x1) * x2, axis=axis)
-    return out if preferred_element_type is None else out.astype(preferred_element_type)
+    dtype = x1.dtype if preferred_element_type is None else preferred_element_type
+    if dtypes.is_bool(x1.dtype) and dtypes.is_bool(dtype):
+        # A boolean dot product is any(x1 and x2), as jax's dot of bools.
+        return reductions.any(x1 & x2, axis=axis)
+    # The result has the promoted type of x1 and x2 (the standard's and jax's), not sum's
+    # widened default int: vecdot(uint8, uint8) is uint8, vecdot(uint8, int8) int16.
+    return reductions.sum(float_ops.conjugate(x1) * x2, axis=axis, dtype=dtype)
 
 
 def matvec(x1, x2, /):

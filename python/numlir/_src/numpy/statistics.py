@@ -90,6 +90,11 @@ def _cumulative_api(name, fn, identity):
             axis = 0
         if x.ndim == 0:
             raise ValueError(f"{name} does not support scalar inputs")
+        if dtype is None:
+            # The standard's (and sum's) accumulation type: bools and narrow ints widen to the
+            # default int, narrow unsigned ints to the default uint. jax's cumulative_prod
+            # keeps uint8/int8 (as its cumprod does); numlir's follows the standard there.
+            dtype = reductions._sum_dtype(dtype_of(x))
         out = fn(x, axis=axis, dtype=dtype)
         if include_initial:
             shape = list(out.shape)

@@ -13,6 +13,7 @@ from numlir._src.lax import elementwise as ew
 from numlir._src.lax import composites as lax_composites
 from numlir._src.lax import shape_ops
 from numlir._src.lax import windowed_reductions
+from numlir._src.numpy import complex_special_values as csv
 from numlir._src.numpy.util import (check_arraylike, dtype_of, promote_args, promote_args_inexact,
                                     promote_dtypes, promote_shapes)
 
@@ -237,7 +238,7 @@ def sign(x, /):
     check_arraylike("sign", x)
     if _is_bool(x):
         return as_array(x)
-    return ew.sign(x)
+    return csv.with_special_values(ew.sign, csv.sign)(x)
 
 
 def _float_or_identity(name, fn):
@@ -253,10 +254,10 @@ def _float_or_identity(name, fn):
 
 floor = _float_or_identity("floor", ew.floor)
 ceil = _float_or_identity("ceil", ew.ceil)
-exp = _unary("exp", ew.exp, inexact=True)
-log = _unary("log", ew.log, inexact=True)
-tanh = _unary("tanh", ew.tanh, inexact=True)
-sqrt = _unary("sqrt", ew.sqrt, inexact=True)
+exp = _unary("exp", csv.with_special_values(ew.exp, csv.exp), inexact=True)
+log = _unary("log", csv.with_special_values(ew.log, csv.log), inexact=True)
+tanh = _unary("tanh", csv.with_special_values(ew.tanh, csv.tanh), inexact=True)
+sqrt = _unary("sqrt", csv.with_special_values(ew.sqrt, csv.sqrt), inexact=True)
 sin = _unary("sin", ew.sin, inexact=True)
 cos = _unary("cos", ew.cos, inexact=True)
 
@@ -374,17 +375,20 @@ def clip(arr=None, /, min=None, max=None):  # noqa: A002 - jax's keyword names
 
 # --- Unary float math -----------------------------------------------------------------------
 
-log1p = _unary("log1p", float_math.log1p, inexact=True)
-expm1 = _unary("expm1", float_math.expm1, inexact=True)
+log1p = _unary("log1p", csv.with_special_values(float_math.log1p, csv.log1p), inexact=True)
+expm1 = _unary("expm1", csv.with_special_values(float_math.expm1, csv.expm1), inexact=True)
 tan = _unary("tan", float_math.tan, inexact=True)
 arcsin = _unary("arcsin", float_math.asin, inexact=True)
-arccos = _unary("arccos", float_math.acos, inexact=True)
+arccos = _unary("arccos", csv.with_special_values(float_math.acos, csv.acos), inexact=True)
 arctan = _unary("arctan", float_math.atan, inexact=True)
 sinh = _unary("sinh", float_math.sinh, inexact=True)
 cosh = _unary("cosh", float_math.cosh, inexact=True)
-arcsinh = _unary("arcsinh", float_math.asinh, inexact=True)
-arccosh = _unary("arccosh", float_math.acosh, inexact=True)
-arctanh = _unary("arctanh", float_math.atanh, inexact=True)
+arcsinh = _unary("arcsinh", csv.with_special_values(float_math.asinh, csv.asinh),
+                 inexact=True)
+arccosh = _unary("arccosh", csv.with_special_values(float_math.acosh, csv.acosh),
+                 inexact=True)
+arctanh = _unary("arctanh", csv.with_special_values(float_math.atanh, csv.atanh),
+                 inexact=True)
 cbrt = _unary("cbrt", float_math.cbrt, inexact=True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
@@ -401,7 +405,7 @@ def exp2(x, /):
 def _scale_log(x, scale):
     """``scale(log(x))``; complex logarithms are scaled part by part, as jax does (a complex
     division by a real constant would turn an infinite part into NaN)."""
-    r = ew.log(x)
+    r = csv.with_special_values(ew.log, csv.log)(x)
     if not dtypes.is_complex(dtype_of(x)):
         return scale(r)
     return complex_ops.complex(scale(complex_ops.real(r)), scale(complex_ops.imag(r)))
