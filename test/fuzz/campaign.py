@@ -265,11 +265,11 @@ def main(argv=None) -> int:
                         f"complex64,complex128; the families: {','.join(FAMILY_NAMES)}); other "
                         "programs than without it")
     p.add_argument("--favor", type=_op_families, default=None,
-                   help=f"op families that share {FAVORED_SHARE:.0%} of the draws equally, "
+                   help=f"op families that share {FAVORED_SHARE * 100:.0f}%% of the draws equally, "
                         "comma-separated (e.g. fft,linalg,conv); other programs than without it")
     p.add_argument("--special-values", choices=SPECIAL_VALUES_MODES, default="quarter",
                    help=f"which programs draw special values (zeros, ties, inf, NaN, tiny and "
-                        f"huge magnitudes, integer extremes): about {SPECIAL_SHARE:.0%} of them, "
+                        f"huge magnitudes, integer extremes): about {SPECIAL_SHARE * 100:.0f}%% of them, "
                         "chosen by seed and index (quarter, the default), all, or none; all "
                         "and none make other programs than the default")
     args = p.parse_args(argv)

@@ -1070,3 +1070,14 @@ def test_differentiated_special_value_programs_convolve_without_inserted_zeros()
     for op in convs[True]:
         assert "padding='VALID'" in op.template and "lhs_dilation=(1," in op.template, op.template
     assert any("padding='VALID'" not in op.template for op in convs[False])
+
+
+def test_campaign_help_prints_the_shares_as_percentages(capsys):
+    # The help text once held a bare "%", which argparse's formatting rejected: --help crashed.
+    from fuzz import campaign
+    with pytest.raises(SystemExit) as exit_info:
+        campaign.main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "share 50% of the draws" in out
+    assert "about 25% of them" in out
