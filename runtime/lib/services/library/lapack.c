@@ -7,11 +7,13 @@
  *===----------------------------------------------------------------------===*/
 
 #include "lapack.h"
+#include "lapack_internal.h"
 
 #include "../host_allocator.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,31 +21,10 @@
 
 /*--- Loading ------------------------------------------------------------------*/
 
-typedef void (*potrf_fn)(const char *uplo, const int64_t *n, void *a,
-                         const int64_t *lda, int64_t *info, size_t uplo_len);
-typedef void (*getrf_fn)(const int64_t *m, const int64_t *n, void *a,
-                         const int64_t *lda, int64_t *ipiv, int64_t *info);
-typedef void (*trsm_fn)(const char *side, const char *uplo, const char *transa,
-                        const char *diag, const int64_t *m, const int64_t *n,
-                        const void *alpha, const void *a, const int64_t *lda,
-                        void *b, const int64_t *ldb, size_t side_len,
-                        size_t uplo_len, size_t transa_len, size_t diag_len);
-
-typedef int (*set_threads_fn)(int threads);
-
-/* One entry per precision, in the order s, d, c, z. */
-typedef struct lapack_functions {
-  potrf_fn potrf[4];
-  getrf_fn getrf[4];
-  trsm_fn trsm[4];
-  /* OpenBLAS's openblas_set_num_threads_local, where it has one. */
-  set_threads_fn set_threads_local;
-} lapack_functions;
-
 static pthread_mutex_t load_mutex = PTHREAD_MUTEX_INITIALIZER;
 static char *configured_path;         /* nlrt_set_lapack_library's */
 static int attempted;                 /* the candidates were tried */
-static lapack_functions functions;    /* filled once `loaded` */
+lapack_functions nlrt_lapack;         /* filled once `loaded` */
 static int loaded;
 static char load_message[2048];
 
@@ -61,6 +42,25 @@ static void *find_symbol(void *handle, int scheme, char precision,
   return dlsym(handle, symbol);
 }
 
+/* The routines to resolve: the name of the real ones (s, d) and of the
+ * complex ones (c, z), and where their four slots start. */
+typedef struct symbol_entry {
+  const char *real_name, *complex_name;
+  size_t slots;
+} symbol_entry;
+
+static const symbol_entry symbol_table[] = {
+    {"potrf", "potrf", offsetof(lapack_functions, potrf)},
+    {"getrf", "getrf", offsetof(lapack_functions, getrf)},
+    {"trsm", "trsm", offsetof(lapack_functions, trsm)},
+    {"geqrf", "geqrf", offsetof(lapack_functions, geqrf)},
+    {"orgqr", "ungqr", offsetof(lapack_functions, orgqr)},
+    {"syevd", "heevd", offsetof(lapack_functions, syevd)},
+    {"gesdd", "gesdd", offsetof(lapack_functions, gesdd_real)},
+    {"geev", "geev", offsetof(lapack_functions, geev_real)},
+    {"gees", "gees", offsetof(lapack_functions, gees_real)},
+};
+
 /* Resolves every function from `handle`; 0 and why in `why` if one is
  * missing. */
 static int resolve(void *handle, const char *path, lapack_functions *out,
@@ -76,21 +76,21 @@ static int resolve(void *handle, const char *path, lapack_functions *out,
              path);
     return 0;
   }
-  for (int p = 0; p < 4; ++p) {
-    void *potrf = find_symbol(handle, scheme, precisions[p], "potrf");
-    void *getrf = find_symbol(handle, scheme, precisions[p], "getrf");
-    void *trsm = find_symbol(handle, scheme, precisions[p], "trsm");
-    if (!potrf || !getrf || !trsm) {
-      snprintf(why, capacity,
-               "'%s' lacks %cpotrf, %cgetrf or %ctrsm", path, precisions[p],
-               precisions[p], precisions[p]);
-      return 0;
+  for (size_t r = 0; r < sizeof(symbol_table) / sizeof(symbol_table[0]);
+       ++r) {
+    for (int p = 0; p < 4; ++p) {
+      const char *name =
+          p < 2 ? symbol_table[r].real_name : symbol_table[r].complex_name;
+      void *symbol = find_symbol(handle, scheme, precisions[p], name);
+      if (!symbol) {
+        snprintf(why, capacity, "'%s' lacks %c%s", path, precisions[p], name);
+        return 0;
+      }
+      /* dlsym gives void *; POSIX guarantees it converts to a function
+       * pointer, and every function pointer has its size. */
+      memcpy((char *)out + symbol_table[r].slots + (size_t)p * sizeof(void *),
+             &symbol, sizeof(void *));
     }
-    /* dlsym gives void *; POSIX guarantees it converts to a function
-     * pointer. */
-    memcpy(&out->potrf[p], &potrf, sizeof(void *));
-    memcpy(&out->getrf[p], &getrf, sizeof(void *));
-    memcpy(&out->trsm[p], &trsm, sizeof(void *));
   }
   void *set_threads = dlsym(handle, "openblas_set_num_threads_local");
   memcpy(&out->set_threads_local, &set_threads, sizeof(void *));
@@ -113,7 +113,7 @@ static int try_library(const char *path, char *tried, size_t capacity) {
     dlclose(handle);
     return 0;
   }
-  functions = found; /* the handle stays open for the process's life */
+  nlrt_lapack = found; /* the handle stays open for the process's life */
   return 1;
 }
 
@@ -158,8 +158,7 @@ NLRT_API nlrt_status nlrt_set_lapack_library(const char *path) {
 
 /*--- Shared checks and helpers ---------------------------------------------------*/
 
-/* The precision index (s, d, c, z) of a float or complex dtype, or -1. */
-static int precision_of(nlrt_dtype dtype) {
+int nlrt_lapack_precision_of(nlrt_dtype dtype) {
   switch (dtype) {
   case NLRT_DTYPE_F32:
     return 0;
@@ -174,8 +173,8 @@ static int precision_of(nlrt_dtype dtype) {
   }
 }
 
-static int same_shape(const nlrt_library_buffer *a,
-                      const nlrt_library_buffer *b) {
+int nlrt_lapack_same_shape(const nlrt_library_buffer *a,
+                           const nlrt_library_buffer *b) {
   if (a->dtype != b->dtype || a->rank != b->rank)
     return 0;
   for (int d = 0; d < a->rank; ++d)
@@ -184,15 +183,14 @@ static int same_shape(const nlrt_library_buffer *a,
   return 1;
 }
 
-static nlrt_status malformed(const nlrt_library_call *call, const char *why) {
+nlrt_status nlrt_lapack_malformed(const nlrt_library_call *call,
+                                  const char *why) {
   return nlrt_error(NLRT_INTERNAL, "library call '%s': %s", call->routine,
                     why);
 }
 
-/* The transpose of the rows x cols matrix `from` (elements of `size`
- * bytes) into `to`. */
-static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
-                      size_t size) {
+void nlrt_lapack_transpose(const char *from, char *to, int64_t rows,
+                           int64_t cols, size_t size) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       memcpy(to + (size_t)(j * rows + i) * size,
@@ -201,7 +199,7 @@ static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
 
 /* Sets every element of the n-element matrix at `data` to NaN (complex:
  * NaN + 0i, jax's NaN of a complex type). */
-static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
+void nlrt_lapack_fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
   for (int64_t i = 0; i < n; ++i) {
     switch (dtype) {
     case NLRT_DTYPE_F32:
@@ -228,17 +226,16 @@ static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
  * solves 20 times slower. Larger ones use OpenBLAS's threads. */
 #define SINGLE_THREAD_MAX_ELEMENTS (256 * 256)
 
-/* Runs the next LAPACK calls of this thread on it alone when `elements`
- * is small; returns what to restore with restore_threads. */
-static int limit_threads(int64_t elements) {
-  if (!functions.set_threads_local || elements > SINGLE_THREAD_MAX_ELEMENTS)
+int nlrt_lapack_limit_threads(int64_t elements) {
+  if (!nlrt_lapack.set_threads_local ||
+      elements > SINGLE_THREAD_MAX_ELEMENTS)
     return 0;
-  return functions.set_threads_local(1);
+  return nlrt_lapack.set_threads_local(1);
 }
 
-static void restore_threads(int previous) {
-  if (functions.set_threads_local && previous > 0)
-    functions.set_threads_local(previous);
+void nlrt_lapack_restore_threads(int previous) {
+  if (nlrt_lapack.set_threads_local && previous > 0)
+    nlrt_lapack.set_threads_local(previous);
 }
 
 /*--- Routines -------------------------------------------------------------------*/
@@ -246,17 +243,19 @@ static void restore_threads(int previous) {
 nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 1 ||
       call->num_config != 0)
-    return malformed(call, "takes one operand, one result and no config");
+    return nlrt_lapack_malformed(call,
+                                 "takes one operand, one result and no config");
   const nlrt_library_buffer *a = &call->buffers[0], *l = &call->buffers[1];
-  int p = precision_of(a->dtype);
-  if (p < 0 || a->rank < 2 || !same_shape(a, l) ||
+  int p = nlrt_lapack_precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !nlrt_lapack_same_shape(a, l) ||
       a->dims[a->rank - 1] != a->dims[a->rank - 2])
-    return malformed(call, "needs square float or complex matrices");
+    return nlrt_lapack_malformed(call,
+                                 "needs square float or complex matrices");
   int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
   size_t size = nlrt_library_element_size(a->dtype);
   size_t matrix = (size_t)(n * n) * size;
   memcpy(l->data, a->data, (size_t)batch * matrix);
-  int threads = limit_threads(n * n);
+  int threads = nlrt_lapack_limit_threads(n * n);
   for (int64_t b = 0; b < batch; ++b) {
     char *m = (char *)l->data + (size_t)b * matrix;
     int64_t info = 0;
@@ -264,50 +263,51 @@ nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
      * upper factor U (U^H U = conj(A)) read row-major is U^T = L with
      * L L^H = A. */
     if (n > 0)
-      functions.potrf[p]("U", &n, m, &n, &info, 1);
+      nlrt_lapack.potrf[p]("U", &n, m, &n, &info, 1);
     if (info != 0) {
-      fill_nan(m, n * n, a->dtype);
+      nlrt_lapack_fill_nan(m, n * n, a->dtype);
       continue;
     }
     for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
       memset(m + (size_t)(i * n + i + 1) * size, 0,
              (size_t)(n - i - 1) * size);
   }
-  restore_threads(threads);
+  nlrt_lapack_restore_threads(threads);
   return NLRT_OK;
 }
 
 nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 3 ||
       call->num_config != 0)
-    return malformed(call, "takes one operand, three results and no config");
+    return nlrt_lapack_malformed(
+        call, "takes one operand, three results and no config");
   const nlrt_library_buffer *a = &call->buffers[0], *lu = &call->buffers[1],
                             *pivots = &call->buffers[2],
                             *permutation = &call->buffers[3];
-  int p = precision_of(a->dtype);
-  if (p < 0 || a->rank < 2 || !same_shape(a, lu))
-    return malformed(call, "needs float or complex matrices");
+  int p = nlrt_lapack_precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !nlrt_lapack_same_shape(a, lu))
+    return nlrt_lapack_malformed(call, "needs float or complex matrices");
   int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
   int64_t k = m < n ? m : n, batch = nlrt_library_batch(a, 2);
   if (pivots->dtype != NLRT_DTYPE_I32 || permutation->dtype != NLRT_DTYPE_I32 ||
       pivots->elements != batch * k || permutation->elements != batch * m)
-    return malformed(call, "needs int32 pivots and permutation");
+    return nlrt_lapack_malformed(call, "needs int32 pivots and permutation");
   size_t size = nlrt_library_element_size(a->dtype);
   size_t matrix = (size_t)(m * n) * size;
   char *column_major = nlrt_host_alloc(matrix ? matrix : 1);
   int64_t *ipiv = nlrt_host_alloc((size_t)(k ? k : 1) * sizeof(int64_t));
   int32_t *piv = pivots->data, *perm = permutation->data;
-  int threads = limit_threads(m * n);
+  int threads = nlrt_lapack_limit_threads(m * n);
   for (int64_t b = 0; b < batch; ++b) {
     const char *source = (const char *)a->data + (size_t)b * matrix;
     char *target = (char *)lu->data + (size_t)b * matrix;
-    transpose(source, column_major, m, n, size);
+    nlrt_lapack_transpose(source, column_major, m, n, size);
     int64_t info = 0, lda = m > 1 ? m : 1;
     if (m > 0 && n > 0)
-      functions.getrf[p](&m, &n, column_major, &lda, ipiv, &info);
+      nlrt_lapack.getrf[p](&m, &n, column_major, &lda, ipiv, &info);
     /* info > 0 names an exact zero pivot: the factors are still complete,
      * and jax returns them as they are. */
-    transpose(column_major, target, n, m, size);
+    nlrt_lapack_transpose(column_major, target, n, m, size);
     int32_t *row_pivots = piv + b * k, *rows = perm + b * m;
     for (int64_t i = 0; i < m; ++i)
       rows[i] = (int32_t)i;
@@ -319,7 +319,7 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
       rows[swap] = held;
     }
   }
-  restore_threads(threads);
+  nlrt_lapack_restore_threads(threads);
   nlrt_host_free(ipiv);
   nlrt_host_free(column_major);
   return NLRT_OK;
@@ -328,23 +328,24 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
 nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
   if (call->num_operands != 2 || call->num_results != 1 ||
       call->num_config != 4)
-    return malformed(call, "takes two operands, one result and 4 config "
-                           "values");
+    return nlrt_lapack_malformed(call, "takes two operands, one result and 4 "
+                                       "config values");
   const nlrt_library_buffer *a = &call->buffers[0], *b = &call->buffers[1],
                             *x = &call->buffers[2];
   const int64_t *config = call->config;
   int left = config[0] != 0, lower = config[1] != 0, unit = config[3] != 0;
   int64_t trans = config[2];
-  int p = precision_of(a->dtype);
+  int p = nlrt_lapack_precision_of(a->dtype);
   if (p < 0 || a->rank < 2 || b->rank != a->rank || b->dtype != a->dtype ||
-      !same_shape(b, x) || trans < 0 || trans > 2)
-    return malformed(call, "needs float or complex a, b of one rank");
+      !nlrt_lapack_same_shape(b, x) || trans < 0 || trans > 2)
+    return nlrt_lapack_malformed(call,
+                                 "needs float or complex a, b of one rank");
   int64_t order = a->dims[a->rank - 1];
   int64_t rows = b->dims[b->rank - 2], cols = b->dims[b->rank - 1];
   int64_t batch = nlrt_library_batch(a, 2);
   if (a->dims[a->rank - 2] != order || (left ? rows : cols) != order ||
       nlrt_library_batch(b, 2) != batch)
-    return malformed(call, "a's order does not match b");
+    return nlrt_lapack_malformed(call, "a's order does not match b");
   size_t size = nlrt_library_element_size(a->dtype);
   memcpy(x->data, b->data, (size_t)x->elements * size);
   if (rows == 0 || cols == 0)
@@ -365,12 +366,12 @@ nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
                                          : (const void *)one;
   size_t a_matrix = (size_t)(order * order) * size;
   size_t b_matrix = (size_t)(rows * cols) * size;
-  int threads = limit_threads(order * (rows > cols ? rows : cols));
+  int threads = nlrt_lapack_limit_threads(order * (rows > cols ? rows : cols));
   for (int64_t i = 0; i < batch; ++i)
-    functions.trsm[p](side, uplo, transa, diag, &m, &n, alpha,
+    nlrt_lapack.trsm[p](side, uplo, transa, diag, &m, &n, alpha,
                       (const char *)a->data + (size_t)i * a_matrix, &lda,
                       (char *)x->data + (size_t)i * b_matrix, &ldb, 1, 1, 1,
                       1);
-  restore_threads(threads);
+  nlrt_lapack_restore_threads(threads);
   return NLRT_OK;
 }
