@@ -50,6 +50,13 @@ def library_calls(on: bool):
         numlir.config.update("cpu_library_calls", previous)
 
 
+@pytest.fixture(autouse=True)
+def _library_path():
+    """The library path whatever NUMLIR_CPU_LIBRARY_CALLS says: these tests are about it."""
+    with library_calls(True):
+        yield
+
+
 def rand(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(shape)
