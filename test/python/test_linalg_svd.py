@@ -65,7 +65,9 @@ def test_singular_values_of_ints_are_float():
     x = np.array([[1, 2], [3, 4], [5, 6]], np.int32)
     got = jnp.linalg.svd(x, compute_uv=False)
     assert got.dtype == np.float32
-    np.testing.assert_allclose(np.asarray(got), np.linalg.svd(x.astype(F64), compute_uv=False), rtol=1e-6)
+    # float32 singular values are accurate to eps * s_max: s_min here to 2e-6 relative (jax's,
+    # from the same gesdd, to 1.5e-6)
+    np.testing.assert_allclose(np.asarray(got), np.linalg.svd(x.astype(F64), compute_uv=False), rtol=5e-6)
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 3)])

@@ -11,7 +11,8 @@ import os
 from numlir import _runtime
 
 #: Every routine the runtime knows, in hlo.custom_call's spelling.
-ROUTINES = ("lapack.potrf", "lapack.getrf", "lapack.trsm", "numlir.fft")
+ROUTINES = ("lapack.potrf", "lapack.getrf", "lapack.trsm", "lapack.geqrf", "lapack.orgqr",
+            "lapack.syevd", "lapack.gesdd", "lapack.geev", "lapack.gees", "numlir.fft")
 
 
 def numpy_openblas() -> str | None:

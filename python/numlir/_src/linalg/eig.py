@@ -1,4 +1,5 @@
-"""Eigenvalues and eigenvectors of general matrices, as LAPACK's geev (jnp.linalg.eig).
+"""Eigenvalues and eigenvectors of general matrices: LAPACK's geev where the backend calls it
+(jnp.linalg.eig's routine), else the numlir program below, which follows geev.
 
 Real input, as dgeev: from the real Schur form ``a = z t z^T`` (scipy/linalg_schur.py) the
 eigenvalues are the 1 x 1 and 2 x 2 diagonal blocks of ``t``, a complex pair with the
@@ -36,12 +37,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import dtypes
+from numlir._src import batching, core, dtypes
 from numlir._src.custom_derivatives import custom_jvp
-from numlir._src.jit import jit
 from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax.scan import fori_loop
+from numlir._src.linalg import library_lowering
 from numlir._src.linalg.balance import balance, unbalance_vectors
 from numlir._src.linalg.masks import adjoint, as_square_matrix, onehot, row
 from numlir._src.linalg.solvers import inv, solve
@@ -265,7 +266,48 @@ def _eig(a):
     return _complex_eig(a) if dtypes.is_complex(a.dtype) else _real_eig(a)
 
 
-_eig_jit = jit(_eig)
+def _eigenvalues_composite(a):
+    if a.shape[-1] == 0:
+        return _eig(a)[0]
+    c, _, _, scales = _prepared(a)
+    if dtypes.is_complex(a.dtype):
+        w = joining.diagonal(complex_schur(c)[0], axis1=-2, axis2=-1)
+    else:
+        w = complex_ops.complex(*eigenvalue_parts(real_schur(c)[0]))
+    return _scaled_back(w, scales)
+
+
+#: [w] or [w, v] (``vectors``) of a square (..., n, n) operand, in lapack.geev's order:
+#: complex eigenvalues and unit right eigenvectors as geev gives them. Its derivatives are
+#: the custom JVPs below.
+eig_p = core.Primitive("eig")
+eig_p.multiple_results = True
+
+
+@eig_p.def_abstract_eval
+def _eig_abstract_eval(a, *, vectors):
+    ctype = a.dtype if dtypes.is_complex(a.dtype) else dtypes.complex_dtype_of(a.dtype)
+    w = core.ShapedArray(a.shape[:-1], ctype, False)
+    return [w, core.ShapedArray(a.shape, ctype, False)] if vectors else [w]
+
+
+@eig_p.def_lowering
+def _eig_lowering(ctx, a, *, vectors):
+    composite = (lambda a: list(_eig(a))) if vectors else _eigenvalues_composite
+    return library_lowering.lower(ctx, "lapack.geev", [a], composite, [int(vectors)])
+
+
+def _eig_batch_rule(axis_size, args, dims, *, vectors):
+    outs = eig_p.bind(batching.bdim_to_front(args[0], dims[0], axis_size), vectors=vectors)
+    return outs, [0] * len(outs)
+
+
+batching.defrule(eig_p, _eig_batch_rule)
+
+
+def _eig_values_and_vectors(a):
+    w, v = eig_p.bind(a, vectors=True)
+    return w, v
 
 
 def _eigenvalue_tangents(v, da):
@@ -303,37 +345,27 @@ def _eigenvector_tangents(w, v, da):
     return dw, u + v * complex_ops.complex(along, turn)[..., None, :]
 
 
-@jit
-def _eigenvalues_only(a):
-    c, _, _, scales = _prepared(a)
-    if dtypes.is_complex(a.dtype):
-        w = joining.diagonal(complex_schur(c)[0], axis1=-2, axis2=-1)
-    else:
-        w = complex_ops.complex(*eigenvalue_parts(real_schur(c)[0]))
-    return _scaled_back(w, scales)
-
-
 @custom_jvp
 def _eigenvalues(a):
-    return _eigenvalues_only(a)
+    return eig_p.bind(a, vectors=False)[0]
 
 
 @_eigenvalues.defjvp
 def _eigenvalues_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
-    w, v = _eig_jit(a)
+    w, v = _eig_values_and_vectors(a)
     return w, _eigenvalue_tangents(v, da.astype(v.dtype))
 
 
 @custom_jvp
 def _eigenvalues_and_vectors(a):
-    return tuple(_eig_jit(a))
+    return tuple(_eig_values_and_vectors(a))
 
 
 @_eigenvalues_and_vectors.defjvp
 def _eigenvalues_and_vectors_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
-    w, v = _eig_jit(a)
+    w, v = _eig_values_and_vectors(a)
     return (w, v), _eigenvector_tangents(w, v, da.astype(v.dtype))
 
 
@@ -352,7 +384,7 @@ def eig(a):
     Batched over leading axes. Not differentiable, as JAX's (see ``lax.linalg.eig``)."""
     a = as_square_matrix("eig", a, allow_complex=True)
     a = ew.no_derivative(a, EIGENVECTOR_DERIVATIVES_REFUSED)
-    return tuple(_eig_jit(a))
+    return tuple(_eig_values_and_vectors(a))
 
 
 def eigvals(a):

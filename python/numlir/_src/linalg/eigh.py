@@ -1,4 +1,5 @@
-"""Symmetric and Hermitian eigendecomposition by cyclic Jacobi rotations, with JAX's JVP rule.
+"""Symmetric and Hermitian eigendecomposition: LAPACK's syevd (heevd) where the backend calls
+it, else cyclic Jacobi rotations; with JAX's JVP rule.
 
 A complex Hermitian matrix gets the complex Jacobi method directly: each step first turns
 a_pq real with a unit phase on column q, then applies the real rotation. Unlike the real
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from numlir._src import batching, core
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax.control_flow import while_loop
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import masks
+from numlir._src.linalg import library_lowering, masks
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops
 from numlir._src.numpy import joining, linalg_ops, sorting
@@ -105,14 +107,46 @@ def _sorted(w, v):
             joining.take_along_axis(v, order[..., None, :], axis=-1))
 
 
+def _eigh_composite(a):
+    n = a.shape[-1]
+    if n == 1:
+        return cr.ones_like(a), float_ops.real(a[..., 0])
+    w, v = _sorted(*_jacobi(a))
+    return v, w
+
+
+#: (eigenvectors as columns, eigenvalues ascending and real) of each Hermitian (real:
+#: symmetric) matrix of a (..., n, n) operand, in lapack.syevd's order; the whole matrix
+#: is given (eigh builds it from the triangle it reads). Its derivative is symmetric_eigh's.
+eigh_p = core.Primitive("eigh")
+eigh_p.multiple_results = True
+
+
+@eigh_p.def_abstract_eval
+def _eigh_abstract_eval(a):
+    real = np.finfo(np.dtype(a.dtype)).dtype
+    return a.strip_weak_type(), core.ShapedArray(a.shape[:-1], real, False)
+
+
+@eigh_p.def_lowering
+def _eigh_lowering(ctx, a):
+    return library_lowering.lower(ctx, "lapack.syevd", [a], _eigh_composite, [1])
+
+
+def _eigh_batch_rule(axis_size, args, dims):
+    return eigh_p.bind(batching.bdim_to_front(args[0], dims[0], axis_size)), [0, 0]
+
+
+batching.defrule(eigh_p, _eigh_batch_rule)
+
+
 @custom_jvp
 def symmetric_eigh(a):
     """(w ascending and real, v) of symmetric or Hermitian ``a``; each column of v has
-    unit norm."""
-    n = a.shape[-1]
-    if n == 1:
-        return float_ops.real(a[..., 0]), cr.ones_like(a)
-    return _sorted(*_jacobi(a))
+    unit norm. Each column's sign (phase) is the routine's: LAPACK's and Jacobi's differ,
+    as LAPACK builds' do."""
+    v, w = eigh_p.bind(a)
+    return w, v
 
 
 @symmetric_eigh.defjvp

@@ -1,14 +1,16 @@
-"""QR factorization by Householder reflections, with LAPACK's sign conventions, and with
-column pivoting as LAPACK's geqp3 chooses the columns."""
+"""QR factorization: LAPACK's geqrf and orgqr where the backend calls them, else Householder
+reflections with LAPACK's sign conventions; with JAX's JVP rule. Column pivoting (as
+LAPACK's geqp3 chooses the columns) is always the numlir program."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from numlir._src import ad, ad_util, batching, core
 from numlir._src.jit import jit
 from numlir._src.lax.elementwise import stop_gradient
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import householder, masks
+from numlir._src.linalg import householder, library_lowering, masks, triangular
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
@@ -156,17 +158,141 @@ def _downdated_norms(r, k, norms, norms_at_recompute):
     return norms_new, uf.where(update & recompute, fresh, norms_at_recompute)
 
 
+# --- The primitive ------------------------------------------------------------------------------
+
+#: (q, r) of a (..., m, n) operand: q (..., m, m) and r (..., m, n) with ``full_matrices``,
+#: else q (..., m, k) and r (..., k, n), k = min(m, n); as jax.lax.linalg.qr_p unpivoted.
+qr_p = core.Primitive("qr")
+qr_p.multiple_results = True
+
+#: LAPACK's geqrf and orgqr (ungqr), which qr_p's library lowering is made of: they appear
+#: only in that lowering's program, never in a traced graph, so they need no other rule.
+geqrf_p = core.Primitive("geqrf")
+geqrf_p.multiple_results = True
+orgqr_p = core.Primitive("orgqr")
+
+
+@qr_p.def_abstract_eval
+def _qr_abstract_eval(a, *, full_matrices):
+    *batch, m, n = a.shape
+    k = m if full_matrices else min(m, n)
+    return (core.ShapedArray((*batch, m, k), a.dtype, False),
+            core.ShapedArray((*batch, k, n), a.dtype, False))
+
+
+@geqrf_p.def_abstract_eval
+def _geqrf_abstract_eval(a):
+    *batch, m, n = a.shape
+    return a.strip_weak_type(), core.ShapedArray((*batch, min(m, n)), a.dtype, False)
+
+
+@orgqr_p.def_abstract_eval
+def _orgqr_abstract_eval(reflectors, taus):
+    return reflectors.strip_weak_type()
+
+
+@geqrf_p.def_lowering
+def _geqrf_lowering(ctx, a):
+    return ctx.custom_call("lapack.geqrf", [a])
+
+
+@orgqr_p.def_lowering
+def _orgqr_lowering(ctx, reflectors, taus):
+    return ctx.custom_call("lapack.orgqr", [reflectors, taus])
+
+
+def _lapack_qr(a, full_matrices: bool):
+    """qr_p's results from geqrf's reflectors, multiplied out by orgqr: all m columns of q
+    need m reflector columns (zero ones past n, whose taus do not exist: orgqr takes
+    only the first k), the reduced q only the first k."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    factored, taus = geqrf_p.bind(a)
+    if full_matrices and m > n:
+        reflectors = joining.pad(factored, [(0, 0)] * (a.ndim - 1) + [(0, m - n)])
+    else:
+        reflectors = factored[..., :, :k]
+    q = orgqr_p.bind(reflectors, taus)
+    return q, joining.triu(factored if full_matrices else factored[..., :k, :])
+
+
+def _qr_composite(a, full_matrices: bool):
+    q, r = householder_qr(a)
+    if full_matrices:
+        return q, r
+    k = min(a.shape[-2:])
+    return q[..., :, :k], r[..., :k, :]
+
+
+@qr_p.def_lowering
+def _qr_lowering(ctx, a, *, full_matrices):
+    if library_lowering.has_routines(ctx, "lapack.geqrf", "lapack.orgqr"):
+        return library_lowering.inline(ctx, lambda a: _lapack_qr(a, full_matrices), [a])
+    return library_lowering.inline(ctx, lambda a: _qr_composite(a, full_matrices), [a])
+
+
+def _qr_batch_rule(axis_size, args, dims, *, full_matrices):
+    a = batching.bdim_to_front(args[0], dims[0], axis_size)
+    return qr_p.bind(a, full_matrices=full_matrices), [0, 0]
+
+
+batching.defrule(qr_p, _qr_batch_rule)
+
+
+def _tall_qr_tangents(q, r, da):
+    """JAX's rule for a = q r with m >= n (q (..., m, n), r (..., n, n)): with
+    C = q^H da r^-1, dq = q (Omega - C) + da r^-1 and dr = (C - Omega) r, Omega the
+    skew-Hermitian part that keeps q's columns orthonormal (and, complex, r's diagonal
+    real)."""
+    da_r_inv = triangular.triangular_solve_p.bind(
+        r, da, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
+        unit_diagonal=False)
+    c = linalg_ops.matmul(masks.adjoint(q), da_r_inv)
+    strict = joining.tril(c, -1)
+    omega = strict - masks.adjoint(strict)
+    n = r.shape[-1]
+    omega = omega + cr.eye(n, dtype=c.dtype) * (c - float_ops.real(c).astype(c.dtype))
+    return (linalg_ops.matmul(q, omega - c) + da_r_inv,
+            linalg_ops.matmul(c - omega, r))
+
+
+def completion_tangent(q_leading, dq_leading, q_rest):
+    """The tangent of the columns ``q_rest`` that complete ``q_leading`` to a unitary
+    matrix, when the leading columns move by ``dq_leading``: the smallest one that keeps
+    the whole unitary, ``-q_leading dq_leading^H q_rest`` (the completion is not unique,
+    and neither is its derivative; JAX has none)."""
+    return -linalg_ops.matmul(q_leading,
+                              linalg_ops.matmul(masks.adjoint(dq_leading), q_rest))
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (a,), (da,) = primals, tangents
+    q, r = qr_p.bind(a, full_matrices=full_matrices)
+    if isinstance(da, ad_util.Zero):
+        return [q, r], [ad_util.Zero(core.get_aval(q)), ad_util.Zero(core.get_aval(r))]
+    m, n = a.shape[-2:]
+    if m < n:
+        # a = q [r1 r2]: q r1 is the QR of a's first m columns, and dr2 = q^H (da2 - dq r2)
+        dq, dr1 = _tall_qr_tangents(q, r[..., :, :m], da[..., :, :m])
+        dr2 = linalg_ops.matmul(masks.adjoint(q),
+                                da[..., :, m:] - linalg_ops.matmul(dq, r[..., :, m:]))
+        return [q, r], [dq, joining.concatenate([dr1, dr2], axis=-1)]
+    dq, dr = _tall_qr_tangents(q[..., :, :n], r[..., :n, :], da)
+    if full_matrices and m > n:
+        dq = joining.concatenate([dq, completion_tangent(q[..., :, :n], dq, q[..., :, n:])],
+                                 axis=-1)
+        dr = joining.pad(dr, [(0, 0)] * (a.ndim - 2) + [(0, m - n), (0, 0)])
+    return [q, r], [dq, dr]
+
+
+ad.defjvp_rule(qr_p, _qr_jvp)
+
+
 def qr(a, mode: str = "reduced"):
     """``jax.numpy.linalg.qr``: mode "reduced" (q (..., m, k), r (..., k, n), k = min(m, n)),
     "complete" (q (..., m, m), r (..., m, n)) or "r" (r of "reduced" alone)."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     a = masks.as_float_matrix("qr", a, allow_complex=True)
-    m, n = a.shape[-2:]
-    q, r = householder_qr(a)
-    if mode == "complete":
-        return q, r
-    k = min(m, n)
-    if mode == "r":
-        return r[..., :k, :]
-    return q[..., :, :k], r[..., :k, :]
+    q, r = qr_p.bind(a, full_matrices=mode == "complete")
+    return r if mode == "r" else (q, r)

@@ -1,4 +1,5 @@
-"""Singular value decomposition by one-sided Jacobi rotations, with JAX's JVP rule.
+"""Singular value decomposition: LAPACK's gesdd where the backend calls it, else one-sided
+Jacobi rotations; with JAX's JVP rule.
 
 Complex matrices use the same one-sided (Hestenes) method with the complex Jacobi step of
 eigh.py on each 2 x 2 block of the Gram matrix X^H X: every step is unitary, so the
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from numlir._src import batching, core
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax.control_flow import while_loop
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import eigh, masks, qr
+from numlir._src.linalg import eigh, library_lowering, masks, qr
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops
 from numlir._src.numpy import joining, linalg_ops, sorting
@@ -139,8 +141,7 @@ def _tall_svd(a):
     return u, s, masks.adjoint(v)
 
 
-@custom_jvp
-def reduced_svd(a):
+def _reduced_composite(a):
     """(u (..., m, k), s (..., k) descending and real, vh (..., k, n)), k = min(m, n)."""
     m, n = a.shape[-2:]
     if m >= n:
@@ -149,10 +150,84 @@ def reduced_svd(a):
     return masks.adjoint(vt), s, masks.adjoint(u)
 
 
+def _identities(a, rows: int, cols: int):
+    return cr.zeros(a.shape[:-2] + (rows, cols), a.dtype) + cr.eye(rows, cols, dtype=a.dtype)
+
+
+def _svd_composite(a, full_matrices: bool, compute_uv: bool):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if k == 0:
+        s = cr.zeros(a.shape[:-2] + (0,), np.finfo(np.dtype(a.dtype)).dtype)
+        if not compute_uv:
+            return [s]
+        if full_matrices:
+            return [s, _identities(a, m, m), _identities(a, n, n)]
+        return [s, _identities(a, m, k), _identities(a, k, n)]
+    u, s, vt = _reduced_composite(a)
+    if not compute_uv:
+        return [s]
+    if full_matrices:
+        if m > n:
+            u = _orthonormal_completion(u)
+        elif n > m:
+            vt = masks.adjoint(_orthonormal_completion(masks.adjoint(vt)))
+    return [s, u, vt]
+
+
+#: [s] or [s, u, vh] of a (..., m, n) operand, in lapack.gesdd's order: s (..., k) real and
+#: descending, u (..., m, m or k), vh (..., n or k, n) with ``full_matrices``. Its
+#: derivatives are those of reduced_svd, full_svd and singular_values.
+svd_p = core.Primitive("svd")
+svd_p.multiple_results = True
+
+
+@svd_p.def_abstract_eval
+def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+    *batch, m, n = a.shape
+    k = min(m, n)
+    s = core.ShapedArray((*batch, k), np.finfo(np.dtype(a.dtype)).dtype, False)
+    if not compute_uv:
+        return [s]
+    u_cols, vh_rows = (m, n) if full_matrices else (k, k)
+    return [s, core.ShapedArray((*batch, m, u_cols), a.dtype, False),
+            core.ShapedArray((*batch, vh_rows, n), a.dtype, False)]
+
+
+@svd_p.def_lowering
+def _svd_lowering(ctx, a, *, full_matrices, compute_uv):
+    return library_lowering.lower(
+        ctx, "lapack.gesdd", [a], lambda a: _svd_composite(a, full_matrices, compute_uv),
+        [int(full_matrices), int(compute_uv)])
+
+
+def _svd_batch_rule(axis_size, args, dims, *, full_matrices, compute_uv):
+    a = batching.bdim_to_front(args[0], dims[0], axis_size)
+    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return outs, [0] * len(outs)
+
+
+batching.defrule(svd_p, _svd_batch_rule)
+
+
+@custom_jvp
+def reduced_svd(a):
+    """(u (..., m, k), s (..., k) descending and real, vh (..., k, n)), k = min(m, n). The
+    signs (phases) of u's columns and vh's rows are the routine's: LAPACK's and Jacobi's
+    differ, as LAPACK builds' do."""
+    s, u, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    return u, s, vh
+
+
 @reduced_svd.defjvp
 def _svd_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     u, s, vt = reduced_svd(a)
+    return (u, s, vt), _reduced_tangents(a, da, u, s, vt)
+
+
+def _reduced_tangents(a, da, u, s, vt):
+    """JAX's (du, ds, dvh) of the reduced SVD a = u diag(s) vt moved by da."""
     ut, v = masks.adjoint(u), masks.adjoint(vt)
     k = s.shape[-1]
     eye = cr.eye(k, dtype=s.dtype)
@@ -180,7 +255,46 @@ def _svd_jvp(primals, tangents):
     if n > m:
         dau = linalg_ops.matmul(masks.adjoint(da), u)
         dv = dv + (dau - linalg_ops.matmul(v, linalg_ops.matmul(vt, dau))) * inverse_s
-    return (u, s, vt), (du, ds, masks.adjoint(dv))
+    return du, ds, masks.adjoint(dv)
+
+
+@custom_jvp
+def full_svd(a):
+    """(u (..., m, m), s, vh (..., n, n)): reduced_svd's, completed to unitary matrices."""
+    s, u, vh = svd_p.bind(a, full_matrices=True, compute_uv=True)
+    return u, s, vh
+
+
+@full_svd.defjvp
+def _full_svd_jvp(primals, tangents):
+    # JAX has no rule here. The leading k columns move as reduced_svd's; the completing
+    # ones by qr.completion_tangent, the smallest change that keeps u and v unitary.
+    (a,), (da,) = primals, tangents
+    u, s, vh = full_svd(a)
+    k = s.shape[-1]
+    du, ds, dvh = _reduced_tangents(a, da, u[..., :, :k], s, vh[..., :k, :])
+    if u.shape[-1] > k:
+        du = joining.concatenate(
+            [du, qr.completion_tangent(u[..., :, :k], du, u[..., :, k:])], axis=-1)
+    if vh.shape[-2] > k:
+        v, dv = masks.adjoint(vh), masks.adjoint(dvh)
+        dv_rest = qr.completion_tangent(v[..., :, :k], dv, v[..., :, k:])
+        dvh = joining.concatenate([dvh, masks.adjoint(dv_rest)], axis=-2)
+    return (u, s, vh), (du, ds, dvh)
+
+
+@custom_jvp
+def singular_values(a):
+    """s (..., k) descending: gesdd without vectors where it runs."""
+    return svd_p.bind(a, full_matrices=False, compute_uv=False)[0]
+
+
+@singular_values.defjvp
+def _singular_values_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    u, s, vt = reduced_svd(a)
+    projected = linalg_ops.matmul(linalg_ops.matmul(masks.adjoint(u), da), masks.adjoint(vt))
+    return s, float_ops.real(joining.diagonal(projected, axis1=-2, axis2=-1))
 
 
 def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
@@ -188,20 +302,11 @@ def svd(a, *, full_matrices: bool = True, compute_uv: bool = True):
     for complex64, float64 for complex128)."""
     a = masks.as_float_matrix("svd", a, allow_complex=True)
     m, n = a.shape[-2:]
-    if min(m, n) == 0:
-        k = min(m, n)
-        s = cr.zeros(a.shape[:-2] + (k,), float_ops.real(cr.zeros((), a.dtype)).dtype)
-        if not compute_uv:
-            return s
-        eye = lambda size, cols: cr.zeros(a.shape[:-2] + (size, cols), a.dtype) + cr.eye(
-            size, cols, dtype=a.dtype)
-        return ((eye(m, m), s, eye(n, n)) if full_matrices else (eye(m, k), s, eye(k, n)))
-    u, s, vt = reduced_svd(a)
+    if min(m, n) == 0:  # nothing to differentiate: the empty decomposition itself
+        s, *vectors = _svd_composite(a, full_matrices, compute_uv)
+        return (vectors[0], s, vectors[1]) if compute_uv else s
     if not compute_uv:
-        return s
-    if full_matrices:
-        if m > n:
-            u = _orthonormal_completion(u)
-        elif n > m:
-            vt = masks.adjoint(_orthonormal_completion(masks.adjoint(vt)))
-    return u, s, vt
+        return singular_values(a)
+    if full_matrices and m != n:
+        return full_svd(a)
+    return reduced_svd(a)

@@ -37,6 +37,7 @@ from numlir._src.scipy.linalg_schur import (
     onehot,
     power_of_two_scale,
 )
+from numlir._src.scipy.schur_primitive import schur_primitive
 
 
 def _conj(x):
@@ -281,5 +282,6 @@ def _complex_schur(a):
 
 
 #: (t, z) with ``a = z t z^H``: t upper triangular, z unitary, for complex (..., n, n) ``a``;
-#: NaN where the iteration did not converge. Compiled whole, as ``real_schur``.
-complex_schur = jit(_complex_schur)
+#: NaN where the iteration did not converge (or, by LAPACK's gees, where a has a
+#: non-finite entry).
+complex_schur_p, complex_schur = schur_primitive("complex_schur", _complex_schur)

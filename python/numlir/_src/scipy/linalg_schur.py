@@ -29,6 +29,7 @@ from numlir._src.numpy import creation as cr
 from numlir._src.numpy import cumulative, float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red
 from numlir._src.numpy import ufuncs as uf
+from numlir._src.scipy.schur_primitive import schur_primitive
 
 #: LAPACK's dlahqr gives up after 30 sweeps per eigenvalue (at least 300 in all).
 SWEEPS_PER_EIGENVALUE = 30
@@ -345,9 +346,9 @@ def _real_schur(a):
 
 
 #: (t, z) with ``a = z t z^T``: t quasi upper triangular in LAPACK's standard form, z
-#: orthogonal, for (..., n, n) ``a``; NaN where the iteration did not converge. Compiled
-#: whole (inlined under other transformations), as eagerly it would run op by op.
-real_schur = jit(_real_schur)
+#: orthogonal, for real (..., n, n) ``a``; NaN where the iteration did not converge (or, by
+#: LAPACK's gees, where a has a non-finite entry).
+real_schur_p, real_schur = schur_primitive("real_schur", _real_schur)
 
 
 def eigenvalue_parts(t):

@@ -7,12 +7,14 @@
  *===----------------------------------------------------------------------===*/
 
 #include "lapack.h"
+#include "lapack_internal.h"
 
 #include "../host_allocator.h"
 #include "../parallel_ranges.h"
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,31 +22,10 @@
 
 /*--- Loading ------------------------------------------------------------------*/
 
-typedef void (*potrf_fn)(const char *uplo, const int64_t *n, void *a,
-                         const int64_t *lda, int64_t *info, size_t uplo_len);
-typedef void (*getrf_fn)(const int64_t *m, const int64_t *n, void *a,
-                         const int64_t *lda, int64_t *ipiv, int64_t *info);
-typedef void (*trsm_fn)(const char *side, const char *uplo, const char *transa,
-                        const char *diag, const int64_t *m, const int64_t *n,
-                        const void *alpha, const void *a, const int64_t *lda,
-                        void *b, const int64_t *ldb, size_t side_len,
-                        size_t uplo_len, size_t transa_len, size_t diag_len);
-
-typedef int (*set_threads_fn)(int threads);
-
-/* One entry per precision, in the order s, d, c, z. */
-typedef struct lapack_functions {
-  potrf_fn potrf[4];
-  getrf_fn getrf[4];
-  trsm_fn trsm[4];
-  /* OpenBLAS's openblas_set_num_threads_local, where it has one. */
-  set_threads_fn set_threads_local;
-} lapack_functions;
-
 static pthread_mutex_t load_mutex = PTHREAD_MUTEX_INITIALIZER;
 static char *configured_path;         /* nlrt_set_lapack_library's */
 static int attempted;                 /* the candidates were tried */
-static lapack_functions functions;    /* filled once `loaded` */
+lapack_functions nlrt_lapack;         /* filled once `loaded` */
 static int loaded;
 static char load_message[2048];
 
@@ -62,6 +43,25 @@ static void *find_symbol(void *handle, int scheme, char precision,
   return dlsym(handle, symbol);
 }
 
+/* The routines to resolve: the name of the real ones (s, d) and of the
+ * complex ones (c, z), and where their four slots start. */
+typedef struct symbol_entry {
+  const char *real_name, *complex_name;
+  size_t slots;
+} symbol_entry;
+
+static const symbol_entry symbol_table[] = {
+    {"potrf", "potrf", offsetof(lapack_functions, potrf)},
+    {"getrf", "getrf", offsetof(lapack_functions, getrf)},
+    {"trsm", "trsm", offsetof(lapack_functions, trsm)},
+    {"geqrf", "geqrf", offsetof(lapack_functions, geqrf)},
+    {"orgqr", "ungqr", offsetof(lapack_functions, orgqr)},
+    {"syevd", "heevd", offsetof(lapack_functions, syevd)},
+    {"gesdd", "gesdd", offsetof(lapack_functions, gesdd_real)},
+    {"geev", "geev", offsetof(lapack_functions, geev_real)},
+    {"gees", "gees", offsetof(lapack_functions, gees_real)},
+};
+
 /* Resolves every function from `handle`; 0 and why in `why` if one is
  * missing. */
 static int resolve(void *handle, const char *path, lapack_functions *out,
@@ -77,21 +77,21 @@ static int resolve(void *handle, const char *path, lapack_functions *out,
              path);
     return 0;
   }
-  for (int p = 0; p < 4; ++p) {
-    void *potrf = find_symbol(handle, scheme, precisions[p], "potrf");
-    void *getrf = find_symbol(handle, scheme, precisions[p], "getrf");
-    void *trsm = find_symbol(handle, scheme, precisions[p], "trsm");
-    if (!potrf || !getrf || !trsm) {
-      snprintf(why, capacity,
-               "'%s' lacks %cpotrf, %cgetrf or %ctrsm", path, precisions[p],
-               precisions[p], precisions[p]);
-      return 0;
+  for (size_t r = 0; r < sizeof(symbol_table) / sizeof(symbol_table[0]);
+       ++r) {
+    for (int p = 0; p < 4; ++p) {
+      const char *name =
+          p < 2 ? symbol_table[r].real_name : symbol_table[r].complex_name;
+      void *symbol = find_symbol(handle, scheme, precisions[p], name);
+      if (!symbol) {
+        snprintf(why, capacity, "'%s' lacks %c%s", path, precisions[p], name);
+        return 0;
+      }
+      /* dlsym gives void *; POSIX guarantees it converts to a function
+       * pointer, and every function pointer has its size. */
+      memcpy((char *)out + symbol_table[r].slots + (size_t)p * sizeof(void *),
+             &symbol, sizeof(void *));
     }
-    /* dlsym gives void *; POSIX guarantees it converts to a function
-     * pointer. */
-    memcpy(&out->potrf[p], &potrf, sizeof(void *));
-    memcpy(&out->getrf[p], &getrf, sizeof(void *));
-    memcpy(&out->trsm[p], &trsm, sizeof(void *));
   }
   void *set_threads = dlsym(handle, "openblas_set_num_threads_local");
   memcpy(&out->set_threads_local, &set_threads, sizeof(void *));
@@ -114,7 +114,7 @@ static int try_library(const char *path, char *tried, size_t capacity) {
     dlclose(handle);
     return 0;
   }
-  functions = found; /* the handle stays open for the process's life */
+  nlrt_lapack = found; /* the handle stays open for the process's life */
   return 1;
 }
 
@@ -161,8 +161,7 @@ NLRT_API nlrt_status nlrt_set_lapack_library(const char *path) {
 
 /*--- Shared checks and helpers ---------------------------------------------------*/
 
-/* The precision index (s, d, c, z) of a float or complex dtype, or -1. */
-static int precision_of(nlrt_dtype dtype) {
+int nlrt_lapack_precision_of(nlrt_dtype dtype) {
   switch (dtype) {
   case NLRT_DTYPE_F32:
     return 0;
@@ -177,8 +176,8 @@ static int precision_of(nlrt_dtype dtype) {
   }
 }
 
-static int same_shape(const nlrt_library_buffer *a,
-                      const nlrt_library_buffer *b) {
+int nlrt_lapack_same_shape(const nlrt_library_buffer *a,
+                           const nlrt_library_buffer *b) {
   if (a->dtype != b->dtype || a->rank != b->rank)
     return 0;
   for (int d = 0; d < a->rank; ++d)
@@ -187,15 +186,14 @@ static int same_shape(const nlrt_library_buffer *a,
   return 1;
 }
 
-static nlrt_status malformed(const nlrt_library_call *call, const char *why) {
+nlrt_status nlrt_lapack_malformed(const nlrt_library_call *call,
+                                  const char *why) {
   return nlrt_error(NLRT_INTERNAL, "library call '%s': %s", call->routine,
                     why);
 }
 
-/* The transpose of the rows x cols matrix `from` (elements of `size`
- * bytes) into `to`. */
-static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
-                      size_t size) {
+void nlrt_lapack_transpose(const char *from, char *to, int64_t rows,
+                           int64_t cols, size_t size) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       memcpy(to + (size_t)(j * rows + i) * size,
@@ -203,8 +201,8 @@ static void transpose(const char *from, char *to, int64_t rows, int64_t cols,
 }
 
 /* Sets every element of the n-element matrix at `data` to NaN (complex:
- * NaN + NaN i, as jax's failed factorizations give). */
-static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
+ * NaN + NaN i, as jax's failed factorizations and decompositions give). */
+void nlrt_lapack_fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
   for (int64_t i = 0; i < n; ++i) {
     switch (dtype) {
     case NLRT_DTYPE_F32:
@@ -225,14 +223,29 @@ static void fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
   }
 }
 
-/* Matrices up to this many elements are factored with OpenBLAS's threads
- * off: waking them costs more than such a matrix takes, and on a busy
- * machine their spinning made a batch of 128 x 128 solves 20 times slower.
- * Such matrices are spread over threads of the batch instead, one matrix
- * per thread at a time, when the batch holds enough work to pay for the
- * threads' start (PARALLEL_MIN_WORK multiply-adds, about a millisecond).
- * Larger matrices run one after another, with OpenBLAS's threads inside. */
+/* Matrices up to this many elements are factored on the calling thread
+ * alone: OpenBLAS's threads cost more to wake than such a matrix takes,
+ * and on a busy machine its spinning threads made a batch of 128 x 128
+ * solves 20 times slower. Larger ones use OpenBLAS's threads. */
 #define SINGLE_THREAD_MAX_ELEMENTS (256 * 256)
+
+int nlrt_lapack_limit_threads(int64_t elements) {
+  if (!nlrt_lapack.set_threads_local ||
+      elements > SINGLE_THREAD_MAX_ELEMENTS)
+    return 0;
+  return nlrt_lapack.set_threads_local(1);
+}
+
+void nlrt_lapack_restore_threads(int previous) {
+  if (nlrt_lapack.set_threads_local && previous > 0)
+    nlrt_lapack.set_threads_local(previous);
+}
+
+/* Small matrices (SINGLE_THREAD_MAX_ELEMENTS) of a batch are spread over
+ * threads, one matrix per thread at a time with OpenBLAS's threads off,
+ * when the batch holds enough work to pay for the threads' start
+ * (PARALLEL_MIN_WORK multiply-adds, about a millisecond). Larger matrices
+ * run one after another, with OpenBLAS's threads inside. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 22)
 
 typedef void (*matrix_fn)(void *context, int thread, int64_t index);
@@ -254,13 +267,10 @@ static int batch_threads(int64_t batch, int64_t elements, int64_t order) {
 
 static void run_range(void *context, int thread, int64_t begin, int64_t end) {
   batch_loop *loop = context;
-  int previous = functions.set_threads_local
-                     ? functions.set_threads_local(1)
-                     : 0;
+  int previous = nlrt_lapack_limit_threads(0);
   for (int64_t index = begin; index < end; ++index)
     loop->fn(loop->context, thread, index);
-  if (functions.set_threads_local && previous > 0)
-    functions.set_threads_local(previous);
+  nlrt_lapack_restore_threads(previous);
 }
 
 /* fn(context, thread, index) for every matrix of the batch, on `threads`
@@ -294,9 +304,9 @@ static void potrf_matrix(void *context, int thread, int64_t index) {
   /* Row-major A is column-major A^T = conj(A) (A is Hermitian), whose upper
    * factor U (U^H U = conj(A)) read row-major is U^T = L with L L^H = A. */
   if (n > 0)
-    functions.potrf[job->precision]("U", &n, m, &n, &info, 1);
+    nlrt_lapack.potrf[job->precision]("U", &n, m, &n, &info, 1);
   if (info != 0) /* jax: NaN in the lower triangle, zeros above */
-    fill_nan(m, n * n, job->dtype);
+    nlrt_lapack_fill_nan(m, n * n, job->dtype);
   for (int64_t i = 0; i < n; ++i) /* the strict upper triangle is A's */
     memset(m + (size_t)(i * n + i + 1) * job->size, 0,
            (size_t)(n - i - 1) * job->size);
@@ -305,12 +315,14 @@ static void potrf_matrix(void *context, int thread, int64_t index) {
 nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 1 ||
       call->num_config != 0)
-    return malformed(call, "takes one operand, one result and no config");
+    return nlrt_lapack_malformed(call,
+                                 "takes one operand, one result and no config");
   const nlrt_library_buffer *a = &call->buffers[0], *l = &call->buffers[1];
-  int p = precision_of(a->dtype);
-  if (p < 0 || a->rank < 2 || !same_shape(a, l) ||
+  int p = nlrt_lapack_precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !nlrt_lapack_same_shape(a, l) ||
       a->dims[a->rank - 1] != a->dims[a->rank - 2])
-    return malformed(call, "needs square float or complex matrices");
+    return nlrt_lapack_malformed(call,
+                                 "needs square float or complex matrices");
   int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
   potrf_job job = {l->data, n, p, a->dtype, nlrt_library_element_size(a->dtype)};
   memcpy(l->data, a->data, (size_t)(batch * n * n) * job.size);
@@ -323,8 +335,8 @@ typedef struct getrf_job {
   const char *a;
   char *lu;
   int32_t *pivots, *permutation;
-  char *scratch;   /* one column-major matrix per thread */
-  int64_t *ipiv;   /* k pivots per thread */
+  char *scratch; /* one column-major matrix per thread */
+  int64_t *ipiv; /* k pivots per thread */
   int64_t m, n, k;
   int precision;
   size_t size;
@@ -336,13 +348,15 @@ static void getrf_matrix(void *context, int thread, int64_t index) {
   size_t matrix = (size_t)(m * n) * job->size;
   char *column_major = job->scratch + (size_t)thread * matrix;
   int64_t *ipiv = job->ipiv + thread * k;
-  transpose(job->a + (size_t)index * matrix, column_major, m, n, job->size);
+  nlrt_lapack_transpose(job->a + (size_t)index * matrix, column_major, m, n,
+                        job->size);
   int64_t info = 0, lda = m > 1 ? m : 1;
   if (m > 0 && n > 0)
-    functions.getrf[job->precision](&m, &n, column_major, &lda, ipiv, &info);
+    nlrt_lapack.getrf[job->precision](&m, &n, column_major, &lda, ipiv, &info);
   /* info > 0 names an exact zero pivot: the factors are still complete, and
    * jax returns them as they are. */
-  transpose(column_major, job->lu + (size_t)index * matrix, n, m, job->size);
+  nlrt_lapack_transpose(column_major, job->lu + (size_t)index * matrix, n, m,
+                        job->size);
   int32_t *row_pivots = job->pivots + index * k;
   int32_t *rows = job->permutation + index * m;
   for (int64_t i = 0; i < m; ++i)
@@ -359,18 +373,19 @@ static void getrf_matrix(void *context, int thread, int64_t index) {
 nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 3 ||
       call->num_config != 0)
-    return malformed(call, "takes one operand, three results and no config");
+    return nlrt_lapack_malformed(
+        call, "takes one operand, three results and no config");
   const nlrt_library_buffer *a = &call->buffers[0], *lu = &call->buffers[1],
                             *pivots = &call->buffers[2],
                             *permutation = &call->buffers[3];
-  int p = precision_of(a->dtype);
-  if (p < 0 || a->rank < 2 || !same_shape(a, lu))
-    return malformed(call, "needs float or complex matrices");
+  int p = nlrt_lapack_precision_of(a->dtype);
+  if (p < 0 || a->rank < 2 || !nlrt_lapack_same_shape(a, lu))
+    return nlrt_lapack_malformed(call, "needs float or complex matrices");
   int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
   int64_t k = m < n ? m : n, batch = nlrt_library_batch(a, 2);
   if (pivots->dtype != NLRT_DTYPE_I32 || permutation->dtype != NLRT_DTYPE_I32 ||
       pivots->elements != batch * k || permutation->elements != batch * m)
-    return malformed(call, "needs int32 pivots and permutation");
+    return nlrt_lapack_malformed(call, "needs int32 pivots and permutation");
   size_t size = nlrt_library_element_size(a->dtype);
   int threads = batch_threads(batch, m * n, k);
   /* Scratch comes from the call's allocator (a failure leaves the call);
@@ -399,7 +414,7 @@ typedef struct trsm_job {
 static void trsm_matrix(void *context, int thread, int64_t index) {
   (void)thread;
   const trsm_job *job = context;
-  functions.trsm[job->precision](
+  nlrt_lapack.trsm[job->precision](
       job->side, job->uplo, job->transa, job->diag, &job->m, &job->n,
       job->alpha, job->a + (size_t)index * job->a_matrix, &job->lda,
       job->x + (size_t)index * job->b_matrix, &job->ldb, 1, 1, 1, 1);
@@ -408,23 +423,24 @@ static void trsm_matrix(void *context, int thread, int64_t index) {
 nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
   if (call->num_operands != 2 || call->num_results != 1 ||
       call->num_config != 4)
-    return malformed(call, "takes two operands, one result and 4 config "
-                           "values");
+    return nlrt_lapack_malformed(call, "takes two operands, one result and 4 "
+                                       "config values");
   const nlrt_library_buffer *a = &call->buffers[0], *b = &call->buffers[1],
                             *x = &call->buffers[2];
   const int64_t *config = call->config;
   int left = config[0] != 0, lower = config[1] != 0, unit = config[3] != 0;
   int64_t trans = config[2];
-  int p = precision_of(a->dtype);
+  int p = nlrt_lapack_precision_of(a->dtype);
   if (p < 0 || a->rank < 2 || b->rank != a->rank || b->dtype != a->dtype ||
-      !same_shape(b, x) || trans < 0 || trans > 2)
-    return malformed(call, "needs float or complex a, b of one rank");
+      !nlrt_lapack_same_shape(b, x) || trans < 0 || trans > 2)
+    return nlrt_lapack_malformed(call,
+                                 "needs float or complex a, b of one rank");
   int64_t order = a->dims[a->rank - 1];
   int64_t rows = b->dims[b->rank - 2], cols = b->dims[b->rank - 1];
   int64_t batch = nlrt_library_batch(a, 2);
   if (a->dims[a->rank - 2] != order || (left ? rows : cols) != order ||
       nlrt_library_batch(b, 2) != batch)
-    return malformed(call, "a's order does not match b");
+    return nlrt_lapack_malformed(call, "a's order does not match b");
   size_t size = nlrt_library_element_size(a->dtype);
   memcpy(x->data, b->data, (size_t)x->elements * size);
   if (rows == 0 || cols == 0)

@@ -10,6 +10,7 @@
 #include "../host_allocator.h"
 #include "fft_routine.h"
 #include "lapack.h"
+#include "lapack_decompositions.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,12 @@ static const routine_entry routines[] = {
     {"lapack.potrf", nlrt_lapack_available, nlrt_lapack_potrf},
     {"lapack.getrf", nlrt_lapack_available, nlrt_lapack_getrf},
     {"lapack.trsm", nlrt_lapack_available, nlrt_lapack_trsm},
+    {"lapack.geqrf", nlrt_lapack_available, nlrt_lapack_geqrf},
+    {"lapack.orgqr", nlrt_lapack_available, nlrt_lapack_orgqr},
+    {"lapack.syevd", nlrt_lapack_available, nlrt_lapack_syevd},
+    {"lapack.gesdd", nlrt_lapack_available, nlrt_lapack_gesdd},
+    {"lapack.geev", nlrt_lapack_available, nlrt_lapack_geev},
+    {"lapack.gees", nlrt_lapack_available, nlrt_lapack_gees},
     {"numlir.fft", NULL, nlrt_fft_routine},
 };
 
