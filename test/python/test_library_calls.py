@@ -113,6 +113,19 @@ def test_stablehlo_and_export_carry_the_portable_program():
     assert_close(again.call(a), np.linalg.cholesky(a), np.float32)
 
 
+def test_a_jitted_function_compiles_again_when_the_library_flag_changes():
+    f = numlir.jit(jnp.linalg.cholesky)
+    a = hermitian_positive(3, np.float32)
+    f(a)
+    f(a)
+    assert f.cache_misses == 1
+    with composite_path():
+        assert_close(f(a), np.linalg.cholesky(a), np.float32, factor=3)
+    assert f.cache_misses == 2
+    f(a)
+    assert f.cache_misses == 2
+
+
 def test_the_eager_path_calls_the_library_too():
     a = hermitian_positive(5, np.float32, (2,))
     assert_close(jnp.linalg.cholesky(a), np.linalg.cholesky(a), np.float32)

@@ -356,7 +356,10 @@ class JitFunction:
         leaves, in_tree, static_key = self._split_args(args, kwargs)
         device, committed = self._placement(leaves, in_tree, static_key)
         in_avals = _argument_avals(self._fun, leaves, in_tree, static_key)
-        key = (in_tree, in_avals, static_key, dtypes.x64_enabled())
+        # The module text depends on the library routines of the device's backend
+        # (hlo.custom_call on the CPU, the portable program elsewhere).
+        routines = dispatch.backend_of(device).library_routines()
+        key = (in_tree, in_avals, static_key, dtypes.x64_enabled(), routines)
         entry = self._cache.get(key)
         if entry is None:
             self.cache_misses += 1
@@ -394,15 +397,18 @@ class JitFunction:
         if not self._cache:
             _log.warning("jit %s: compiling for the first time", name)
             return
-        in_tree, in_avals, static_key, x64 = key
+        in_tree, in_avals, static_key, x64, routines = key
         reasons = []
-        for old_tree, old_avals, old_static, old_x64 in self._cache.keys():
+        for old_tree, old_avals, old_static, old_x64, old_routines in self._cache.keys():
             if old_tree != in_tree:
                 reasons.append(f"argument structure {in_tree} differs from {old_tree}")
             elif old_static != static_key:
                 reasons.append(f"static arguments {static_key} differ from {old_static}")
             elif old_x64 != x64:
                 reasons.append("the x64 flag changed")
+            elif old_routines != routines:
+                reasons.append("the library routines of the device's backend differ "
+                               "(another backend, or the cpu_library_calls flag changed)")
             else:
                 diff = [f"argument {i}: {a.str_short()}{'(weak)' * a.weak_type} vs "
                         f"{b.str_short()}{'(weak)' * b.weak_type}"
