@@ -108,10 +108,11 @@ class Flags:
     cpu_parallel_min_iterations: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_PARALLEL_MIN_ITERATIONS", 131072, minimum=1)
     )
-    #: Let CPU code call LAPACK for Cholesky, LU and triangular solves, and the runtime's
-    #: FFT library for lax.fft, where the runtime has them (NUMLIR_CPU_LIBRARY_CALLS,
-    #: default on; docs/linear-algebra.md). Off, those primitives compile to their
-    #: portable numlir programs, as they do for every other backend.
+    #: Let CPU code call LAPACK for the factorizations and decompositions, and the
+    #: runtime's FFT library for lax.fft, where the runtime has them
+    #: (NUMLIR_CPU_LIBRARY_CALLS, default on; docs/library-calls.md). Off, those
+    #: primitives compile to their portable numlir programs, as they do for every other
+    #: backend. A jitted function compiles again when it changes.
     cpu_library_calls: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_CPU_LIBRARY_CALLS", True)
     )
