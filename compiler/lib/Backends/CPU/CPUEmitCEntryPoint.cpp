@@ -327,21 +327,11 @@ LogicalResult emitCollectives(ModuleOp module, StringRef entry,
     createString(b, loc, (entry + "_collective_locations").str(),
                  llvm::join(locations, "\n"));
 
-  for (auto owner : module.getOps<func::FuncOp>()) {
-    WalkResult walk = owner.walk([&](func::CallOp site) {
-      auto callee = module.lookupSymbol<func::FuncOp>(site.getCallee());
-      if (callee && callee->hasAttr(calls::kIndexAttr) &&
-          insideParallelRegion(site)) {
-        site.emitError() << "cpu-emit-c-entry-point: a collective runs "
-                            "inside a parallel region; each replica must "
-                            "reach it once, on one thread";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
+  if (failed(checkCallsOutsideParallelRegions(
+          module, calls::kIndexAttr,
+          "a collective runs inside a parallel region; each replica must "
+          "reach it once, on one thread")))
+    return failure();
 
   MLIRContext *ctx = module.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx);

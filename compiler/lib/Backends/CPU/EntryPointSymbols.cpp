@@ -76,11 +76,29 @@ LLVM::GlobalOp entry_point::createString(OpBuilder &b, Location loc,
       /*isConstant=*/true, linkage(internal), name, b.getStringAttr(text));
 }
 
-bool entry_point::insideParallelRegion(Operation *op) {
+static bool insideParallelRegion(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
     if (parent->getName().getStringRef() == "scf.parallel" ||
         parent->getName().getDialectNamespace() == "omp")
       return true;
   return false;
+}
+
+LogicalResult entry_point::checkCallsOutsideParallelRegions(ModuleOp module,
+                                                            StringRef attribute,
+                                                            StringRef message) {
+  for (auto owner : module.getOps<func::FuncOp>()) {
+    WalkResult walk = owner.walk([&](func::CallOp site) {
+      auto callee = module.lookupSymbol<func::FuncOp>(site.getCallee());
+      if (callee && callee->hasAttr(attribute) && insideParallelRegion(site)) {
+        site.emitError() << "cpu-emit-c-entry-point: " << message;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
 }

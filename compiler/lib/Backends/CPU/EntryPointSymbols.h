@@ -47,9 +47,12 @@ mlir::LLVM::GlobalOp createString(mlir::OpBuilder &b, mlir::Location loc,
                                   llvm::StringRef name, std::string text,
                                   bool internal = false);
 
-/// Whether `op` runs inside a parallel loop or an OpenMP region, where a
-/// call would be reached by several threads of one replica.
-bool insideParallelRegion(mlir::Operation *op);
+/// Fails, with `message` at the call site, if a call of a declaration that
+/// carries `attribute` runs inside a parallel loop or an OpenMP region,
+/// where several threads of one replica would reach it.
+mlir::LogicalResult checkCallsOutsideParallelRegions(mlir::ModuleOp module,
+                                                     llvm::StringRef attribute,
+                                                     llvm::StringRef message);
 
 } // namespace entry_point
 

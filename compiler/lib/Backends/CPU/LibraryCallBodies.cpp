@@ -93,20 +93,10 @@ LogicalResult numlir::cpu::emitLibraryCalls(ModuleOp module, StringRef entry,
 
   // A library routine may fail (out of memory) by leaving the call through
   // the runtime's jump, which only the entry's own thread may take.
-  for (auto owner : module.getOps<func::FuncOp>()) {
-    WalkResult walk = owner.walk([&](func::CallOp site) {
-      auto callee = module.lookupSymbol<func::FuncOp>(site.getCallee());
-      if (callee && callee->hasAttr(calls::kRoutineAttr) &&
-          insideParallelRegion(site)) {
-        site.emitError() << "cpu-emit-c-entry-point: a library call runs "
-                            "inside a parallel region";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
+  if (failed(checkCallsOutsideParallelRegions(
+          module, calls::kRoutineAttr,
+          "a library call runs inside a parallel region")))
+    return failure();
 
   MLIRContext *ctx = module.getContext();
   Type ptr = LLVM::LLVMPointerType::get(ctx);

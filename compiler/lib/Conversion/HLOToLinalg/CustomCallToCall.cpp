@@ -22,9 +22,7 @@
 #include "numlir/Conversion/LibraryCalls.h"
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
@@ -71,38 +69,11 @@ struct CustomCallToCall : OpConversionPattern<hlo::CustomCallOp> {
     auto module = op->getParentOfType<ModuleOp>();
     if (!module)
       return rewriter.notifyMatchFailure(op, "not inside a module");
-    Location loc = op.getLoc();
-    SmallVector<Value> buffers;
-    SmallVector<Type> bufferTypes;
-    for (Value operand : adaptor.getOperands()) {
-      Value buffer =
-          numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand);
-      buffers.push_back(buffer);
-      bufferTypes.push_back(buffer.getType());
-    }
-    SmallVector<Value> resultBuffers;
-    SmallVector<RankedTensorType> resultTypes;
-    for (Type result : op.getResultTypes()) {
-      RankedTensorType type = numlir::hlo_to_linalg::convertedTensorType(
-          getTypeConverter(), result);
-      if (!type)
-        return rewriter.notifyMatchFailure(op, "unconvertible result type");
-      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-      Value buffer = memref::AllocOp::create(rewriter, loc, memrefType);
-      buffers.push_back(buffer);
-      bufferTypes.push_back(memrefType);
-      resultBuffers.push_back(buffer);
-      resultTypes.push_back(type);
-    }
-    func::FuncOp callee = libraryDeclaration(
-        module, op, rewriter.getFunctionType(bufferTypes, {}), rewriter);
-    func::CallOp::create(rewriter, loc, callee, buffers);
-    SmallVector<Value> results;
-    for (auto [buffer, type] : llvm::zip_equal(resultBuffers, resultTypes))
-      results.push_back(bufferization::ToTensorOp::create(
-          rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
-    rewriter.replaceOp(op, results);
-    return success();
+    return numlir::hlo_to_linalg::replaceWithCallOnFreshBuffers(
+        op, adaptor.getOperands(), getTypeConverter(), rewriter,
+        [&](FunctionType type) {
+          return libraryDeclaration(module, op, type, rewriter);
+        });
   }
 };
 

@@ -66,40 +66,12 @@ struct HostCallbackToCall : OpConversionPattern<hlo::HostCallbackOp> {
     auto module = op->getParentOfType<ModuleOp>();
     if (!module)
       return rewriter.notifyMatchFailure(op, "not inside a module");
-    Location loc = op.getLoc();
-    SmallVector<Value> buffers;
-    SmallVector<Type> bufferTypes;
-    for (Value operand : adaptor.getOperands()) {
-      Value buffer =
-          numlir::hlo_to_linalg::copyIntoFreshBuffer(rewriter, loc, operand);
-      buffers.push_back(buffer);
-      bufferTypes.push_back(buffer.getType());
-    }
-    SmallVector<Value> resultBuffers;
-    SmallVector<RankedTensorType> resultTypes;
-    for (Type result : op.getResultTypes()) {
-      RankedTensorType type =
-          numlir::hlo_to_linalg::convertedTensorType(getTypeConverter(),
-                                                     result);
-      if (!type)
-        return rewriter.notifyMatchFailure(op, "unconvertible result type");
-      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-      Value buffer = memref::AllocOp::create(rewriter, loc, memrefType);
-      buffers.push_back(buffer);
-      bufferTypes.push_back(memrefType);
-      resultBuffers.push_back(buffer);
-      resultTypes.push_back(type);
-    }
-    func::FuncOp callee = callbackDeclaration(
-        module, op.getCallbackId(), rewriter.getFunctionType(bufferTypes, {}),
-        op.getNumOperands(), rewriter);
-    func::CallOp::create(rewriter, loc, callee, buffers);
-    SmallVector<Value> results;
-    for (auto [buffer, type] : llvm::zip_equal(resultBuffers, resultTypes))
-      results.push_back(bufferization::ToTensorOp::create(
-          rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
-    rewriter.replaceOp(op, results);
-    return success();
+    return numlir::hlo_to_linalg::replaceWithCallOnFreshBuffers(
+        op, adaptor.getOperands(), getTypeConverter(), rewriter,
+        [&](FunctionType type) {
+          return callbackDeclaration(module, op.getCallbackId(), type,
+                                     op.getNumOperands(), rewriter);
+        });
   }
 };
 
@@ -115,6 +87,41 @@ Value numlir::hlo_to_linalg::copyIntoFreshBuffer(OpBuilder &b, Location loc,
   copy.setRestrict(true);
   copy.setWritable(true);
   return buffer;
+}
+
+LogicalResult numlir::hlo_to_linalg::replaceWithCallOnFreshBuffers(
+    Operation *op, ValueRange operands, const TypeConverter *converter,
+    ConversionPatternRewriter &rewriter,
+    function_ref<func::FuncOp(FunctionType)> declare) {
+  Location loc = op->getLoc();
+  SmallVector<Value> buffers;
+  SmallVector<Type> bufferTypes;
+  for (Value operand : operands) {
+    Value buffer = copyIntoFreshBuffer(rewriter, loc, operand);
+    buffers.push_back(buffer);
+    bufferTypes.push_back(buffer.getType());
+  }
+  SmallVector<Value> resultBuffers;
+  SmallVector<RankedTensorType> resultTypes;
+  for (Type result : op->getResultTypes()) {
+    RankedTensorType type = convertedTensorType(converter, result);
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unconvertible result type");
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    Value buffer = memref::AllocOp::create(rewriter, loc, memrefType);
+    buffers.push_back(buffer);
+    bufferTypes.push_back(memrefType);
+    resultBuffers.push_back(buffer);
+    resultTypes.push_back(type);
+  }
+  func::FuncOp callee = declare(rewriter.getFunctionType(bufferTypes, {}));
+  func::CallOp::create(rewriter, loc, callee, buffers);
+  SmallVector<Value> results;
+  for (auto [buffer, type] : llvm::zip_equal(resultBuffers, resultTypes))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
+  rewriter.replaceOp(op, results);
+  return success();
 }
 
 void numlir::hlo_to_linalg::populateHostCallbackPatterns(

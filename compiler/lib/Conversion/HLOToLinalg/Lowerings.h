@@ -10,6 +10,7 @@
 
 #include "numlir/Dialect/HLO/IR/HLO.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -151,6 +152,15 @@ void populateCollectivePatterns(const mlir::TypeConverter &converter,
 /// reads raw memory (host callbacks, collectives).
 mlir::Value copyIntoFreshBuffer(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value tensor);
+/// Replaces `op` by a call of the declaration `declare` gives for the
+/// buffers' function type, on fresh copies of `operands` and fresh buffers
+/// for `op`'s results (converted by `converter`), which become the op's
+/// results as tensors: the lowering of host callbacks and library calls.
+mlir::LogicalResult replaceWithCallOnFreshBuffers(
+    mlir::Operation *op, mlir::ValueRange operands,
+    const mlir::TypeConverter *converter,
+    mlir::ConversionPatternRewriter &rewriter,
+    llvm::function_ref<mlir::func::FuncOp(mlir::FunctionType)> declare);
 /// Keeps hlo.optimization_barrier legal (once its types are signless), the
 /// one hlo op that outlives the conversion.
 void populateOptimizationBarrierPatterns(const mlir::TypeConverter &converter,

@@ -152,11 +152,11 @@ def solve_with_factors(factors, permutation, b, *, transpose: bool = False,
     """X with a X = b (or a^T X = b, or a^H X = b if also ``conjugate``), from ``lu``'s
     factors of square a; b (..., n, k)."""
     factors, b = triangular.broadcast_batch("lu_solve", factors, b)
-    p = permutation_matrix(permutation, factors.dtype)
-    if not transpose:  # P a = L U
-        y = triangular.solve_left(factors, linalg_ops.matmul(p, b), lower=True,
-                                  unit_diagonal=True)
+    if not transpose:  # P a = L U; P b is a gather of b's rows, not a product with P
+        rows = joining.take_along_axis(b, permutation[..., :, None], axis=-2)
+        y = triangular.solve_left(factors, rows, lower=True, unit_diagonal=True)
         return triangular.solve_left(factors, y, lower=False)
+    p = permutation_matrix(permutation, factors.dtype)
     # a^T = U^T L^T P (a^H = U^H L^H P: P is real)
     z = triangular.solve_left(factors, b, lower=False, transpose_a=True, conjugate_a=conjugate)
     w = triangular.solve_left(factors, z, lower=True, transpose_a=True, conjugate_a=conjugate,
