@@ -167,3 +167,14 @@ def test_bad_arguments_raise_as_jax():
         jnp.fft.fft(x, norm="sideways")
     with pytest.raises(ValueError, match="repeated axes"):
         jnp.fft.fftn(x, axes=(1, 1))
+
+
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_hfft_of_a_one_point_spectrum_is_empty_as_jax(norm):
+    # Its default length is (1 - 1) * 2 = 0; the norm's scale divided by it (fuzz seed 138,
+    # program 374: ZeroDivisionError).
+    x = np.ones((2, 1), np.complex64)
+    got = np.asarray(jnp.fft.hfft(x, norm=norm))
+    want = np.asarray(jax.numpy.fft.hfft(x, norm=norm))
+    assert got.shape == want.shape == (2, 0)
+    assert got.dtype == want.dtype

@@ -24,6 +24,8 @@ def _norm_factor(sizes: Sequence[int], name: str, norm: str | None) -> float | N
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
     size = math.prod(sizes)
+    if size == 0:  # an empty result (hfft of one point has length 0): nothing to scale
+        return None
     inverse = name.startswith("i")
     if norm == "ortho":
         return math.sqrt(size) if inverse else 1 / math.sqrt(size)
