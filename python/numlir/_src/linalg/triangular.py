@@ -85,13 +85,11 @@ def _triangular_solve_abstract_eval(a, b, **params):
 def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
                                unit_diagonal):
     params = dict(left_side=left_side, lower=lower, unit_diagonal=unit_diagonal)
-    if conjugate_a and not transpose_a and ctx.has_library("lapack.trsm"):
+    if conjugate_a and not transpose_a and library_lowering.has_routines(ctx, "lapack.trsm"):
         # BLAS conjugates only with the transpose: conjugate a first.
-        closed = core.trace_to_graph(
-            lambda a, b: [triangular_solve_p.bind(float_ops.conj(a), b, transpose_a=False,
-                                                  conjugate_a=False, **params)],
-            [v.strip_weak_type() for v in ctx.avals_in])
-        return ctx.inline(closed, [a, b])
+        return library_lowering.inline(
+            ctx, lambda a, b: triangular_solve_p.bind(float_ops.conj(a), b, transpose_a=False,
+                                                      conjugate_a=False, **params), [a, b])
     transpose = 0 if not transpose_a else 2 if conjugate_a else 1
     return library_lowering.lower(
         ctx, "lapack.trsm", [a, b],
