@@ -473,6 +473,7 @@ VMAPPED = {
     "svd": lambda m: jnp.linalg.svd(m, full_matrices=False),
     "eig": lambda m: jnp.linalg.eig(m),
     "schur": lambda m: nsl.schur(m),
+    "complex_schur": lambda m: nsl.schur(m, output="complex"),
 }
 
 

@@ -718,7 +718,7 @@ def test_c_api_has_no_data_race_under_thread_sanitizer(tmp_path):
     build = subprocess.run(
         [CC, "-std=c11", "-D_GNU_SOURCE", "-DNLRT_BUILDING_LIBRARY", "-fsanitize=thread", "-g",
          "-O1", "-pthread", "-I", str(REPO / "runtime" / "include"), *sources,
-         str(REPO / "runtime" / "test" / "c_api_test.c"), "-o", str(program), "-ldl"],
+         str(REPO / "runtime" / "test" / "c_api_test.c"), "-o", str(program), "-ldl", "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     kernels = tmp_path / "test_kernels.so"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from numlir._src import batching, core
 from numlir._src.custom_derivatives import custom_jvp
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import library_lowering, masks, triangular
+from numlir._src.linalg import masks, triangular
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import ufuncs as uf

@@ -41,8 +41,8 @@ from numlir._src import batching, core, dtypes
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax import complex_ops
 from numlir._src.lax import elementwise as ew
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import library_lowering
 from numlir._src.linalg.balance import balance, unbalance_vectors
 from numlir._src.linalg.masks import adjoint, as_square_matrix, onehot, row
 from numlir._src.linalg.solvers import inv, solve

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from numlir._src import ad, ad_util, batching, core, dtypes
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import library_lowering, masks, triangular
+from numlir._src.linalg import masks, triangular
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import joining, linalg_ops
 from numlir._src.numpy import reductions as red

@@ -9,8 +9,9 @@ import numpy as np
 from numlir._src import ad, ad_util, batching, core
 from numlir._src.jit import jit
 from numlir._src.lax.elementwise import stop_gradient
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import householder, library_lowering, masks, triangular
+from numlir._src.linalg import householder, masks, triangular
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops
 from numlir._src.numpy import reductions as red

@@ -13,8 +13,9 @@ import numpy as np
 from numlir._src import batching, core
 from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax.control_flow import while_loop
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import eigh, library_lowering, masks, qr
+from numlir._src.linalg import eigh, masks, qr
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops
 from numlir._src.numpy import joining, linalg_ops, sorting

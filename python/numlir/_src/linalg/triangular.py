@@ -7,8 +7,9 @@ import numpy as np
 
 from numlir._src import ad, ad_util, batching, core
 from numlir._src import transpose as tr
+from numlir._src.lax import library_lowering
 from numlir._src.lax.scan import fori_loop
-from numlir._src.linalg import library_lowering, masks
+from numlir._src.linalg import masks
 from numlir._src.numpy import creation as cr
 from numlir._src.numpy import float_ops, joining, linalg_ops, reshaping
 from numlir._src.numpy import reductions as red

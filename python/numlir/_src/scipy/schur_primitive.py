@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from numlir._src import batching, core
-from numlir._src.linalg import library_lowering
+from numlir._src.lax import library_lowering
 
 
 def schur_primitive(name: str, composite: Callable):

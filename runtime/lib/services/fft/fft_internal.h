@@ -22,7 +22,12 @@
 #include <stdint.h>
 
 /* Hot loops are compiled for three x86 levels and picked at load time: the
- * runtime is built for baseline x86-64 and runs on other machines. */
+ * runtime is built for baseline x86-64 and runs on other machines. Not
+ * under ThreadSanitizer: the clones' ifunc resolvers run before its runtime
+ * is set up, and the program crashes at startup. */
+#if defined(__SANITIZE_THREAD__) && !defined(NLRT_FFT_NO_CLONES)
+#define NLRT_FFT_NO_CLONES
+#endif
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones) && !defined(NLRT_FFT_NO_CLONES)
 #define FFT_HOT                                                                \
