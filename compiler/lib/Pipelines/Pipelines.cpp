@@ -67,19 +67,26 @@ std::string cpuToLinalg(const CPUToLinalgOptions &options) {
 // integer arithmetic: otherwise LLVM calls __truncsfbf2/__truncdfbf2 (on
 // CPUs without AVX-512 BF16) from the C compiler's runtime library, which
 // gcc 12's libgcc lacks.
+// Each use of an empty tensor gets its own (unshare-empty-tensors): CSE had
+// made one empty tensor the destination of every op of its shape, one alias
+// set that bufferization's pairwise analysis took quadratic time on.
 // Bufferize with identity layouts at the function boundary so every
 // argument is a dense row-major buffer, turn results into caller-provided
 // out-params (writing into them directly where the result was a fresh
-// allocation), add the runtime's C entry point, then lower to LLVM. Loops
+// allocation), free the buffers (the deallocation pipeline, where each
+// buffer that nothing else can alias gets a dealloc of its own before the
+// simplification compares the rest pairwise: split-unaliased-deallocs),
+// add the runtime's C entry point, then lower to LLVM. Loops
 // lowered from hlo.while may carry fresh buffers from one iteration to the
 // next (allow-return-allocs-from-loops). Float convolutions become loops
 // over their kernel taps around contractions (cpu-convolution-taps), and
 // float contractions become register-tiled FMA loops on vectors; every other linalg op becomes scalar
 // loops that LLVM vectorizes; before that, runs of row-local ops (softmax,
 // layer norm) run row tile by row tile (cpu-fuse-row-loops), so their data
-// crosses DRAM once, not once per op, and a contraction that occurs several
+// crosses DRAM once, not once per op, and a loop nest that occurs several
 // times becomes one function called from each place (cpu-share-kernels), so
-// the kernel passes and LLVM build it once. Once nothing asks any more
+// the kernel passes and LLVM build it once and a deep network's entry
+// function is a line of calls. Once nothing asks any more
 // whether two buffers are distinct allocations, a donated argument's output
 // (jit's donate_argnums: the runtime passes one buffer as both) is written
 // only after the argument's last use (alias-donated-buffers), and the
@@ -97,12 +104,16 @@ std::string cpuToLLVM(const CPUToLLVMOptions &options) {
       "min-iterations=" + std::to_string(options.minIterations);
   return "hlo-erase-optimization-barriers,"
          "func.func(cpu-copy-repeated-results,cpu-order-loops),"
+         "unshare-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions add-result-attr},"
-         "buffer-deallocation-pipeline,canonicalize,"
+         "expand-realloc{emit-deallocs=false},canonicalize,"
+         "ownership-based-buffer-deallocation,canonicalize,"
+         "split-unaliased-deallocs,buffer-deallocation-simplification,"
+         "bufferization-lower-deallocations,cse,canonicalize,"
          "cpu-emit-c-entry-point,"
          "func.func(cpu-strided-copies-to-loops,"
          "cpu-fuse-row-loops{" +
@@ -155,6 +166,7 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          "convert-hlo-to-linalg,"
          "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops),"
          "canonicalize,cse,"
+         "unshare-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
