@@ -11,7 +11,7 @@
 // CHECK: linalg.matmul ins(%arg2, %arg2 : {{.*}}) outs(%arg2 : memref<64x64xf32>)
 // CHECK: linalg.matmul ins(%arg3, %arg4 : memref<64x32xf32>, memref<32x16xf32>)
 // CHECK: call @[[K]](%arg0, %arg0, %arg5)
-// CHECK: func.func private @[[K]](%{{.*}}: memref<64x64xf32>, %{{.*}}: memref<64x64xf32>, %{{.*}}: memref<64x64xf32>)
+// CHECK: func.func private @[[K]](%{{.*}}: memref<64x64xf32> {llvm.noalias}, %{{.*}}: memref<64x64xf32> {llvm.noalias}, %{{.*}}: memref<64x64xf32> {llvm.noalias})
 // CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
 // CHECK-NEXT: linalg.matmul
 // CHECK-NEXT: return
@@ -38,7 +38,7 @@ func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf
 // CHECK-LABEL: func.func @one_buffer_twice_first
 // CHECK: call @[[K:numlir_kernel.*]](%arg0, %arg0, %[[T:.*]]) :
 // CHECK: call @[[K]](%arg0, %[[T]], %arg1) :
-// CHECK: func.func private @[[K]](%[[X:.*]]: memref<8x8xf32>, %[[Y:.*]]: memref<8x8xf32>, %[[Z:.*]]: memref<8x8xf32>)
+// CHECK: func.func private @[[K]](%[[X:.*]]: memref<8x8xf32> {llvm.noalias}, %[[Y:.*]]: memref<8x8xf32> {llvm.noalias}, %[[Z:.*]]: memref<8x8xf32> {llvm.noalias})
 // CHECK-NEXT: linalg.matmul ins(%[[X]], %[[Y]] : {{.*}}) outs(%[[Z]] : memref<8x8xf32>)
 func.func @one_buffer_twice_first(%a: memref<8x8xf32>, %out: memref<8x8xf32>) {
   %t = memref.alloc() : memref<8x8xf32>
@@ -100,15 +100,23 @@ func.func @convolutions(%x: memref<20xf32>, %w: memref<5xf32>, %y: memref<16xf32
 
 // -----
 
-// Elementwise ops and reductions that are not contractions are left alone,
-// however often they repeat (LLVM vectorizes them where they are), and so
-// are contractions inside loops.
-// CHECK-LABEL: func.func @not_kernels
-// CHECK-NOT: call
-// CHECK-NOT: func.func private
+// Every repeated loop nest is shared, not only contractions: the two
+// negations are one kernel and the two row sums another (a deep network's
+// repeated layers then compile once, and the entry function is a line of
+// calls). The contractions inside a loop stay where they are.
+// CHECK-LABEL: func.func @elementwise_and_reductions
+// CHECK: call @[[NEG:numlir_kernel[_0-9]*]](%arg0, %arg1)
+// CHECK: call @[[NEG]](%arg0, %arg2)
+// CHECK: call @[[SUM:numlir_kernel[_0-9]*]](%arg0, %arg3)
+// CHECK: call @[[SUM]](%arg1, %arg4)
+// CHECK: scf.for
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: linalg.matmul
+// CHECK-DAG: func.func private @[[NEG]]({{.*}}) attributes
+// CHECK-DAG: func.func private @[[SUM]]({{.*}}) attributes
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
-func.func @not_kernels(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<8x8xf32>,
+func.func @elementwise_and_reductions(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<8x8xf32>,
                        %s: memref<8xf32>, %t: memref<8xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x8xf32>) outs(%y : memref<8x8xf32>) {

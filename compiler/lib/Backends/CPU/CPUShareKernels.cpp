@@ -1,13 +1,12 @@
-//===- CPUShareKernels.cpp - one function per distinct contraction -------===//
+//===- CPUShareKernels.cpp - one function per distinct loop nest ----------===//
 //
-// A training step repeats its contractions: the discriminator of a GAN runs
-// on real and on generated images (the same convolutions twice), and again
-// in the generator's step. Each copy used to become its own register-tiled
-// loop nest, so MLIR's lowering, LLVM's optimizer and its code generator
-// did the same work once per copy. This pass moves each contraction or
-// convolution that occurs more than once, identical up to its buffers, into
-// one private function, and calls it from every place it occurred; the
-// kernel passes that follow then tile and vectorize it once.
+// A training step repeats its work: the discriminator of a GAN runs on real
+// and on generated images, and a deep network's layers are one layer many
+// times over. Each copy used to become its own loop nest, so MLIR's
+// lowering, LLVM's optimizer and its code generator did the same work once
+// per copy, and the entry function grew with every copy. This pass moves
+// each linalg op that occurs more than once, identical up to its buffers,
+// into one private function, and calls it from every place it occurred.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,18 +34,11 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `op` is a kernel worth sharing: a float contraction or
-/// convolution (a reduction reading an input through a window) on buffers
-/// with static shapes, whose body uses no value from outside it but
-/// constants, so that it can move into a function of its operands.
+/// Whether `op` can move into a function of its operands: a linalg op on
+/// buffers with static shapes whose body uses no value from outside it but
+/// constants.
 bool isSharable(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() == 0 ||
-      ShapedType::isDynamicShape(op.getStaticLoopRanges()) || op.hasIndexSemantics())
-    return false;
-  bool window = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
-    return !op.getMatchingIndexingMap(input).isProjectedPermutation();
-  });
-  if (!window && !linalg::isaContractionOpInterface(op))
+  if (!op.hasPureBufferSemantics() || ShapedType::isDynamicShape(op.getStaticLoopRanges()))
     return false;
   bool captures = false;
   op->walk([&](Operation *nested) {
@@ -62,10 +54,10 @@ bool isSharable(linalg::LinalgOp op) {
 }
 
 /// Whether the buffers `op` writes are distinct from every other buffer it
-/// reaches. In the shared function each operand is an argument, which the
-/// contraction kernel takes to be a buffer of its own (it keeps an
-/// accumulator in registers only when no input can be the output); a call
-/// must not break that.
+/// reaches. In the shared function each operand is an argument marked
+/// `llvm.noalias` (so that LLVM vectorizes its loops without runtime
+/// checks), and the contraction kernel keeps an accumulator in registers
+/// only when no input can be the output; a call must not break either.
 bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
   SmallVector<Value> roots;
   for (Value operand : op->getOperands()) {
@@ -176,6 +168,12 @@ struct CPUShareKernelsPass : numlir::impl::CPUShareKernelsBase<CPUShareKernelsPa
     // Internal like @main, and never inlined back: the point is one copy.
     kernel->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     kernel->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+    // No written buffer is reachable through another argument
+    // (operandsAreDistinctBuffers); arguments that are only read may be one
+    // buffer, which noalias allows.
+    for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+      if (isa<MemRefType>(type))
+        kernel.setArgAttr(index, LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
     Block *body = kernel.addEntryBlock();
     builder.setInsertionPointToStart(body);
     IRMapping mapping;

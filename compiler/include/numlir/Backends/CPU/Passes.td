@@ -251,24 +251,31 @@ def CPUFuseRowLoops : Pass<"cpu-fuse-row-loops"> {
 }
 
 def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
-  let summary = "Give repeated contractions and convolutions one function";
+  let summary = "Give each repeated loop nest one function";
   let description = [{
-    A training step repeats contractions: a GAN's discriminator runs on real
-    and on generated images, and again in the generator's step, so the same
-    convolution (same shapes, maps, body) occurs several times on different
-    buffers. The kernel passes that follow (`cpu-convolution-taps`,
-    `cpu-vectorize-contractions`) and LLVM would build and optimize each copy
-    separately. This pass moves every float contraction or convolution on
-    buffers with static shapes that occurs at least twice in the top-level
-    blocks of the module's functions, identical up to its operands (the same
-    op, attributes, body and operand types; constants the body uses are
-    compared by value), into one private function of its operands
-    (`numlir_kernel`, internal and `noinline`), and replaces each occurrence
-    with a call. An occurrence whose written buffer could be one it also
-    reads (the same function argument or allocation behind two operands, or
-    a buffer whose origin the pass cannot see) stays where it is: in the
-    function each operand is an argument, which the contraction kernel takes
-    to be a buffer of its own.
+    A training step repeats its work: a GAN's discriminator runs on real
+    and on generated images, and again in the generator's step, and a deep
+    network's layers are one layer many times over, forward and backward.
+    The passes that follow and LLVM would lower, optimize and generate code
+    for each copy separately, and the entry function would hold every copy
+    inline, one loop nest after another: its compile time grew faster than
+    the program. This pass moves every linalg op on buffers with static
+    shapes (a contraction, a convolution, an elementwise op, a reduction)
+    that occurs at least twice in the top-level blocks of the module's
+    functions, identical up to its operands (the same op, attributes, body
+    and operand types; constants the body uses are compared by value), into
+    one private function of its operands (`numlir_kernel`, internal and
+    `noinline`), and replaces each occurrence with a call. The kernel passes
+    then tile and vectorize each kernel once, and the entry function of a
+    deep network becomes a line of calls.
+
+    An occurrence whose written buffer could be one it also reads (the same
+    function argument or allocation behind two operands, or a buffer whose
+    origin the pass cannot see) stays where it is: in the function each
+    memref argument is `llvm.noalias`, so that LLVM vectorizes the loops
+    without runtime checks, and the contraction kernel takes its arguments
+    to be distinct buffers. Inputs that are one buffer (`x * x`) are allowed:
+    noalias says nothing about memory that is only read.
 
     Before: two `linalg.matmul` on 64x64 buffers `(%a, %b) -> %c` and
             `(%d, %e) -> %f`.
