@@ -172,3 +172,50 @@ def test_integer_powers_of_several_widths_split_into_partitions_compute_what_num
         half = 2 ** (8 * x.itemsize - 1)
         wrapped = [(int(a) ** int(b) + half) % (2 * half) - half for a, b in zip(x, y)]
         np.testing.assert_array_equal(np.asarray(out), np.array(wrapped, x.dtype))
+
+
+CALLS = 3000  # a few instructions each: a straight line of several runs
+
+
+def _straight_line_ir(calls: int) -> str:
+    """`work(a)`: a line of `calls` calls of one internal noinline function, as in a deep
+    network's entry function: each call takes the previous call's result (values crossing
+    every cut), a constant (the same at every call: specialized into the callee) and an
+    argument the callee never reads; `a[0]` is read at the start and the sum stored at the
+    end (a value live across the whole line)."""
+    body = ["  %first = load double, ptr %a", "  %s0 = fadd double %first, 0.0"]
+    for k in range(calls):
+        body.append(f"  %s{k + 1} = call double @step(ptr %a, double %s{k}, i64 {k % 3}, "
+                    f"double 0.5, i64 {k})")
+    body.append(f"  %last = fadd double %s{calls}, %first")
+    body.append("  store double %last, ptr %a")
+    return ("define internal double @step(ptr %a, double %x, i64 %i, double %half, "
+            "i64 %unused) noinline {\n"
+            "  %p = getelementptr double, ptr %a, i64 %i\n"
+            "  %v = load double, ptr %p\n"
+            "  %h = fmul double %v, %half\n"
+            "  %r = fadd double %x, %h\n"
+            "  ret double %r\n}\n"
+            "define void @work(ptr %a, i64 %n) {\nentry:\n" + "\n".join(body)
+            + "\n  ret void\n}\n")
+
+
+def _straight_line_reference(a: np.ndarray, calls: int) -> np.ndarray:
+    a = a.copy()
+    s = a[0]
+    for k in range(calls):
+        s = s + a[k % 3] * 0.5
+    a[0] = s + a[0]
+    return a
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_long_straight_line_is_cut_into_runs_that_compute_the_same(tmp_path, threads):
+    ir = _straight_line_ir(CALLS)
+    optimized, obj = _compiler_cpu.compile_llvm_ir_for_host(ir, 3, threads=threads,
+                                                            print_optimized_ir=True)
+    # Runs of the line became functions of their own (LongBlockSplitting.h).
+    assert optimized.count("define internal") + optimized.count("define hidden") > 3
+    a = np.array([1.0, -2.0, 0.25, 7.0])
+    np.testing.assert_allclose(_run(obj, tmp_path, f"line{threads}", a),
+                               _straight_line_reference(a, CALLS), rtol=1e-12)
