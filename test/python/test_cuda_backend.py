@@ -58,7 +58,7 @@ def payload_for(fun, args, **options):
 
     backend = get_backend("cuda")
     text = numlir.jit(fun, backend="gpu").lower(*args).as_text()
-    image = backend._run_stages(text, backend.parse_options(**options), "test")
+    image, _ = backend._run_stages(text, backend.parse_options(**options), "test")
     return image, cuda_payload.unpack(_runtime.unwrap_image(image)[1])
 
 

@@ -2,6 +2,7 @@
 log_compiles, explain_cache_misses, numpy_rank_promotion and default_matmul_precision."""
 
 import logging
+import re
 import warnings
 
 import jax
@@ -68,6 +69,33 @@ def test_log_compiles_logs_each_new_signature(caplog):
         f(np.ones((2, 2), np.float32))
     lines = [r.getMessage() for r in caplog.records if "Compiling jit(<lambda>)" in r.getMessage()]
     assert lines == ["Compiling jit(<lambda>) for f32[3]", "Compiling jit(<lambda>) for f32[2,2]"]
+
+
+def test_log_compiles_reports_the_time_of_every_phase_and_backend_stage(caplog, monkeypatch):
+    from numlir._src import compilation_cache
+    from numlir._src.backends import get_backend
+
+    monkeypatch.setattr(compilation_cache, "enabled", lambda: False)  # a compilation, not a load
+    f = numlir.jit(lambda a: jnp.tanh(a) * 3)
+    with numlir.log_compiles(), caplog.at_level(logging.WARNING, logger="numlir"):
+        f(np.ones(5, np.float32))
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(re.fullmatch(r"Finished tracing \+ transforming <lambda> for jit in \d+\.\d+ sec", m)
+               for m in messages), messages
+    assert any(re.fullmatch(r"Finished lowering jit\(<lambda>\) to hlo in \d+\.\d+ sec", m)
+               for m in messages), messages
+    [compiled] = [m for m in messages if m.startswith("Finished numlir compilation of jit__lambda_")]
+    backend = get_backend()
+    stages = [stage.name for stage in backend.stages(backend.parse_options())]
+    reported = re.findall(r"([\w-]+) (\d+\.\d+)", compiled.split("(", 1)[1])
+    assert [name for name, _ in reported] == stages + ["load"], compiled
+    total = float(re.search(r"in (\d+\.\d+) sec", compiled).group(1))
+    stage_sum = sum(float(seconds) for name, seconds in reported if name != "load")
+    assert abs(total - stage_sum) <= 0.002 * len(stages)  # the total is the stages' sum
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="numlir"):
+        numlir.jit(lambda a: a - 1)(np.ones(5, np.float32))
+    assert not caplog.records  # nothing without the flag
 
 
 def test_explain_cache_misses_context(caplog):

@@ -21,9 +21,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, device_calls, dispatch, donation, dtypes, lowering,
-                         placement, saved_executable, shapes, static_args, traceback_util,
-                         tree_util)
+from numlir._src import (compile_log, config, core, device_calls, dispatch, donation, dtypes,
+                         lowering, placement, saved_executable, shapes, static_args,
+                         traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.backends import stablehlo
 from numlir._src.lru_cache import LRUCache
@@ -307,10 +307,13 @@ class JitFunction:
 
         debug = core.TraceDebugInfo("jit", function_name(self._fun), static_args.traced_args(
             self._fun, in_tree, leaves, {i for i, _ in static_key[0]}))
-        closed = core.trace_to_graph(flat_fun, in_avals, debug)
-        # Unused work (e.g. the primal value inside jit(grad(f))) never reaches the compiler.
-        graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
-        closed = core.ClosedGraph(graph, closed.consts)
+        fun_name = function_name(self._fun)
+        with compile_log.phase(f"tracing + transforming {fun_name} for jit"):
+            closed = core.trace_to_graph(flat_fun, in_avals, debug)
+            # Unused work (e.g. the primal value inside jit(grad(f))) never reaches the
+            # compiler.
+            graph, _ = core.dce_graph(closed.graph, [True] * len(closed.graph.outvars))
+            closed = core.ClosedGraph(graph, closed.consts)
         name = lowering.sanitize_symbol(f"jit_{function_name(self._fun)}")
         pairs = {}
         if self._donate_argnums or self._donate_argnames:
@@ -319,9 +322,11 @@ class JitFunction:
             pairs = donation.pair_outputs(in_avals, donated, [v.aval for v in closed.graph.outvars],
                                           f"jit({function_name(self._fun)})")
         device, committed = self._placement(leaves, in_tree, static_key)
-        text = lowering.lower_graph(closed, module_name=name, default_loc=_function_loc(self._fun),
-                                    aliasing_outputs=pairs,
-                                    library_routines=dispatch.backend_of(device).library_routines())
+        with compile_log.phase(f"lowering jit({fun_name}) to hlo"):
+            text = lowering.lower_graph(
+                closed, module_name=name, default_loc=_function_loc(self._fun),
+                aliasing_outputs=pairs,
+                library_routines=dispatch.backend_of(device).library_routines())
         return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
                        name, self._fun, pairs, device, committed)
 

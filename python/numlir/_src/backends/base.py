@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from numlir._src import compilation_cache, config, core
+from numlir._src import compilation_cache, compile_log, config, core
 from numlir._src.backends import dumps
 
 #: The op whose callback ids are process-local: modules with it are never cached on disk.
@@ -317,9 +317,11 @@ class Backend(abc.ABC):
         loaded = self._load_cached(entry, device) if entry is not None else None
         if loaded is None:
             start = time.perf_counter()
-            payload = self._run_stages(module_text, options, name)
+            payload, stage_times = self._run_stages(module_text, options, name)
             seconds = time.perf_counter() - start
             executable = device.load(payload)
+            compile_log.stages(name, self.name, stage_times,
+                               time.perf_counter() - start - seconds)
             if entry is not None and isinstance(payload, bytes):
                 compilation_cache.put(entry, payload, seconds)
         else:
@@ -331,12 +333,17 @@ class Backend(abc.ABC):
             executable.image = payload
         return executable
 
-    def _run_stages(self, module_text: str, options: Any, name: str) -> Any:
+    def _run_stages(self, module_text: str, options: Any,
+                    name: str) -> tuple[Any, list[tuple[str, float]]]:
+        """The last stage's output, and each stage's name and seconds."""
         dump = dumps.Dumper.for_compilation(self.name, name, module_text)
         value: Any = module_text
         dump.write(0, "hlo", ".mlir", module_text, "")
+        times = []
         for index, stage in enumerate(self.stages(options), start=1):
+            start = time.perf_counter()
             output = stage.run(value, options)
+            times.append((stage.name, time.perf_counter() - start))
             extras = {}
             if isinstance(output, WithExtras):
                 output, extras = output.value, output.extras
@@ -344,4 +351,4 @@ class Backend(abc.ABC):
             for suffix, extra in extras.items():
                 dump.write(index, stage.name, suffix, extra, "")
             value = output
-        return value
+        return value, times
