@@ -120,6 +120,8 @@ demo: build
 bench: build
 	$(PY) -m pip install -q torch==2.13.0 matplotlib || $(PY) -m pip install -q torch matplotlib
 	$(PY) bench/run.py $(BENCH_ARGS)
+	# Compile and run time against depth, 8 to 512 layers, numlir beside jax.jit.
+	$(PY) bench/compile_scaling.py
 	# C1 and C2 (docs/benchmarks.md): psum across processes beside MPI_Allreduce, and the
 	# DCGAN step from 1 to 2 devices and processes; each runs mpirun itself.
 	$(PY) bench/allreduce.py
