@@ -1,8 +1,9 @@
 /*===- lapack.c - Cholesky, LU and triangular solves through LAPACK -------===*
  *
- * See lapack.h for where LAPACK comes from. Every routine loops over the
- * batch on the calling thread; LAPACK's own threads (OpenBLAS's) work
- * inside each matrix when it is large enough to pay for them.
+ * See lapack.h for where LAPACK comes from. A batch of small matrices is
+ * spread over threads (nlrt_lapack_for_each_matrix), with OpenBLAS's own
+ * threads off; LAPACK's threads work inside each matrix when it is large
+ * enough to pay for them.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -248,16 +249,12 @@ void nlrt_lapack_restore_threads(int previous) {
  * run one after another, with OpenBLAS's threads inside. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 22)
 
-typedef void (*matrix_fn)(void *context, int thread, int64_t index);
-
 typedef struct batch_loop {
-  matrix_fn fn;
+  nlrt_lapack_matrix_fn fn;
   void *context;
 } batch_loop;
 
-/* How many threads for_each_matrix uses for `batch` matrices of `elements`
- * elements and order `order` (a routine sizes per-thread scratch by it). */
-static int batch_threads(int64_t batch, int64_t elements, int64_t order) {
+int nlrt_lapack_batch_threads(int64_t batch, int64_t elements, int64_t order) {
   if (elements > SINGLE_THREAD_MAX_ELEMENTS || batch < 2 ||
       batch * elements * order < PARALLEL_MIN_WORK)
     return 1;
@@ -273,10 +270,9 @@ static void run_range(void *context, int thread, int64_t begin, int64_t end) {
   nlrt_lapack_restore_threads(previous);
 }
 
-/* fn(context, thread, index) for every matrix of the batch, on `threads`
- * threads from batch_threads (thread < threads). */
-static void for_each_matrix(int64_t batch, int64_t elements, int threads,
-                            matrix_fn fn, void *context) {
+void nlrt_lapack_for_each_matrix(int64_t batch, int64_t elements,
+                                 int threads, nlrt_lapack_matrix_fn fn,
+                                 void *context) {
   if (elements > SINGLE_THREAD_MAX_ELEMENTS) {
     for (int64_t index = 0; index < batch; ++index)
       fn(context, 0, index);
@@ -326,8 +322,9 @@ nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
   int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
   potrf_job job = {l->data, n, p, a->dtype, nlrt_library_element_size(a->dtype)};
   memcpy(l->data, a->data, (size_t)(batch * n * n) * job.size);
-  for_each_matrix(batch, n * n, batch_threads(batch, n * n, n), potrf_matrix,
-                  &job);
+  nlrt_lapack_for_each_matrix(batch, n * n,
+                              nlrt_lapack_batch_threads(batch, n * n, n),
+                              potrf_matrix, &job);
   return NLRT_OK;
 }
 
@@ -387,7 +384,7 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
       pivots->elements != batch * k || permutation->elements != batch * m)
     return nlrt_lapack_malformed(call, "needs int32 pivots and permutation");
   size_t size = nlrt_library_element_size(a->dtype);
-  int threads = batch_threads(batch, m * n, k);
+  int threads = nlrt_lapack_batch_threads(batch, m * n, k);
   /* Scratch comes from the call's allocator (a failure leaves the call);
    * the threads allocate nothing. */
   size_t matrix = (size_t)(m * n) * size;
@@ -395,7 +392,7 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
                    nlrt_host_alloc((size_t)threads * matrix + 1),
                    nlrt_host_alloc((size_t)(threads * k + 1) * sizeof(int64_t)),
                    m, n, k, p, size};
-  for_each_matrix(batch, m * n, threads, getrf_matrix, &job);
+  nlrt_lapack_for_each_matrix(batch, m * n, threads, getrf_matrix, &job);
   nlrt_host_free(job.ipiv);
   nlrt_host_free(job.scratch);
   return NLRT_OK;
@@ -463,7 +460,9 @@ nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
                   x->data, (size_t)(order * order) * size,
                   (size_t)(rows * cols) * size, p};
   int64_t elements = order * (rows > cols ? rows : cols);
-  for_each_matrix(batch, elements, batch_threads(batch, elements, order),
-                  trsm_matrix, &job);
+  nlrt_lapack_for_each_matrix(batch, elements,
+                              nlrt_lapack_batch_threads(batch, elements,
+                                                        order),
+                              trsm_matrix, &job);
   return NLRT_OK;
 }
