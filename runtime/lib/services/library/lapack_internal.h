@@ -2,9 +2,9 @@
  *
  * lapack.c loads LAPACK (one loader for every routine) and keeps the
  * helpers each routine file needs: the precision index, the checks of a
- * call's buffers, the row- to column-major transpose, NaN fills, the
- * thread limit for small matrices and the loop over a batch. Not part of
- * the runtime's interface.
+ * call's buffers, the row- to column-major transpose, NaN fills and the
+ * loop over a batch (OpenBLAS's threads off for small matrices). Not part
+ * of the runtime's interface.
  *
  * All integers are ILP64 (int64_t, LOGICAL included); Fortran's hidden
  * string lengths trail the arguments as size_t.
@@ -132,11 +132,6 @@ void nlrt_lapack_transpose(const char *from, char *to, int64_t rows,
 
 /* Every element of the n-element `data` NaN (complex: NaN + NaN i, as jax). */
 void nlrt_lapack_fill_nan(void *data, int64_t n, nlrt_dtype dtype);
-
-/* Runs this thread's next LAPACK calls on it alone when `elements` is
- * small; returns what to give nlrt_lapack_restore_threads. */
-int nlrt_lapack_limit_threads(int64_t elements);
-void nlrt_lapack_restore_threads(int previous);
 
 /* One matrix of a batch, on thread `thread` of the loop (0 <= thread <
  * the loop's thread count), for per-thread scratch. */
