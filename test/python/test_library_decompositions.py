@@ -485,3 +485,36 @@ def test_vmap_matches_a_loop(name):
     looped = [jax.tree_util.tree_leaves(run(f, m)) for m in x]
     for i, leaf in enumerate(batched):
         np.testing.assert_allclose(leaf, np.stack([l[i] for l in looped]), atol=1e-5)
+
+
+# --- A batch spread over threads: each matrix as it is alone --------------------------------------
+
+THREADED = {
+    "qr": lambda m: jnp.linalg.qr(m),
+    "eigh": lambda m: jnp.linalg.eigh(m),
+    "svd": lambda m: jnp.linalg.svd(m, full_matrices=False),
+    "svd_full": lambda m: jnp.linalg.svd(m),
+    "eig": lambda m: jnp.linalg.eig(m),
+    "schur": lambda m: nsl.schur(m),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THREADED))
+@pytest.mark.parametrize("dtype_", [F32, C64], ids=["f32", "c64"])
+def test_a_threaded_batch_gives_each_matrix_its_own_result(monkeypatch, name, dtype_):
+    # 64 matrices of 32 x 32 hold enough work to start threads; NUMLIR_NUM_THREADS makes
+    # several on a one-core machine too. Each thread has its own workspace: a matrix's
+    # result may not depend on its neighbours, and a NaN matrix spoils only itself (QR
+    # propagates NaN as arithmetic does, the others give NaN everywhere, as jax).
+    monkeypatch.setenv("NUMLIR_NUM_THREADS", "4")
+    f = THREADED[name]
+    a = hermitian(32, dtype_, (64,), seed=3) if name == "eigh" else rand((64, 32, 32), dtype_, 3)
+    a[5, 0, 0] = np.nan
+    batched = jax.tree_util.tree_leaves(run(f, a))
+    for i in (0, 5, 6, 33, 63):
+        alone = jax.tree_util.tree_leaves(run(f, a[i]))
+        for leaf, want in zip(batched, alone):
+            np.testing.assert_allclose(leaf[i], want, rtol=1e-6, atol=1e-6)
+    if name != "qr":
+        assert all(np.all(np.isnan(leaf[5])) for leaf in batched)
+    assert all(np.all(np.isfinite(np.delete(leaf, 5, axis=0))) for leaf in batched)

@@ -10,7 +10,7 @@ from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.linalg import lu as _lu
 from numlir._src.linalg import triangular
 from numlir._src.numpy import creation as cr
-from numlir._src.numpy import cumulative, joining, linalg_ops, reductions
+from numlir._src.numpy import cumulative, joining, reductions
 from numlir._src.numpy import ufuncs as uf
 
 
@@ -43,7 +43,7 @@ def _determinant_times_solve(a, b):
     probe = triangular.solve_left(factors, cr.ones(a.shape[:-1] + (1,), a.dtype), lower=False)
     degenerate = reductions.any(~uf.isfinite(probe), axis=(-2, -1))[..., None, None]
     x = uf.where(degenerate, 0, b)
-    x = linalg_ops.matmul(_lu.permutation_matrix(permutation, a.dtype), x)
+    x = _lu.permute_rows(x, permutation)
     x = triangular.solve_left(factors, x, lower=True, unit_diagonal=True)
     x = joining.concatenate([x[..., :-1, :] * determinant[..., None, None], x[..., -1:, :]],
                             axis=-2)

@@ -91,7 +91,7 @@ def _lu_jvp(primals, tangents):
         return [factors, pivots, permutation], [ad_util.Zero(core.get_aval(factors)), *zeros]
     m, n = a.shape[-2:]
     k = min(m, n)
-    x = linalg_ops.matmul(permutation_matrix(permutation, a.dtype), da)
+    x = permute_rows(da, permutation)
     lower = joining.tril(factors[..., :, :k], -1)
     lower = joining.pad(lower, [(0, 0)] * (a.ndim - 1) + [(0, m - k)]) + cr.eye(m, dtype=a.dtype)
     upper = joining.triu(factors[..., :k, :])
@@ -126,6 +126,16 @@ def lu(a):
     return tuple(lu_p.bind(a))
 
 
+def permute_rows(x, permutation):
+    """P x with (P x)[..., i, :] = x[..., permutation[i], :]: a gather of rows, as jax's
+    lu JVP and lu_solve take them. A product with the permutation matrix would cost
+    m^2 k multiply-adds instead of m k moves, and would spread one row's inf or NaN over
+    every row (0 * inf is NaN)."""
+    # lu's permutations are in [0, m): clamping (as jax's indexing does) costs m
+    # comparisons where the default fill mode would select over every element
+    return joining.take_along_axis(x, permutation[..., :, None], axis=-2, mode="clip")
+
+
 def permutation_matrix(permutation, dtype):
     """P with (P @ x)[i] = x[permutation[i]]."""
     m = permutation.shape[-1]
@@ -153,9 +163,9 @@ def solve_with_factors(factors, permutation, b, *, transpose: bool = False,
     """X with a X = b (or a^T X = b, or a^H X = b if also ``conjugate``), from ``lu``'s
     factors of square a; b (..., n, k)."""
     factors, b = triangular.broadcast_batch("lu_solve", factors, b)
-    if not transpose:  # P a = L U; P b is a gather of b's rows, not a product with P
-        rows = joining.take_along_axis(b, permutation[..., :, None], axis=-2)
-        y = triangular.solve_left(factors, rows, lower=True, unit_diagonal=True)
+    if not transpose:  # P a = L U
+        y = triangular.solve_left(factors, permute_rows(b, permutation), lower=True,
+                                  unit_diagonal=True)
         return triangular.solve_left(factors, y, lower=False)
     p = permutation_matrix(permutation, factors.dtype)
     # a^T = U^T L^T P (a^H = U^H L^H P: P is real)

@@ -8,6 +8,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include "fft_internal.h"
+#include "lane_transpose.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,17 @@
 #define B FFT_LANES_F
 #define V(name) name##_fw
 #define PLAN_TABLE(plan, field) ((plan)->field##_f)
+/* full blocks of rows move as transposes (lane_transpose.h) */
+#define ROWS_TO_LANES fft_rows_to_lanes_f
+#define LANES_TO_ROWS fft_lanes_to_rows_f
+#define LANE_TILE 4
 #include "stockham.inc"
 #include "lines.inc"
 #undef B
 #undef V
+#undef ROWS_TO_LANES
+#undef LANES_TO_ROWS
+#undef LANE_TILE
 #define B 1
 #define V(name) name##_f1
 #include "stockham.inc"
@@ -33,10 +41,16 @@
 #define B FFT_LANES_D
 #define V(name) name##_dw
 #define PLAN_TABLE(plan, field) ((plan)->field##_d)
+#define ROWS_TO_LANES fft_rows_to_lanes_d
+#define LANES_TO_ROWS fft_lanes_to_rows_d
+#define LANE_TILE 2
 #include "stockham.inc"
 #include "lines.inc"
 #undef B
 #undef V
+#undef ROWS_TO_LANES
+#undef LANES_TO_ROWS
+#undef LANE_TILE
 #define B 1
 #define V(name) name##_d1
 #include "stockham.inc"

@@ -1,8 +1,9 @@
 /*===- lapack.c - Cholesky, LU and triangular solves through LAPACK -------===*
  *
- * See lapack.h for where LAPACK comes from. Every routine loops over the
- * batch on the calling thread; LAPACK's own threads (OpenBLAS's) work
- * inside each matrix when it is large enough to pay for them.
+ * See lapack.h for where LAPACK comes from. A batch of small matrices is
+ * spread over threads (nlrt_lapack_for_each_matrix), with OpenBLAS's own
+ * threads off; LAPACK's threads work inside each matrix when it is large
+ * enough to pay for them.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -192,12 +193,43 @@ nlrt_status nlrt_lapack_malformed(const nlrt_library_call *call,
                     why);
 }
 
+/* Tiles of TRANSPOSE_TILE x TRANSPOSE_TILE elements: a tile's rows and
+ * columns both stay in the L1 cache, where a plain double loop strides
+ * through a whole matrix column per element written. */
+#define TRANSPOSE_TILE 16
+
+/* Inlined with a constant `size`, so each element is one move instead of a
+ * call to memcpy (a 128 x 128 complex64 matrix is 16384 of them). */
+static inline __attribute__((always_inline)) void
+transpose_tiles(const char *from, char *to, int64_t rows, int64_t cols,
+                size_t size) {
+  for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_TILE)
+    for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_TILE) {
+      int64_t i1 = i0 + TRANSPOSE_TILE < rows ? i0 + TRANSPOSE_TILE : rows;
+      int64_t j1 = j0 + TRANSPOSE_TILE < cols ? j0 + TRANSPOSE_TILE : cols;
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j)
+          memcpy(to + (size_t)(j * rows + i) * size,
+                 from + (size_t)(i * cols + j) * size, size);
+    }
+}
+
 void nlrt_lapack_transpose(const char *from, char *to, int64_t rows,
                            int64_t cols, size_t size) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      memcpy(to + (size_t)(j * rows + i) * size,
-             from + (size_t)(i * cols + j) * size, size);
+  switch (size) {
+  case 4:
+    transpose_tiles(from, to, rows, cols, 4);
+    break;
+  case 8:
+    transpose_tiles(from, to, rows, cols, 8);
+    break;
+  case 16:
+    transpose_tiles(from, to, rows, cols, 16);
+    break;
+  default:
+    transpose_tiles(from, to, rows, cols, size);
+    break;
+  }
 }
 
 /* Sets every element of the n-element matrix at `data` to NaN (complex:
@@ -229,14 +261,18 @@ void nlrt_lapack_fill_nan(void *data, int64_t n, nlrt_dtype dtype) {
  * solves 20 times slower. Larger ones use OpenBLAS's threads. */
 #define SINGLE_THREAD_MAX_ELEMENTS (256 * 256)
 
-int nlrt_lapack_limit_threads(int64_t elements) {
+/* OpenBLAS's thread count for this process's next LAPACK calls (1 when
+ * `elements` is small); returns what to give restore_threads. The count is
+ * process-wide: OpenBLAS 0.3.31's openblas_set_num_threads_local sets the
+ * global count despite its name. */
+static int limit_threads(int64_t elements) {
   if (!nlrt_lapack.set_threads_local ||
       elements > SINGLE_THREAD_MAX_ELEMENTS)
     return 0;
   return nlrt_lapack.set_threads_local(1);
 }
 
-void nlrt_lapack_restore_threads(int previous) {
+static void restore_threads(int previous) {
   if (nlrt_lapack.set_threads_local && previous > 0)
     nlrt_lapack.set_threads_local(previous);
 }
@@ -248,16 +284,12 @@ void nlrt_lapack_restore_threads(int previous) {
  * run one after another, with OpenBLAS's threads inside. */
 #define PARALLEL_MIN_WORK ((int64_t)1 << 22)
 
-typedef void (*matrix_fn)(void *context, int thread, int64_t index);
-
 typedef struct batch_loop {
-  matrix_fn fn;
+  nlrt_lapack_matrix_fn fn;
   void *context;
 } batch_loop;
 
-/* How many threads for_each_matrix uses for `batch` matrices of `elements`
- * elements and order `order` (a routine sizes per-thread scratch by it). */
-static int batch_threads(int64_t batch, int64_t elements, int64_t order) {
+int nlrt_lapack_batch_threads(int64_t batch, int64_t elements, int64_t order) {
   if (elements > SINGLE_THREAD_MAX_ELEMENTS || batch < 2 ||
       batch * elements * order < PARALLEL_MIN_WORK)
     return 1;
@@ -267,23 +299,26 @@ static int batch_threads(int64_t batch, int64_t elements, int64_t order) {
 
 static void run_range(void *context, int thread, int64_t begin, int64_t end) {
   batch_loop *loop = context;
-  int previous = nlrt_lapack_limit_threads(0);
   for (int64_t index = begin; index < end; ++index)
     loop->fn(loop->context, thread, index);
-  nlrt_lapack_restore_threads(previous);
 }
 
-/* fn(context, thread, index) for every matrix of the batch, on `threads`
- * threads from batch_threads (thread < threads). */
-static void for_each_matrix(int64_t batch, int64_t elements, int threads,
-                            matrix_fn fn, void *context) {
+void nlrt_lapack_for_each_matrix(int64_t batch, int64_t elements,
+                                 int threads, nlrt_lapack_matrix_fn fn,
+                                 void *context) {
   if (elements > SINGLE_THREAD_MAX_ELEMENTS) {
     for (int64_t index = 0; index < batch; ++index)
       fn(context, 0, index);
     return;
   }
+  /* Set once around all the threads, not by each: the count is global, and
+   * a thread that restored it while another still ran woke OpenBLAS's
+   * threads under that one (a third of a batch of 128 x 128 LUs' time went
+   * to OpenBLAS's thread server). */
+  int previous = limit_threads(0);
   batch_loop loop = {fn, context};
   nlrt_parallel_ranges(batch, 1, threads, run_range, &loop);
+  restore_threads(previous);
 }
 
 /*--- Routines -------------------------------------------------------------------*/
@@ -326,8 +361,9 @@ nlrt_status nlrt_lapack_potrf(const nlrt_library_call *call) {
   int64_t n = a->dims[a->rank - 1], batch = nlrt_library_batch(a, 2);
   potrf_job job = {l->data, n, p, a->dtype, nlrt_library_element_size(a->dtype)};
   memcpy(l->data, a->data, (size_t)(batch * n * n) * job.size);
-  for_each_matrix(batch, n * n, batch_threads(batch, n * n, n), potrf_matrix,
-                  &job);
+  nlrt_lapack_for_each_matrix(batch, n * n,
+                              nlrt_lapack_batch_threads(batch, n * n, n),
+                              potrf_matrix, &job);
   return NLRT_OK;
 }
 
@@ -387,7 +423,7 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
       pivots->elements != batch * k || permutation->elements != batch * m)
     return nlrt_lapack_malformed(call, "needs int32 pivots and permutation");
   size_t size = nlrt_library_element_size(a->dtype);
-  int threads = batch_threads(batch, m * n, k);
+  int threads = nlrt_lapack_batch_threads(batch, m * n, k);
   /* Scratch comes from the call's allocator (a failure leaves the call);
    * the threads allocate nothing. */
   size_t matrix = (size_t)(m * n) * size;
@@ -395,7 +431,7 @@ nlrt_status nlrt_lapack_getrf(const nlrt_library_call *call) {
                    nlrt_host_alloc((size_t)threads * matrix + 1),
                    nlrt_host_alloc((size_t)(threads * k + 1) * sizeof(int64_t)),
                    m, n, k, p, size};
-  for_each_matrix(batch, m * n, threads, getrf_matrix, &job);
+  nlrt_lapack_for_each_matrix(batch, m * n, threads, getrf_matrix, &job);
   nlrt_host_free(job.ipiv);
   nlrt_host_free(job.scratch);
   return NLRT_OK;
@@ -463,7 +499,9 @@ nlrt_status nlrt_lapack_trsm(const nlrt_library_call *call) {
                   x->data, (size_t)(order * order) * size,
                   (size_t)(rows * cols) * size, p};
   int64_t elements = order * (rows > cols ? rows : cols);
-  for_each_matrix(batch, elements, batch_threads(batch, elements, order),
-                  trsm_matrix, &job);
+  nlrt_lapack_for_each_matrix(batch, elements,
+                              nlrt_lapack_batch_threads(batch, elements,
+                                                        order),
+                              trsm_matrix, &job);
   return NLRT_OK;
 }

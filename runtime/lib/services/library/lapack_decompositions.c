@@ -1,19 +1,21 @@
 /*===- lapack_decompositions.c - QR, eigh, SVD, eig and Schur by LAPACK ---===*
  *
  * See lapack_decompositions.h for each routine's contract; lapack.c loads
- * LAPACK and holds the shared helpers. As there, every routine loops over
- * the batch on the calling thread, and small matrices keep OpenBLAS's
- * threads asleep.
+ * LAPACK and holds the shared helpers. Every routine runs its batch through
+ * decompose_batch: one workspace size query, one workspace per thread, and
+ * the matrices spread over threads as the LU and Cholesky routines spread
+ * theirs (small matrices with OpenBLAS's threads off, large ones one after
+ * another with OpenBLAS's threads inside).
  *
  * Matrices arrive row-major. Each routine but gesdd copies a matrix into a
  * column-major scratch (an O(n^2) transpose next to the O(n^3) routine)
  * and its results back; gesdd factors the row-major buffer as it is (see
  * there why that is exact).
  *
- * Workspace comes from a size query (lwork = -1) on the batch's first
- * matrix and is allocated once for the batch with nlrt_host_alloc, before
- * the thread limit is set: an allocation that fails jumps out of the call,
- * and frees every block, but would not restore the limit.
+ * Workspace comes from a size query (lwork = -1), which reads no matrix,
+ * and is allocated for every thread at once with nlrt_host_alloc before any
+ * thread starts: an allocation that fails jumps out of the call, which a
+ * worker thread must never do.
  *
  * Failures follow jax: a matrix with a NaN or infinite entry, or whose
  * routine reports info != 0 (no convergence), gives NaN in every result of
@@ -131,7 +133,109 @@ static int batch_of_matrices(const nlrt_library_buffer *buffer, int64_t batch,
   return buffer->dtype == dtype && buffer->elements == batch * rows * cols;
 }
 
+/*--- One workspace per thread -----------------------------------------------*/
+
+/* A thread's workspace is up to WORKSPACE_PARTS arrays (the scratch matrix,
+ * work, rwork, iwork, ...), each starting on a cache line so that threads
+ * never share one. */
+#define WORKSPACE_PARTS 6
+#define PART_ALIGNMENT 64
+
+typedef struct workspace_layout {
+  size_t bytes[WORKSPACE_PARTS]; /* unused parts are 0 */
+} workspace_layout;
+
+static size_t aligned(size_t bytes) {
+  return (bytes + PART_ALIGNMENT - 1) / PART_ALIGNMENT * PART_ALIGNMENT;
+}
+
+static size_t layout_bytes(const workspace_layout *layout) {
+  size_t total = 0;
+  for (int i = 0; i < WORKSPACE_PARTS; ++i)
+    total += aligned(layout->bytes[i]);
+  return total;
+}
+
+/* One matrix of the batch, with its thread's workspace parts. */
+typedef void (*decompose_fn)(const void *job, char *const *parts,
+                             int64_t index);
+
+typedef struct decompose_loop {
+  const void *job;
+  const workspace_layout *layout;
+  decompose_fn fn;
+  char *workspaces; /* one layout_bytes block per thread */
+  size_t stride;
+} decompose_loop;
+
+static void decompose_one(void *context, int thread, int64_t index) {
+  const decompose_loop *loop = context;
+  char *parts[WORKSPACE_PARTS];
+  char *cursor = loop->workspaces + (size_t)thread * loop->stride;
+  for (int i = 0; i < WORKSPACE_PARTS; ++i) {
+    parts[i] = cursor;
+    cursor += aligned(loop->layout->bytes[i]);
+  }
+  loop->fn(loop->job, parts, index);
+}
+
+/* fn(job, parts, index) for each of `batch` matrices of `elements` elements
+ * and about elements * order multiply-adds of work, spread over threads,
+ * each thread with its own workspace of `layout`. */
+static void decompose_batch(int64_t batch, int64_t elements, int64_t order,
+                            const workspace_layout *layout, decompose_fn fn,
+                            const void *job) {
+  int threads = nlrt_lapack_batch_threads(batch, elements, order);
+  size_t stride = layout_bytes(layout);
+  decompose_loop loop = {
+      job, layout, fn,
+      nlrt_host_aligned_alloc(PART_ALIGNMENT,
+                              (size_t)threads * stride + PART_ALIGNMENT),
+      stride};
+  nlrt_lapack_for_each_matrix(batch, elements, threads, decompose_one, &loop);
+  nlrt_host_free(loop.workspaces);
+}
+
+/* The decompositions take some ten times an LU's n^3 / 3 multiply-adds:
+ * the work per element that decompose_batch weighs. */
+static int64_t decomposition_order(int64_t m, int64_t n) {
+  return 3 * (m > n ? m : n);
+}
+
 /*--- QR ---------------------------------------------------------------------*/
+
+/* geqrf's and orgqr's batch: reflectors or a (m x n) in, out (m x n) and
+ * taus (k) */
+typedef struct qr_job {
+  const char *a;
+  char *out, *taus;
+  int64_t m, n, k, lwork;
+  int precision;
+  size_t size;
+} qr_job;
+
+enum { QR_MATRIX, QR_WORK }; /* the parts of a thread's workspace */
+
+static workspace_layout qr_layout(const qr_job *job) {
+  return (workspace_layout){{(size_t)(job->m * job->n) * job->size,
+                             (size_t)job->lwork * job->size}};
+}
+
+static void geqrf_matrix(const void *context, char *const *parts,
+                         int64_t index) {
+  const qr_job *job = context;
+  int64_t m = job->m, n = job->n, lda = m, info = 0;
+  size_t matrix = (size_t)(m * n) * job->size;
+  char *column_major = parts[QR_MATRIX];
+  nlrt_lapack_transpose(job->a + (size_t)index * matrix, column_major, m, n,
+                        job->size);
+  nlrt_lapack.geqrf[job->precision](
+      &m, &n, column_major, &lda,
+      job->taus + (size_t)(index * job->k) * job->size, parts[QR_WORK],
+      &job->lwork, &info);
+  nlrt_lapack_transpose(column_major, job->out + (size_t)index * matrix, n, m,
+                        job->size);
+}
 
 nlrt_status nlrt_lapack_geqrf(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 2 ||
@@ -149,29 +253,32 @@ nlrt_status nlrt_lapack_geqrf(const nlrt_library_call *call) {
     return nlrt_lapack_malformed(call, "needs taus (..., min(m, n))");
   if (batch == 0 || k == 0) /* nothing to factor, no taus */
     return NLRT_OK;
-  size_t size = nlrt_library_element_size(a->dtype);
-  size_t matrix = (size_t)(m * n) * size;
-  char *column_major = nlrt_host_alloc(matrix);
   double query[2];
   int64_t lda = m, lwork = -1, info = 0;
-  nlrt_lapack.geqrf[p](&m, &n, column_major, &lda, taus->data, query, &lwork,
+  nlrt_lapack.geqrf[p](&m, &n, a->data, &lda, taus->data, query, &lwork,
                        &info);
-  lwork = queried_size(query, p);
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  int threads = nlrt_lapack_limit_threads(m * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    nlrt_lapack_transpose((const char *)a->data + (size_t)b * matrix,
-                          column_major, m, n, size);
-    nlrt_lapack.geqrf[p](&m, &n, column_major, &lda,
-                         (char *)taus->data + (size_t)(b * k) * size, work,
-                         &lwork, &info);
-    nlrt_lapack_transpose(column_major, (char *)out->data + (size_t)b * matrix,
-                          n, m, size);
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(work);
-  nlrt_host_free(column_major);
+  qr_job job = {a->data, out->data, taus->data, m, n, k,
+                queried_size(query, p), p, nlrt_library_element_size(a->dtype)};
+  workspace_layout layout = qr_layout(&job);
+  decompose_batch(batch, m * n, decomposition_order(m, n), &layout,
+                  geqrf_matrix, &job);
   return NLRT_OK;
+}
+
+static void orgqr_matrix(const void *context, char *const *parts,
+                         int64_t index) {
+  const qr_job *job = context;
+  int64_t m = job->m, n = job->n, k = job->k, lda = m, info = 0;
+  size_t matrix = (size_t)(m * n) * job->size;
+  char *column_major = parts[QR_MATRIX];
+  nlrt_lapack_transpose(job->a + (size_t)index * matrix, column_major, m, n,
+                        job->size);
+  nlrt_lapack.orgqr[job->precision](
+      &m, &n, &k, column_major, &lda,
+      job->taus + (size_t)(index * k) * job->size, parts[QR_WORK],
+      &job->lwork, &info);
+  nlrt_lapack_transpose(column_major, job->out + (size_t)index * matrix, n, m,
+                        job->size);
 }
 
 nlrt_status nlrt_lapack_orgqr(const nlrt_library_call *call) {
@@ -191,32 +298,64 @@ nlrt_status nlrt_lapack_orgqr(const nlrt_library_call *call) {
     return nlrt_lapack_malformed(call, "needs m >= n >= k");
   if (batch == 0 || n == 0)
     return NLRT_OK;
-  size_t size = nlrt_library_element_size(a->dtype);
-  size_t matrix = (size_t)(m * n) * size;
-  char *column_major = nlrt_host_alloc(matrix);
   double query[2];
   int64_t lda = m, lwork = -1, info = 0;
-  nlrt_lapack.orgqr[p](&m, &n, &k, column_major, &lda, taus->data, query,
-                       &lwork, &info);
-  lwork = queried_size(query, p);
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  int threads = nlrt_lapack_limit_threads(m * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    nlrt_lapack_transpose((const char *)a->data + (size_t)b * matrix,
-                          column_major, m, n, size);
-    nlrt_lapack.orgqr[p](&m, &n, &k, column_major, &lda,
-                         (const char *)taus->data + (size_t)(b * k) * size,
-                         work, &lwork, &info);
-    nlrt_lapack_transpose(column_major, (char *)q->data + (size_t)b * matrix,
-                          n, m, size);
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(work);
-  nlrt_host_free(column_major);
+  nlrt_lapack.orgqr[p](&m, &n, &k, a->data, &lda, taus->data, query, &lwork,
+                       &info);
+  qr_job job = {a->data, q->data, taus->data, m, n, k,
+                queried_size(query, p), p, nlrt_library_element_size(a->dtype)};
+  workspace_layout layout = qr_layout(&job);
+  decompose_batch(batch, m * n, decomposition_order(m, n), &layout,
+                  orgqr_matrix, &job);
   return NLRT_OK;
 }
 
 /*--- Hermitian eigendecomposition -------------------------------------------*/
+
+typedef struct syevd_job {
+  const char *a;
+  char *vectors, *values;
+  const char *uplo;
+  int64_t n, lwork, lrwork, liwork;
+  int precision;
+  nlrt_dtype dtype;
+  size_t size;
+} syevd_job;
+
+enum { SYEVD_MATRIX, SYEVD_WORK, SYEVD_RWORK, SYEVD_IWORK };
+
+static void syevd_matrix(const void *context, char *const *parts,
+                         int64_t index) {
+  const syevd_job *job = context;
+  int p = job->precision;
+  int64_t n = job->n, info = 0;
+  size_t matrix = (size_t)(n * n) * job->size;
+  const char *source = job->a + (size_t)index * matrix;
+  char *target = job->vectors + (size_t)index * matrix;
+  char *w = job->values + (size_t)(index * n) * (is_single(p) ? 4 : 8);
+  char *column_major = parts[SYEVD_MATRIX];
+  int64_t *iwork = (int64_t *)parts[SYEVD_IWORK];
+  if (all_finite(source, n * n, job->dtype)) {
+    nlrt_lapack_transpose(source, column_major, n, n, job->size);
+    if (is_complex(p))
+      nlrt_lapack.heevd[p - 2]("V", job->uplo, &n, column_major, &n, w,
+                               parts[SYEVD_WORK], &job->lwork,
+                               parts[SYEVD_RWORK], &job->lrwork, iwork,
+                               &job->liwork, &info, 1, 1);
+    else
+      nlrt_lapack.syevd[p]("V", job->uplo, &n, column_major, &n, w,
+                           parts[SYEVD_WORK], &job->lwork, iwork,
+                           &job->liwork, &info, 1, 1);
+  } else {
+    info = -1;
+  }
+  if (info != 0) {
+    fill_nan_everywhere(target, n * n, job->dtype);
+    fill_nan_everywhere(w, n, real_dtype(p));
+    return;
+  }
+  nlrt_lapack_transpose(column_major, target, n, n, job->size);
+}
 
 nlrt_status nlrt_lapack_syevd(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 2 ||
@@ -241,57 +380,85 @@ nlrt_status nlrt_lapack_syevd(const nlrt_library_call *call) {
   const char *uplo = call->config[0] ? "L" : "U";
   size_t size = nlrt_library_element_size(a->dtype);
   size_t real_size = is_single(p) ? 4 : 8;
-  size_t matrix = (size_t)(n * n) * size;
-  char *column_major = nlrt_host_alloc(matrix);
   double query[2], rquery[2];
   int64_t iquery = 0, lwork = -1, lrwork = -1, liwork = -1, info = 0;
   if (is_complex(p))
-    nlrt_lapack.heevd[p - 2]("V", uplo, &n, column_major, &n, values->data,
-                             query, &lwork, rquery, &lrwork, &iquery, &liwork,
-                             &info, 1, 1);
+    nlrt_lapack.heevd[p - 2]("V", uplo, &n, a->data, &n, values->data, query,
+                             &lwork, rquery, &lrwork, &iquery, &liwork, &info,
+                             1, 1);
   else
-    nlrt_lapack.syevd[p]("V", uplo, &n, column_major, &n, values->data, query,
+    nlrt_lapack.syevd[p]("V", uplo, &n, a->data, &n, values->data, query,
                          &lwork, &iquery, &liwork, &info, 1, 1);
-  lwork = queried_size(query, p);
-  lrwork = is_complex(p) ? queried_size(rquery, p) : 1;
-  liwork = iquery > 1 ? iquery : 1;
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  void *rwork = nlrt_host_alloc((uint64_t)lrwork * real_size);
-  int64_t *iwork = nlrt_host_alloc((uint64_t)liwork * sizeof(int64_t));
-  int threads = nlrt_lapack_limit_threads(n * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    const char *source = (const char *)a->data + (size_t)b * matrix;
-    char *target = (char *)vectors->data + (size_t)b * matrix;
-    char *w = (char *)values->data + (size_t)(b * n) * real_size;
-    info = 0;
-    if (all_finite(source, n * n, a->dtype)) {
-      nlrt_lapack_transpose(source, column_major, n, n, size);
-      if (is_complex(p))
-        nlrt_lapack.heevd[p - 2]("V", uplo, &n, column_major, &n, w, work,
-                                 &lwork, rwork, &lrwork, iwork, &liwork, &info,
-                                 1, 1);
-      else
-        nlrt_lapack.syevd[p]("V", uplo, &n, column_major, &n, w, work, &lwork,
-                             iwork, &liwork, &info, 1, 1);
-    } else {
-      info = -1;
-    }
-    if (info != 0) {
-      fill_nan_everywhere(target, n * n, a->dtype);
-      fill_nan_everywhere(w, n, real_dtype(p));
-      continue;
-    }
-    nlrt_lapack_transpose(column_major, target, n, n, size);
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(iwork);
-  nlrt_host_free(rwork);
-  nlrt_host_free(work);
-  nlrt_host_free(column_major);
+  syevd_job job = {a->data,
+                   vectors->data,
+                   values->data,
+                   uplo,
+                   n,
+                   queried_size(query, p),
+                   is_complex(p) ? queried_size(rquery, p) : 1,
+                   iquery > 1 ? iquery : 1,
+                   p,
+                   a->dtype,
+                   size};
+  workspace_layout layout = {{(size_t)(n * n) * size,
+                              (size_t)job.lwork * size,
+                              (size_t)job.lrwork * real_size,
+                              (size_t)job.liwork * sizeof(int64_t)}};
+  decompose_batch(batch, n * n, decomposition_order(n, n), &layout,
+                  syevd_matrix, &job);
   return NLRT_OK;
 }
 
 /*--- SVD --------------------------------------------------------------------*/
+
+typedef struct gesdd_job {
+  char *a, *s, *u, *vh;
+  const char *jobz;
+  int vectors;
+  /* the row-major m x n matrix as gesdd sees it (see nlrt_lapack_gesdd) */
+  int64_t m, n, k, lapack_m, lapack_n, ldu, ldvt, lwork;
+  int64_t u_cols, vh_rows;
+  int precision;
+  nlrt_dtype dtype;
+  size_t size;
+} gesdd_job;
+
+enum { GESDD_WORK, GESDD_RWORK, GESDD_IWORK };
+
+static void gesdd_matrix(const void *context, char *const *parts,
+                         int64_t index) {
+  const gesdd_job *job = context;
+  int p = job->precision;
+  int64_t m = job->m, n = job->n, k = job->k, info = 0;
+  char *matrix = job->a + (size_t)(index * m * n) * job->size;
+  char *s = job->s + (size_t)(index * k) * (is_single(p) ? 4 : 8);
+  double unused[2];
+  void *u_b = unused, *vt_b = unused;
+  if (job->vectors) {
+    u_b = job->vh + (size_t)(index * job->vh_rows * n) * job->size;
+    vt_b = job->u + (size_t)(index * m * job->u_cols) * job->size;
+  }
+  int64_t *iwork = (int64_t *)parts[GESDD_IWORK];
+  if (!all_finite(matrix, m * n, job->dtype))
+    info = -1;
+  else if (is_complex(p))
+    nlrt_lapack.gesdd_complex[p - 2](
+        job->jobz, &job->lapack_m, &job->lapack_n, matrix, &job->lapack_m, s,
+        u_b, &job->ldu, vt_b, &job->ldvt, parts[GESDD_WORK], &job->lwork,
+        parts[GESDD_RWORK], iwork, &info, 1);
+  else
+    nlrt_lapack.gesdd_real[p](job->jobz, &job->lapack_m, &job->lapack_n,
+                              matrix, &job->lapack_m, s, u_b, &job->ldu, vt_b,
+                              &job->ldvt, parts[GESDD_WORK], &job->lwork,
+                              iwork, &info, 1);
+  if (info != 0) {
+    fill_nan_everywhere(s, k, real_dtype(p));
+    if (job->vectors) {
+      fill_nan_everywhere(u_b, job->vh_rows * n, job->dtype);
+      fill_nan_everywhere(vt_b, m * job->u_cols, job->dtype);
+    }
+  }
+}
 
 nlrt_status nlrt_lapack_gesdd(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_config != 2)
@@ -342,55 +509,41 @@ nlrt_status nlrt_lapack_gesdd(const nlrt_library_call *call) {
                             ? 5 * k * k + 5 * k
                             : 2 * larger * k + 2 * k * k + k)
                      : 7 * k;
-  size_t matrix = (size_t)(m * n) * size;
-  size_t u_matrix = (size_t)(m * u_cols) * size;
-  size_t vh_matrix = (size_t)(vh_rows * n) * size;
-  int64_t *iwork = nlrt_host_alloc((uint64_t)(8 * k) * sizeof(int64_t));
-  void *rwork = nlrt_host_alloc((uint64_t)lrwork * real_size);
-  double query[2], unused[2];
-  int64_t lwork = -1, info = 0;
+  double query[2], rquery[2], unused[2];
+  int64_t iquery[1], lwork = -1, info = 0;
   void *u_b = vectors ? vh->data : unused, *vt_b = vectors ? u->data : unused;
   if (is_complex(p))
     nlrt_lapack.gesdd_complex[p - 2](jobz, &lapack_m, &lapack_n, a->data, &lda,
                                      s->data, u_b, &ldu, vt_b, &ldvt, query,
-                                     &lwork, rwork, iwork, &info, 1);
+                                     &lwork, rquery, iquery, &info, 1);
   else
     nlrt_lapack.gesdd_real[p](jobz, &lapack_m, &lapack_n, a->data, &lda,
                               s->data, u_b, &ldu, vt_b, &ldvt, query, &lwork,
-                              iwork, &info, 1);
-  lwork = queried_size(query, p);
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  int threads = nlrt_lapack_limit_threads(m * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    char *matrix_b = (char *)a->data + (size_t)b * matrix;
-    char *s_b = (char *)s->data + (size_t)(b * k) * real_size;
-    if (vectors) {
-      u_b = (char *)vh->data + (size_t)b * vh_matrix;
-      vt_b = (char *)u->data + (size_t)b * u_matrix;
-    }
-    info = 0;
-    if (!all_finite(matrix_b, m * n, a->dtype))
-      info = -1;
-    else if (is_complex(p))
-      nlrt_lapack.gesdd_complex[p - 2](jobz, &lapack_m, &lapack_n, matrix_b,
-                                       &lda, s_b, u_b, &ldu, vt_b, &ldvt, work,
-                                       &lwork, rwork, iwork, &info, 1);
-    else
-      nlrt_lapack.gesdd_real[p](jobz, &lapack_m, &lapack_n, matrix_b, &lda,
-                                s_b, u_b, &ldu, vt_b, &ldvt, work, &lwork,
-                                iwork, &info, 1);
-    if (info != 0) {
-      fill_nan_everywhere(s_b, k, real_dtype(p));
-      if (vectors) {
-        fill_nan_everywhere(u_b, vh_rows * n, a->dtype);
-        fill_nan_everywhere(vt_b, m * u_cols, a->dtype);
-      }
-    }
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(work);
-  nlrt_host_free(rwork);
-  nlrt_host_free(iwork);
+                              iquery, &info, 1);
+  gesdd_job job = {a->data,
+                   s->data,
+                   vectors ? u->data : NULL,
+                   vectors ? vh->data : NULL,
+                   jobz,
+                   vectors,
+                   m,
+                   n,
+                   k,
+                   lapack_m,
+                   lapack_n,
+                   ldu,
+                   ldvt,
+                   queried_size(query, p),
+                   u_cols,
+                   vh_rows,
+                   p,
+                   a->dtype,
+                   size};
+  workspace_layout layout = {{(size_t)job.lwork * size,
+                              (size_t)lrwork * real_size,
+                              (size_t)(8 * k) * sizeof(int64_t)}};
+  decompose_batch(batch, m * n, decomposition_order(m, n), &layout,
+                  gesdd_matrix, &job);
   return NLRT_OK;
 }
 
@@ -421,6 +574,59 @@ static void complex_from_real_pairs(const void *wr, const void *wi,
   }
 }
 
+typedef struct geev_job {
+  const char *a;
+  char *w, *v;
+  const char *jobvr;
+  int64_t n, ldvr, lwork;
+  int precision;
+  nlrt_dtype dtype;
+  size_t size;
+} geev_job;
+
+/* real: wr and wi in GEEV_VALUES; complex: w is written in place */
+enum { GEEV_MATRIX, GEEV_VR, GEEV_VALUES, GEEV_RWORK, GEEV_WORK };
+
+static void geev_matrix(const void *context, char *const *parts,
+                        int64_t index) {
+  const geev_job *job = context;
+  int p = job->precision, single = is_single(p);
+  int64_t n = job->n, one = 1, info = 0;
+  nlrt_dtype out_dtype = complex_dtype(p);
+  size_t out_size = nlrt_library_element_size(out_dtype);
+  size_t real_size = single ? 4 : 8;
+  const char *source = job->a + (size_t)(index * n * n) * job->size;
+  char *w = job->w + (size_t)(index * n) * out_size;
+  char *v = job->v ? job->v + (size_t)(index * n * n) * out_size : NULL;
+  char *column_major = parts[GEEV_MATRIX], *vr = parts[GEEV_VR];
+  char *wr = parts[GEEV_VALUES], *wi = wr + (size_t)n * real_size;
+  double unused[2];
+  if (!all_finite(source, n * n, job->dtype)) {
+    info = -1;
+  } else {
+    nlrt_lapack_transpose(source, column_major, n, n, job->size);
+    if (is_complex(p))
+      nlrt_lapack.geev_complex[p - 2]("N", job->jobvr, &n, column_major, &n, w,
+                                      unused, &one, vr, &job->ldvr,
+                                      parts[GEEV_WORK], &job->lwork,
+                                      parts[GEEV_RWORK], &info, 1, 1);
+    else
+      nlrt_lapack.geev_real[p]("N", job->jobvr, &n, column_major, &n, wr, wi,
+                               unused, &one, vr, &job->ldvr, parts[GEEV_WORK],
+                               &job->lwork, &info, 1, 1);
+  }
+  if (info != 0) {
+    fill_nan_everywhere(w, n, out_dtype);
+    if (v)
+      fill_nan_everywhere(v, n * n, out_dtype);
+    return;
+  }
+  if (!is_complex(p))
+    complex_from_real_pairs(wr, wi, v ? vr : NULL, w, v, n, single);
+  else if (v)
+    nlrt_lapack_transpose(vr, v, n, n, job->size);
+}
+
 nlrt_status nlrt_lapack_geev(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_config != 1)
     return nlrt_lapack_malformed(call, "takes one operand and config "
@@ -443,72 +649,91 @@ nlrt_status nlrt_lapack_geev(const nlrt_library_call *call) {
   if (batch == 0 || n == 0)
     return NLRT_OK;
   size_t size = nlrt_library_element_size(a->dtype);
-  size_t out_size = nlrt_library_element_size(out_dtype);
   size_t real_size = is_single(p) ? 4 : 8;
   size_t matrix = (size_t)(n * n) * size;
-  int single = is_single(p);
   /* geev on the transpose would give A's left eigenvectors: A goes
    * column-major. */
-  char *column_major = nlrt_host_alloc(matrix);
-  /* real: wr and wi, then vr; complex: vr alone (w is written in place) */
-  char *parts = nlrt_host_alloc(is_complex(p) ? 1 : 2 * (size_t)n * real_size);
-  char *vr = nlrt_host_alloc(vectors ? matrix : size);
-  void *rwork = nlrt_host_alloc(2 * (size_t)n * real_size);
   const char *jobvr = vectors ? "V" : "N";
   int64_t one = 1, ldvr = vectors ? n : 1, lwork = -1, info = 0;
-  double query[2], unused[2];
+  double query[2], unused[2], values_query[4];
   if (is_complex(p))
-    nlrt_lapack.geev_complex[p - 2]("N", jobvr, &n, column_major, &n, w->data,
-                                    unused, &one, vr, &ldvr, query, &lwork,
-                                    rwork, &info, 1, 1);
+    nlrt_lapack.geev_complex[p - 2]("N", jobvr, &n, a->data, &n, w->data,
+                                    unused, &one, unused, &ldvr, query, &lwork,
+                                    unused, &info, 1, 1);
   else
-    nlrt_lapack.geev_real[p]("N", jobvr, &n, column_major, &n, parts,
-                             parts + (size_t)n * real_size, unused, &one, vr,
-                             &ldvr, query, &lwork, &info, 1, 1);
-  lwork = queried_size(query, p);
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  int threads = nlrt_lapack_limit_threads(n * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    const char *source = (const char *)a->data + (size_t)b * matrix;
-    char *w_b = (char *)w->data + (size_t)(b * n) * out_size;
-    char *v_b = vectors ? (char *)v->data + (size_t)(b * n * n) * out_size
-                        : NULL;
-    info = 0;
-    if (!all_finite(source, n * n, a->dtype)) {
-      info = -1;
-    } else {
-      nlrt_lapack_transpose(source, column_major, n, n, size);
-      if (is_complex(p))
-        nlrt_lapack.geev_complex[p - 2]("N", jobvr, &n, column_major, &n, w_b,
-                                        unused, &one, vr, &ldvr, work, &lwork,
-                                        rwork, &info, 1, 1);
-      else
-        nlrt_lapack.geev_real[p]("N", jobvr, &n, column_major, &n, parts,
-                                 parts + (size_t)n * real_size, unused, &one,
-                                 vr, &ldvr, work, &lwork, &info, 1, 1);
-    }
-    if (info != 0) {
-      fill_nan_everywhere(w_b, n, out_dtype);
-      if (vectors)
-        fill_nan_everywhere(v_b, n * n, out_dtype);
-      continue;
-    }
-    if (!is_complex(p))
-      complex_from_real_pairs(parts, parts + (size_t)n * real_size,
-                              vectors ? vr : NULL, w_b, v_b, n, single);
-    else if (vectors)
-      nlrt_lapack_transpose(vr, v_b, n, n, size);
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(work);
-  nlrt_host_free(rwork);
-  nlrt_host_free(vr);
-  nlrt_host_free(parts);
-  nlrt_host_free(column_major);
+    nlrt_lapack.geev_real[p]("N", jobvr, &n, a->data, &n, values_query,
+                             values_query + 2, unused, &one, unused, &ldvr,
+                             query, &lwork, &info, 1, 1);
+  geev_job job = {a->data, w->data, vectors ? v->data : NULL,
+                  jobvr,   n,       ldvr,
+                  queried_size(query, p), p, a->dtype, size};
+  workspace_layout layout = {{matrix, vectors ? matrix : 0,
+                              is_complex(p) ? 0 : 2 * (size_t)n * real_size,
+                              2 * (size_t)n * real_size,
+                              (size_t)job.lwork * size}};
+  decompose_batch(batch, n * n, decomposition_order(n, n), &layout,
+                  geev_matrix, &job);
   return NLRT_OK;
 }
 
 /*--- Schur form -------------------------------------------------------------*/
+
+typedef struct gees_job {
+  const char *a;
+  char *t, *z;
+  int64_t n, lwork;
+  int precision;
+  nlrt_dtype dtype;
+  size_t size;
+} gees_job;
+
+/* GEES_VALUES: the eigenvalues, which t's diagonal (blocks) holds too: wr
+ * and wi for real a, w for complex a. GEES_BWORK is only read with
+ * sort = 'S'. */
+enum {
+  GEES_MATRIX,
+  GEES_VS,
+  GEES_VALUES,
+  GEES_RWORK,
+  GEES_BWORK,
+  GEES_WORK
+};
+
+static void gees_matrix(const void *context, char *const *parts,
+                        int64_t index) {
+  const gees_job *job = context;
+  int p = job->precision;
+  int64_t n = job->n, sdim = 0, info = 0;
+  size_t matrix = (size_t)(n * n) * job->size;
+  size_t real_size = is_single(p) ? 4 : 8;
+  const char *source = job->a + (size_t)index * matrix;
+  char *t = job->t + (size_t)index * matrix;
+  char *z = job->z + (size_t)index * matrix;
+  char *column_major = parts[GEES_MATRIX], *vs = parts[GEES_VS];
+  char *values = parts[GEES_VALUES];
+  if (!all_finite(source, n * n, job->dtype)) {
+    info = -1;
+  } else {
+    nlrt_lapack_transpose(source, column_major, n, n, job->size);
+    if (is_complex(p))
+      nlrt_lapack.gees_complex[p - 2](
+          "V", "N", NULL, &n, column_major, &n, &sdim, values, vs, &n,
+          parts[GEES_WORK], &job->lwork, parts[GEES_RWORK],
+          (int64_t *)parts[GEES_BWORK], &info, 1, 1);
+    else
+      nlrt_lapack.gees_real[p]("V", "N", NULL, &n, column_major, &n, &sdim,
+                               values, values + (size_t)n * real_size, vs, &n,
+                               parts[GEES_WORK], &job->lwork,
+                               (int64_t *)parts[GEES_BWORK], &info, 1, 1);
+  }
+  if (info != 0) {
+    fill_nan_everywhere(t, n * n, job->dtype);
+    fill_nan_everywhere(z, n * n, job->dtype);
+    return;
+  }
+  nlrt_lapack_transpose(column_major, t, n, n, job->size);
+  nlrt_lapack_transpose(vs, z, n, n, job->size);
+}
 
 nlrt_status nlrt_lapack_gees(const nlrt_library_call *call) {
   if (call->num_operands != 1 || call->num_results != 2 ||
@@ -528,59 +753,23 @@ nlrt_status nlrt_lapack_gees(const nlrt_library_call *call) {
   size_t size = nlrt_library_element_size(a->dtype);
   size_t real_size = is_single(p) ? 4 : 8;
   size_t matrix = (size_t)(n * n) * size;
-  char *column_major = nlrt_host_alloc(matrix);
-  char *vs = nlrt_host_alloc(matrix);
-  /* the eigenvalues, which t's diagonal (blocks) holds too: wr and wi for
-   * real a, w for complex a */
-  char *values = nlrt_host_alloc(2 * (size_t)n * real_size);
-  void *rwork = nlrt_host_alloc((size_t)n * real_size);
-  /* only read with sort = 'S' */
-  int64_t *bwork = nlrt_host_alloc((size_t)n * sizeof(int64_t));
-  int64_t sdim = 0, lwork = -1, info = 0;
-  double query[2];
+  int64_t sdim = 0, bwork[1], lwork = -1, info = 0;
+  double query[2], unused[2];
   if (is_complex(p))
-    nlrt_lapack.gees_complex[p - 2]("V", "N", NULL, &n, column_major, &n,
-                                    &sdim, values, vs, &n, query, &lwork,
-                                    rwork, bwork, &info, 1, 1);
+    nlrt_lapack.gees_complex[p - 2]("V", "N", NULL, &n, a->data, &n, &sdim,
+                                    unused, unused, &n, query, &lwork, unused,
+                                    bwork, &info, 1, 1);
   else
-    nlrt_lapack.gees_real[p]("V", "N", NULL, &n, column_major, &n, &sdim,
-                             values, values + (size_t)n * real_size, vs, &n,
-                             query, &lwork, bwork, &info, 1, 1);
-  lwork = queried_size(query, p);
-  void *work = nlrt_host_alloc((uint64_t)lwork * size);
-  int threads = nlrt_lapack_limit_threads(n * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    const char *source = (const char *)a->data + (size_t)b * matrix;
-    char *t_b = (char *)t->data + (size_t)b * matrix;
-    char *z_b = (char *)z->data + (size_t)b * matrix;
-    info = 0;
-    if (!all_finite(source, n * n, a->dtype)) {
-      info = -1;
-    } else {
-      nlrt_lapack_transpose(source, column_major, n, n, size);
-      if (is_complex(p))
-        nlrt_lapack.gees_complex[p - 2]("V", "N", NULL, &n, column_major, &n,
-                                        &sdim, values, vs, &n, work, &lwork,
-                                        rwork, bwork, &info, 1, 1);
-      else
-        nlrt_lapack.gees_real[p]("V", "N", NULL, &n, column_major, &n, &sdim,
-                                 values, values + (size_t)n * real_size, vs,
-                                 &n, work, &lwork, bwork, &info, 1, 1);
-    }
-    if (info != 0) {
-      fill_nan_everywhere(t_b, n * n, a->dtype);
-      fill_nan_everywhere(z_b, n * n, a->dtype);
-      continue;
-    }
-    nlrt_lapack_transpose(column_major, t_b, n, n, size);
-    nlrt_lapack_transpose(vs, z_b, n, n, size);
-  }
-  nlrt_lapack_restore_threads(threads);
-  nlrt_host_free(work);
-  nlrt_host_free(bwork);
-  nlrt_host_free(rwork);
-  nlrt_host_free(values);
-  nlrt_host_free(vs);
-  nlrt_host_free(column_major);
+    nlrt_lapack.gees_real[p]("V", "N", NULL, &n, a->data, &n, &sdim, unused,
+                             unused, unused, &n, query, &lwork, bwork, &info,
+                             1, 1);
+  gees_job job = {a->data, t->data, z->data, n, queried_size(query, p),
+                  p,       a->dtype, size};
+  workspace_layout layout = {{matrix, matrix, 2 * (size_t)n * real_size,
+                              (size_t)n * real_size,
+                              (size_t)n * sizeof(int64_t),
+                              (size_t)job.lwork * size}};
+  decompose_batch(batch, n * n, decomposition_order(n, n), &layout,
+                  gees_matrix, &job);
   return NLRT_OK;
 }

@@ -3,7 +3,8 @@
  * lapack.c loads LAPACK (one loader for every routine) and keeps the
  * helpers each routine file needs: the precision index, the checks of a
  * call's buffers, the row- to column-major transpose, NaN fills and the
- * thread limit for small matrices. Not part of the runtime's interface.
+ * loop over a batch (OpenBLAS's threads off for small matrices). Not part
+ * of the runtime's interface.
  *
  * All integers are ILP64 (int64_t, LOGICAL included); Fortran's hidden
  * string lengths trail the arguments as size_t.
@@ -132,9 +133,22 @@ void nlrt_lapack_transpose(const char *from, char *to, int64_t rows,
 /* Every element of the n-element `data` NaN (complex: NaN + NaN i, as jax). */
 void nlrt_lapack_fill_nan(void *data, int64_t n, nlrt_dtype dtype);
 
-/* Runs this thread's next LAPACK calls on it alone when `elements` is
- * small; returns what to give nlrt_lapack_restore_threads. */
-int nlrt_lapack_limit_threads(int64_t elements);
-void nlrt_lapack_restore_threads(int previous);
+/* One matrix of a batch, on thread `thread` of the loop (0 <= thread <
+ * the loop's thread count), for per-thread scratch. */
+typedef void (*nlrt_lapack_matrix_fn)(void *context, int thread,
+                                      int64_t index);
+
+/* How many threads nlrt_lapack_for_each_matrix uses for `batch` matrices
+ * of `elements` elements whose work is about elements * order
+ * multiply-adds each (a routine sizes per-thread scratch by it). */
+int nlrt_lapack_batch_threads(int64_t batch, int64_t elements, int64_t order);
+
+/* fn(context, thread, index) for every matrix of the batch, on `threads`
+ * threads from nlrt_lapack_batch_threads. Small matrices run with
+ * OpenBLAS's threads off; large ones one after another on the calling
+ * thread, with OpenBLAS's threads inside. */
+void nlrt_lapack_for_each_matrix(int64_t batch, int64_t elements,
+                                 int threads, nlrt_lapack_matrix_fn fn,
+                                 void *context);
 
 #endif /* NLRT_SERVICES_LIBRARY_LAPACK_INTERNAL_H */
