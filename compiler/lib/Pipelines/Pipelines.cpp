@@ -166,7 +166,6 @@ std::string cudaToLaunches(const CUDAToLaunchesOptions &options) {
          "convert-hlo-to-linalg,"
          "func.func(linalg-generalize-named-ops,linalg-fuse-elementwise-ops),"
          "canonicalize,cse,"
-         "unshare-empty-tensors,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "allow-return-allocs-from-loops "
          "function-boundary-type-conversion=identity-layout-map},"
