@@ -131,25 +131,36 @@ func.func @elementwise_odd(%x: memref<33x128xf32>, %y: memref<33x128xf32>) {
 // A convolution (its input read through a window, o + k) only splits into
 // equal chunks, as a contraction does: cpu-convolution-taps needs static
 // loop ranges, and a ragged chunk left as scalar loops would also sum in
-// another order than the whole op. 33 rows do not split in two, so the 8
-// output channels are split instead.
+// another order than the whole op. 33 rows do not split in two, so the 64
+// output channels are split instead. (33 x 64 x 9 iterations are 1188
+// units of work: 16 of a convolution's count as one.)
 // CHECK-LABEL: func.func @convolution_equal_chunks
 // CHECK-NOT: affine.min
 // CHECK: scf.parallel
-// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [9, 4] [1, 1]
-// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [33, 4] [1, 1]
+// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [9, 32] [1, 1]
+// CHECK: memref.subview %{{.*}}[0, %{{.*}}] [33, 32] [1, 1]
 // CHECK: linalg.generic
 #conv_in = affine_map<(d0, d1, d2) -> (d0 + d2)>
 #conv_kernel = affine_map<(d0, d1, d2) -> (d2, d1)>
 #conv_out = affine_map<(d0, d1, d2) -> (d0, d1)>
-func.func @convolution_equal_chunks(%x: memref<41xf32>, %k: memref<9x8xf32>, %y: memref<33x8xf32>) {
+func.func @convolution_equal_chunks(%x: memref<41xf32>, %k: memref<9x64xf32>, %y: memref<33x64xf32>) {
   linalg.generic {indexing_maps = [#conv_in, #conv_kernel, #conv_out], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %k : memref<41xf32>, memref<9x8xf32>) outs(%y : memref<33x8xf32>) {
+      ins(%x, %k : memref<41xf32>, memref<9x64xf32>) outs(%y : memref<33x64xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// A product of 16x16x16 (4096 iterations, above min-iterations) is 256
+// units of work, below it: a fork would cost more than the product.
+// CHECK-LABEL: func.func @small_contraction_stays_whole
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.matmul
+func.func @small_contraction_stays_whole(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x16xf32>) outs(%c : memref<16x16xf32>)
   return
 }
 

@@ -86,8 +86,29 @@ bool readsThroughWindow(linalg::LinalgOp op) {
   });
 }
 
+/// Iterations of a contraction or convolution that cost what one iteration
+/// of any other op does. Their loops become register-tiled FMAs
+/// (cpu-vectorize-contractions: 16 lanes of f32 per cycle at least), where
+/// other ops run an iteration per lane at best, and a fork and join of the
+/// thread team costs a few microseconds either way. Counted as plain
+/// iterations, a 32x64 @ 64x64 product (2 us of work) was split, and a
+/// small training step ran 1.7 times slower on the default threads than on
+/// one.
+constexpr int64_t kContractionIterationsPerUnit = 16;
+
+/// The work of `op`'s loop nest of `iterations` iterations, in units
+/// comparable across ops: iterations, or a contraction's iterations over
+/// kContractionIterationsPerUnit (rounded up, so that a test asking every op
+/// to be split still splits the smallest contraction).
+int64_t workUnits(linalg::LinalgOp op, int64_t iterations, bool contraction) {
+  if (!contraction && !readsThroughWindow(op))
+    return iterations;
+  return (iterations + kContractionIterationsPerUnit - 1) / kContractionIterationsPerUnit;
+}
+
 /// The loop to split `op` along and the chunk size, or nothing when the
-/// op is too small to be worth a fork, has dynamic loops, or has no loop
+/// op is too small to be worth a fork (its work units below
+/// `minIterations`), has dynamic loops, or has no loop
 /// that splits its outputs into `chunks` pieces. Contractions and
 /// convolutions are only split into equal static chunks: their register
 /// tiling needs static shapes, and a dynamic last chunk would fall back to
@@ -105,10 +126,11 @@ planSplit(linalg::LinalgOp op, int64_t chunks, int64_t minIterations) {
   int64_t iterations = 1;
   for (int64_t r : ranges)
     iterations *= r;
-  if (iterations < minIterations || !numlir::piecesAreIndependent(op))
-    return std::nullopt;
   bool contraction = linalg::isaContractionOpInterface(op) ||
                      isa<linalg::ContractionOpInterface>(op.getOperation());
+  if (workUnits(op, iterations, contraction) < minIterations ||
+      !numlir::piecesAreIndependent(op))
+    return std::nullopt;
   bool equalChunks = contraction || readsThroughWindow(op);
   std::optional<unsigned> lanes;
   if (contraction) {
