@@ -100,7 +100,8 @@ class Flags:
     cpu_small_eager_bytes: int = dataclasses.field(
         default_factory=lambda: _env_int("NUMLIR_CPU_SMALL_EAGER_BYTES", 64 << 10, minimum=0)
     )
-    #: The smallest op, in iterations of its loop nest, that CPU code splits across
+    #: The smallest op, in units of work (iterations of its loop nest, where 16 of a
+    #: contraction's or convolution's count as one), that CPU code splits across
     #: threads, and the shortest reduction to a few outputs that it splits into partial
     #: reductions for them (NUMLIR_CPU_PARALLEL_MIN_ITERATIONS, default 131072). The
     #: thread count is NUMLIR_NUM_THREADS (default: every core), read once at start-up.
