@@ -1,5 +1,6 @@
-"""jit's remembered cpu calls (host_calls.py, CallCache.cpp): what they return is what the
-general path returns, and every call they cannot decide goes the general way.
+"""Remembered cpu calls of jitted functions and eager ops (host_calls.py, CallCache.cpp):
+what they return is what the general path returns, and every call they cannot decide goes
+the general way.
 
 ``uses_general_path(f)`` counts the calls that reached ``JitFunction._call``; a remembered
 call never does. Placement on several devices is compared with JAX in device_scenarios.py.
@@ -13,7 +14,7 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
-from numlir._src import config, core
+from numlir._src import config, core, dispatch
 from numlir._src.array import Array
 
 
@@ -296,3 +297,60 @@ def test_calls_from_another_thread_use_that_threads_state():
     np.testing.assert_array_equal(np.asarray(results["plain"]), np.asarray(X) * 2)
     assert results["context"].device == numlir.devices()[-1]
 
+
+
+@contextlib.contextmanager
+def eager_general_runs(monkeypatch):
+    """Counts the eager ops that went the general way (dispatch.execute)."""
+    runs = []
+    execute = dispatch.execute
+
+    def counted(*args, **kwargs):
+        runs.append(args[0])
+        return execute(*args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "execute", counted)
+    yield runs
+
+
+def test_a_repeated_eager_op_is_remembered(monkeypatch):
+    a, b = vec(1, 2, 3), vec(4, 5, 6)
+    dispatch.eager_calls.clear()
+    want = numlir.lax.add(a, b)
+    committed = numlir.device_put(np.ones(3, np.float32), numlir.devices()[0])
+    want_committed = numlir.lax.add(committed, b)
+    with eager_general_runs(monkeypatch) as runs:
+        got = numlir.lax.add(a, b)
+        got_committed = numlir.lax.add(committed, b)
+    assert runs == []
+    same_outputs(got, want)
+    same_outputs(got_committed, want_committed)
+    assert got_committed.committed and not got.committed
+
+
+def test_an_eager_op_with_several_results_returns_them_as_the_general_path_does(monkeypatch):
+    keys, values = vec(3, 1, 2), vec(30, 10, 20)
+    want = numlir.lax.sort((keys, values), num_keys=1)
+    with eager_general_runs(monkeypatch) as runs:
+        got = numlir.lax.sort((keys, values), num_keys=1)
+    assert runs == []
+    same_outputs(got, want)
+
+
+def test_eager_ops_check_nans_under_debug_nans():
+    x = vec(-1, 2)
+    jnp.log(x)
+    jnp.log(x)
+    with numlir.debug_nans(True):
+        with pytest.raises(FloatingPointError, match="nan"):
+            jnp.log(x)
+
+
+def test_eager_plans_are_bounded_by_the_executable_cache_size(monkeypatch):
+    monkeypatch.setattr(config.flags, "executable_cache_size", 3)
+    dispatch.eager_calls.clear()
+    for n in range(1, 9):
+        np.testing.assert_allclose(np.asarray(jnp.sin(vec(*range(n)))), np.sin(np.arange(n)),
+                                   rtol=1e-6)
+        assert dispatch.eager_calls._remembered <= 3
+        assert len(dispatch.eager_calls._caches) <= 3

@@ -22,6 +22,10 @@ remember it. Only plain jits have a cache (no static, donated or placed argument
 only their calls on host-memory devices whose executables call no host callbacks.
 device_calls.py is the same idea for devices with memory of their own, in Python.
 
+Eager ops (``dispatch.apply_primitive``) remember their calls the same way, with one cache
+per primitive and parameters (``EagerCalls``); a primitive's single output is returned as
+it is and several as a list.
+
 A remembered plan holds its executable, as a ``Compiled`` does, even when the shared LRU
 (``dispatch.executables``) drops it; ``clear_caches`` forgets the plans too.
 """
@@ -46,8 +50,8 @@ config.on_any_change(CallCache.invalidate_all)
 generation = CallCache.generation
 
 
-def _unflatten(out_tree):
-    """How CallCache rebuilds the function's output from its flat outputs: None for one
+def unflattener(out_tree):
+    """How CallCache rebuilds a function's output from its flat outputs: None for one
     array, ``tuple``/``list`` for a flat tuple/list of arrays, else a function."""
     if tree_util.treedef_is_leaf(out_tree):
         return None
@@ -58,17 +62,52 @@ def _unflatten(out_tree):
     return lambda outs: tree_util.tree_unflatten(out_tree, outs)
 
 
-def remember(cache: CallCache, start: int, args: tuple, exe, out_avals, out_tree,
-             committed: bool) -> None:
+def remember(cache: CallCache, start: int, args: tuple, exe, out_avals, committed: bool,
+             unflatten) -> bool:
     """Hands ``cache`` the call on positional ``args`` the general path has just run, which
-    began under generation ``start``; CallCache checks the rest (arguments, thread state)."""
+    began under generation ``start``, its outputs rebuilt by ``unflatten`` (unflattener's);
+    CallCache checks the rest (arguments, thread state). False if it was not handed over."""
+    if type(args) is not tuple or any(type(a) is not Array for a in args):
+        return False  # never matches: spare the checks below
     flags = config.flags
     if (type(exe) is not cpu.CpuExecutable or exe.has_host_callbacks
-            or not exe.device.host_memory or out_tree.num_leaves == 0
+            or not exe.device.host_memory or not out_avals
             or flags.debug_nans or flags.debug_infs or not flags.executable_cache_size):
-        return
+        return False
     # Large outputs come from the runtime's pooled allocator, as the general path's do.
     pooled = any(math.prod(s.shape) * s.dtype.itemsize >= cpu.POOLED_OUTPUT_BYTES
                  for s in exe.output_specs)
-    cache.remember(start, args, exe, exe.device, list(out_avals), committed,
-                   _unflatten(out_tree), exe.fresh_outputs if pooled else None)
+    cache.remember(start, args, exe, exe.device, list(out_avals), committed, unflatten,
+                   exe.fresh_outputs if pooled else None)
+    return True
+
+
+class EagerCalls:
+    """The remembered calls of eager ops, one CallCache per primitive and parameters. Each plan
+    holds an executable the shared LRU may have dropped, so all are forgotten once more plans
+    than ``executable_cache_size`` have been remembered (or caches made) since the last time:
+    eager plans keep at most that many executables alive beyond the LRU's own."""
+
+    def __init__(self):
+        self._caches: dict[tuple, CallCache] = {}
+        self._remembered = 0
+
+    def get(self, key: tuple) -> CallCache:
+        """The cache of ``key`` (raises TypeError if it cannot be hashed)."""
+        cache = self._caches.get(key)
+        if cache is None:
+            if len(self._caches) >= config.flags.executable_cache_size:
+                self.clear()
+            cache = self._caches[key] = CallCache()
+        return cache
+
+    def remember(self, cache: CallCache, *args) -> None:
+        """``remember(cache, *args)``, counted against the bound."""
+        if remember(cache, *args):
+            self._remembered += 1
+            if self._remembered > config.flags.executable_cache_size:
+                self.clear()
+
+    def clear(self) -> None:
+        self._caches.clear()
+        self._remembered = 0

@@ -391,8 +391,8 @@ class JitFunction:
         elif fast is not None:
             self._device_calls.remember(fast, exe, entry.out_avals, entry.out_tree)
         elif self._host_calls is not None and not kwargs:
-            host_calls.remember(self._host_calls, start, args, exe, entry.out_avals,
-                                entry.out_tree, committed)
+            host_calls.remember(self._host_calls, start, args, exe, entry.out_avals, committed,
+                                host_calls.unflattener(entry.out_tree))
         return out
 
     def _check_invalid_values(self, out, args, kwargs) -> None:
