@@ -84,8 +84,10 @@ with jax.default_device(d[3]):
     report["default_device_asarray"] = where(jnp.asarray(np.ones(2)))
     report["default_device_eager"] = where(jnp.zeros(3) + y)
 report["default_device_restored"] = where(jnp.ones(2))
+report["default_device_restored_jit"] = where(f(x, x))
 jax.config.update("jax_default_device", d[2])
 report["config_default_device"] = where(jnp.ones(2))
+report["config_default_device_jit"] = where(f(x, x))  # a call f has made before, elsewhere
 jax.config.update("jax_default_device", None)
 
 report["device_put_moves"] = where(jax.device_put(y, d[0]))

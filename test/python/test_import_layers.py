@@ -83,6 +83,7 @@ LAYER_OF = {
     "numlir._src.exported": "runtime",  # numlir.export: lowers with jit, runs with dispatch
     "numlir._src.donation": "runtime",
     "numlir._src.device_calls": "runtime",  # jit's per-call path on PJRT devices
+    "numlir._src.host_calls": "runtime",  # jit's per-call path on the cpu backend (C++)
     "numlir._src.host_callbacks": "runtime",
     "numlir._src.callback": "api",
     "numlir._src": "core",  # the package itself (empty)

@@ -244,6 +244,16 @@ class Flags:
             "NUMLIR_TRACEBACK_FILTERING")
     )
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Every assignment, through update() or not (tests monkeypatch flags), so that
+        # what remembers decisions made under the old value forgets them (on_any_change).
+        object.__setattr__(self, name, value)
+        for hook in _change_hooks:
+            hook()
+
+
+#: Called after any flag is assigned (on_any_change).
+_change_hooks: list = []
 
 flags = Flags()
 
@@ -335,6 +345,12 @@ def on_validate(name: str, check) -> None:
 def on_update(name: str, hook) -> None:
     """Calls ``hook()`` after every ``update`` of flag ``name`` (e.g. to shrink a cache)."""
     _update_hooks.setdefault(name, []).append(hook)
+
+
+def on_any_change(hook) -> None:
+    """Calls ``hook()`` after any flag is assigned, however it is: for caches of decisions
+    that depend on many flags (jit's remembered cpu calls, host_calls.py)."""
+    _change_hooks.append(hook)
 
 
 def read(name: str) -> Any:

@@ -8,7 +8,8 @@ executable keeps its image, and the other devices load that. Eager mode
 (``apply_primitive``) lowers a single primitive for the operands' abstract
 values and runs it; nothing is computed in NumPy. An executable dropped from
 the cache is unloaded once nothing else holds it; ``clear_caches`` drops them
-all.
+all. An eager op called again as before on the cpu backend skips all of this:
+its remembered call runs in C++ (``eager_calls``, host_calls.py).
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from numlir import _runtime
-from numlir._src import backends, config, core, dtypes, lowering, placement
+from numlir._src import backends, config, core, dtypes, host_calls, lowering, placement
 from numlir._src.array import Array, _DeletedBuffer
 from numlir._src.lru_cache import LRUCache
 
 #: (hlo text, device) -> executable (jit), or eager key -> (executable, out_avals).
 executables = LRUCache(lambda: config.flags.executable_cache_size)
 config.on_update("executable_cache_size", executables.shrink)
+#: Eager ops' remembered calls, per primitive and parameters (host_calls.py).
+eager_calls = host_calls.EagerCalls()
 stats = {"compiles": 0, "eager_cache_misses": 0}
 
 
@@ -98,6 +101,7 @@ def clear() -> None:
     """Drops every cached executable, jit's and eager ops', and the temporary
     buffers the runtime keeps for reuse."""
     executables.clear()
+    eager_calls.clear()
     _runtime.release_cached_memory()
 
 
@@ -187,23 +191,19 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
     device the placement rules pick (placement.py)."""
     if prim.impl is not None:  # runs in Python (host callbacks)
         return prim.impl(*args, **params)
+    params_key = _params_key(params)
     try:
-        device, committed = placement.computation_device(args)
-    except placement.IncompatibleDevices as conflict:
-        raise conflict.error(args, prim.name, _primitive_argument) from None
-    in_avals = [core.get_aval(a) for a in args]
-    try:
-        key = (prim, _params_key(params), tuple(in_avals), dtypes.x64_enabled(), device,
-               config.flags.cpu_library_calls)
-        hash(key)
+        calls = eager_calls.get((prim, params_key))
     except TypeError:  # sub-graph params (cond, scan, ...): the module is cached by its text
-        text, out_avals = lowering.lower_single_primitive(
-            prim, in_avals, params, backend_of(device).library_routines())
-        exe = compile_module(text, name=prim.name, device=device)
-        outs = execute(exe, device_args(args, in_avals, device), out_avals, committed=committed)
-        if config.flags.debug_nans or config.flags.debug_infs:
-            check_invalid_values(prim.name, outs)
-        return outs if prim.multiple_results else outs[0]
+        return _apply_by_text(prim, args, params)
+    out = calls.call(args)  # a call made before, run in C++ (host_calls.py)
+    if out is not None:
+        return out
+    start = host_calls.generation()
+    device, committed = _placement(prim, args)
+    in_avals = [core.get_aval(a) for a in args]
+    key = (prim, params_key, tuple(in_avals), dtypes.x64_enabled(), device,
+           config.flags.cpu_library_calls)
     entry = executables.get(key)
     if entry is None:
         stats["eager_cache_misses"] += 1
@@ -222,6 +222,30 @@ def apply_primitive(prim: core.Primitive, args: Sequence[Any], params: dict):
         entry = (exe, out_avals)
         executables.put(key, entry)
     exe, out_avals = entry
+    outs = execute(exe, device_args(args, in_avals, device), out_avals, committed=committed)
+    if config.flags.debug_nans or config.flags.debug_infs:
+        check_invalid_values(prim.name, outs)
+    else:
+        eager_calls.remember(calls, start, args, exe, out_avals, committed,
+                             list if prim.multiple_results else None)
+    return outs if prim.multiple_results else outs[0]
+
+
+def _placement(prim: core.Primitive, args: Sequence[Any]):
+    try:
+        return placement.computation_device(args)
+    except placement.IncompatibleDevices as conflict:
+        raise conflict.error(args, prim.name, _primitive_argument) from None
+
+
+def _apply_by_text(prim: core.Primitive, args: Sequence[Any], params: dict):
+    """apply_primitive for parameters that cannot be hashed: the module is cached by its
+    text."""
+    device, committed = _placement(prim, args)
+    in_avals = [core.get_aval(a) for a in args]
+    text, out_avals = lowering.lower_single_primitive(
+        prim, in_avals, params, backend_of(device).library_routines())
+    exe = compile_module(text, name=prim.name, device=device)
     outs = execute(exe, device_args(args, in_avals, device), out_avals, committed=committed)
     if config.flags.debug_nans or config.flags.debug_infs:
         check_invalid_values(prim.name, outs)

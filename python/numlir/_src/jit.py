@@ -22,8 +22,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from numlir._src import (compile_log, config, core, device_calls, dispatch, donation, dtypes,
-                         lowering, placement, saved_executable, shapes, static_args,
-                         traceback_util, tree_util)
+                         host_calls, lowering, placement, saved_executable, shapes,
+                         static_args, traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.backends import stablehlo
 from numlir._src.lru_cache import LRUCache
@@ -246,11 +246,13 @@ class JitFunction:
         self._donate_argnums = spec.donate_argnums
         self._donate_argnames = spec.donate_argnames
         self._cache = LRUCache(lambda: config.flags.executable_cache_size)
-        # Calls on a device with memory of its own skip the general path once it has run
-        # (device_calls.py); only plain jits: no static, donated or placed arguments.
-        self._device_calls = (device_calls.DeviceCalls() if not (
-            static_argnums or static_argnames or donate_argnums or donate_argnames
-            or device is not None or backend is not None) else None)
+        # Calls the general path has decided once skip it (only plain jits: no static,
+        # donated or placed arguments): in C++ on the cpu backend (host_calls.py), in
+        # Python on a device with memory of its own (device_calls.py).
+        plain = not (spec.static_argnums or spec.static_argnames or spec.donate_argnums
+                     or spec.donate_argnames or device is not None or backend is not None)
+        self._host_calls = host_calls.CallCache() if plain else None
+        self._device_calls = device_calls.DeviceCalls() if plain else None
         self.cache_misses = 0
         # Not fun's __dict__: the jit of a jitted function would take over its cache.
         functools.update_wrapper(self, fun, updated=())
@@ -349,6 +351,17 @@ class JitFunction:
 
     @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
+        # The one line of Python a remembered cpu call runs (host_calls.py).
+        if not kwargs and self._host_calls is not None:
+            out = self._host_calls.call(args)
+            if out is not None:
+                return out
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: placement, the signature's cache entry (tracing and compiling
+        on a miss), the run; then remembers the decisions for the per-call paths."""
+        start = host_calls.generation()
         fast = None
         if self._device_calls is not None and not kwargs:
             fast = device_calls.DeviceCalls.key(args)
@@ -382,6 +395,9 @@ class JitFunction:
             self._check_invalid_values(out, args, kwargs)
         elif fast is not None:
             self._device_calls.remember(fast, exe, entry.out_avals, entry.out_tree)
+        elif self._host_calls is not None and not kwargs:
+            host_calls.remember(self._host_calls, start, args, exe, entry.out_avals, committed,
+                                host_calls.unflattener(entry.out_tree))
         return out
 
     def _check_invalid_values(self, out, args, kwargs) -> None:
@@ -430,6 +446,14 @@ class JitFunction:
         for entry in self._cache.values():
             dispatch.evict_module(entry.text)
         self._cache.clear()
+        self._forget_calls()
+
+    def _forget_calls(self) -> None:
+        """Drops the remembered calls, which hold their executables."""
+        if self._host_calls is not None:
+            self._host_calls.clear()
+        if self._device_calls is not None:
+            self._device_calls.clear()
 
 
 def clear_caches() -> None:
@@ -445,8 +469,7 @@ def clear_caches() -> None:
     """
     for fun in list(_jit_functions):
         fun._cache.clear()
-        if fun._device_calls is not None:
-            fun._device_calls.clear()
+        fun._forget_calls()
     dispatch.clear()
 
 

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallCache.h"
 #include "Communicator.h"
 #include "Device.h"
 #include "Executable.h"
@@ -117,6 +118,7 @@ backend allocates large outputs here (`.view(dtype).reshape(shape)`), so a
 loop that drops last call's result takes no page faults for the next one.
 Raises OutOfMemoryError naming the size.)");
   numlir::runtime::defineHostCallbacks(m);
+  numlir::runtime::defineCallCache(m);
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def(
       "library_routine_available",

@@ -1,0 +1,113 @@
+"""The per-call path of a jitted function on numlir's cpu backend, in C++.
+
+A jitted call on small arrays costs what Python does around the program: flattening the
+arguments, placement, two cache lookups, the executable's wrapper, making the output Arrays.
+JAX does that in C++, and so does this: after a call has gone the general way
+(``JitFunction._call``), ``remember`` hands what that way decided to the function's
+``_runtime.CallCache`` (python/src/runtime/CallCache.cpp), keyed by what decided it:
+
+- each argument's abstract value (shape, dtype, weak type) and whether it is committed
+  (then also its device; uncommitted cpu arguments run wherever the call does);
+- the config flags, as a generation number any flag assignment bumps (x64, debug_nans,
+  disable_jit, the default device, the library routines, ...): a plan made under another
+  generation is dropped;
+- the calling thread's trace (only plain evaluation runs compiled) and, for uncommitted
+  arguments, its ``default_device`` context (only the flag's device).
+
+A later call that matches a plan is run in C++: it reads the arguments' slots, makes the
+output buffers, runs the executable with the GIL released and builds the output Arrays.
+Anything else (keyword arguments, pytrees, Python scalars, NumPy arrays, tracers, deleted
+arrays, a failed run) goes the general way, which decides, raises the errors and may
+remember it. Only plain jits have a cache (no static, donated or placed arguments), and
+only their calls on host-memory devices whose executables call no host callbacks.
+device_calls.py is the same idea for devices with memory of their own, in Python.
+
+Eager ops (``dispatch.apply_primitive``) remember their calls the same way, with one cache
+per primitive and parameters (``EagerCalls``); a primitive's single output is returned as
+it is and several as a list.
+
+A remembered plan holds its executable, as a ``Compiled`` does, even when the shared LRU
+(``dispatch.executables``) drops it; ``clear_caches`` forgets the plans too.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numlir import _runtime
+from numlir._src import config, core, placement, tree_util
+from numlir._src.array import Array
+from numlir._src.backends import cpu
+
+CallCache = _runtime.CallCache
+
+CallCache.set_context(Array, core.ShapedArray, core.EvalTrace, core._trace_state,
+                      placement._state)
+config.on_any_change(CallCache.invalidate_all)
+
+#: The generation a general call starts under: the plan it leaves is kept only if no flag
+#: changed before it is remembered.
+generation = CallCache.generation
+
+
+def unflattener(out_tree):
+    """How CallCache rebuilds a function's output from its flat outputs: None for one
+    array, ``tuple``/``list`` for a flat tuple/list of arrays, else a function."""
+    if tree_util.treedef_is_leaf(out_tree):
+        return None
+    leaves = [0] * out_tree.num_leaves
+    for kind in (tuple, list):
+        if out_tree == tree_util.tree_structure(kind(leaves)):
+            return kind
+    return lambda outs: tree_util.tree_unflatten(out_tree, outs)
+
+
+def remember(cache: CallCache, start: int, args: tuple, exe, out_avals, committed: bool,
+             unflatten) -> bool:
+    """Hands ``cache`` the call on positional ``args`` the general path has just run, which
+    began under generation ``start``, its outputs rebuilt by ``unflatten`` (unflattener's);
+    CallCache checks the rest (arguments, thread state). False if it was not handed over."""
+    if type(args) is not tuple or any(type(a) is not Array for a in args):
+        return False  # never matches: spare the checks below
+    flags = config.flags
+    if (type(exe) is not cpu.CpuExecutable or exe.has_host_callbacks
+            or not exe.device.host_memory or not out_avals
+            or flags.debug_nans or flags.debug_infs or not flags.executable_cache_size):
+        return False
+    # Large outputs come from the runtime's pooled allocator, as the general path's do.
+    pooled = any(math.prod(s.shape) * s.dtype.itemsize >= cpu.POOLED_OUTPUT_BYTES
+                 for s in exe.output_specs)
+    cache.remember(start, args, exe, exe.device, list(out_avals), committed, unflatten,
+                   exe.fresh_outputs if pooled else None)
+    return True
+
+
+class EagerCalls:
+    """The remembered calls of eager ops, one CallCache per primitive and parameters. Each plan
+    holds an executable the shared LRU may have dropped, so all are forgotten once more plans
+    than ``executable_cache_size`` have been remembered (or caches made) since the last time:
+    eager plans keep at most that many executables alive beyond the LRU's own."""
+
+    def __init__(self):
+        self._caches: dict[tuple, CallCache] = {}
+        self._remembered = 0
+
+    def get(self, key: tuple) -> CallCache:
+        """The cache of ``key`` (raises TypeError if it cannot be hashed)."""
+        cache = self._caches.get(key)
+        if cache is None:
+            if len(self._caches) >= config.flags.executable_cache_size:
+                self.clear()
+            cache = self._caches[key] = CallCache()
+        return cache
+
+    def remember(self, cache: CallCache, *args) -> None:
+        """``remember(cache, *args)``, counted against the bound."""
+        if remember(cache, *args):
+            self._remembered += 1
+            if self._remembered > config.flags.executable_cache_size:
+                self.clear()
+
+    def clear(self) -> None:
+        self._caches.clear()
+        self._remembered = 0
