@@ -59,10 +59,44 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
             aval = conv
         operands.append(x)
         types.append(tensor_type(aval))
+    if all(ctx.avals_in[0].shape[d] == 1 for d in lc) and not dtypes.issubdtype(
+            out.dtype, np.complexfloating):
+        return _lower_as_product(ctx, operands, dimension_numbers)
     return ctx.emit(
         f"hlo.dot_general {operands[0]}, {operands[1]}, batch_dims = {list(lb)} x {list(rb)}, "
         f"contracting_dims = {list(lc)} x {list(rc)} : {types[0]}, {types[1]} -> {ctx.type_out()}"
     )
+
+
+def _lower_as_product(ctx, operands, dimension_numbers):
+    """A real contraction over dimensions of size 1 (or none) as the elementwise product of
+    the operands, broadcast to the result, as XLA simplifies it: each output is then the
+    one product, with its sign of zero (0 * -1 is -0), where a sum from +0 would give +0.
+    (Complex ones stay dot_general: hlo.multiply's complex product recovers infinities as
+    C99 does, XLA's dot does not.)"""
+    (lc, rc), (lb, rb) = dimension_numbers
+    out = ctx.avals_out[0]
+    nb = len(lb)
+    lfree = out.ndim - nb - (ctx.avals_in[1].ndim - len(rc) - len(rb))
+    factors = []
+    for x, aval, contracting, batch, placed in (
+            (operands[0], ctx.avals_in[0], lc, lb, range(nb, nb + lfree)),
+            (operands[1], ctx.avals_in[1], rc, rb, range(nb + lfree, out.ndim))):
+        aval = aval.update(dtype=out.dtype)
+        free = [d for d in range(aval.ndim) if d not in contracting and d not in batch]
+        order = list(batch) + free  # the contracting dims, all of size 1, are dropped
+        kept = aval.update(shape=tuple(aval.shape[d] for d in order))
+        if order != sorted(order):
+            moved = aval.update(shape=kept.shape + (1,) * len(contracting))
+            x = ctx.emit(f"hlo.transpose {x}, dims = {order + list(contracting)} : "
+                         f"{tensor_type(aval)} -> {tensor_type(moved)}")
+            aval = moved
+        if aval.shape != kept.shape:
+            x = ctx.emit(f"hlo.reshape {x} : {tensor_type(aval)} -> {tensor_type(kept)}")
+        dims = list(range(nb)) + list(placed)
+        factors.append(ctx.emit(f"hlo.broadcast_in_dim {x}, dims = {dims} : "
+                                f"{tensor_type(kept)} -> {ctx.type_out()}"))
+    return ctx.emit(f"hlo.multiply {factors[0]}, {factors[1]} : {ctx.type_out()}")
 
 
 def _dot_general_batch_rule(axis_size, args, dims, *, dimension_numbers, precision,
