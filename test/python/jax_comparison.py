@@ -5,6 +5,15 @@ import jax
 import numpy as np
 
 
+def random_array(shape, dtype, seed: int = 0) -> np.ndarray:
+    """Standard normal values of ``dtype`` (complex: both parts), the same for a seed."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
 def leaves(x) -> list[np.ndarray]:
     return [np.asarray(v) for v in jax.tree_util.tree_leaves(x)]
 

@@ -15,6 +15,7 @@ import jax.scipy.linalg as jsl
 import numpy as np
 import pytest
 from ad_testing import check_grads
+from jax_comparison import random_array
 
 import numlir
 import numlir.lax.linalg as nl_lax_linalg
@@ -57,12 +58,7 @@ def _library_path():
         yield
 
 
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+rand = random_array
 
 
 def hermitian(n, dtype, batch=(), seed=0):

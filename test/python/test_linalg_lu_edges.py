@@ -9,6 +9,7 @@ import jax.numpy as jnp_ref
 import numpy as np
 import pytest
 from ad_testing import check_grads
+from jax_comparison import random_array
 
 import numlir
 import numlir.lax.linalg as nl_lax_linalg
@@ -25,12 +26,7 @@ def dtype(request):
     return request.param
 
 
-def rand(shape, dtype, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+rand = random_array
 
 
 def assert_like_jax(got, want, dtype):

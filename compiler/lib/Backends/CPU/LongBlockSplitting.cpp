@@ -2,10 +2,11 @@
 
 #include "numlir/Backends/CPU/LongBlockSplitting.h"
 
+#include "numlir/Backends/CPU/LoopNestOutlining.h"
+
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Transforms/Utils/CodeExtractor.h"
 
 using namespace numlir::cpu;
 
@@ -50,29 +51,15 @@ unsigned numlir::cpu::splitLongBlocks(llvm::Module &module,
 static unsigned outlineRuns(llvm::Function &function, unsigned runInstructions) {
   splitLongBlocks(function, runInstructions);
   // Runs are chosen before any extraction, which replaces a run's block.
-  llvm::SmallVector<llvm::BasicBlock *> runs;
+  llvm::SmallVector<llvm::SmallVector<llvm::BasicBlock *>> runs;
   for (llvm::BasicBlock &block : function)
     if (!block.isEntryBlock() && block.size() >= runInstructions / 2 &&
         !llvm::isa<llvm::PHINode>(block.front()))
-      runs.push_back(&block);
+      runs.push_back({&block});
   if (runs.empty())
     return 0;
   llvm::DominatorTree dominators(function);
-  // Valid across extractions, as in LoopNestOutlining.cpp.
-  llvm::CodeExtractorAnalysisCache cache(function);
-  unsigned outlined = 0;
-  for (llvm::BasicBlock *block : runs) {
-    llvm::CodeExtractor extractor({block}, &dominators);
-    if (!extractor.isEligible())
-      continue;
-    llvm::Function *run = extractor.extractCodeRegion(cache);
-    if (!run)
-      continue;
-    // Inlined back, the run would make the line long again.
-    run->addFnAttr(llvm::Attribute::NoInline);
-    ++outlined;
-  }
-  return outlined;
+  return outlineRegions(function, dominators, runs);
 }
 
 unsigned numlir::cpu::outlineStraightLineRuns(llvm::Module &module,

@@ -9,6 +9,28 @@
 
 using namespace numlir::cpu;
 
+unsigned numlir::cpu::outlineRegions(
+    llvm::Function &function, llvm::DominatorTree &dominators,
+    llvm::ArrayRef<llvm::SmallVector<llvm::BasicBlock *>> regions) {
+  // The analysis cache stays valid across extractions (CodeExtractor's
+  // contract), and the dominator tree is updated by each of them.
+  llvm::CodeExtractorAnalysisCache cache(function);
+  unsigned outlined = 0;
+  for (llvm::ArrayRef<llvm::BasicBlock *> blocks : regions) {
+    llvm::CodeExtractor extractor(blocks, &dominators);
+    if (!extractor.isEligible())
+      continue;
+    llvm::Function *region = extractor.extractCodeRegion(cache);
+    if (!region)
+      continue;
+    // Inlining it back would undo the point; one call per region costs
+    // nothing next to the region.
+    region->addFnAttr(llvm::Attribute::NoInline);
+    ++outlined;
+  }
+  return outlined;
+}
+
 /// Outlines the top-level loops of `function`; returns how many moved.
 static unsigned outlineTopLevelLoops(llvm::Function &function) {
   llvm::DominatorTree dominators(function);
@@ -18,23 +40,7 @@ static unsigned outlineTopLevelLoops(llvm::Function &function) {
   llvm::SmallVector<llvm::SmallVector<llvm::BasicBlock *>> nests;
   for (llvm::Loop *loop : loops)
     nests.emplace_back(loop->getBlocks().begin(), loop->getBlocks().end());
-  // The analysis cache stays valid across extractions (CodeExtractor's
-  // contract), and the dominator tree is updated by each of them.
-  llvm::CodeExtractorAnalysisCache cache(function);
-  unsigned outlined = 0;
-  for (llvm::ArrayRef<llvm::BasicBlock *> blocks : nests) {
-    llvm::CodeExtractor extractor(blocks, &dominators);
-    if (!extractor.isEligible())
-      continue;
-    llvm::Function *nest = extractor.extractCodeRegion(cache);
-    if (!nest)
-      continue;
-    // Inlining it back would undo the point; one call per loop nest costs
-    // nothing next to the nest.
-    nest->addFnAttr(llvm::Attribute::NoInline);
-    ++outlined;
-  }
-  return outlined;
+  return outlineRegions(function, dominators, nests);
 }
 
 unsigned numlir::cpu::outlineLoopNests(llvm::Module &module,

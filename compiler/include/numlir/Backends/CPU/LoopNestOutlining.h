@@ -12,7 +12,13 @@
 #ifndef NUMLIR_BACKENDS_CPU_LOOPNESTOUTLINING_H
 #define NUMLIR_BACKENDS_CPU_LOOPNESTOUTLINING_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
 namespace llvm {
+class BasicBlock;
+class DominatorTree;
+class Function;
 class Module;
 } // namespace llvm
 
@@ -22,6 +28,13 @@ namespace numlir::cpu {
 /// `minInstructions` instructions into a new internal `noinline` function
 /// that the loop's old place calls. Returns how many loops moved.
 unsigned outlineLoopNests(llvm::Module &module, unsigned minInstructions);
+
+/// Moves each of `regions` (single-entry sets of `function`'s blocks, chosen
+/// before any moves) into a new internal `noinline` function, which the
+/// region's old place calls; `dominators` is `function`'s tree, kept up to
+/// date. Regions CodeExtractor cannot move stay. Returns how many moved.
+unsigned outlineRegions(llvm::Function &function, llvm::DominatorTree &dominators,
+                        llvm::ArrayRef<llvm::SmallVector<llvm::BasicBlock *>> regions);
 
 } // namespace numlir::cpu
 
