@@ -51,8 +51,8 @@ def test_a_layer_applied_twice_compiles_its_kernels_once(tmp_path, monkeypatch, 
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for g, e in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=tol, atol=tol)
-    # one convolution and one matmul kernel, each called twice
-    assert _kernels_in_llvm_ir(tmp_path) == 2
+    # one convolution, one tanh and one matmul kernel, each called twice
+    assert _kernels_in_llvm_ir(tmp_path) == 3
 
 
 def test_gradients_through_shared_kernels_match_jax(tmp_path, monkeypatch):
