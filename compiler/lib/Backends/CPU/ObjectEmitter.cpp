@@ -67,8 +67,7 @@ llvm::OptimizationLevel toOptimizationLevel(unsigned level) {
 /// (LongBlockSplitting.h says why). Only calls end a block early, so no
 /// kernel's loop body is cut. Measured on a 512-layer training step: 300 to
 /// 700 compile alike, 2000 took three times as long.
-constexpr unsigned kMaxBlockInstructions = 500;
-constexpr unsigned kStraightLineRunInstructions = 500;
+constexpr unsigned kStraightLinePiece = 500;
 
 /// Runs LLVM's standard module pipeline, tuned for `machine`.
 /// Runs the module pipeline that `build` makes, with LLVM's analyses tuned
@@ -209,7 +208,7 @@ compileModule(llvm::Module &module, unsigned optLevel, bool unrollLoops,
   module.setTargetTriple(machine->getTargetTriple());
   module.setDataLayout(machine->createDataLayout());
   optimizeModule(module, *machine, optLevel, unrollLoops);
-  splitLongBlocks(module, kMaxBlockInstructions);
+  splitLongBlocks(module, kStraightLinePiece);
 
   CompiledObject result;
   if (printOptimizedIR) {
@@ -325,7 +324,7 @@ numlir::cpu::compileLLVMIRForHost(llvm::StringRef llvmIR, unsigned optLevel,
 
   outlineLoopNests(*module, outlineMinInstructions);
   if (module->getInstructionCount() >= outlineMinInstructions)
-    outlineStraightLineRuns(*module, kStraightLineRunInstructions);
+    outlineStraightLineRuns(*module, kStraightLinePiece);
   specializeInternalFunctions(*module);
   // Each compile thread gets at least twice the outlining threshold: below
   // that, splitting the module costs more than another thread saves.
