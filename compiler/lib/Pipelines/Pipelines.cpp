@@ -83,10 +83,12 @@ std::string cpuToLinalg(const CPUToLinalgOptions &options) {
 // float contractions become register-tiled FMA loops on vectors; every other linalg op becomes scalar
 // loops that LLVM vectorizes; before that, runs of row-local ops (softmax,
 // layer norm) run row tile by row tile (cpu-fuse-row-loops), so their data
-// crosses DRAM once, not once per op, and a loop nest that occurs several
-// times becomes one function called from each place (cpu-share-kernels), so
-// the kernel passes and LLVM build it once and a deep network's entry
-// function is a line of calls. Once nothing asks any more
+// crosses DRAM once, not once per op, and each loop nest becomes a function
+// of its buffers, one per distinct loop nest, called from each place it
+// occurred (cpu-share-kernels), so the kernel passes and LLVM build it once,
+// its buffers are noalias, and a deep network's entry function is a line of
+// calls. The passes nested on functions run on the compile threads, so
+// every function-local step of the final lowering is nested. Once nothing asks any more
 // whether two buffers are distinct allocations, a donated argument's output
 // (jit's donate_argnums: the runtime passes one buffer as both) is written
 // only after the argument's last use (alias-donated-buffers), and the
@@ -133,12 +135,13 @@ std::string cpuToLLVM(const CPUToLLVMOptions &options) {
          "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
          "cpu-round-before-discontinuities,"
          "cpu-expand-float-conversions,cpu-expand-arith,"
-         "convert-vector-to-scf{full-unroll target-rank=1}),"
-         "expand-strided-metadata,lower-affine,convert-scf-to-openmp,"
-         "canonicalize,"
-         "convert-math-to-funcs,convert-scf-to-cf,convert-vector-to-llvm,"
-         "convert-math-to-llvm,convert-math-to-libm,cpu-convert-to-llvm,"
-         "reconcile-unrealized-casts,cpu-store-bf16-as-i16,canonicalize";
+         "convert-vector-to-scf{full-unroll target-rank=1},"
+         "expand-strided-metadata,lower-affine),"
+         "convert-scf-to-openmp,func.func(canonicalize),convert-math-to-funcs,"
+         "func.func(convert-scf-to-cf,convert-vector-to-llvm,"
+         "convert-math-to-llvm),"
+         "convert-math-to-libm,cpu-convert-to-llvm,reconcile-unrealized-casts,"
+         "llvm.func(cpu-store-bf16-as-i16,canonicalize)";
 }
 
 std::string cpuToCPU(const CPUToLLVMOptions &options) {

@@ -14,6 +14,8 @@
 #ifndef NUMLIR_PYTHON_COMPILERSUPPORT_H
 #define NUMLIR_PYTHON_COMPILERSUPPORT_H
 
+#include "GuardedThreadPool.h"
+
 #include "numlir/InitAll.h"
 #include "numlir/Pipelines/Pipelines.h"
 
@@ -50,8 +52,9 @@ inline nb::object compileErrorType;
 }
 
 /// Runs MLIR/LLVM work so that a crash in it (Debian's LLVM has assertions
-/// off, so compiler bugs show as segfaults) raises CompileError instead of
-/// killing the Python process. `work` must not throw.
+/// off, so compiler bugs show as segfaults), on this thread or on one of
+/// compilePool()'s, raises CompileError instead of killing the Python
+/// process. `work` must not throw.
 template <typename Work>
 void runGuarded(const std::string &what, Work &&work,
                 bool releaseGIL = false) {
@@ -65,6 +68,8 @@ void runGuarded(const std::string &what, Work &&work,
   } else {
     finished = recovery.RunSafely(work);
   }
+  // Both calls run: a crash on a worker must not outlive this call.
+  finished = !compilePool().takeCrash() && finished;
   if (!finished)
     raiseCompileError("internal compiler error: numlir crashed while " + what +
                       "; please report it with this compilation's "
@@ -72,11 +77,13 @@ void runGuarded(const std::string &what, Work &&work,
 }
 
 /// A context with every dialect numlir's stages use, collecting diagnostics
-/// as "location: severity: message" lines.
+/// as "location: severity: message" lines. Passes nested on functions run
+/// on compilePool()'s threads, one function per thread at a time.
 class CompilationContext {
 public:
-  CompilationContext() : context(makeRegistry()) {
-    context.disableMultithreading();
+  CompilationContext()
+      : context(makeRegistry(), MLIRContext::Threading::DISABLED) {
+    context.setThreadPool(compilePool());
     handlerID = context.getDiagEngine().registerHandler(
         [this](Diagnostic &diag) { record(diag); });
   }
