@@ -79,3 +79,25 @@ func.func @slots(%arena: memref<?xi8>, %v: f32) {
   call @__numlir_arena_slot_end(%slot) : (memref<?xi8>) -> ()
   return
 }
+
+// -----
+
+// A memref argument marked noalias (cpu-share-kernels' kernels) becomes its
+// descriptor's values; the mark moves to the aligned pointer, through which
+// every access goes, counting past the other arguments' values (a 2-d
+// descriptor is 7 values, a scalar 1).
+// CHECK-LABEL: llvm.func @kernel(
+// CHECK-SAME: %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr {llvm.noalias}, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// CHECK-SAME: %{{[^:]*}}: f32,
+// CHECK-SAME: %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64,
+// CHECK-SAME: %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr {llvm.noalias}, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64)
+// CHECK-LABEL: llvm.func @caller(
+// CHECK: llvm.call @kernel(
+func.func @kernel(%a: memref<2x3xf32> {llvm.noalias}, %s: f32, %b: memref<4xf32>,
+                  %c: memref<4xf32> {llvm.noalias}) {
+  return
+}
+func.func @caller(%a: memref<2x3xf32>, %s: f32, %b: memref<4xf32>) {
+  call @kernel(%a, %s, %b, %b) : (memref<2x3xf32>, f32, memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

@@ -1,20 +1,23 @@
 // RUN: hlo-opt %s --split-input-file --cpu-share-kernels | FileCheck %s
 
 // Two matmuls of the same shapes on different buffers share one kernel; the
-// one of other shapes occurs once and stays; the one that writes a buffer it
-// also reads (%c into %c) stays, since in the kernel every operand is an
-// argument and the contraction kernel takes arguments to be distinct.
+// one of other shapes occurs once and gets a kernel of its own (where its
+// buffers are noalias too); the one that writes a buffer it also reads (%c
+// into %c) stays, since in the kernel every operand is an argument and the
+// contraction kernel takes arguments to be distinct.
 // CHECK-LABEL: func.func @main
 // CHECK: %[[T:.*]] = memref.alloc() : memref<64x64xf32>
 // CHECK: call @[[K:numlir_kernel]](%arg0, %arg1, %[[T]])
 // CHECK: call @[[K]](%[[T]], %arg1, %arg2)
 // CHECK: linalg.matmul ins(%arg2, %arg2 : {{.*}}) outs(%arg2 : memref<64x64xf32>)
-// CHECK: linalg.matmul ins(%arg3, %arg4 : memref<64x32xf32>, memref<32x16xf32>)
+// CHECK: call @[[ONCE:numlir_kernel_0]](%arg3, %arg4, %arg6)
 // CHECK: call @[[K]](%arg0, %arg0, %arg5)
 // CHECK: func.func private @[[K]](%{{.*}}: memref<64x64xf32> {llvm.noalias}, %{{.*}}: memref<64x64xf32> {llvm.noalias}, %{{.*}}: memref<64x64xf32> {llvm.noalias})
 // CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
 // CHECK-NEXT: linalg.matmul
 // CHECK-NEXT: return
+// CHECK: func.func private @[[ONCE]](%{{.*}}: memref<64x32xf32> {llvm.noalias}, %{{.*}}: memref<32x16xf32> {llvm.noalias}, %{{.*}}: memref<64x16xf32> {llvm.noalias})
+// CHECK-NEXT: linalg.matmul
 // CHECK-NOT: func.func
 func.func @main(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>,
                 %x: memref<64x32xf32>, %y: memref<32x16xf32>, %d: memref<64x64xf32>,
@@ -54,15 +57,17 @@ func.func @one_buffer_twice_first(%a: memref<8x8xf32>, %out: memref<8x8xf32>) {
 // bodies use a constant from outside: equal constants share a kernel, which
 // gets its own copy of the constant; a different constant is another kernel.
 // CHECK-LABEL: func.func @convolutions
-// CHECK: %[[QUARTER:.*]] = arith.constant 2.500000e-01
 // CHECK: call @[[K:numlir_kernel]](%arg0, %arg1, %arg2)
 // CHECK: call @[[K]](%arg4, %arg1, %arg3)
-// CHECK: linalg.generic
-// CHECK: arith.mulf %{{.*}}, %[[QUARTER]]
+// CHECK: call @[[Q:numlir_kernel_0]](%arg0, %arg1, %arg3)
 // CHECK: func.func private @[[K]]
 // CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK: linalg.generic
 // CHECK: arith.mulf %{{.*}}, %[[HALF]]
+// CHECK: func.func private @[[Q]]
+// CHECK: %[[QUARTER:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK: linalg.generic
+// CHECK: arith.mulf %{{.*}}, %[[QUARTER]]
 #in = affine_map<(d0, d1) -> (d0 + d1)>
 #k = affine_map<(d0, d1) -> (d1)>
 #out = affine_map<(d0, d1) -> (d0)>
@@ -148,6 +153,76 @@ func.func @elementwise_and_reductions(%x: memref<8x8xf32>, %y: memref<8x8xf32>, 
   scf.for %i = %c0 to %c2 step %c1 {
     linalg.matmul ins(%x, %y : memref<8x8xf32>, memref<8x8xf32>) outs(%z : memref<8x8xf32>)
     linalg.matmul ins(%y, %x : memref<8x8xf32>, memref<8x8xf32>) outs(%z : memref<8x8xf32>)
+  }
+  return
+}
+
+// -----
+
+// A body that loads from a buffer it indexes itself (a gather, a padded
+// copy) and compares with a size computed outside: the buffer and the size
+// become kernel arguments after the operands, in the order the body first
+// uses them, so two such ops on other buffers share the kernel. The loaded
+// buffer is noalias like the operands.
+// CHECK-LABEL: func.func @captured_buffers_and_values
+// CHECK: %[[N:.*]] = memref.load %arg4
+// CHECK: call @[[G:numlir_kernel]](%arg1, %arg2, %[[N]], %arg0)
+// CHECK: call @[[G]](%arg1, %arg3, %[[N]], %arg5)
+// CHECK: func.func private @[[G]](%[[IDX:.*]]: memref<4xindex> {llvm.noalias}, %[[OUT:.*]]: memref<4xf32> {llvm.noalias}, %[[SIZE:.*]]: index, %[[SRC:.*]]: memref<8xf32> {llvm.noalias})
+// CHECK: linalg.generic {{.*}} ins(%[[IDX]] : memref<4xindex>) outs(%[[OUT]] : memref<4xf32>)
+// CHECK: arith.minsi %{{.*}}, %[[SIZE]]
+// CHECK: memref.load %[[SRC]]
+#id1 = affine_map<(d0) -> (d0)>
+func.func @captured_buffers_and_values(%src: memref<8xf32>, %idx: memref<4xindex>,
+                                       %out: memref<4xf32>, %out2: memref<4xf32>,
+                                       %n: memref<index>, %src2: memref<8xf32>) {
+  %size = memref.load %n[] : memref<index>
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%idx : memref<4xindex>) outs(%out : memref<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = arith.minsi %i, %size : index
+    %v = memref.load %src[%j] : memref<8xf32>
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%idx : memref<4xindex>) outs(%out2 : memref<4xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = arith.minsi %i, %size : index
+    %v = memref.load %src2[%j] : memref<8xf32>
+    linalg.yield %v : f32
+  }
+  return
+}
+
+// -----
+
+// A body that stores to a buffer it captures, and a body that loads from
+// the buffer it writes, stay where they are: behind the kernel's noalias
+// buffers, either would write memory another argument reaches.
+// CHECK-LABEL: func.func @captured_writes_and_self_reads_stay
+// CHECK: linalg.generic
+// CHECK: memref.store
+// CHECK: linalg.generic
+// CHECK: memref.load %arg1
+// CHECK-NOT: call
+// CHECK-NOT: func.func private
+#id1 = affine_map<(d0) -> (d0)>
+func.func @captured_writes_and_self_reads_stay(%x: memref<4xf32>, %y: memref<4xf32>,
+                                              %log: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    memref.store %a, %log[%i] : memref<4xf32>
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %c0 = arith.constant 0 : index
+    %first = memref.load %y[%c0] : memref<4xf32>
+    %s = arith.addf %a, %first : f32
+    linalg.yield %s : f32
   }
   return
 }

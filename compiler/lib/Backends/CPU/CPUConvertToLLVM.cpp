@@ -5,6 +5,12 @@
 // patterns compose: one conversion with all of them, under the union of
 // their targets, does the same work in one walk.
 //
+// Upstream's function conversion drops a memref argument's attributes (its
+// descriptor becomes several arguments, most of them integers), so
+// `llvm.noalias`, which cpu-share-kernels puts on a kernel's buffers, would
+// never reach LLVM; this pass moves it to the descriptor's aligned pointer,
+// the one every access goes through.
+//
 //===----------------------------------------------------------------------===//
 
 #include "numlir/Backends/CPU/Passes.h"
@@ -19,6 +25,7 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
@@ -42,6 +49,28 @@ namespace numlir {
 using namespace mlir;
 
 namespace {
+
+/// Per function, the arguments after the conversion that are the aligned
+/// pointers of memref arguments marked `llvm.noalias`. A ranked memref
+/// becomes its unpacked descriptor (allocated pointer, aligned pointer,
+/// offset, sizes, strides); any other argument becomes one.
+llvm::StringMap<SmallVector<unsigned>> noAliasPointers(ModuleOp module) {
+  llvm::StringMap<SmallVector<unsigned>> pointers;
+  StringRef noAlias = LLVM::LLVMDialect::getNoAliasAttrName();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<unsigned> positions;
+    unsigned position = 0;
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (memref && func.getArgAttr(index, noAlias))
+        positions.push_back(position + 1);
+      position += memref ? MemRefDescriptor::getNumUnpackedValues(memref) : 1;
+    }
+    if (!positions.empty())
+      pointers[func.getSymName()] = std::move(positions);
+  }
+  return pointers;
+}
 
 struct CPUConvertToLLVMPass
     : numlir::impl::CPUConvertToLLVMBase<CPUConvertToLLVMPass> {
@@ -85,8 +114,17 @@ struct CPUConvertToLLVMPass
                              cf::ControlFlowDialect, func::FuncDialect, index::IndexDialect,
                              memref::MemRefDialect, ub::UBDialect>();
     configureOpenMPToLLVMConversionLegality(target, converter);
+    llvm::StringMap<SmallVector<unsigned>> noAlias = noAliasPointers(module);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto found = noAlias.find(func.getSymName());
+      if (found == noAlias.end())
+        continue;
+      for (unsigned position : found->second)
+        func.setArgAttr(position, LLVM::LLVMDialect::getNoAliasAttrName(),
+                        UnitAttr::get(ctx));
+    }
   }
 };
 

@@ -5,8 +5,12 @@
 // times over. Each copy used to become its own loop nest, so MLIR's
 // lowering, LLVM's optimizer and its code generator did the same work once
 // per copy, and the entry function grew with every copy. This pass moves
-// each linalg op that occurs more than once, identical up to its buffers,
-// into one private function, and calls it from every place it occurred.
+// each linalg op into a function of its buffers, one function per distinct
+// op, and calls it from every place it occurred. Ops that occur once move
+// too: in a function of their own their buffers are `noalias`, so LLVM
+// vectorizes without runtime alias checks and the loop copies those checks
+// guard, and the passes nested on functions spread over the compile threads
+// instead of waiting on one long entry function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +27,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
-#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace numlir {
 #define GEN_PASS_DEF_CPUSHAREKERNELS
@@ -34,36 +38,53 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `op` can move into a function of its operands: a linalg op on
-/// buffers with static shapes whose body uses no value from outside it but
-/// constants.
-bool isSharable(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || ShapedType::isDynamicShape(op.getStaticLoopRanges()))
-    return false;
-  bool captures = false;
+/// The values `op`'s body uses from outside it, constants aside, in the
+/// order the body first uses them: a gather reads a buffer it indexes
+/// itself, a padded copy compares indices with a size computed outside.
+/// These become arguments of the kernel after the op's operands.
+SmallVector<Value> capturedValues(Operation *op) {
+  llvm::SetVector<Value> captured;
   op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
     for (Value operand : nested->getOperands()) {
       Operation *def = operand.getDefiningOp();
       bool inside = def ? op->isAncestor(def)
                         : op->isAncestor(cast<BlockArgument>(operand).getOwner()->getParentOp());
-      if (nested != op.getOperation() && !inside && !isa_and_nonnull<arith::ConstantOp>(def))
-        captures = true;
+      if (!inside && !isa_and_nonnull<arith::ConstantOp>(def))
+        captured.insert(operand);
     }
   });
-  return !captures;
+  return captured.takeVector();
+}
+
+/// Whether `op` can move into a function of its operands and the values it
+/// captures: a linalg op on buffers with static shapes whose body only
+/// loads from the buffers it captures (a buffer it stored to would be
+/// written behind the distinctness check below).
+bool isSharable(linalg::LinalgOp op, ArrayRef<Value> captured) {
+  if (!op.hasPureBufferSemantics() || ShapedType::isDynamicShape(op.getStaticLoopRanges()))
+    return false;
+  for (Value value : captured)
+    if (isa<MemRefType>(value.getType()))
+      for (OpOperand &use : value.getUses())
+        if (op->isAncestor(use.getOwner()) && !isa<memref::LoadOp>(use.getOwner()))
+          return false;
+  return true;
 }
 
 /// Whether the buffers `op` writes are distinct from every other buffer it
-/// reaches. In the shared function each operand is an argument marked
-/// `llvm.noalias` (so that LLVM vectorizes its loops without runtime
-/// checks), and the contraction kernel keeps an accumulator in registers
-/// only when no input can be the output; a call must not break either.
-bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
+/// reaches, through its operands or the buffers its body loads from. In the
+/// kernel each buffer is an argument marked `llvm.noalias` (so that LLVM
+/// vectorizes its loops without runtime checks), and the contraction kernel
+/// keeps an accumulator in registers only when no input can be the output;
+/// a call must not break either.
+bool operandsAreDistinctBuffers(linalg::LinalgOp op, ArrayRef<Value> captured) {
   SmallVector<Value> roots;
-  for (Value operand : op->getOperands()) {
-    if (!isa<MemRefType>(operand.getType()))
+  for (Value value : llvm::concat<Value>(op->getOperands(), captured)) {
+    if (!isa<MemRefType>(value.getType()))
       continue;
-    Value root = numlir::rootAllocation(operand);
+    Value root = numlir::rootAllocation(value);
     if (!root)
       return false;
     roots.push_back(root);
@@ -76,20 +97,28 @@ bool operandsAreDistinctBuffers(linalg::LinalgOp op) {
   return true;
 }
 
-/// Whether `a` and `b` compute the same thing on their own operands: the
-/// same op, attributes and body, operands of the same types position by
-/// position, and the same constants used from outside. Operands are matched
-/// by position, never by value: one op may pass a buffer twice (`x @ x`)
-/// where the other passes two, and the kernel takes one argument per
-/// position.
-bool sameKernel(Operation *a, Operation *b) {
-  if (a->getNumOperands() != b->getNumOperands())
+/// A linalg op that becomes a call: the op, and the values its kernel takes
+/// (its operands, then the values it captures).
+struct Occurrence {
+  linalg::LinalgOp op;
+  SmallVector<Value> arguments;
+};
+
+/// Whether `a` and `b` compute the same thing on their own arguments: the
+/// same op, attributes and body, arguments of the same types position by
+/// position, and the same constants used from outside. Arguments are
+/// matched by position, never by value: one op may pass a buffer twice
+/// (`x @ x`) where the other passes two, and the kernel takes one argument
+/// per position.
+bool sameKernel(const Occurrence &a, const Occurrence &b) {
+  if (a.arguments.size() != b.arguments.size() ||
+      a.op->getNumOperands() != b.op->getNumOperands())
     return false;
-  for (auto [x, y] : llvm::zip(a->getOperands(), b->getOperands()))
+  for (auto [x, y] : llvm::zip(a.arguments, b.arguments))
     if (x.getType() != y.getType())
       return false;
-  auto isOperandPair = [&](Value x, Value y) {
-    for (auto [ax, by] : llvm::zip(a->getOperands(), b->getOperands()))
+  auto isArgumentPair = [&](Value x, Value y) {
+    for (auto [ax, by] : llvm::zip(a.arguments, b.arguments))
       if (ax == x && by == y)
         return true;
     return false;
@@ -103,10 +132,10 @@ bool sameKernel(Operation *a, Operation *b) {
     auto it = matched.find(x);
     if (it != matched.end())
       return success(it->second == y);
-    return success(isOperandPair(x, y));
+    return success(isArgumentPair(x, y));
   };
   auto mark = [&](Value x, Value y) { matched[x] = y; };
-  return OperationEquivalence::isEquivalentTo(a, b, check, mark,
+  return OperationEquivalence::isEquivalentTo(a.op, b.op, check, mark,
                                               OperationEquivalence::IgnoreLocations);
 }
 
@@ -117,52 +146,56 @@ struct CPUShareKernelsPass : numlir::impl::CPUShareKernelsBase<CPUShareKernelsPa
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     // Candidates per function body, in order; classes of identical ones.
-    SmallVector<SmallVector<linalg::LinalgOp>> classes;
+    SmallVector<SmallVector<Occurrence>> classes;
     llvm::DenseMap<llvm::hash_code, SmallVector<unsigned>> byHash;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
       for (Operation &op : func.getBody().front()) {
         auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-        if (!linalgOp || !isSharable(linalgOp) || !operandsAreDistinctBuffers(linalgOp))
+        if (!linalgOp)
           continue;
+        SmallVector<Value> captured = capturedValues(linalgOp);
+        if (!isSharable(linalgOp, captured) || !operandsAreDistinctBuffers(linalgOp, captured))
+          continue;
+        Occurrence occurrence{linalgOp, llvm::to_vector(op.getOperands())};
+        llvm::append_range(occurrence.arguments, captured);
         llvm::hash_code hash = OperationEquivalence::computeHash(
             &op, [](Value v) { return hash_value(v.getType()); },
             OperationEquivalence::ignoreHashValue, OperationEquivalence::IgnoreLocations);
         SmallVector<unsigned> &candidates = byHash[hash];
         auto same = llvm::find_if(candidates, [&](unsigned c) {
-          return sameKernel(classes[c].front(), &op);
+          return sameKernel(classes[c].front(), occurrence);
         });
         if (same != candidates.end()) {
-          classes[*same].push_back(linalgOp);
+          classes[*same].push_back(std::move(occurrence));
         } else {
           candidates.push_back(classes.size());
-          classes.push_back({linalgOp});
+          classes.push_back({std::move(occurrence)});
         }
       }
     }
 
     OpBuilder builder(module.getContext());
-    for (SmallVector<linalg::LinalgOp> &members : classes) {
-      if (members.size() < 2)
-        continue;
-      linalg::LinalgOp first = members.front();
-      func::FuncOp kernel = outline(builder, module, first);
+    for (SmallVector<Occurrence> &members : classes) {
+      func::FuncOp kernel = outline(builder, module, members.front());
       symbols.insert(kernel);
-      for (linalg::LinalgOp member : members) {
-        builder.setInsertionPoint(member);
-        func::CallOp::create(builder, member.getLoc(), kernel, member->getOperands());
-        member->erase();
+      for (Occurrence &member : members) {
+        builder.setInsertionPoint(member.op);
+        func::CallOp::create(builder, member.op.getLoc(), kernel, member.arguments);
+        member.op->erase();
       }
     }
   }
 
-  /// A private function of `op`'s operands holding a copy of `op` (and of
-  /// the constants its body uses), inserted at the end of `module`.
-  func::FuncOp outline(OpBuilder &builder, ModuleOp module, linalg::LinalgOp op) {
+  /// A private function of `occurrence`'s arguments holding a copy of its
+  /// op (and of the constants its body uses), inserted at the end of
+  /// `module`.
+  func::FuncOp outline(OpBuilder &builder, ModuleOp module, const Occurrence &occurrence) {
+    linalg::LinalgOp op = occurrence.op;
     MLIRContext *ctx = module.getContext();
     builder.setInsertionPointToEnd(module.getBody());
-    auto type = FunctionType::get(ctx, op->getOperandTypes(), {});
+    auto type = FunctionType::get(ctx, ValueRange(occurrence.arguments).getTypes(), {});
     auto kernel = func::FuncOp::create(builder, op.getLoc(), "numlir_kernel", type);
     kernel.setPrivate();
     // Internal like @main, and never inlined back: the point is one copy.
@@ -171,12 +204,17 @@ struct CPUShareKernelsPass : numlir::impl::CPUShareKernelsBase<CPUShareKernelsPa
     // No written buffer is reachable through another argument
     // (operandsAreDistinctBuffers); arguments that are only read may be one
     // buffer, which noalias allows.
-    for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    for (auto [index, type] : llvm::enumerate(type.getInputs()))
       if (isa<MemRefType>(type))
         kernel.setArgAttr(index, LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
     Block *body = kernel.addEntryBlock();
     builder.setInsertionPointToStart(body);
     IRMapping mapping;
+    unsigned numOperands = op->getNumOperands();
+    for (auto [value, argument] :
+         llvm::zip(ArrayRef(occurrence.arguments).drop_front(numOperands),
+                   body->getArguments().drop_front(numOperands)))
+      mapping.map(value, argument);
     op->walk([&](Operation *nested) {
       if (nested == op.getOperation())
         return;
@@ -187,7 +225,7 @@ struct CPUShareKernelsPass : numlir::impl::CPUShareKernelsBase<CPUShareKernelsPa
     });
     // Argument i stands for operand i, even where `op` passes one buffer at
     // several positions.
-    builder.clone(*op, mapping)->setOperands(body->getArguments());
+    builder.clone(*op, mapping)->setOperands(body->getArguments().take_front(numOperands));
     func::ReturnOp::create(builder, op.getLoc());
     return kernel;
   }

@@ -251,7 +251,7 @@ def CPUFuseRowLoops : Pass<"cpu-fuse-row-loops"> {
 }
 
 def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
-  let summary = "Give each repeated loop nest one function";
+  let summary = "Give each distinct loop nest one function, called where it occurred";
   let description = [{
     A training step repeats its work: a GAN's discriminator runs on real
     and on generated images, and again in the generator's step, and a deep
@@ -261,21 +261,30 @@ def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
     inline, one loop nest after another: its compile time grew faster than
     the program. This pass moves every linalg op on buffers with static
     shapes (a contraction, a convolution, an elementwise op, a reduction)
-    that occurs at least twice in the top-level blocks of the module's
-    functions, identical up to its operands (the same op, attributes, body
-    and operand types; constants the body uses are compared by value), into
-    one private function of its operands (`numlir_kernel`, internal and
-    `noinline`), and replaces each occurrence with a call. The kernel passes
-    then tile and vectorize each kernel once, and the entry function of a
-    deep network becomes a line of calls.
+    in the top-level blocks of the module's functions into a private
+    function (`numlir_kernel`, internal and `noinline`), one function per
+    class of identical ops (the same op, attributes, body and argument
+    types; constants the body uses are compared by value), and replaces
+    each occurrence with a call. The kernel takes the op's operands, then
+    the values its body uses from outside (a buffer a gather loads from, a
+    size computed outside), in the order the body first uses them.
+
+    Ops that occur once move too. In a kernel each memref argument is
+    `llvm.noalias` (cpu-convert-to-llvm moves the mark to the descriptor's
+    aligned pointer), so LLVM vectorizes its loops without runtime alias
+    checks and the scalar loop copies they guard: on the DCGAN step the
+    LLVM IR shrank by a fifth and the step ran 10% faster. And the passes
+    nested on functions then spread over the compile threads, where one
+    entry function holding every loop nest kept one thread busy.
 
     An occurrence whose written buffer could be one it also reads (the same
-    function argument or allocation behind two operands, or a buffer whose
-    origin the pass cannot see) stays where it is: in the function each
-    memref argument is `llvm.noalias`, so that LLVM vectorizes the loops
-    without runtime checks, and the contraction kernel takes its arguments
-    to be distinct buffers. Inputs that are one buffer (`x * x`) are allowed:
-    noalias says nothing about memory that is only read.
+    function argument or allocation behind two of its buffers, or a buffer
+    whose origin the pass cannot see), or whose body does anything with a
+    buffer it captures but load from it, stays where it is: the kernel's
+    noalias arguments, and the contraction kernel's accumulator kept in
+    registers, need the written buffers distinct. Inputs that are one
+    buffer (`x * x`) are allowed: noalias says nothing about memory that is
+    only read.
 
     Before: two `linalg.matmul` on 64x64 buffers `(%a, %b) -> %c` and
             `(%d, %e) -> %f`.
@@ -426,6 +435,10 @@ def CPUConvertToLLVM : Pass<"cpu-convert-to-llvm", "mlir::ModuleOp"> {
     (`reconcile-unrealized-casts` removes what is left). Vector and math
     lowering stay separate passes: vector's runs its own rewrites before
     converting, and math ops take LLVM intrinsics before libm calls.
+
+    Upstream's function conversion drops a memref argument's attributes; a
+    memref argument marked `llvm.noalias` (cpu-share-kernels' kernels)
+    passes the mark to its descriptor's aligned pointer instead.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
