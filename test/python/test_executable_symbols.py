@@ -67,6 +67,10 @@ def _programs():
                                                 jnp.cumsum(x, 1), jnp.argmax(x, 0)), x)
         yield (f"contraction_{name}", lambda x: x @ x.T, x)
         yield (f"sort_{name}", lambda x: jnp.sort(x, axis=1), x)
+    # Fuzz seed 143 program 52: cumprod's bf16 fill value was a kernel's argument
+    # (cpu-share-kernels), which LLVM rounds with __truncsfbf2 at the call.
+    yield ("bf16_fill_value_stays_out_of_kernel_signatures",
+           lambda x: jnp.cumprod(x.astype(BF16), axis=0), np.array([0.6, -0.375], np.float32))
 
 
 PROGRAMS = list(_programs())

@@ -226,3 +226,20 @@ func.func @captured_writes_and_self_reads_stay(%x: memref<4xf32>, %y: memref<4xf
   }
   return
 }
+
+// -----
+
+// A bf16 value stays out of kernel signatures (LLVM would round a bfloat
+// argument with __truncsfbf2, absent from GCC 12's libgcc): a bf16 fill
+// stays where it is; an f32 fill of the same shape becomes a kernel.
+// CHECK-LABEL: func.func @bf16_scalars_are_not_arguments
+// CHECK: linalg.fill ins(%{{.*}} : bf16)
+// CHECK: call @[[F:numlir_kernel]](%{{.*}}, %arg1)
+// CHECK: func.func private @[[F]](%{{.*}}: f32, %{{.*}}: memref<4xf32> {llvm.noalias})
+func.func @bf16_scalars_are_not_arguments(%x: memref<4xbf16>, %y: memref<4xf32>) {
+  %one = arith.constant 1.0 : bf16
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : bf16) outs(%x : memref<4xbf16>)
+  linalg.fill ins(%zero : f32) outs(%y : memref<4xf32>)
+  return
+}

@@ -62,9 +62,17 @@ SmallVector<Value> capturedValues(Operation *op) {
 /// captures: a linalg op on buffers with static shapes whose body only
 /// loads from the buffers it captures (a buffer it stored to would be
 /// written behind the distinctness check below).
+///
+/// No bf16 value may be an argument: LLVM passes a `bfloat` argument as a
+/// float it rounds with `__truncsfbf2`, which GCC 12's libgcc lacks, and
+/// cpu-store-bf16-as-i16 rewrites values inside functions, not signatures.
+/// Such an op (a bf16 fill) stays in its function.
 bool isSharable(linalg::LinalgOp op, ArrayRef<Value> captured) {
   if (!op.hasPureBufferSemantics() || ShapedType::isDynamicShape(op.getStaticLoopRanges()))
     return false;
+  for (Value value : llvm::concat<Value>(op->getOperands(), captured))
+    if (!isa<MemRefType>(value.getType()) && getElementTypeOrSelf(value.getType()).isBF16())
+      return false;
   for (Value value : captured)
     if (isa<MemRefType>(value.getType()))
       for (OpOperand &use : value.getUses())

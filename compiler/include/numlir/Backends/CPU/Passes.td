@@ -285,6 +285,8 @@ def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
     registers, need the written buffers distinct. Inputs that are one
     buffer (`x * x`) are allowed: noalias says nothing about memory that is
     only read.
+    An op with a bf16 scalar argument (a bf16 fill) stays too: LLVM rounds
+    a `bfloat` argument with `__truncsfbf2`, which GCC 12's libgcc lacks.
 
     Before: two `linalg.matmul` on 64x64 buffers `(%a, %b) -> %c` and
             `(%d, %e) -> %f`.
