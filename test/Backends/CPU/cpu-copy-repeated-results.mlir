@@ -34,3 +34,18 @@ func.func @three_times(%x: tensor<2xi32>, %y: tensor<2xi32>, %s: i32)
 func.func @distinct(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   return %x, %y : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// IR on buffers: a repeated static buffer is copied into an allocation of
+// its own (buffer-results-to-out-params crashed on one allocation returned
+// twice).
+// CHECK-LABEL: func.func private @buffers
+// CHECK: %[[E:.*]] = memref.alloc() : memref<2x7x5xf32>
+// CHECK: %[[C:.*]] = memref.alloc() : memref<2x7x5xf32>
+// CHECK: memref.copy %[[E]], %[[C]]
+// CHECK: return %[[E]], %[[C]]
+func.func private @buffers() -> (memref<2x7x5xf32>, memref<2x7x5xf32>) {
+  %e = memref.alloc() : memref<2x7x5xf32>
+  return %e, %e : memref<2x7x5xf32>, memref<2x7x5xf32>
+}

@@ -196,19 +196,21 @@ func.func @captured_buffers_and_values(%src: memref<8xf32>, %idx: memref<4xindex
 
 // -----
 
-// A body that stores to a buffer it captures, and a body that loads from
-// the buffer it writes, stay where they are: behind the kernel's noalias
-// buffers, either would write memory another argument reaches.
-// CHECK-LABEL: func.func @captured_writes_and_self_reads_stay
-// CHECK: linalg.generic
-// CHECK: memref.store
+// A body may store to a buffer it captures when no other argument reaches
+// that buffer: the kernel writes it through its own noalias argument. A
+// body that loads from the buffer it writes (%y, an operand and a captured
+// value) stays where it is, as does a store to a buffer the op also reads.
+// CHECK-LABEL: func.func @captured_writes
+// CHECK: call @[[K:numlir_kernel]](%arg0, %arg1, %arg2)
 // CHECK: linalg.generic
 // CHECK: memref.load %arg1
-// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK: memref.store %{{.*}}, %arg0
+// CHECK: func.func private @[[K]]
+// CHECK: memref.store
 // CHECK-NOT: func.func private
 #id1 = affine_map<(d0) -> (d0)>
-func.func @captured_writes_and_self_reads_stay(%x: memref<4xf32>, %y: memref<4xf32>,
-                                              %log: memref<4xf32>) {
+func.func @captured_writes(%x: memref<4xf32>, %y: memref<4xf32>, %log: memref<4xf32>) {
   linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
       ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -224,22 +226,91 @@ func.func @captured_writes_and_self_reads_stay(%x: memref<4xf32>, %y: memref<4xf
     %s = arith.addf %a, %first : f32
     linalg.yield %s : f32
   }
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    memref.store %a, %x[%i] : memref<4xf32>
+    linalg.yield %a : f32
+  }
   return
 }
 
 // -----
 
-// A bf16 value stays out of kernel signatures (LLVM would round a bfloat
-// argument with __truncsfbf2, absent from GCC 12's libgcc): a bf16 fill
-// stays where it is; an f32 fill of the same shape becomes a kernel.
+// A row-fused loop (cpu-fuse-row-loops) is a loop nest too: its bounds and
+// the constants it uses are copied in, and the buffers it reads and writes
+// through views become noalias arguments. One that writes a buffer it also
+// reaches through a second captured value stays.
+// CHECK-LABEL: func.func @row_fused_loops
+// CHECK: call @[[R:numlir_kernel]](%arg0, %arg1, %arg2)
+// CHECK: scf.parallel
+// CHECK: func.func private @[[R]](%{{.*}}: memref<8x4xf32> {llvm.noalias}, %{{.*}}: memref<8x4xf32> {llvm.noalias}, %{{.*}}: memref<8x4xf32> {llvm.noalias})
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[C8]]) step (%[[C2]])
+// CHECK: memref.subview
+// CHECK: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @row_fused_loops(%x: memref<8x4xf32>, %t: memref<8x4xf32>, %y: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c2) {
+    %xs = memref.subview %x[%i, 0] [2, 4] [1, 1] : memref<8x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    %ts = memref.subview %t[%i, 0] [2, 4] [1, 1] : memref<8x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [2, 4] [1, 1] : memref<8x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%xs : memref<2x4xf32, strided<[4, 1], offset: ?>>) outs(%ts : memref<2x4xf32, strided<[4, 1], offset: ?>>) {
+    ^bb0(%a: f32, %o: f32):
+      %e = math.exp %a : f32
+      linalg.yield %e : f32
+    }
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%ts : memref<2x4xf32, strided<[4, 1], offset: ?>>) outs(%ys : memref<2x4xf32, strided<[4, 1], offset: ?>>) {
+    ^bb0(%a: f32, %o: f32):
+      %n = arith.negf %a : f32
+      linalg.yield %n : f32
+    }
+    scf.reduce
+  }
+  %whole = memref.subview %y[0, 0] [8, 4] [1, 1] : memref<8x4xf32> to memref<8x4xf32, strided<[4, 1]>>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c2) {
+    %ys = memref.subview %y[%i, 0] [2, 4] [1, 1] : memref<8x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    %ws = memref.subview %whole[%i, 0] [2, 4] [1, 1] : memref<8x4xf32, strided<[4, 1]>> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%ws : memref<2x4xf32, strided<[4, 1], offset: ?>>) outs(%ys : memref<2x4xf32, strided<[4, 1], offset: ?>>) {
+    ^bb0(%a: f32, %o: f32):
+      %n = arith.negf %a : f32
+      linalg.yield %n : f32
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A bf16 value that is not a constant stays out of kernel signatures (LLVM
+// would round a bfloat argument with __truncsfbf2, absent from GCC 12's
+// libgcc): a fill with a loaded bf16 value stays where it is. A constant
+// fill value, bf16 or not, is copied into its kernel.
 // CHECK-LABEL: func.func @bf16_scalars_are_not_arguments
-// CHECK: linalg.fill ins(%{{.*}} : bf16)
-// CHECK: call @[[F:numlir_kernel]](%{{.*}}, %arg1)
-// CHECK: func.func private @[[F]](%{{.*}}: f32, %{{.*}}: memref<4xf32> {llvm.noalias})
-func.func @bf16_scalars_are_not_arguments(%x: memref<4xbf16>, %y: memref<4xf32>) {
+// CHECK: call @[[F:numlir_kernel]](%arg0)
+// CHECK: call @[[G:numlir_kernel_0]](%arg1)
+// CHECK: %[[V:.*]] = memref.load %arg2
+// CHECK: linalg.fill ins(%[[V]] : bf16)
+// CHECK: func.func private @[[F]](%{{.*}}: memref<4xbf16> {llvm.noalias})
+// CHECK: arith.constant 1.000000e+00 : bf16
+// CHECK: func.func private @[[G]](%{{.*}}: memref<4xf32> {llvm.noalias})
+// CHECK: arith.constant 0.000000e+00 : f32
+func.func @bf16_scalars_are_not_arguments(%x: memref<4xbf16>, %y: memref<4xf32>,
+                                          %v: memref<bf16>, %z: memref<4xbf16>) {
   %one = arith.constant 1.0 : bf16
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%one : bf16) outs(%x : memref<4xbf16>)
   linalg.fill ins(%zero : f32) outs(%y : memref<4xf32>)
+  %loaded = memref.load %v[] : memref<bf16>
+  linalg.fill ins(%loaded : bf16) outs(%z : memref<4xbf16>)
   return
 }

@@ -122,8 +122,14 @@ def CPUCopyRepeatedResults : Pass<"cpu-copy-repeated-results"> {
     %c = bufferization.alloc_tensor() copy(%e) : tensor<3xf32>
     return %e, %c : tensor<3xf32>, tensor<3xf32>
     ```
+
+    IR already on buffers (hlo-opt takes it) gets the same for a repeated
+    buffer of static shape with the identity layout: `memref.alloc` and
+    `memref.copy`. Any other repeated buffer is an error, since upstream's
+    pass crashed on a function returning one allocation twice.
   }];
-  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def CPUOrderLoops : Pass<"cpu-order-loops"> {
@@ -259,34 +265,36 @@ def CPUShareKernels : Pass<"cpu-share-kernels", "mlir::ModuleOp"> {
     The passes that follow and LLVM would lower, optimize and generate code
     for each copy separately, and the entry function would hold every copy
     inline, one loop nest after another: its compile time grew faster than
-    the program. This pass moves every linalg op on buffers with static
-    shapes (a contraction, a convolution, an elementwise op, a reduction)
-    in the top-level blocks of the module's functions into a private
+    the program. This pass moves every loop nest in the top-level blocks of
+    the module's functions (a linalg op on buffers with static loops: a
+    contraction, a convolution, an elementwise op, a reduction; or a
+    row-fused `scf.parallel` from cpu-fuse-row-loops) into a private
     function (`numlir_kernel`, internal and `noinline`), one function per
-    class of identical ops (the same op, attributes, body and argument
-    types; constants the body uses are compared by value), and replaces
-    each occurrence with a call. The kernel takes the op's operands, then
-    the values its body uses from outside (a buffer a gather loads from, a
-    size computed outside), in the order the body first uses them.
+    class of identical loop nests (the same op, attributes, regions and
+    argument types; constants are compared by value), and replaces each
+    occurrence with a call. The kernel takes the op's operands that are not
+    constants, then the values its regions use from outside (a buffer a
+    gather loads from, a size computed outside, the buffers a row-fused
+    loop reads and writes through views), in the order they are first used;
+    constants are copied in, so loop bounds and fill values stay constant.
 
-    Ops that occur once move too. In a kernel each memref argument is
-    `llvm.noalias` (cpu-convert-to-llvm moves the mark to the descriptor's
-    aligned pointer), so LLVM vectorizes its loops without runtime alias
-    checks and the scalar loop copies they guard: on the DCGAN step the
-    LLVM IR shrank by a fifth and the step ran 10% faster. And the passes
-    nested on functions then spread over the compile threads, where one
-    entry function holding every loop nest kept one thread busy.
+    Loop nests that occur once move too. In a kernel each memref argument
+    is `llvm.noalias` (cpu-convert-to-llvm moves the mark to the
+    descriptor's aligned pointer), so LLVM vectorizes its loops without
+    runtime alias checks and the scalar loop copies they guard. And the
+    passes nested on functions then spread over the compile threads, where
+    one entry function holding every loop nest kept one thread busy.
 
-    An occurrence whose written buffer could be one it also reads (the same
-    function argument or allocation behind two of its buffers, or a buffer
-    whose origin the pass cannot see), or whose body does anything with a
-    buffer it captures but load from it, stays where it is: the kernel's
-    noalias arguments, and the contraction kernel's accumulator kept in
-    registers, need the written buffers distinct. Inputs that are one
-    buffer (`x * x`) are allowed: noalias says nothing about memory that is
-    only read.
-    An op with a bf16 scalar argument (a bf16 fill) stays too: LLVM rounds
-    a `bfloat` argument with `__truncsfbf2`, which GCC 12's libgcc lacks.
+    A loop nest stays where it is when a buffer it writes (or frees) could
+    be reached through another of its arguments (the same function argument
+    or allocation behind two of them), when the pass cannot tell which
+    buffer a write goes to (an op of unknown effects, a buffer whose origin
+    it cannot see), or when an argument would be a bf16 value: LLVM rounds a
+    `bfloat` argument with `__truncsfbf2`, which GCC 12's libgcc lacks. The
+    kernel's noalias arguments, and the contraction kernel's accumulator
+    kept in registers, need the written buffers distinct; buffers that are
+    only read may be one (`x * x`): noalias says nothing about memory that
+    is only read.
 
     Before: two `linalg.matmul` on 64x64 buffers `(%a, %b) -> %c` and
             `(%d, %e) -> %f`.
@@ -526,6 +534,30 @@ def CPURoundBeforeDiscontinuities : Pass<"cpu-round-before-discontinuities"> {
     After: the same, with `%e = arith.extf %t : bf16 to f32`.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def CPUScopeNoAliasArguments : Pass<"cpu-scope-noalias-arguments", "mlir::LLVM::LLVMFuncOp"> {
+  let summary = "State a function's noalias pointer arguments on its accesses, as alias scopes";
+  let description = [{
+    A kernel's buffers are `llvm.noalias` pointer arguments (cpu-share-kernels,
+    cpu-convert-to-llvm). LLVM uses them within the function's own body, but
+    the body of an `omp.parallel` becomes a function of its own when it is
+    translated, and reaches the buffers through pointers loaded from a
+    struct: there the arguments say nothing. This pass gives each noalias
+    pointer argument an alias scope (one domain per function) and marks
+    every load, store and memory intrinsic whose address is computed from
+    that argument by `llvm.getelementptr` alone: in the argument's scope, and
+    not aliasing the other arguments' scopes. The metadata travels with the
+    accesses into the outlined function, as LLVM's inliner does with the
+    noalias arguments of a call it inlines. Accesses through any other
+    pointer, or already scoped, are left alone.
+
+    Before: `llvm.func @k(%a: !llvm.ptr {llvm.noalias}, %b: !llvm.ptr {llvm.noalias})`
+            with `llvm.load %a` and `llvm.store %v, %b` inside an `omp.parallel`.
+    After:  the load has `alias_scopes = [#scope_a], noalias_scopes = [#scope_b]`
+            and the store the reverse.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def CPUStoreBF16AsI16 : Pass<"cpu-store-bf16-as-i16"> {
