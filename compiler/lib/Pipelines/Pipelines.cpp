@@ -141,7 +141,7 @@ std::string cpuToLLVM(const CPUToLLVMOptions &options) {
          "func.func(convert-scf-to-cf,convert-vector-to-llvm,"
          "convert-math-to-llvm),"
          "convert-math-to-libm,cpu-convert-to-llvm,reconcile-unrealized-casts,"
-         "llvm.func(cpu-store-bf16-as-i16,canonicalize,cpu-scope-noalias-arguments)";
+         "llvm.func(cpu-store-bf16-as-i16,canonicalize)";
 }
 
 std::string cpuToCPU(const CPUToLLVMOptions &options) {

@@ -1,4 +1,4 @@
-// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(llvm.func(cpu-scope-noalias-arguments))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --cpu-scope-noalias-arguments | FileCheck %s
 
 // Each noalias pointer argument gets a scope of the function's domain; an
 // access through it (also inside omp.parallel, whose body is outlined when

@@ -43,10 +43,16 @@ struct CPUScopeNoAliasArgumentsPass
     : numlir::impl::CPUScopeNoAliasArgumentsBase<CPUScopeNoAliasArgumentsPass> {
   using Base::Base;
 
+  // On the module, one function after another: scopes are distinct
+  // attributes, numbered as they are made, and functions done in parallel
+  // would number them differently from one compile to the next.
   void runOnOperation() override {
-    LLVM::LLVMFuncOp func = getOperation();
-    if (func.isExternal())
-      return;
+    for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>())
+      if (!func.isExternal())
+        scopeArguments(func);
+  }
+
+  void scopeArguments(LLVM::LLVMFuncOp func) {
     MLIRContext *ctx = &getContext();
     // One scope per noalias pointer argument, in one domain per function.
     llvm::DenseMap<BlockArgument, LLVM::AliasScopeAttr> scopes;

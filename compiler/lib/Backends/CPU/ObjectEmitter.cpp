@@ -1,10 +1,12 @@
 //===- ObjectEmitter.cpp - LLVM dialect to host object code ---------------===//
 
 #include "numlir/Backends/CPU/ObjectEmitter.h"
+#include "numlir/Backends/CPU/Passes.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "numlir/Backends/CPU/LongBlockSplitting.h"
 #include "numlir/Backends/CPU/LoopNestOutlining.h"
@@ -142,6 +144,14 @@ HostTarget numlir::cpu::getHostTarget() {
 
 llvm::Expected<std::string>
 numlir::cpu::translateToLLVMIR(mlir::ModuleOp module, bool bitcode) {
+  // Noalias arguments become alias scopes here, past the last boundary
+  // between stages: MLIR bytecode reads each use of a distinct attribute
+  // back as a distinct attribute of its own, which would split every scope
+  // made before it into unrelated ones.
+  mlir::PassManager scopes(module->getContext());
+  scopes.addPass(numlir::createCPUScopeNoAliasArguments());
+  if (mlir::failed(scopes.run(module)))
+    return makeError("could not state the noalias arguments as alias scopes");
   mlir::registerBuiltinDialectTranslation(*module->getContext());
   mlir::registerLLVMDialectTranslation(*module->getContext());
   // Parallel loops (cpu-parallelize-loops) reach here as omp.parallel.

@@ -536,7 +536,7 @@ def CPURoundBeforeDiscontinuities : Pass<"cpu-round-before-discontinuities"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-def CPUScopeNoAliasArguments : Pass<"cpu-scope-noalias-arguments", "mlir::LLVM::LLVMFuncOp"> {
+def CPUScopeNoAliasArguments : Pass<"cpu-scope-noalias-arguments", "mlir::ModuleOp"> {
   let summary = "State a function's noalias pointer arguments on its accesses, as alias scopes";
   let description = [{
     A kernel's buffers are `llvm.noalias` pointer arguments (cpu-share-kernels,
@@ -550,7 +550,13 @@ def CPUScopeNoAliasArguments : Pass<"cpu-scope-noalias-arguments", "mlir::LLVM::
     not aliasing the other arguments' scopes. The metadata travels with the
     accesses into the outlined function, as LLVM's inliner does with the
     noalias arguments of a call it inlines. Accesses through any other
-    pointer, or already scoped, are left alone.
+    pointer, or already scoped, are left alone. It runs on the module, one
+    function after another, so that the scopes (distinct attributes) are
+    made, and numbered, in the same order in every compile. The CPU
+    backend runs it as the translation to LLVM IR begins, not in
+    `hlo-cpu-to-llvm`: MLIR bytecode, which the stages hand each other,
+    reads each use of a distinct attribute back as a distinct attribute of
+    its own, which would split every scope into unrelated ones.
 
     Before: `llvm.func @k(%a: !llvm.ptr {llvm.noalias}, %b: !llvm.ptr {llvm.noalias})`
             with `llvm.load %a` and `llvm.store %v, %b` inside an `omp.parallel`.
