@@ -154,6 +154,16 @@ JAX_INDICATOR_DERIVATIVE_KINDS = ("scatter", "reduce_max", "reduce_min", "maximu
 #: The norm's ``z / sqrt(sum |z|^2)`` is z / 0 where the squares underflow, for a true z / |z|
 #: (seed 121, program 2184: -inf+infj on jax, NaN on numlir).
 DERIVATIVE_OVERFLOWS_AT_TINY = ("arctan2", "norm")
+#: Ops whose derivative is infinite or NaN at an exact zero operand (arctan2's at (0, 0) is
+#: 0 / 0): not differentiated at a convolution's windows over padding or dilation holes only
+#: (``Val.padding_zeros``), whose NaN cotangent the gradient sends back to those inserted
+#: zeros. XLA's convolutions with lhs dilation skip the inserted zeros (and padding with
+#: them); numlir multiplies them, as StableHLO defines, 0 * NaN = NaN (seed 145, program 663:
+#: arctan2 of two layouts of a convolution with padding (0, 2), (1, 2) and lhs dilation 2;
+#: the kernel gradient is NaN on numlir, finite on jax). Whether XLA skips padding depends on
+#: its implementation (a 1-D convolution with rhs dilation skips it, a 2-D one does not).
+DERIVATIVE_SINGULAR_AT_ZERO_KINDS = tuple(dict.fromkeys(
+    GROWTH_KINDS + DERIVATIVE_ZERO_SIGN_KINDS + DERIVATIVE_OVERFLOWS_AT_TINY))
 #: Trigonometric ops: of a huge value an operation made, their result is any number in
 #: [-1, 1] by the last bit of that value, which jax and numlir may round differently (seed 117,
 #: program 2555: ``cos(x / (y * y + 0.5))`` at 1.2e30, 0.96 or -0.55 by one ulp of the
@@ -230,6 +240,10 @@ class Val:
     #: exactly 0) by the implementation: an FFT's output where its input has zeros (an FFT
     #: round trip of an exact zero), and anything computed from one.
     cancels: bool = False
+    #: May hold an exact zero that a convolution made from padding or lhs-dilation holes
+    #: only (a window over no input element), and anything computed from one: the gradient
+    #: sends the cotangent there back to the inserted zeros (``DERIVATIVE_SINGULAR_AT_ZERO_KINDS``).
+    padding_zeros: bool = False
     #: The value this one is a layout of (``LAYOUT_KINDS``), itself if none.
     root: str = ""
     #: The root of the value this one is ``log_softmax`` of (or a layout of one), if it is.
@@ -472,7 +486,10 @@ class Builder:
         return cat
 
     # -- ops --------------------------------------------------------------------
-    def emit(self, kind: str, template: str, args, bound: float, distinct: bool = False) -> Val:
+    def emit(self, kind: str, template: str, args, bound: float, distinct: bool = False,
+             zero_windows: bool = False) -> Val:
+        """The value `template` computes from `args`; `zero_windows`: a convolution that may
+        have windows over padding or dilation holes only."""
         args = list(args)
         aval = infer(template, [a.aval for a in args])
         if aval is None:
@@ -508,6 +525,9 @@ class Builder:
             # definition does, so 0 * inf is NaN there (seed 8, program 126: a -inf weight
             # over an lhs-dilated input). The implementation's choice, not a semantics.
             raise Rejected("a convolution of infinities")
+        if (self.differentiable and kind in DERIVATIVE_SINGULAR_AT_ZERO_KINDS
+                and any(a.padding_zeros for a in args)):
+            raise Rejected("a singular derivative at a convolution's padding-only zeros")
         if kind in NAN_SIGN_KINDS and (args[-1].nonfinite or args[-1].zero_sign):
             # The sign bit of a NaN an operation makes is unspecified (x86 sets it, jax's
             # conv of infinities and numlir's differ), and these read it (seed 8, program 73:
@@ -570,6 +590,7 @@ class Builder:
                                               or any(a.zero_sign for a in args)),
                   cancels=kind in _FFT_TRANSFORM_KINDS or shift_cancels
                   or any(a.cancels for a in args),
+                  padding_zeros=zero_windows or any(a.padding_zeros for a in args),
                   root=(args[0].root or args[0].name) if layout else name,
                   log_softmax_of=log_softmax_of,
                   chooser_upstream=kind in JAX_INDICATOR_DERIVATIVE_KINDS
@@ -1664,7 +1685,9 @@ def op_conv(b: Builder) -> Val:
                 f"dimension_numbers=('{lhs_spec}', '{rhs_spec}', '{out_spec}'), "
                 f"feature_group_count={groups})")
     k = kernel["I"] * int(np.prod([kernel[s] for s in spatial_names]))
-    return b.emit("conv", template, [x, w], x.bound * w.bound * k)
+    # Padding, or holes between input elements, can leave a window over no input element.
+    zero_windows = padding != "'VALID'" or "2" in lhs_dil
+    return b.emit("conv", template, [x, w], x.bound * w.bound * k, zero_windows=zero_windows)
 
 
 def op_reduce_window(b: Builder) -> Val:
