@@ -4,7 +4,6 @@ import numlir.numpy as jnp
 from numlir._src import core, shapes
 from numlir._src import dtypes as _dtypes
 from numlir._src.lax.elementwise import logistic as _logistic
-from numlir._src.lax.elementwise import stop_gradient as _stop_gradient
 from numlir._src.lax import shape_ops as _shape_ops
 from numlir._src.lax import special as _special
 from numlir._src.numpy.util import promote_args_inexact
@@ -35,28 +34,6 @@ def gelu(x, approximate: bool = True):
     return 0.5 * x * (1 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
 
 
-def log_softmax(x, axis=-1, where=None):
-    """``x - logsumexp(x, axis)``, computed stably; elements outside ``where`` are left out of
-    the sum and come out as ``-inf``, as in JAX."""
-    (x,) = promote_args_inexact("log_softmax", x)
-    x_max = jnp.max(x, axis=axis, where=where, initial=-jnp.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
-    shifted = x_safe - _stop_gradient(x_max)
-    result = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, where=where, keepdims=True))
-    return result if where is None else jnp.where(where, result, -jnp.inf)
-
-
-def softmax(x, axis=-1, where=None):
-    """``exp(x) / sum(exp(x), axis)``, computed stably; elements outside ``where`` are left
-    out of the sum and come out as 0, as in JAX."""
-    (x,) = promote_args_inexact("softmax", x)
-    x_max = jnp.max(x, axis=axis, where=where, initial=-jnp.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -jnp.inf)
-    unnormalized = jnp.exp(x_safe - x_max)
-    result = unnormalized / jnp.sum(unnormalized, axis=axis, where=where, keepdims=True)
-    return result if where is None else jnp.where(where, result, 0)
-
-
 def one_hot(x, num_classes: int, dtype=None):
     """One-hot encode integer array ``x`` along a new last axis (default dtype: the default float)."""
     aval = core.get_aval(x)
@@ -66,8 +43,9 @@ def one_hot(x, num_classes: int, dtype=None):
         _dtypes.default_float_dtype() if dtype is None else dtype)
 
 
-from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid, logsumexp,  # noqa: E402
-                                      relu, relu6, selu, softplus, standardize)
+from numlir._src.nn.functions import (celu, elu, hard_tanh, leaky_relu, log_sigmoid,  # noqa: E402
+                                      log_softmax, logsumexp, relu, relu6, selu, softmax,
+                                      softplus, standardize)
 from numlir._src.nn.activations import (glu, hard_sigmoid, hard_silu, hard_swish, identity,  # noqa: E402
                                         log1mexp, logmeanexp, mish, soft_sign, sparse_plus,
                                         sparse_sigmoid, squareplus)

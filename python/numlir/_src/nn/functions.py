@@ -1,4 +1,4 @@
-"""More numlir.nn functions: logsumexp, the ELU family, clipped activations, standardize.
+"""More numlir.nn functions: softmax, log_softmax, logsumexp, the ELU family, clipped activations, standardize.
 
 >>> import numlir.numpy as jnp, numlir.nn as nn
 >>> nn.relu6(jnp.array([-1.0, 3.0, 9.0]))
@@ -14,6 +14,7 @@ from numlir._src.custom_derivatives import custom_jvp
 from numlir._src.lax import elementwise as ew
 from numlir._src.lax import float_math
 from numlir._src.lax import type_checks as tc
+from numlir._src.lax.elementwise import stop_gradient
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.logaddexp import logaddexp
 from numlir._src.numpy.util import promote_args_inexact
@@ -40,7 +41,9 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     axes = tc.canonical_axes("logsumexp", axis, core.get_aval(a).ndim)
     if core.get_aval(a).size:
         amax = reductions.max(a, axis=axis, keepdims=True)
-        amax = ufuncs.where(ufuncs.isfinite(amax), amax, 0)
+        # The result does not depend on the shift, so neither does its derivative: through
+        # the shift, an infinite cotangent would make inf - inf (as jax, no gradient).
+        amax = stop_gradient(ufuncs.where(ufuncs.isfinite(amax), amax, 0))
     else:
         amax = creation.zeros_like(reductions.sum(a, axis=axis, keepdims=True))
     exp = ufuncs.exp(a - amax)
@@ -55,6 +58,60 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
         out = reshaping.squeeze(out, axes) if axes else out
         sign = reshaping.squeeze(sign, axes) if axes else sign
     return (out, sign) if return_sign else out
+
+
+def log_softmax(x, axis=-1, where=None):
+    """``x - logsumexp(x, axis)``, computed stably; elements outside ``where`` are left out of
+    the sum and come out as ``-inf``, as in JAX."""
+    (x,) = promote_args_inexact("log_softmax", x)
+    x_max = reductions.max(x, axis=axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else ufuncs.where(where, x, -np.inf)
+    shifted = x_safe - stop_gradient(x_max)
+    total = reductions.sum(ufuncs.exp(shifted), axis=axis, where=where, keepdims=True)
+    result = shifted - ufuncs.log(total)
+    return result if where is None else ufuncs.where(where, result, -np.inf)
+
+
+def softmax(x, axis=-1, where=None):
+    """``exp(x) / sum(exp(x), axis)``, computed stably; elements outside ``where`` are left
+    out of the sum and come out as 0, as in JAX. Its derivative is JAX's
+    ``y * (t - sum(y * t))``: through the quotient and the shift, an infinite cotangent
+    would make NaN everywhere, not only where jax's does."""
+    (x,) = promote_args_inexact("softmax", x)
+    axis = axis if axis is None or isinstance(axis, int) else tuple(axis)
+    if where is None:
+        return _softmax(x, axis)
+    return _masked_softmax(x, where, axis)
+
+
+def _softmax_values(x, where, axis):
+    x_max = reductions.max(x, axis=axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else ufuncs.where(where, x, -np.inf)
+    unnormalized = ufuncs.exp(x_safe - x_max)
+    result = unnormalized / reductions.sum(unnormalized, axis=axis, where=where, keepdims=True)
+    return result if where is None else ufuncs.where(where, result, 0)
+
+
+def _softmax_tangent(y, t, axis, where):
+    return y * (t - reductions.sum(y * t, axis=axis, where=where, keepdims=True))
+
+
+_softmax = custom_jvp(lambda x, axis: _softmax_values(x, None, axis), nondiff_argnums=(1,))
+_masked_softmax = custom_jvp(_softmax_values, nondiff_argnums=(2,))
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = _softmax(x, axis)
+    return y, _softmax_tangent(y, t, axis, None)
+
+
+@_masked_softmax.defjvp
+def _masked_softmax_jvp(axis, primals, tangents):
+    (x, where), (t, _) = primals, tangents
+    y = _masked_softmax(x, where, axis)
+    return y, _softmax_tangent(y, t, axis, where)
 
 
 def _zero_unless(keep, t):

@@ -23,7 +23,9 @@ from numlir._src.lax import bessel as lax_bessel
 from numlir._src.lax import incomplete_beta, incomplete_gamma
 from numlir._src.lax import special as lax_special
 from numlir._src.lax.elementwise import convert_element_type, logistic, stop_gradient
+from numlir._src.nn.functions import log_softmax as _nn_log_softmax
 from numlir._src.nn.functions import logsumexp as _logsumexp
+from numlir._src.nn.functions import softmax as _nn_softmax
 from numlir._src.numpy import creation, reductions, reshaping, ufuncs
 from numlir._src.numpy.logic import signbit
 from numlir._src.numpy.util import dtype_of, promote_arrays_inexact
@@ -615,17 +617,16 @@ def _ndtri_jvp(primals, tangents):
 
 
 def softmax(x, /, *, axis=None):
-    """``exp(x) / sum(exp(x), axis)`` (over every axis by default, as jax.scipy's)."""
+    """``exp(x) / sum(exp(x), axis)`` (over every axis by default, as jax.scipy's), with
+    jax.nn.softmax's derivative."""
     (x,) = promote_arrays_inexact("softmax", x)
-    e = ufuncs.exp(x - reductions.max(x, axis=axis, keepdims=True))
-    return e / reductions.sum(e, axis=axis, keepdims=True)
+    return _nn_softmax(x, axis=axis)
 
 
 def log_softmax(x, /, *, axis=None):
     """``x - logsumexp(x, axis)`` (over every axis by default)."""
     (x,) = promote_arrays_inexact("log_softmax", x)
-    shifted = x - reductions.max(x, axis=axis, keepdims=True)
-    return shifted - ufuncs.log(reductions.sum(ufuncs.exp(shifted), axis=axis, keepdims=True))
+    return _nn_log_softmax(x, axis=axis)
 
 
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
