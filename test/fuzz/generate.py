@@ -487,9 +487,10 @@ class Builder:
 
     # -- ops --------------------------------------------------------------------
     def emit(self, kind: str, template: str, args, bound: float, distinct: bool = False,
-             zero_windows: bool = False) -> Val:
+             zero_windows: bool = False, makes_infinities: bool = False) -> Val:
         """The value `template` computes from `args`; `zero_windows`: a convolution that may
-        have windows over padding or dilation holes only."""
+        have windows over padding or dilation holes only; `makes_infinities`: an op that may
+        make infinities from finite operands (a max over padding only is -inf)."""
         args = list(args)
         aval = infer(template, [a.aval for a in args])
         if aval is None:
@@ -583,7 +584,7 @@ class Builder:
             a.log_softmax_of is not None and a.log_softmax_of in roots for a in args)
         val = Val(name, aval, float(bound), bool(distinct and aval.is_inexact),
                   huge=any(a.huge for a in args) or (self.special and kind in GROWTH_KINDS),
-                  nonfinite=any(a.nonfinite or a.huge for a in args)
+                  nonfinite=makes_infinities or any(a.nonfinite or a.huge for a in args)
                   or (self.special and kind in SPECIAL_OP_KINDS),
                   tiny=any(a.tiny for a in args),
                   zero_sign=self.special and (kind in SUM_KINDS or kind in ZERO_SIGN_LOST_KINDS
@@ -1711,7 +1712,11 @@ def op_reduce_window(b: Builder) -> Val:
     if monoid == "mean":
         template = f"{template} / {size}"
     bound = x.bound * size if monoid == "sum" else x.bound
-    return b.emit("reduce_window", template, [x], bound, x.distinct and monoid != "sum")
+    # A max or min over a window of padding only is the identity, -inf or inf ('SAME'
+    # windows always hold an element).
+    infinities = monoid in ("max", "min") and x.cat == "f" and padding not in ("'VALID'", "'SAME'")
+    return b.emit("reduce_window", template, [x], bound, x.distinct and monoid != "sum",
+                  makes_infinities=infinities)
 
 
 # -- FFT ---------------------------------------------------------------------------------------
@@ -1799,6 +1804,10 @@ def op_fft(b: Builder) -> Val:
         # Which butterflies meet an infinity decides where inf - inf makes NaN: the
         # algorithm's choice, not a semantics (docs/fuzzing.md, "Special values").
         raise Rejected("no transforms of special values")
+    if fn != "shift" and x.nonfinite:
+        # The same for a regular program's infinities (seed 143, program 1424: irfft(rfft(x))
+        # of a reduce_window min over padding, inf: NaN on numlir, inf on jax and NumPy).
+        raise Rejected("no transforms of infinities")
     if fn == "shift":
         shift = b.choice(("fftshift", "ifftshift"))
         axes = axes_arg(b, x.ndim)
@@ -1912,6 +1921,8 @@ def op_linalg(b: Builder) -> Val:
         # of them is the algorithm's choice (docs/fuzzing.md, "Special values").
         raise Rejected("no linear algebra of special values")
     a, matrix, n = _matrix_operand(b)
+    if a.nonfinite:
+        raise Rejected("no linear algebra of infinities")
     m = a.bound
     batch = a.shape[:-2]
     kind = b.choice(("solve", "solve", "inv", "det", "slogdet", "cholesky", "qr", "qr", "eigvalsh",

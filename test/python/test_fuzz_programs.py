@@ -173,25 +173,51 @@ def test_generator_takes_std_only_of_values_that_are_not_copies():
                 assert made_by.get(op.args[0]) != "broadcast", (index, op.expression())
 
 
+def _ops_downstream(program, is_source):
+    """The ops of `program` that read a value computed from a source op's output (`is_source`
+    of an op), the sources excluded."""
+    tainted, found = set(), []
+    for op in program.ops:
+        if set(op.args) & tainted:
+            found.append(op)
+            tainted.add(op.out)
+        elif is_source(op):
+            tainted.add(op.out)
+    return found
+
+
 def test_generator_differentiates_no_singular_op_at_a_convolutions_padding_only_zeros():
     # seed 145, program 663: arctan2 of a convolution whose windows over padding and lhs
     # dilation holes only are exact zeros; its NaN cotangent there meets the inserted zeros
     # in the kernel gradient, which XLA skips and numlir multiplies (0 * NaN)
+    def zero_windows(op):
+        dilated = "lhs_dilation=(1,)" not in op.template and "lhs_dilation=(1, 1)" not in op.template
+        return op.kind == "conv" and ("'VALID'" not in op.template or dilated)
+
     checked = 0
     for index in range(600, 1400):
         program = generate.generate(145, index)
-        if not program.differentiable:
-            continue
-        from_padding = set()
-        for op in program.ops:
-            zero_windows = op.kind == "conv" and ("'VALID'" not in op.template
-                                                   or "lhs_dilation=(1,)" not in op.template
-                                                   and "lhs_dilation=(1, 1)" not in op.template)
-            if zero_windows or from_padding & set(op.args):
-                if op.kind in generate.DERIVATIVE_SINGULAR_AT_ZERO_KINDS:
-                    raise AssertionError((index, op.expression()))
-                from_padding.add(op.out)
-                checked += op.kind != "conv"
+        if program.differentiable:
+            for op in _ops_downstream(program, zero_windows):
+                assert op.kind not in generate.DERIVATIVE_SINGULAR_AT_ZERO_KINDS, (index, op.expression())
+                checked += 1
+    assert checked > 0
+
+
+def test_generator_transforms_no_infinities_of_a_window_over_padding():
+    # seed 143, program 1424: irfft(rfft(x)) of a reduce_window min over explicit padding,
+    # whose padding-only windows are inf; where an FFT's butterflies make NaN of an infinity
+    # is the algorithm's (NaN on numlir, inf on jax and NumPy)
+    def padded_max_or_min(op):
+        return (op.kind == "reduce_window" and ("lax.max" in op.template or "lax.min" in op.template)
+                and "'VALID'" not in op.template and "'SAME'" not in op.template)
+
+    checked = 0
+    for index in range(1350, 1750):
+        for op in _ops_downstream(generate.generate(143, index), padded_max_or_min):
+            assert op.kind not in generate._FFT_TRANSFORM_KINDS + generate._LINALG_KINDS, (
+                index, op.expression())
+            checked += 1
     assert checked > 0
 
 
