@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from numlir._src import config, core, dtypes, placement, tree_util
+from numlir._src import config, core, dtypes, host_calls, placement
 from numlir._src.array import Array, _DeletedBuffer
 
 
 class _Plan(NamedTuple):
     exe: Any
     out_avals: list
-    out_tree: Any
+    #: host_calls.unflattener's: None for one array, tuple or list, else a function.
+    unflatten: Any
 
 
 class DeviceCalls:
@@ -72,8 +73,8 @@ class DeviceCalls:
         if len(outs) != len(plan.out_avals):
             raise RuntimeError(f"executable returned {len(outs)} results, expected "
                                f"{len(plan.out_avals)}")
-        return tree_util.tree_unflatten(plan.out_tree, [
-            Array(o, aval, device, committed) for o, aval in zip(outs, plan.out_avals)])
+        arrays = [Array(o, aval, device, committed) for o, aval in zip(outs, plan.out_avals)]
+        return arrays[0] if plan.unflatten is None else plan.unflatten(arrays)
 
     def remember(self, key: tuple, exe, out_avals, out_tree) -> None:
         """Keeps what the general path decided for ``key`` (its executable's device must be
@@ -82,4 +83,4 @@ class DeviceCalls:
             return
         if len(self._plans) >= config.flags.executable_cache_size:
             self._plans.clear()
-        self._plans[key] = _Plan(exe, list(out_avals), out_tree)
+        self._plans[key] = _Plan(exe, list(out_avals), host_calls.unflattener(out_tree))
