@@ -202,6 +202,21 @@ def test_quotients_and_hypot_at_tiny_and_huge_arguments(x64):
             assert _grads(f, x32, 2) == 0.0
 
 
+@pytest.mark.parametrize("x64", [False, True])
+def test_quotient_derivative_in_the_divisor_at_an_infinite_dividend_is_infinite(x64):
+    # fuzz seed 146, program 3117: d(x / y)/dy = -x / y**2 at x = inf and a y whose square
+    # overflows is -inf (jax's -x * y**-2 is inf * 0 = NaN there); at a finite x it is -0
+    dtype = np.float64 if x64 else np.float32
+    huge = dtype(1.2e300 if x64 else 1e30)
+    with numlir.enable_x64(x64):
+        dy = numlir.grad(lambda x, y: x / y, argnums=1)
+        for fn in (dy, numlir.jit(dy)):
+            assert fn(dtype(np.inf), huge) == -np.inf
+            assert fn(dtype(-np.inf), huge) == np.inf
+            got = fn(dtype(2.0), huge)
+            assert got == 0.0 and np.signbit(got)
+
+
 def test_max_of_one_element_is_the_identity_even_at_nan():
     for f in (jnp.max, jnp.min, jnp.amax, jnp.amin):
         assert _grads(f, np.float32(np.nan)) == 1.0
