@@ -134,6 +134,33 @@ def test_repeated_calls_on_the_device_take_the_remembered_path_and_give_the_same
     assert g(x).dtype == np.int32
 
 
+@pytest.mark.parametrize("x64", [False, True])
+def test_remembered_calls_give_every_dtype_and_shape_exactly(pjrt, x64):
+    # The executable makes its outputs with jaxlib's result handlers, from numlir's output
+    # specs: each must keep its dtype (64-bit ones whatever jax's own x64 flag says), its
+    # shape (empty ones too) and its values, on the first call and on remembered ones.
+    if BACKEND == "tpu" and x64:
+        pytest.skip("XLA-TPU emulates 64-bit types; test_pjrt_backend's x64 test covers it")
+    with numlir.enable_x64(x64):
+        wide = np.arange(3, dtype=np.int64) + 2**40 if x64 else np.arange(3, dtype=np.int32)
+        values = [np.arange(3, dtype=np.float64) + 0.1, wide,
+                  np.array([1, 2, 3], ml_dtypes.bfloat16), np.array([True, False, True]),
+                  np.array([1 + 2j, 3j, -1], np.complex128), np.zeros((0, 2), np.float32),
+                  np.array([255, 1, 0], np.uint8)]
+
+        def twice(v):
+            return ~v if v.dtype == bool else v * 2
+
+        f = numlir.jit(lambda *vs: [twice(v) for v in vs])
+        want = [np.asarray(numlir.jit(twice)(v)) for v in values]
+        on_device = [numlir.device_put(v, pjrt) for v in values]
+        for _ in range(3):
+            for got, w in zip(f(*on_device), want, strict=True):
+                assert got.dtype == w.dtype and got.shape == w.shape and got.device == pjrt
+                np.testing.assert_array_equal(np.asarray(got), w)
+        assert len(f._device_calls._plans) == 1
+
+
 def test_calls_the_remembered_path_cannot_take_go_the_general_way(pjrt):
     x = numlir.device_put(np.array([1.0, -1.0], np.float32), pjrt)
     f = numlir.jit(lambda a: jnp.log(a))
@@ -488,6 +515,20 @@ def test_the_tpu_probe_says_who_runs_a_fuzz_program(capsys):
     assert [line.split(":")[0] for line in lines] == ["8/19 jax", "8/19 numlir"]
     if BACKEND == "pjrt_cpu":
         assert all(": exit 0: ok [(3, 3, 1, 6), (), (1,)]" in line for line in lines), lines
+
+
+def test_the_dispatch_probe_times_every_call_form(capsys, monkeypatch):
+    # tools/tpu/dispatch_probe.py (run.sh dispatch): jax's, numlir's and jaxlib's forms of
+    # one call, each timed; a form that fails says so instead of a time.
+    import runpy
+
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "tpu",
+                          "dispatch_probe.py")
+    monkeypatch.setattr(sys, "argv", [script, BACKEND, "20"])
+    runpy.run_path(script, run_name="__main__")
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert len(rows) == 9 and all(row.endswith(" us") for row in rows), rows
+    assert rows[2].startswith("numlir.jit"), rows
 
 
 def _jax_here_rejects_it_too(program, mode: str, arrays) -> bool:

@@ -12,6 +12,8 @@
 #                                             # jax, numlir or both (probe_programs.py)
 #   bash .tpu-carry/run.sh constructs BACKEND [NAME...]   # the same for single ops
 #                                             # (probe_constructs.py)
+#   bash .tpu-carry/run.sh dispatch BACKEND [N]  # where a jitted call's time goes, beside
+#                                             # jax (dispatch_probe.py)
 #
 # BACKEND is tpu; pjrt_cpu (jaxlib's CPU client) rehearses a part on any machine.
 set -u
@@ -70,8 +72,11 @@ probe)
 constructs)
   carry_unpack "$here" || exit 1
   cd /tmp/nl/nl && python3 tools/tpu/probe_constructs.py "$backend" "${@:3}" ;;
+dispatch)
+  carry_unpack "$here" || exit 1
+  cd /tmp/nl/nl && python3 tools/tpu/dispatch_probe.py "$backend" "${@:3}" ;;
 *)
   echo "usage: $0 pack | tests [BACKEND] | bench [BACKEND [OPTION...]] |" \
-    "probe BACKEND SEED/PROGRAM... | constructs BACKEND [NAME...]" >&2
+    "probe BACKEND SEED/PROGRAM... | constructs BACKEND [NAME...] | dispatch BACKEND [N]" >&2
   exit 2 ;;
 esac

@@ -1,0 +1,73 @@
+"""Where one call of a jitted ``a*b+c`` on three f32[4] goes on a PJRT device: jax.jit and
+jax's AOT executable beside numlir's jit, its remembered call and its executable, and
+jaxlib's raw execute forms, each timed on its own (median of 5 rounds of N calls).
+
+    python3 tools/tpu/dispatch_probe.py BACKEND [N]     # BACKEND: tpu, or pjrt_cpu here
+    bash .tpu-carry/run.sh dispatch tpu                 # on the lent TPU machine
+
+docs/pjrt.md ("The per-call path") has the figures it gave.
+"""
+
+import sys
+import time
+
+import jax
+import numpy as np
+
+import numlir
+from numlir._src import device_calls
+
+backend = sys.argv[1] if len(sys.argv) > 1 else "tpu"
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+
+
+def per_call(fn, n=N, rounds=5):
+    """Median over rounds of the time per call of ``fn``, in µs (the last output waited for)."""
+    fn()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            out = fn()
+        jax.block_until_ready(out)
+        times.append((time.perf_counter() - t0) / n * 1e6)
+    return sorted(times)[len(times) // 2]
+
+
+def f(a, b, c):
+    return a * b + c
+
+
+host = [np.arange(4, dtype=np.float32) + i for i in range(3)]
+jax_device = jax.devices("tpu" if backend == "tpu" else "cpu")[0]
+jx = [jax.device_put(h, jax_device) for h in host]
+jitted = jax.jit(f)
+compiled = jitted.lower(*jx).compile()
+loaded = compiled.runtime_executable()
+
+nx = [numlir.device_put(h, numlir.devices(backend)[0]) for h in host]
+numlir_jitted = numlir.jit(f)
+numlir_jitted(*nx).block_until_ready()
+remembered = numlir_jitted._device_calls
+(plan,) = remembered._plans.values()
+buffers = [a._value for a in nx]
+key = device_calls.DeviceCalls.key(tuple(nx))
+
+rows = {
+    "jax.jit": lambda: jitted(*jx),
+    "jax AOT Compiled": lambda: compiled(*jx),
+    "numlir.jit": lambda: numlir_jitted(*nx),
+    "numlir remembered call (DeviceCalls.call)": lambda: remembered.call(key, tuple(nx)),
+    "numlir executable (PjrtExecutable.execute)": lambda: plan.exe.execute(buffers),
+    "jaxlib execute_sharded, no outputs made": lambda: loaded.execute_sharded(jx),
+    "jaxlib execute_sharded + disassemble": lambda: [
+        o[0] for o in loaded.execute_sharded(jx).disassemble_into_single_device_arrays()],
+    "jaxlib execute": lambda: loaded.execute(jx),
+    "numlir DeviceCalls.key": lambda: (device_calls.DeviceCalls.key(tuple(nx)), jx[0])[1],
+}
+print(f"{backend}: {jax_device.device_kind}, {N} calls a round")
+for name, fn in rows.items():
+    try:
+        print(f"{name:44s} {per_call(fn):9.1f} us", flush=True)
+    except Exception as error:  # noqa: BLE001 - a form this jaxlib lacks
+        print(f"{name:44s} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
