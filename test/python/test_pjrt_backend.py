@@ -109,23 +109,27 @@ def test_64_bit_values_stay_64_bit_with_x64(pjrt):
 
 def test_repeated_calls_on_the_device_take_the_remembered_path_and_give_the_same(pjrt):
     # After the general path has run once for a signature, a call with live arrays on the
-    # device skips it (device_calls.py); what it returns must not change.
-    x = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), pjrt)
-    f = numlir.jit(lambda a, b: (a * b + 1, {"s": a.sum()}))
-    first = f(x, x)
-    plans = f._device_calls._plans
-    assert len(plans) == 1 and f.cache_misses == 1
-    for _ in range(3):
-        again = f(x, x)
-        assert again[0].device == pjrt and again[0].committed
-        np.testing.assert_array_equal(np.asarray(again[0]), np.asarray(first[0]))
-        assert float(again[1]["s"]) == 15.0
-    assert len(plans) == 1 and f.cache_misses == 1
-    y = numlir.device_put(np.ones(4, np.float32), pjrt)
-    np.testing.assert_array_equal(np.asarray(f(y, y)[0]), np.full(4, 2.0))
-    assert len(plans) == 2 and f.cache_misses == 2
+    # device skips it (device_calls.py for uncommitted arrays, C++ for committed ones); what
+    # it returns must not change.
+    with numlir.default_device(pjrt):
+        x = numlir.numpy.arange(6, dtype=np.float32).reshape(2, 3)
+        assert not x.committed
+        f = numlir.jit(lambda a, b: (a * b + 1, {"s": a.sum()}))
+        first = f(x, x)
+        plans = f._device_calls._plans
+        assert len(plans) == 1 and f.cache_misses == 1 and len(f._host_calls) == 0
+        for _ in range(3):
+            again = f(x, x)
+            assert again[0].device == pjrt and not again[0].committed
+            np.testing.assert_array_equal(np.asarray(again[0]), np.asarray(first[0]))
+            assert float(again[1]["s"]) == 15.0
+        assert len(plans) == 1 and f.cache_misses == 1
+        y = numlir.numpy.ones(4, np.float32)
+        np.testing.assert_array_equal(np.asarray(f(y, y)[0]), np.full(4, 2.0))
+        assert len(plans) == 2 and f.cache_misses == 2
     numlir.clear_caches()
     assert not plans
+    x = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), pjrt)
     # x64 decides the trace, so it is part of what is remembered.
     g = numlir.jit(lambda a: jnp.zeros_like(a, dtype=int) + 1)
     assert g(x).dtype == np.int32
@@ -158,7 +162,51 @@ def test_remembered_calls_give_every_dtype_and_shape_exactly(pjrt, x64):
             for got, w in zip(f(*on_device), want, strict=True):
                 assert got.dtype == w.dtype and got.shape == w.shape and got.device == pjrt
                 np.testing.assert_array_equal(np.asarray(got), w)
-        assert len(f._device_calls._plans) == 1
+        assert len(f._host_calls) == 1 and not f._device_calls._plans
+
+
+def test_committed_calls_on_the_device_are_remembered_in_cpp_and_checked_there(pjrt):
+    # host_calls.remember_on_device: a committed call's later twins run from C++ (one
+    # Python call, the executable's execute); anything that differs goes the general way.
+    x = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), pjrt)
+    f = numlir.jit(lambda a, b: {"p": a * b, "s": (a + b).sum()})
+    first = f(x, x)
+    assert len(f._host_calls) == 1 and f.cache_misses == 1
+    for _ in range(3):
+        again = f(x, x)
+        assert again["p"].device == pjrt and again["p"].committed
+        np.testing.assert_array_equal(np.asarray(again["p"]), np.asarray(first["p"]))
+        assert float(again["s"]) == 30.0
+    assert len(f._host_calls) == 1 and f.cache_misses == 1
+    # Another shape, weak type or device: a plan of its own, or the general path.
+    y = numlir.device_put(np.ones(4, np.float32), pjrt)
+    np.testing.assert_array_equal(np.asarray(f(y, y)["p"]), np.ones(4))
+    assert len(f._host_calls) == 2 and f.cache_misses == 2
+    on_cpu = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3),
+                               numlir.devices("cpu")[0])
+    with pytest.raises(ValueError, match="devices"):
+        f(x, on_cpu)
+    # Uncommitted arrays on the device stay with device_calls.py.
+    g = numlir.jit(lambda a: a + 1)
+    with numlir.default_device(pjrt):
+        u = numlir.numpy.arange(3.0)
+        assert not u.committed and u.device == pjrt
+        np.testing.assert_array_equal(np.asarray(g(u)), [1.0, 2.0, 3.0])
+        np.testing.assert_array_equal(np.asarray(g(u)), [1.0, 2.0, 3.0])
+    assert len(g._host_calls) == 0 and len(g._device_calls._plans) == 1
+    # A deleted argument goes the general way, which says so.
+    z = numlir.device_put(np.ones((2, 3), np.float32), pjrt)
+    f(z, z)
+    z.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        f(z, x)
+    # A flag change (x64 here) drops the plans; clear_caches too.
+    with numlir.enable_x64(True):
+        pass
+    f(x, x)
+    assert len(f._host_calls) == 1
+    numlir.clear_caches()
+    assert len(f._host_calls) == 0
 
 
 def test_calls_the_remembered_path_cannot_take_go_the_general_way(pjrt):
@@ -527,7 +575,7 @@ def test_the_dispatch_probe_times_every_call_form(capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", [script, BACKEND, "20"])
     runpy.run_path(script, run_name="__main__")
     rows = capsys.readouterr().out.splitlines()[1:]
-    assert len(rows) == 9 and all(row.endswith(" us") for row in rows), rows
+    assert len(rows) == 10 and all(row.endswith(" us") for row in rows), rows
     assert rows[2].startswith("numlir.jit"), rows
 
 

@@ -1,6 +1,7 @@
 """Where one call of a jitted ``a*b+c`` on three f32[4] goes on a PJRT device: jax.jit and
-jax's AOT executable beside numlir's jit, its remembered call and its executable, and
-jaxlib's raw execute forms, each timed on its own (median of 5 rounds of N calls).
+jax's AOT executable beside numlir's jit (committed arguments: the C++ path; uncommitted:
+the Python one, its remembered call and its executable), and jaxlib's raw execute forms,
+each timed on its own (median of 5 rounds of N calls).
 
     python3 tools/tpu/dispatch_probe.py BACKEND [N]     # BACKEND: tpu, or pjrt_cpu here
     bash .tpu-carry/run.sh dispatch tpu                 # on the lent TPU machine
@@ -45,25 +46,33 @@ jitted = jax.jit(f)
 compiled = jitted.lower(*jx).compile()
 loaded = compiled.runtime_executable()
 
-nx = [numlir.device_put(h, numlir.devices(backend)[0]) for h in host]
+device = numlir.devices(backend)[0]
+nx = [numlir.device_put(h, device) for h in host]  # committed: C++ (host_calls.py)
 numlir_jitted = numlir.jit(f)
 numlir_jitted(*nx).block_until_ready()
-remembered = numlir_jitted._device_calls
+# Uncommitted arrays run on the default device: this one, from here on (device_calls.py).
+default_device = numlir.default_device(device)
+default_device.__enter__()
+ux = [numlir.numpy.arange(4, dtype=np.float32) + i for i in range(3)]  # made there
+uncommitted_jitted = numlir.jit(f)
+uncommitted_jitted(*ux).block_until_ready()
+remembered = uncommitted_jitted._device_calls
 (plan,) = remembered._plans.values()
-buffers = [a._value for a in nx]
-key = device_calls.DeviceCalls.key(tuple(nx))
+buffers = [a._value for a in ux]
+key = device_calls.DeviceCalls.key(tuple(ux))
 
 rows = {
     "jax.jit": lambda: jitted(*jx),
     "jax AOT Compiled": lambda: compiled(*jx),
     "numlir.jit": lambda: numlir_jitted(*nx),
-    "numlir remembered call (DeviceCalls.call)": lambda: remembered.call(key, tuple(nx)),
+    "numlir.jit, uncommitted arguments": lambda: uncommitted_jitted(*ux),
+    "numlir remembered call (DeviceCalls.call)": lambda: remembered.call(key, tuple(ux)),
     "numlir executable (PjrtExecutable.execute)": lambda: plan.exe.execute(buffers),
     "jaxlib execute_sharded, no outputs made": lambda: loaded.execute_sharded(jx),
     "jaxlib execute_sharded + disassemble": lambda: [
         o[0] for o in loaded.execute_sharded(jx).disassemble_into_single_device_arrays()],
     "jaxlib execute": lambda: loaded.execute(jx),
-    "numlir DeviceCalls.key": lambda: (device_calls.DeviceCalls.key(tuple(nx)), jx[0])[1],
+    "numlir DeviceCalls.key": lambda: (device_calls.DeviceCalls.key(tuple(ux)), jx[0])[1],
 }
 print(f"{backend}: {jax_device.device_kind}, {N} calls a round")
 for name, fn in rows.items():

@@ -351,7 +351,8 @@ class JitFunction:
 
     @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
-        # The one line of Python a remembered cpu call runs (host_calls.py).
+        # The one line of Python a remembered cpu (or committed device) call runs
+        # (host_calls.py).
         if not kwargs and self._host_calls is not None:
             out = self._host_calls.call(args)
             if out is not None:
@@ -394,7 +395,12 @@ class JitFunction:
         if config.flags.debug_nans or config.flags.debug_infs:
             self._check_invalid_values(out, args, kwargs)
         elif fast is not None:
-            self._device_calls.remember(fast, exe, entry.out_avals, entry.out_tree)
+            # Committed calls are remembered in C++, the others (or where C++ declines) here.
+            if not (committed and self._host_calls is not None and exe.device is fast[1]
+                    and host_calls.remember_on_device(self._host_calls, start, args, exe,
+                                                      entry.out_avals,
+                                                      host_calls.unflattener(entry.out_tree))):
+                self._device_calls.remember(fast, exe, entry.out_avals, entry.out_tree)
         elif self._host_calls is not None and not kwargs:
             host_calls.remember(self._host_calls, start, args, exe, entry.out_avals, committed,
                                 host_calls.unflattener(entry.out_tree))

@@ -9,6 +9,10 @@
 // NumPy arrays through NumPy's C API. Whatever does not match exactly returns
 // None, and jit.py goes the general way, which raises the errors.
 //
+// A call on a device with memory of its own (a PJRT device) is matched the
+// same way and handed to its executable's `execute`, which takes and returns
+// the device's buffers: the one Python call left on that path.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CallCache.h"
@@ -158,6 +162,10 @@ struct CallPlan {
   nb::object executable, native, device, unflatten, allocate;
   nlrt_executable *handle = nullptr;
   bool committed = false; // some argument is, or the outputs are
+  /// A plan of a device with memory of its own: the executable's `execute`
+  /// (buffers of `bufferType`, on `device` only) instead of the runtime's.
+  nb::object execute;
+  PyTypeObject *bufferType = nullptr;
 
   bool matches(PyObject *args) const;
   /// The outputs, or NULL without an exception set when the call must go
@@ -165,6 +173,7 @@ struct CallPlan {
   PyObject *run(PyObject *args) const;
 
 private:
+  PyObject *runOnDevice(PyObject *args) const;
   bool matchesInput(const Input &input, PyObject *arg) const;
   PyObject *allocateOutputs(void **pointers) const;
   PyObject *wrapOutputs(PyObject *buffers) const;
@@ -183,11 +192,16 @@ bool CallPlan::matchesInput(const Input &input, PyObject *arg) const {
   }
   if (slot(arg, context.committed) != pyBool(input.committed))
     return false;
+  PyObject *value = slot(arg, context.value);
+  // A device buffer is where it was made, committed or not; its executable
+  // checks its shape and type itself.
+  if (bufferType)
+    return slot(arg, context.device) == device.ptr() && value &&
+           Py_TYPE(value) == bufferType;
   // Uncommitted arguments run wherever the call does: every cpu device
   // reads host memory.
   if (input.committed && slot(arg, context.device) != device.ptr())
     return false;
-  PyObject *value = slot(arg, context.value);
   if (!value || !PyArray_CheckExact(value))
     return false; // deleted, or another kind of device's buffer
   auto *array = reinterpret_cast<PyArrayObject *>(value);
@@ -278,8 +292,9 @@ PyObject *CallPlan::wrapOutputs(PyObject *buffers) const {
     return nullptr;
   for (size_t i = 0; i < count; ++i) {
     PyObject *buffer = PyList_GET_ITEM(buffers, i);
-    PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject *>(buffer),
-                       NPY_ARRAY_WRITEABLE);
+    if (!bufferType)
+      PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject *>(buffer),
+                         NPY_ARRAY_WRITEABLE);
     PyObject *array = context.array->tp_alloc(context.array, 0);
     if (!array) {
       Py_DECREF(arrays);
@@ -311,7 +326,34 @@ PyObject *CallPlan::wrapOutputs(PyObject *buffers) const {
   return tree;
 }
 
+/// The device's executable called on the arguments' buffers; its outputs
+/// wrapped, or NULL (no exception set) for the general path to rerun and
+/// report whatever went wrong (a deleted buffer, say).
+PyObject *CallPlan::runOnDevice(PyObject *args) const {
+  size_t numInputs = inputs.size();
+  PyObject *buffers = PyList_New((Py_ssize_t)numInputs);
+  if (!buffers) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  for (size_t i = 0; i < numInputs; ++i)
+    PyList_SET_ITEM(buffers, i,
+                    Py_NewRef(slot(PyTuple_GET_ITEM(args, i), context.value)));
+  PyObject *outs = PyObject_CallOneArg(execute.ptr(), buffers);
+  Py_DECREF(buffers);
+  PyObject *result = nullptr;
+  if (outs && PyList_Check(outs) &&
+      (size_t)PyList_GET_SIZE(outs) == outputs.size())
+    result = wrapOutputs(outs);
+  Py_XDECREF(outs);
+  if (!result)
+    PyErr_Clear();
+  return result;
+}
+
 PyObject *CallPlan::run(PyObject *args) const {
+  if (bufferType)
+    return runOnDevice(args);
   size_t numInputs = inputs.size(), numOutputs = outputs.size();
   Scratch<void *, 16> pointers(numInputs + numOutputs);
   // The argument buffers stay alive while the GIL is released, even if
@@ -400,6 +442,78 @@ nb::object CallCache::call(nb::handle args) {
   return nb::none();
 }
 
+/// Puts `plan` first, dropping plans for the same arguments (whose run
+/// failed) and the least recent beyond kMaxPlans.
+void CallCache::keep(std::shared_ptr<CallPlan> plan, nb::handle args) {
+  if (planGeneration != currentGeneration) {
+    plans.clear();
+    planGeneration = currentGeneration;
+  }
+  plans.erase(std::remove_if(plans.begin(), plans.end(),
+                             [&](const std::shared_ptr<CallPlan> &old) {
+                               return old->matches(args.ptr());
+                             }),
+              plans.end());
+  plans.insert(plans.begin(), std::move(plan));
+  if (plans.size() > kMaxPlans)
+    plans.pop_back();
+}
+
+bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
+                                 nb::handle executable, nb::handle device,
+                                 nb::handle outAvals,
+                                 nb::handle unflatten) {
+  if (!context.array)
+    throw nb::type_error("CallCache.set_context has not run");
+  // Committed calls only: an uncommitted one runs on the default device,
+  // which the thread's placement state decides (device_calls.py keeps those).
+  if (generation != currentGeneration || !PyTuple_Check(args.ptr()) ||
+      PyTuple_GET_SIZE(args.ptr()) == 0 || !plainThreadState(false))
+    return false;
+  nb::list avals = nb::cast<nb::list>(outAvals);
+  if (avals.size() == 0)
+    return false;
+  auto plan = std::make_shared<CallPlan>();
+  plan->executable = nb::borrow(executable);
+  plan->execute = executable.attr("execute");
+  plan->device = nb::borrow(device);
+  plan->committed = true;
+  plan->unflatten = nb::borrow(unflatten);
+  bool someCommitted = false;
+  for (size_t i = 0; i < (size_t)PyTuple_GET_SIZE(args.ptr()); ++i) {
+    PyObject *arg = PyTuple_GET_ITEM(args.ptr(), i);
+    if (Py_TYPE(arg) != context.array)
+      return false;
+    PyObject *aval = slot(arg, context.aval);
+    PyObject *argCommitted = slot(arg, context.committed);
+    PyObject *value = slot(arg, context.value);
+    if (!aval || Py_TYPE(aval) != context.shapedArray || !argCommitted ||
+        !value || slot(arg, context.device) != device.ptr())
+      return false;
+    if (!plan->bufferType)
+      plan->bufferType = Py_TYPE(value);
+    CallPlan::Input input;
+    input.aval = nb::borrow(aval);
+    input.shape = nb::borrow(slot(aval, context.shape));
+    input.dtype = nb::borrow(slot(aval, context.dtype));
+    input.weakType = slot(aval, context.weakType) == Py_True;
+    input.committed = argCommitted == Py_True;
+    someCommitted = someCommitted || input.committed;
+    plan->inputs.push_back(std::move(input));
+  }
+  if (!someCommitted)
+    return false;
+  for (nb::handle aval : avals) {
+    CallPlan::Output output;
+    output.aval = nb::borrow(aval);
+    plan->outputs.push_back(std::move(output));
+  }
+  if (!plan->matches(args.ptr()))
+    return false; // mixed buffer types
+  keep(std::move(plan), args);
+  return true;
+}
+
 void CallCache::remember(uint64_t generation, nb::handle args,
                          nb::handle executable, nb::handle device,
                          nb::handle outAvals, bool committed,
@@ -474,25 +588,13 @@ void CallCache::remember(uint64_t generation, nb::handle args,
   }
   if (!plan->matches(args.ptr()))
     return; // the arguments' buffers are not what their avals say
-
-  if (planGeneration != currentGeneration) {
-    plans.clear();
-    planGeneration = currentGeneration;
-  }
-  // A plan for the same arguments (whose run failed) gives way.
-  plans.erase(std::remove_if(plans.begin(), plans.end(),
-                             [&](const std::shared_ptr<CallPlan> &old) {
-                               return old->matches(args.ptr());
-                             }),
-              plans.end());
-  plans.insert(plans.begin(), std::move(plan));
-  if (plans.size() > kMaxPlans)
-    plans.pop_back();
+  keep(std::move(plan), args);
 }
 
 void defineCallCache(nb::module_ &m) {
   nb::class_<CallCache>(m, "CallCache", R"(A jitted function's remembered
-calls on the cpu backend (host_calls.py, docs/dispatch.md).
+calls on the cpu backend, and committed ones on devices with memory of their
+own (host_calls.py, docs/dispatch.md).
 
     cache = CallCache()
     cache.remember(generation, args, exe, device, out_avals, committed,
@@ -515,6 +617,12 @@ calls on the cpu backend (host_calls.py, docs/dispatch.md).
            "executable"_a, "device"_a, "out_avals"_a, "committed"_a,
            nb::arg("unflatten").none(), nb::arg("allocate").none(),
            "Keeps what the general path decided for the call on `args`.")
+      .def("remember_on_device", &CallCache::rememberOnDevice,
+           "generation"_a, "args"_a, "executable"_a, "device"_a,
+           "out_avals"_a, nb::arg("unflatten").none(),
+           "Keeps a committed call on a device with memory of its own, whose "
+           "executable's `execute` takes and returns its buffers; whether it "
+           "was kept.")
       .def("clear", &CallCache::clear)
       .def("__len__", &CallCache::size);
 }

@@ -4,8 +4,9 @@
 // general path (python/numlir/_src/jit.py) has run a call, host_calls.py
 // hands its decisions here as a plan, keyed by what decided them. A later
 // call whose arguments match a plan runs the plan's executable and wraps its
-// outputs in numlir Arrays without running any Python. docs/dispatch.md has
-// the design.
+// outputs in numlir Arrays without running any Python; on a device with
+// memory of its own (PJRT), with one Python call, its executable's
+// `execute`. docs/dispatch.md has the design.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,10 +63,22 @@ public:
                 nanobind::handle outAvals, bool committed,
                 nanobind::handle unflatten, nanobind::handle allocate);
 
+  /// Remembers a committed call the general path just made on `args` on a
+  /// device with memory of its own (`device.host_memory` false):
+  /// `executable.execute(buffers)` runs it, taking the arguments' `_value`s
+  /// (all of the first one's type) and returning a list of output buffers,
+  /// wrapped as Arrays of `outAvals` on `device`, committed. Whether it was
+  /// kept (not for uncommitted arguments, a trace, mixed buffer types).
+  bool rememberOnDevice(uint64_t generation, nanobind::handle args,
+                        nanobind::handle executable, nanobind::handle device,
+                        nanobind::handle outAvals, nanobind::handle unflatten);
+
   size_t size() const { return plans.size(); }
   void clear() { plans.clear(); }
 
 private:
+  void keep(std::shared_ptr<CallPlan> plan, nanobind::handle args);
+
   std::vector<std::shared_ptr<CallPlan>> plans;
   uint64_t planGeneration = 0; // of every plan in `plans`
 };
