@@ -594,7 +594,7 @@ void CallCache::remember(uint64_t generation, nb::handle args,
 void defineCallCache(nb::module_ &m) {
   nb::class_<CallCache>(m, "CallCache", R"(A jitted function's remembered
 calls on the cpu backend, and committed ones on devices with memory of their
-own (host_calls.py, docs/dispatch.md).
+own (host_calls.py, docs/design-decisions.md).
 
     cache = CallCache()
     cache.remember(generation, args, exe, device, out_avals, committed,

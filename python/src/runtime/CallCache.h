@@ -6,7 +6,8 @@
 // call whose arguments match a plan runs the plan's executable and wraps its
 // outputs in numlir Arrays without running any Python; on a device with
 // memory of its own (PJRT), with one Python call, its executable's
-// `execute`. docs/dispatch.md has the design.
+// `execute`. docs/design-decisions.md ("Remembered calls run in C++") has
+// the design.
 //
 //===----------------------------------------------------------------------===//
 
