@@ -433,6 +433,11 @@ class Builder:
         # special ones are outside the accounting, see docs/fuzzing.md.)
         floats = [a.astype(np.float64) for a in (value, batched) if special and a is not None
                   and (a.dtype.kind == "f" or a.dtype.name == "bfloat16")]
+        # A complex input's parts count too (seed 142, program 1805: norm of a product of
+        # complex64 inputs with 1e-30 parts was differentiated, its square underflowing).
+        floats += [part.astype(np.float64) for a in (value, batched)
+                   if special and a is not None and a.dtype.kind == "c"
+                   for part in (a.real, a.imag)]
         val = Val(name, Aval(tuple(shape), dtype), bound,
                   distinct=(dtype in ("float32", "float64", "complex64", "complex128")
                             and not special),

@@ -221,6 +221,26 @@ def test_generator_transforms_no_infinities_of_a_window_over_padding():
     assert checked > 0
 
 
+def test_complex_special_inputs_are_marked_by_their_parts():
+    # seed 142, program 1805: a complex64 input with 1e-30 parts was not marked tiny (only
+    # real inputs were looked at), so norm of a product of it was differentiated where its
+    # square underflows
+    import numpy as np
+
+    rng = np.random.default_rng(1805)
+    marked = 0
+    for _ in range(40):
+        b = generate.Builder(rng, "complex64", False, True, 2, special=True)
+        v = b.input((3, 4), "complex64")
+        made = next(i for i in b.inputs if i.name == v.name)
+        arrays = [a for a in (made.value, made.batched) if a is not None]
+        parts = np.concatenate([p.ravel() for a in arrays for p in (a.real, a.imag)])
+        tiny = bool(np.any((parts != 0) & (np.abs(parts) < generate.TINY_VALUE)))
+        assert v.tiny == tiny and v.nonfinite == (not np.isfinite(parts).all())
+        marked += tiny
+    assert marked > 0
+
+
 def test_a_generator_failure_is_counted_and_the_campaign_goes_on(tmp_path, monkeypatch):
     import argparse
     import json
