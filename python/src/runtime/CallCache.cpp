@@ -179,6 +179,23 @@ private:
   PyObject *wrapOutputs(PyObject *buffers) const;
 };
 
+/// The plan's view of argument `arg`: its aval's parts and whether it is
+/// committed; false if it is not an Array with a ShapedArray aval.
+static bool describeInput(PyObject *arg, CallPlan::Input &input) {
+  if (Py_TYPE(arg) != context.array)
+    return false;
+  PyObject *aval = slot(arg, context.aval);
+  PyObject *committed = slot(arg, context.committed);
+  if (!aval || Py_TYPE(aval) != context.shapedArray || !committed)
+    return false;
+  input.aval = nb::borrow(aval);
+  input.shape = nb::borrow(slot(aval, context.shape));
+  input.dtype = nb::borrow(slot(aval, context.dtype));
+  input.weakType = slot(aval, context.weakType) == Py_True;
+  input.committed = committed == Py_True;
+  return true;
+}
+
 bool CallPlan::matchesInput(const Input &input, PyObject *arg) const {
   if (Py_TYPE(arg) != context.array)
     return false;
@@ -482,22 +499,14 @@ bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
   bool someCommitted = false;
   for (size_t i = 0; i < (size_t)PyTuple_GET_SIZE(args.ptr()); ++i) {
     PyObject *arg = PyTuple_GET_ITEM(args.ptr(), i);
-    if (Py_TYPE(arg) != context.array)
+    CallPlan::Input input;
+    if (!describeInput(arg, input))
       return false;
-    PyObject *aval = slot(arg, context.aval);
-    PyObject *argCommitted = slot(arg, context.committed);
     PyObject *value = slot(arg, context.value);
-    if (!aval || Py_TYPE(aval) != context.shapedArray || !argCommitted ||
-        !value || slot(arg, context.device) != device.ptr())
+    if (!value || slot(arg, context.device) != device.ptr())
       return false;
     if (!plan->bufferType)
       plan->bufferType = Py_TYPE(value);
-    CallPlan::Input input;
-    input.aval = nb::borrow(aval);
-    input.shape = nb::borrow(slot(aval, context.shape));
-    input.dtype = nb::borrow(slot(aval, context.dtype));
-    input.weakType = slot(aval, context.weakType) == Py_True;
-    input.committed = argCommitted == Py_True;
     someCommitted = someCommitted || input.committed;
     plan->inputs.push_back(std::move(input));
   }
@@ -560,18 +569,9 @@ void CallCache::remember(uint64_t generation, nb::handle args,
   };
   for (size_t i = 0; i < numInputs; ++i) {
     PyObject *arg = PyTuple_GET_ITEM(args.ptr(), i);
-    if (Py_TYPE(arg) != context.array)
-      return;
-    PyObject *aval = slot(arg, context.aval);
-    PyObject *argCommitted = slot(arg, context.committed);
-    if (!aval || Py_TYPE(aval) != context.shapedArray || !argCommitted)
-      return;
     CallPlan::Input input;
-    input.aval = nb::borrow(aval);
-    input.shape = nb::borrow(slot(aval, context.shape));
-    input.dtype = nb::borrow(slot(aval, context.dtype));
-    input.weakType = slot(aval, context.weakType) == Py_True;
-    input.committed = argCommitted == Py_True;
+    if (!describeInput(arg, input))
+      return;
     if (input.committed && slot(arg, context.device) != device.ptr())
       return;
     if (!fits(i, input.dtype, input.dims))
