@@ -50,33 +50,41 @@ device = numlir.devices(backend)[0]
 nx = [numlir.device_put(h, device) for h in host]  # committed: C++ (host_calls.py)
 numlir_jitted = numlir.jit(f)
 numlir_jitted(*nx).block_until_ready()
-# Uncommitted arrays run on the default device: this one, from here on (device_calls.py).
-default_device = numlir.default_device(device)
-default_device.__enter__()
-ux = [numlir.numpy.arange(4, dtype=np.float32) + i for i in range(3)]  # made there
-uncommitted_jitted = numlir.jit(f)
-uncommitted_jitted(*ux).block_until_ready()
-remembered = uncommitted_jitted._device_calls
-(plan,) = remembered._plans.values()
-buffers = [a._value for a in ux]
-key = device_calls.DeviceCalls.key(tuple(ux))
 
-rows = {
-    "jax.jit": lambda: jitted(*jx),
-    "jax AOT Compiled": lambda: compiled(*jx),
-    "numlir.jit": lambda: numlir_jitted(*nx),
-    "numlir.jit, uncommitted arguments": lambda: uncommitted_jitted(*ux),
-    "numlir remembered call (DeviceCalls.call)": lambda: remembered.call(key, tuple(ux)),
-    "numlir executable (PjrtExecutable.execute)": lambda: plan.exe.execute(buffers),
-    "jaxlib execute_sharded, no outputs made": lambda: loaded.execute_sharded(jx),
-    "jaxlib execute_sharded + disassemble": lambda: [
-        o[0] for o in loaded.execute_sharded(jx).disassemble_into_single_device_arrays()],
-    "jaxlib execute": lambda: loaded.execute(jx),
-    "numlir DeviceCalls.key": lambda: (device_calls.DeviceCalls.key(tuple(ux)), jx[0])[1],
-}
-print(f"{backend}: {jax_device.device_kind}, {N} calls a round")
-for name, fn in rows.items():
-    try:
-        print(f"{name:44s} {per_call(fn):9.1f} us", flush=True)
-    except Exception as error:  # noqa: BLE001 - a form this jaxlib lacks
-        print(f"{name:44s} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
+
+def uncommitted_rows() -> dict:
+    """The forms of an uncommitted call (device_calls.py), to time on the default device."""
+    ux = [numlir.numpy.arange(4, dtype=np.float32) + i for i in range(3)]  # made there
+    jitted_there = numlir.jit(f)
+    jitted_there(*ux).block_until_ready()
+    remembered = jitted_there._device_calls
+    (plan,) = remembered._plans.values()
+    buffers = [a._value for a in ux]
+    key = device_calls.DeviceCalls.key(tuple(ux))
+    return {
+        "numlir.jit, uncommitted arguments": lambda: jitted_there(*ux),
+        "numlir remembered call (DeviceCalls.call)": lambda: remembered.call(key, tuple(ux)),
+        "numlir executable (PjrtExecutable.execute)": lambda: plan.exe.execute(buffers),
+        "numlir DeviceCalls.key": lambda: (device_calls.DeviceCalls.key(tuple(ux)), jx[0])[1],
+    }
+
+
+# Uncommitted arrays run on the default device: this one, within the block only (a test
+# runs this script inside pytest's process).
+with numlir.default_device(device):
+    rows = {
+        "jax.jit": lambda: jitted(*jx),
+        "jax AOT Compiled": lambda: compiled(*jx),
+        "numlir.jit": lambda: numlir_jitted(*nx),
+        **uncommitted_rows(),
+        "jaxlib execute_sharded, no outputs made": lambda: loaded.execute_sharded(jx),
+        "jaxlib execute_sharded + disassemble": lambda: [
+            o[0] for o in loaded.execute_sharded(jx).disassemble_into_single_device_arrays()],
+        "jaxlib execute": lambda: loaded.execute(jx),
+    }
+    print(f"{backend}: {jax_device.device_kind}, {N} calls a round")
+    for name, fn in rows.items():
+        try:
+            print(f"{name:44s} {per_call(fn):9.1f} us", flush=True)
+        except Exception as error:  # noqa: BLE001 - a form this jaxlib lacks
+            print(f"{name:44s} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
