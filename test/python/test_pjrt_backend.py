@@ -165,9 +165,9 @@ def test_remembered_calls_give_every_dtype_and_shape_exactly(pjrt, x64):
         assert len(f._host_calls) == 1 and not f._device_calls._plans
 
 
-def test_committed_calls_on_the_device_are_remembered_in_cpp_and_checked_there(pjrt):
-    # host_calls.remember_on_device: a committed call's later twins run from C++ (one
-    # Python call, the executable's execute); anything that differs goes the general way.
+def test_calls_on_the_device_are_remembered_in_cpp_and_checked_there(pjrt):
+    # host_calls.remember_on_device: a call's later twins run from C++ (one Python call,
+    # the executable's execute); anything that differs goes the general way.
     x = numlir.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), pjrt)
     f = numlir.jit(lambda a, b: {"p": a * b, "s": (a + b).sum()})
     first = f(x, x)
@@ -186,7 +186,7 @@ def test_committed_calls_on_the_device_are_remembered_in_cpp_and_checked_there(p
                                numlir.devices("cpu")[0])
     with pytest.raises(ValueError, match="devices"):
         f(x, on_cpu)
-    # Uncommitted arrays on the device stay with device_calls.py.
+    # Uncommitted arrays inside a default_device context stay with device_calls.py ...
     g = numlir.jit(lambda a: a + 1)
     with numlir.default_device(pjrt):
         u = numlir.numpy.arange(3.0)
@@ -194,6 +194,22 @@ def test_committed_calls_on_the_device_are_remembered_in_cpp_and_checked_there(p
         np.testing.assert_array_equal(np.asarray(g(u)), [1.0, 2.0, 3.0])
         np.testing.assert_array_equal(np.asarray(g(u)), [1.0, 2.0, 3.0])
     assert len(g._host_calls) == 0 and len(g._device_calls._plans) == 1
+    # ... and where the flag names the device, C++ keeps them, outputs uncommitted; the
+    # flag's change drops the plan, and the arrays then go to the new default device.
+    h = numlir.jit(lambda a: a * 2)
+    numlir.config.update("jax_default_device", pjrt)
+    try:
+        v = numlir.numpy.arange(3.0)
+        for _ in range(3):
+            out = h(v)
+            assert out.device == pjrt and not out.committed
+            np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0, 4.0])
+        assert len(h._host_calls) == 1 and not h._device_calls._plans
+    finally:
+        numlir.config.update("jax_default_device", None)
+    out = h(v)
+    assert out.device == numlir.devices()[0] and len(h._host_calls) == 0
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0, 4.0])
     # A deleted argument goes the general way, which says so.
     z = numlir.device_put(np.ones((2, 3), np.float32), pjrt)
     f(z, z)

@@ -20,10 +20,11 @@ Anything else (keyword arguments, pytrees, Python scalars, NumPy arrays, tracers
 arrays, a failed run) goes the general way, which decides, raises the errors and may
 remember it. Only plain jits have a cache (no static, donated or placed arguments), and
 only their calls on host-memory devices whose executables call no host callbacks, or
-committed calls on a device with memory of its own (a PJRT device: ``remember_on_device``),
-which C++ matches the same way and hands to the executable's ``execute`` (the device's
-buffers in and out; on jaxlib's CPU client 4.2 µs a call against jax.jit's 3.9). The
-uncommitted ones there take device_calls.py's path, the same idea in Python.
+calls on a device with memory of its own (a PJRT device: ``remember_on_device``), which C++
+matches the same way (the device and buffer type too) and hands to the executable's
+``execute`` (the device's buffers in and out; on jaxlib's CPU client 4.0 µs a call against
+jax.jit's 3.8). Uncommitted calls inside a ``default_device`` context there take
+device_calls.py's path, the same idea in Python.
 
 Eager ops (``dispatch.apply_primitive``) remember their calls the same way, with one cache
 per primitive and parameters (``EagerCalls``); a primitive's single output is returned as
@@ -88,9 +89,9 @@ def remember(cache: CallCache, start: int, args: tuple, exe, out_avals, committe
 def remember_on_device(cache: CallCache, start: int, args: tuple, exe, out_avals,
                        unflatten) -> bool:
     """Hands ``cache`` a call on a device with memory of its own (a PJRT device) that the
-    general path has just run on positional ``args``, committed: later ones call
-    ``exe.execute`` on the arguments' buffers from C++. False if it was not kept
-    (device_calls.py keeps those)."""
+    general path has just run on positional ``args``, all on that device (device_calls.py's
+    key says so): later ones call ``exe.execute`` on the arguments' buffers from C++. False
+    if it was not kept (device_calls.py keeps those)."""
     if type(args) is not tuple or any(type(a) is not Array for a in args):
         return False
     flags = config.flags

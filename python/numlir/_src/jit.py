@@ -395,8 +395,8 @@ class JitFunction:
         if config.flags.debug_nans or config.flags.debug_infs:
             self._check_invalid_values(out, args, kwargs)
         elif fast is not None:
-            # Committed calls are remembered in C++, the others (or where C++ declines) here.
-            if not (committed and self._host_calls is not None and exe.device is fast[1]
+            # Remembered in C++, or here where C++ declines (a default_device context).
+            if not (self._host_calls is not None and exe.device is fast[1]
                     and host_calls.remember_on_device(self._host_calls, start, args, exe,
                                                       entry.out_avals,
                                                       host_calls.unflattener(entry.out_tree))):

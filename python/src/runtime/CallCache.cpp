@@ -482,10 +482,8 @@ bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
                                  nb::handle unflatten) {
   if (!context.array)
     throw nb::type_error("CallCache.set_context has not run");
-  // Committed calls only: an uncommitted one runs on the default device,
-  // which the thread's placement state decides (device_calls.py keeps those).
   if (generation != currentGeneration || !PyTuple_Check(args.ptr()) ||
-      PyTuple_GET_SIZE(args.ptr()) == 0 || !plainThreadState(false))
+      PyTuple_GET_SIZE(args.ptr()) == 0)
     return false;
   nb::list avals = nb::cast<nb::list>(outAvals);
   if (avals.size() == 0)
@@ -494,7 +492,6 @@ bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
   plan->executable = nb::borrow(executable);
   plan->execute = executable.attr("execute");
   plan->device = nb::borrow(device);
-  plan->committed = true;
   plan->unflatten = nb::borrow(unflatten);
   bool someCommitted = false;
   for (size_t i = 0; i < (size_t)PyTuple_GET_SIZE(args.ptr()); ++i) {
@@ -510,8 +507,12 @@ bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
     someCommitted = someCommitted || input.committed;
     plan->inputs.push_back(std::move(input));
   }
-  if (!someCommitted)
+  // An uncommitted call runs on the default device: the caller's, which the
+  // config flags name when no default_device context does (a context's
+  // calls stay with device_calls.py).
+  if (!plainThreadState(!someCommitted))
     return false;
+  plan->committed = someCommitted;
   for (nb::handle aval : avals) {
     CallPlan::Output output;
     output.aval = nb::borrow(aval);

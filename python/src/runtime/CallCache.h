@@ -64,12 +64,15 @@ public:
                 nanobind::handle outAvals, bool committed,
                 nanobind::handle unflatten, nanobind::handle allocate);
 
-  /// Remembers a committed call the general path just made on `args` on a
-  /// device with memory of its own (`device.host_memory` false):
+  /// Remembers a call the general path just made on `args`, all on `device`,
+  /// a device with memory of its own (`device.host_memory` false):
   /// `executable.execute(buffers)` runs it, taking the arguments' `_value`s
   /// (all of the first one's type) and returning a list of output buffers,
-  /// wrapped as Arrays of `outAvals` on `device`, committed. Whether it was
-  /// kept (not for uncommitted arguments, a trace, mixed buffer types).
+  /// wrapped as Arrays of `outAvals` on `device`, committed if an argument
+  /// is. `device` must be where the general path ran it: for uncommitted
+  /// arguments, the default device. Whether it was kept (not under a trace
+  /// or, for uncommitted arguments, a default_device context; not for mixed
+  /// buffer types).
   bool rememberOnDevice(uint64_t generation, nanobind::handle args,
                         nanobind::handle executable, nanobind::handle device,
                         nanobind::handle outAvals, nanobind::handle unflatten);
