@@ -1,4 +1,5 @@
-"""More numlir.nn functions: softmax, log_softmax, logsumexp, the ELU family, clipped activations, standardize.
+"""More numlir.nn functions: softmax, log_softmax, logsumexp, the ELU family, clipped
+activations, standardize.
 
 >>> import numlir.numpy as jnp, numlir.nn as nn
 >>> nn.relu6(jnp.array([-1.0, 3.0, 9.0]))
