@@ -5,7 +5,8 @@
 #
 #   tools/tpu/run.sh pack
 #   bash .tpu-carry/run.sh tests [BACKEND]   # an export made here, run without the compiler;
-#                                             # test_pjrt_backend.py and the DCGAN example
+#                                             # the dispatch probe; test_pjrt_backend.py and
+#                                             # the DCGAN example
 #   bash .tpu-carry/run.sh bench [BACKEND [OPTION...]]  # bench/run.py --device BACKEND
 #                                             # beside jax, e.g. --only W1,W7,D
 #   bash .tpu-carry/run.sh probe BACKEND SEED/PROGRAM...  # who aborts on a fuzz program:
@@ -43,6 +44,10 @@ tests)
   status=0
   python3 tools/tpu/exported_on_tpu.py check "$here/exported" "$backend" \
     >> "$out/tests-$backend.log" 2>&1 || status=1
+  # Where a jitted call's time goes, beside jax (dispatch_probe.py; about 30 s).
+  python3 tools/tpu/dispatch_probe.py "$backend" 2000 > "$out/dispatch-$backend.txt" 2>&1 \
+    || status=1
+  grep -E " us$|failed" "$out/dispatch-$backend.txt"
   # While no process holds the chip: libtpu loaded by path (NUMLIR_PJRT_PLUGINS).
   pjrt_tests test/python/test_pjrt_backend.py -k libtpu || status=1
   pjrt_tests test/python/test_pjrt_backend.py -k "not fuzzer and not libtpu" || status=1
