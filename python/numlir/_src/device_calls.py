@@ -9,6 +9,10 @@ call with the same key hands the arguments' buffers to the executable and wraps 
 skipping the flattening, placement, cache and transfer layers. Anything else (keyword or
 non-Array arguments, deleted or mixed-device arrays, a trace, debug_nans) takes the general
 path, as does every call on numlir's own CPU backend.
+
+Most such calls are now remembered in C++ instead (``host_calls.remember_on_device``); this
+path keeps the ones C++ declines: uncommitted arguments inside a ``default_device`` context,
+whose default device is the thread's.
 """
 
 from __future__ import annotations
