@@ -29,6 +29,12 @@ carry_pack() {
   fi
   git archive HEAD python test plugins examples bench tools data | tar -x -C "$stage/nl"
   cp .venv/lib/python3.11/site-packages/numlir/*.so "$stage/nl/python/numlir/" || return 1
+  # A library copied in from the build tree finds its neighbours there, not on the machine.
+  if readelf -d "$stage"/nl/python/numlir/*.so | grep -q "RUNPATH.*$repo/build"; then
+    echo "carry_pack: a numlir library names $repo/build in its RUNPATH;" \
+      "reinstall with pip install -e . first" >&2
+    return 1
+  fi
   (cd "$stage" && tar -cf - nl | xz -6 -T0 > "$repo/$CARRY/numlir.tar.xz") || return 1
   .venv/bin/python -m pip download -q --no-deps --only-binary=:all: -d "$CARRY/whl" "$@"
   .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w "$CARRY/whl" plugins/pjrt

@@ -1,7 +1,8 @@
 """Where one call of a jitted ``a*b+c`` on three f32[4] goes on a PJRT device: jax.jit and
 jax's AOT executable beside numlir's jit (committed arguments: the C++ path; uncommitted:
 the Python one, its remembered call and its executable), and jaxlib's raw execute forms,
-each timed on its own (median of 5 rounds of N calls).
+each the median of 5 rounds of N calls; the rounds go form after form, so that the
+machine's drift (a few % over a minute) falls on every form alike.
 
     python3 tools/tpu/dispatch_probe.py BACKEND [N]     # BACKEND: tpu, or pjrt_cpu here
     bash .tpu-carry/run.sh dispatch tpu                 # on the lent TPU machine
@@ -22,17 +23,27 @@ backend = sys.argv[1] if len(sys.argv) > 1 else "tpu"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 
 
-def per_call(fn, n=N, rounds=5):
-    """Median over rounds of the time per call of ``fn``, in µs (the last output waited for)."""
-    fn()
-    times = []
+def per_call(forms: dict, n=N, rounds=5) -> dict:
+    """Each form's median over rounds of its time per call, in µs (the last output waited
+    for), or the exception it raised."""
+    times = {}
+    for name, fn in forms.items():
+        try:
+            fn()
+            times[name] = []
+        except Exception as error:  # noqa: BLE001 - a form this jaxlib lacks
+            times[name] = error
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            out = fn()
-        jax.block_until_ready(out)
-        times.append((time.perf_counter() - t0) / n * 1e6)
-    return sorted(times)[len(times) // 2]
+        for name, fn in forms.items():
+            if isinstance(times[name], Exception):
+                continue
+            t0 = time.perf_counter()
+            for _ in range(n):
+                out = fn()
+            jax.block_until_ready(out)
+            times[name].append((time.perf_counter() - t0) / n * 1e6)
+    return {name: t if isinstance(t, Exception) else sorted(t)[len(t) // 2]
+            for name, t in times.items()}
 
 
 def f(a, b, c):
@@ -83,8 +94,8 @@ with numlir.default_device(device):
         "jaxlib execute": lambda: loaded.execute(jx),
     }
     print(f"{backend}: {jax_device.device_kind}, {N} calls a round")
-    for name, fn in rows.items():
-        try:
-            print(f"{name:44s} {per_call(fn):9.1f} us", flush=True)
-        except Exception as error:  # noqa: BLE001 - a form this jaxlib lacks
-            print(f"{name:44s} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
+    for name, result in per_call(rows).items():
+        if isinstance(result, Exception):
+            print(f"{name:44s} failed: {type(result).__name__}: {str(result)[:200]}")
+        else:
+            print(f"{name:44s} {result:9.1f} us")
