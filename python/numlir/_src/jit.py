@@ -349,15 +349,19 @@ class JitFunction:
         leaves, in_tree, static_key = self._split_args(args, kwargs)
         return self._lower_flat(leaves, in_tree, static_key)
 
-    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
         # The one line of Python a remembered cpu (or committed device) call runs
-        # (host_calls.py).
+        # (host_calls.py). The API boundary is inline: a wrapper's frame cost 20% of a
+        # remembered cpu call (0.13 of 0.63 µs) and ~2 µs on the TPU host.
         if not kwargs and self._host_calls is not None:
             out = self._host_calls.call(args)
             if out is not None:
                 return out
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as error:
+            traceback_util.filter_raised(error)
+            raise
 
     def _call(self, args, kwargs):
         """The general path: placement, the signature's cache entry (tracing and compiling

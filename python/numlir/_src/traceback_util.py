@@ -55,6 +55,14 @@ def _filter(error: BaseException) -> None:
         error.add_note(NOTE)
 
 
+def filter_raised(error: BaseException) -> None:
+    """``error``'s traceback without numlir's frames, unless the flags turn filtering off.
+    For a boundary written inline, where a wrapper's frame costs too much (jit's
+    ``__call__``): the caller re-raises with a bare ``raise``."""
+    if config.flags.traceback_filtering != "off":
+        _filter(error)
+
+
 def api_boundary(fun: F) -> F:
     """``fun``, raising its exceptions with numlir's frames filtered from their tracebacks."""
 
@@ -63,8 +71,7 @@ def api_boundary(fun: F) -> F:
         try:
             return fun(*args, **kwargs)
         except Exception as error:
-            if config.flags.traceback_filtering != "off":
-                _filter(error)
+            filter_raised(error)
             # A bare raise keeps the traceback just set; this frame is not added to it.
             raise
 
