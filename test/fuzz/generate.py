@@ -1015,7 +1015,9 @@ _BINARY_F_SPECIAL = (
     ("copysign", "jnp.copysign({0}, {1})", lambda m, n: m, False),
     ("remainder", ("jnp.remainder({0}, {1})", "jnp.fmod({0}, {1})"), lambda m, n: max(m, n),
      False),
-    ("floordiv", "{0} // {1}", lambda m, n: 100.0 * m, False),
+    # A function, not ``//``: the reference's floor division of floats follows the array
+    # API standard as numlir's does (jax_numpy_as_standard.py).
+    ("floordiv", "jnp.floor_divide({0}, {1})", lambda m, n: 100.0 * m, False),
     ("power", "jnp.power({0}, {1})", lambda m, n: (m + 4.0) ** n if n <= 3 else None, False),
     ("heaviside", "jnp.heaviside({0}, {1})", lambda m, n: max(n, 1.0), False),
     ("logaddexp2", "jnp.logaddexp2({0}, {1})", lambda m, n: max(m, n) + 1.0, False),

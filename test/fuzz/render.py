@@ -16,7 +16,8 @@ from .program import Program
 #: The modules a program's ``jnp``, ``lax`` and ``nn`` names bind to, per library.
 APIS = {
     "numlir": ("numlir.numpy", "numlir.lax", "numlir.nn"),
-    "jax": ("jax.numpy", "jax.lax", "jax.nn"),
+    # jax.numpy where it departs from the array API standard that numlir follows.
+    "jax": (f"{__package__}.jax_numpy_as_standard", "jax.lax", "jax.nn"),
 }
 
 

@@ -6,12 +6,13 @@ its input values are written out in full.
 
 from __future__ import annotations
 
+import inspect
 import math
 import textwrap
 
 import numpy as np
 
-from . import compare, render, run_modes
+from . import compare, jax_numpy_as_standard, render, run_modes
 from .program import Program
 from .run_modes import Outcome
 
@@ -153,6 +154,8 @@ inf, nan = np.inf, np.nan  # how the inputs' non-finite values are written (-nan
 {COMPLEX_ARRAY_SOURCE.strip()}
 
 
+JAX_NUMPY_AS_STANDARD_SOURCE = {inspect.getsource(jax_numpy_as_standard)!r}
+
 X64 = {program.x64}
 jax.config.update("jax_enable_x64", X64)
 numlir.config.update("jax_enable_x64", X64)
@@ -170,8 +173,11 @@ SCALE_CAP = {compare.SCALE_CAP!r}  # larger elements: relative tolerance only, n
 SPECIAL_VALUES = {program.special_values!r}
 {loss}
 
+# jax.numpy as the fuzzer's reference (test/fuzz/jax_numpy_as_standard.py).
+jax_numpy_as_standard = types.ModuleType("jax_numpy_as_standard")
+exec(JAX_NUMPY_AS_STANDARD_SOURCE, jax_numpy_as_standard.__dict__)
 JAX = types.SimpleNamespace(jit=jax.jit, grad=jax.grad, vmap=jax.vmap,
-                            jnp=jax.numpy, lax=jax.lax, nn=jax.nn)
+                            jnp=jax_numpy_as_standard, lax=jax.lax, nn=jax.nn)
 NUMLIR = types.SimpleNamespace(jit=numlir.jit, grad=numlir.grad, vmap=numlir.vmap,
                                jnp=numlir.numpy, lax=numlir.lax, nn=numlir.nn)
 

@@ -315,6 +315,11 @@ JAX_IS_WRONG = (
                "tanh''(x) = -2x + O(x^3); jax's (1 + y)(1 - y) rounds both factors to 1 "
                "and gives 0",
                "test_tanh_second_derivative_at_tiny_arguments_is_minus_two_x"),
+    JaxIsWrong(("numpy.floor_divide(x, 1.5)", "numpy.floor_divide(x, -1.5)",
+                "numpy.floor_divide(1.5, x)", "numpy.floor_divide(-1.5, x)"), 0, (INF, -INF),
+               "the array API standard's floor(x / y): inf // 1.5 is inf and 1.5 // -inf "
+               "is -0; jax keeps Python's divmod (NaN and -1), as the standard allows",
+               "test_float_floor_divide_at_infinities_is_the_floor_of_the_quotient"),
     *(JaxIsWrong(*entry) for entry in special_functions.JAX_IS_WRONG),
 )
 

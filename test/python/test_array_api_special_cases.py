@@ -126,3 +126,81 @@ def test_real_inputs_are_untouched_by_the_complex_rules():
         np.testing.assert_array_equal(np.asarray(jnp.sqrt(x)), np.sqrt(x))
         np.testing.assert_array_equal(np.asarray(jnp.log(x)), np.log(x))
         np.testing.assert_array_equal(np.asarray(jnp.expm1(x)), np.expm1(x))
+
+
+# Floor division and remainder of floats: the standard's special cases where jax keeps
+# Python's divmod. (x, y, floor_divide, remainder); each float compared with its sign.
+REAL_DIVISION_CASES = [
+    (0.0, 2.0, 0.0, 0.0),
+    (-0.0, 2.0, -0.0, 0.0),
+    (0.0, -2.0, -0.0, -0.0),
+    (-0.0, -2.0, 0.0, -0.0),
+    (INF, 1.5, INF, NAN),
+    (INF, -1.5, -INF, NAN),
+    (-INF, 1.5, -INF, NAN),
+    (-INF, -1.5, INF, NAN),
+    (1.0, INF, 0.0, 1.0),
+    (1.0, -INF, -0.0, -INF),
+    (-1.0, INF, -0.0, INF),
+    (-1.0, -INF, 0.0, -1.0),
+    (INF, INF, NAN, NAN),
+    (0.0, 0.0, NAN, NAN),
+    (5.0, 0.0, INF, NAN),
+    (5.0, -0.0, -INF, NAN),
+    (-5.0, 0.0, -INF, NAN),
+    (NAN, 2.0, NAN, NAN),
+    (-1.0, -3.0, 0.0, -1.0),  # same signs, |x| < |y|: +0 (jax -0)
+    (1.0, 3.0, 0.0, 1.0),
+    (-4.0, 2.0, -2.0, 0.0),  # an exact multiple: the remainder takes y's sign (jax -0)
+    (4.0, -2.0, -2.0, -0.0),
+    (1.0, 0.1, 9.0, None),  # Python's, as jax and NumPy (floor(1 / 0.1) is 10)
+    (-7.0, 2.0, -4.0, 1.0),
+]
+
+
+def _same_float(got, want, what):
+    if np.isnan(want):
+        assert np.isnan(got), what
+    else:
+        assert got == want and np.signbit(got) == np.signbit(want), what
+
+
+@pytest.mark.parametrize("mode", ["function", "operator", "jit"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_floor_division_and_remainder_take_the_standards_special_values(dtype, mode,
+                                                                              request):
+    if dtype == np.float64:
+        request.getfixturevalue("x64")
+    x = np.array([c[0] for c in REAL_DIVISION_CASES], dtype)
+    y = np.array([c[1] for c in REAL_DIVISION_CASES], dtype)
+    funs = {"function": (jnp.floor_divide, jnp.remainder),
+            "operator": (lambda a, b: a // b, lambda a, b: a % b),
+            "jit": (numlir.jit(jnp.floor_divide), numlir.jit(jnp.mod))}[mode]
+    xs, ys = jnp.asarray(x), jnp.asarray(y)
+    quotients, remainders = (np.asarray(f(xs, ys)) for f in funs)
+    q_divmod, r_divmod = (np.asarray(v) for v in jnp.divmod(xs, ys))
+    assert quotients.dtype == remainders.dtype == dtype
+    for i, (a, b, q, r) in enumerate(REAL_DIVISION_CASES):
+        _same_float(float(quotients[i]), q, f"{a} // {b} = {quotients[i]}")
+        _same_float(float(q_divmod[i]), q, f"divmod({a}, {b})[0] = {q_divmod[i]}")
+        if r is not None:
+            _same_float(float(remainders[i]), r, f"{a} % {b} = {remainders[i]}")
+            _same_float(float(r_divmod[i]), r, f"divmod({a}, {b})[1] = {r_divmod[i]}")
+
+
+def test_remainder_keeps_jaxs_derivatives_where_its_zero_takes_the_divisors_sign(x64):
+    # The sign fix of a zero remainder must not cut the derivative there: 1 in x and
+    # -trunc(x / y) (plus 1 where jax's fix adds y) in y, as jax.
+    import jax
+
+    def grads(lib, np_like, x, y):
+        return tuple(float(g) for g in lib.grad(lambda a, b: np_like.remainder(a, b),
+                                                argnums=(0, 1))(x, y))
+
+    for x, y in [(4.0, 2.0), (-4.0, 2.0), (4.0, -2.0), (0.0, -2.0), (-0.0, 2.0), (3.0, 2.0),
+                 (-3.0, 2.0), (1.0, np.inf)]:
+        got = grads(numlir, jnp, np.float64(x), np.float64(y))
+        with jax.enable_x64(True):
+            want = grads(jax, jax_jnp, np.float64(x), np.float64(y))
+        assert got == want, (x, y)
+    assert float(numlir.grad(lambda a: jnp.floor_divide(a, 2.0))(np.float64(-0.0))) == 0.0

@@ -350,13 +350,28 @@ def test_max_pool_gradient_with_nan_goes_where_jax_sends_it():
     np.testing.assert_array_equal(numlir.grad(f(numlir))(x), jax.grad(f(jax))(x))
 
 
-def test_float_floor_divide_follows_python_at_infinities_and_inexact_quotients():
-    a = np.array([1.0, np.inf, -np.inf, 1.5, 1.5, -7.0, 5.0, -5.0, 0.0], np.float32)
-    b = np.array([0.1, 1.5, 1.5, -np.inf, np.inf, 2.0, 0.0, 0.0, 0.0], np.float32)
+def test_float_floor_divide_follows_python_at_finite_operands_and_inexact_quotients():
+    # Where the quotient is nonzero and the operands finite, Python's divmod, as jax (the
+    # standard's special cases elsewhere: test_array_api_special_cases.py).
+    a = np.array([1.0, -7.0, 7.0, -1.5, 1e-30, -1e-30, 3.0, -3.0], np.float32)
+    b = np.array([0.1, 2.0, -2.0, 0.25, 1e30, 1e30, -0.5, -0.5], np.float32)
     want = np.asarray(jjnp.floor_divide(a, b))
     np.testing.assert_array_equal(np.asarray(jnp.floor_divide(a, b)), want)
     np.testing.assert_array_equal(np.asarray(numlir.jit(jnp.floor_divide)(a, b)), want)
     assert float(jnp.floor_divide(np.float32(1.0), np.float32(0.1))) == 9.0 == 1.0 // 0.1
+    assert float(jnp.floor_divide(np.float32(-1e-30), np.float32(1e30))) == -1.0
+
+
+def test_float_floor_divide_at_infinities_is_the_floor_of_the_quotient():
+    # The standard's floor(x / y) where an operand is infinite (numlir follows the
+    # standard where jax keeps Python's divmod; test_array_api_special_cases.py has the
+    # whole table).
+    for x, y in [(np.inf, 1.5), (-np.inf, 1.5), (np.inf, -1.5), (-np.inf, -1.5),
+                 (1.5, np.inf), (1.5, -np.inf), (-1.5, np.inf), (-1.5, -np.inf)]:
+        for dtype in (np.float32, np.float64):
+            want = np.floor(np.divide(dtype(x), dtype(y)))
+            got = np.asarray(jnp.floor_divide(dtype(x), dtype(y)))
+            assert got == want and np.signbit(got) == np.signbit(want), (x, y, got)
 
 
 @pytest.mark.parametrize("n", [-1, -2, -3])

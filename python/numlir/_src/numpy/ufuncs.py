@@ -117,15 +117,21 @@ def _floor_divide(x, y):
 
 
 def _float_floor_divide(x, y):
-    """JAX's (and Python's) float floor division: ``(x - fmod(x, y)) / y``, one less where
-    the remainder's sign differs from ``y``'s, rounded. So ``1 // 0.1`` is 9 (``floor(1 /
-    0.1)`` is 10), ``inf // 1.5`` is NaN, ``1.5 // -inf`` is -1 and ``5 // 0`` is inf."""
+    """Python's float floor division where both operands are finite and the quotient is
+    nonzero: ``(x - fmod(x, y)) / y``, one less where the remainder's sign differs from
+    ``y``'s, rounded, so ``1 // 0.1`` is 9 (``floor(1 / 0.1)`` is 10) as in jax and NumPy.
+    Elsewhere the array API standard's ``floor(x / y)``, where jax keeps Python's divmod:
+    ``inf // 1.5`` is inf (jax NaN), ``-1 // inf`` is -0 (jax -1), ``-0 // 2`` is -0 and
+    ``-1 // -3`` is +0 (jax +0 and -0); ``5 // 0`` is inf in both (docs/array-api.md)."""
     mod = ew.rem(x, y)
     zero = ew.convert_element_type(0, dtype_of(x), True)
     div = ew.div(ew.select(ew.eq(y, zero), x, ew.sub(x, mod)), y)  # x // 0 is ±inf
     step_down = ew.bitwise_and(ew.ne(mod, zero), ew.ne(ew.sign(y), ew.sign(mod)))
     div = ew.select(step_down, ew.sub(div, ew.convert_element_type(1, dtype_of(x), True)), div)
-    return float_math.round(div)
+    python = float_math.round(div)
+    finite = ew.bitwise_and(float_math.is_finite(x), float_math.is_finite(y))
+    by_standard = ew.bitwise_or(ew.bitwise_not(finite), ew.eq(python, zero))
+    return ew.select(by_standard, ew.floor(ew.div(x, y)), python)
 
 
 def _remainder(x, y):
@@ -136,7 +142,20 @@ def _remainder(x, y):
         return r
     zero = ew.convert_element_type(0, dtype_of(x), True)
     fix = ew.bitwise_and(ew.ne(r, zero), ew.ne(ew.lt(r, zero), ew.lt(y, zero)))
-    return ew.select(fix, ew.add(r, y), r)
+    r = ew.select(fix, ew.add(r, y), r)
+    return r if _is_int(x) else _zero_with_sign_of(r, y)
+
+
+def _zero_with_sign_of(r, y):
+    """``r`` with its zeros given ``y``'s sign, as the array API standard (and Python) have
+    it: ``-4 % 2`` is +0 and ``0 % -2`` is -0, where jax keeps fmod's sign (the dividend's).
+    The derivative stays ``r``'s: a zero of the chosen sign minus ``r - r``, whose value is
+    +0 and whose tangent is ``r``'s (a select of a constant would give the tangent 0)."""
+    dtype = dtype_of(r)
+    zero = ew.convert_element_type(0, dtype, True)
+    signed_zero = ew.select(ew.lt(y, zero), ew.convert_element_type(-0.0, dtype, True), zero)
+    keeps_tangent = ew.sub(signed_zero, ew.sub(ew.stop_gradient(r), r))
+    return ew.select(ew.eq(r, zero), keeps_tangent, r)
 
 
 floor_divide = _binary("floor_divide", _floor_divide)
