@@ -30,18 +30,3 @@ def departs_from_jax(name: str, z) -> np.ndarray:
         rules[same_as_log] = rules["log"]
     return rules.get(name, np.zeros(a.shape, bool))
 
-
-def real_departs_from_jax(name: str, x, y) -> np.ndarray:
-    """Mask of the elements of real ``x`` and ``y`` (broadcast) where float ``name`` (floor
-    division, remainder) takes the standard's value and jax keeps Python's divmod: a
-    non-finite operand or a zero quotient of floor division, a zero remainder. Mirrors
-    ``_float_floor_divide`` and ``_zero_with_sign_of`` in numlir/_src/numpy/ufuncs.py."""
-    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
-    if not np.issubdtype(np.result_type(x, y), np.floating):
-        return np.zeros(x.shape, bool)
-    with np.errstate(all="ignore"):
-        if name in ("floor_divide", "floordiv"):
-            return ~np.isfinite(x) | ~np.isfinite(y) | (np.floor_divide(x, y) == 0)
-        if name in ("remainder", "mod"):
-            return np.remainder(x, y) == 0
-    return np.zeros(x.shape, bool)
