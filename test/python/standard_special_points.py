@@ -22,7 +22,7 @@ def departs_from_jax(name: str, z) -> np.ndarray:
         "tanh": _zero(a) & (inf_b | nan_b),
         "arccos": _zero(a) & nan_b,
         "arccosh": _zero(a) & nan_b,
-        "arcsinh": nan_a & _zero(b),
+        "arcsinh": nan_a & np.isfinite(b),
         "arctanh": nan_b | (nan_a & ~inf_b),
         "sign": (_zero(a) & _zero(b)) | nan_a | nan_b,
     }

@@ -132,8 +132,13 @@ def acosh(z, w):
 
 
 def asinh(z, w):
-    """asinh(NaN +- 0j) = NaN +- 0j."""
+    """asinh(NaN +- 0j) = NaN +- 0j; asinh(NaN + b j) = NaN + NaN j for finite nonzero b
+    (the expansion's large-|z| branch reads only b there: 89.29 + NaN j at b = 3e38)."""
     a, b = _parts(z)
+    finite_nonzero = _and(ew.bitwise_not(_isnan(b)), ew.bitwise_not(_isinf(b)),
+                          ew.bitwise_not(_iszero(b)))
+    nan = ew.const(a, np.nan)
+    w = ew.select(_and(_isnan(a), finite_nonzero), complex_ops.complex(nan, nan), w)
     return ew.select(_and(_isnan(a), _iszero(b)), complex_ops.complex(a, b), w)
 
 
