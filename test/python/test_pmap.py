@@ -465,3 +465,100 @@ def test_outputs_report_jaxs_sharding_devices_and_shards():
     # A plain array is on one device, as in JAX.
     plain = jnp.ones(3)
     assert plain.is_fully_replicated and len(plain.addressable_shards) == 1
+
+
+# --- Remembered calls (host_calls.remember_pmap, python/src/runtime/PmapCalls.cpp) ------
+
+
+def _general(g, *args):
+    """The general path's outputs for ``args`` (PmapFunction._call)."""
+    return type(g)._call(g, args, {})
+
+
+def _only_remembered(g, monkeypatch):
+    """From now on a call that goes the general way fails the test."""
+    monkeypatch.setattr(g, "_call", lambda *a: pytest.fail("took the general path"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_, np.complex64, jnp.bfloat16,
+                                   np.uint8])
+def test_remembered_pmap_calls_run_in_cpp_with_the_general_paths_outputs(dtype, monkeypatch):
+    x = (R.normal(size=(N, 3, 2)) * 4).astype(dtype)
+    b = (R.normal(size=(3, 2)) * 4).astype(dtype)  # broadcast to every device
+
+    def f(v, w):
+        s = v.sum(axis=0) if dtype != np.bool_ else v.any(axis=0)
+        return {"s": s, "both": (v == w, v)}
+
+    g = numlir.pmap(f, in_axes=(0, None))
+    first = g(jnp.asarray(x), jnp.asarray(b))  # NumPy-made Arrays: the general path
+    assert len(g._spmd_calls) == 1
+    args = (first["both"][1], jnp.asarray(b))
+    want = _general(g, *args)
+    _only_remembered(g, monkeypatch)
+    for _ in range(3):
+        got = g(*args)
+        assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+        for got_leaf, want_leaf in zip(jax.tree_util.tree_leaves(got),
+                                       jax.tree_util.tree_leaves(want)):
+            assert type(got_leaf) is numlir.Array
+            value = np.asarray(got_leaf)
+            assert value.dtype == np.asarray(want_leaf).dtype
+            assert got_leaf.aval == want_leaf.aval
+            np.testing.assert_array_equal(value, np.asarray(want_leaf))
+            assert not value.flags.writeable
+            assert got_leaf.sharding == want_leaf.sharding
+            assert got_leaf.committed == want_leaf.committed
+    np.testing.assert_array_equal(np.asarray(g(*args)["both"][1]), x)
+
+
+def test_remembered_pmap_calls_keep_collectives_and_the_output_sharding(monkeypatch):
+    x = R.normal(size=(N, 4)).astype(F32)
+    g = numlir.pmap(lambda v: (lax.psum(v, "i"), lax.axis_index("i")), axis_name="i")
+    a = g(x)[0]  # an Array now
+    g(a)
+    _only_remembered(g, monkeypatch)
+    out, index = g(a)
+    want = np.broadcast_to(np.asarray(a).sum(axis=0), (N, 4))
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(index), np.arange(N))
+    assert out.sharding == a.sharding
+    assert [s.device for s in out.addressable_shards] == numlir.local_devices()[:N]
+
+
+def test_a_new_signature_or_a_changed_flag_takes_the_general_path():
+    g = numlir.pmap(lambda v: v * 2)
+    a = g(np.ones((N, 2), F32))
+    g(a)
+    b = g(np.ones((N, 3), F32))
+    g(b)
+    assert len(g._spmd_calls) == 2  # one plan per signature
+    np.testing.assert_array_equal(np.asarray(g(b)), np.full((N, 3), 4.0))
+    with numlir.enable_x64(True):  # a flag change drops every plan
+        assert np.asarray(g(a)).dtype == np.float32
+    assert len(g._spmd_calls) == 1  # the x64 call, remembered on the general path
+
+
+def test_remembered_pmap_calls_refuse_deleted_arrays_and_run_as_vmap_under_jit():
+    g = numlir.pmap(lambda v: v + 1)
+    a = g(np.zeros((N, 2), F32))
+    g(a)
+    assert len(g._spmd_calls) == 1
+    c = g(a)
+    c.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        g(c)
+    # Under jit the pmap is traced (as vmap): the plan is not consulted.
+    np.testing.assert_array_equal(np.asarray(numlir.jit(g)(a)), np.full((N, 2), 2.0))
+    np.testing.assert_array_equal(np.asarray(numlir.grad(lambda v: g(v).sum())(a)),
+                                  np.ones((N, 2)))
+
+
+def test_donating_or_static_pmaps_keep_no_plans():
+    donating = numlir.pmap(lambda v: v + 1, donate_argnums=0)
+    static = numlir.pmap(lambda v, k: v * k, static_broadcasted_argnums=1)
+    assert donating._spmd_calls is None and static._spmd_calls is None
+    a = donating(np.zeros((N, 2), F32))
+    np.testing.assert_array_equal(np.asarray(donating(a)), np.full((N, 2), 2.0))
+    np.testing.assert_array_equal(np.asarray(static(np.ones((N, 2), F32), 3)),
+                                  np.full((N, 2), 3.0))

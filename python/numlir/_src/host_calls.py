@@ -26,6 +26,10 @@ matches the same way (the device and buffer type too) and hands to the executabl
 jax.jit's 3.8). Uncommitted calls inside a ``default_device`` context there take
 device_calls.py's path, the same idea in Python.
 
+pmap remembers its calls in one process the same way (``remember_pmap``: a
+``_runtime.PmapCallCache`` matches the positional Arrays and launches the executables on rows
+of their buffers and of fresh stacked outputs).
+
 Eager ops (``dispatch.apply_primitive``) remember their calls the same way, with one cache
 per primitive and parameters (``EagerCalls``); a primitive's single output is returned as
 it is and several as a list.
@@ -44,6 +48,7 @@ from numlir._src.array import Array
 from numlir._src.backends import cpu
 
 CallCache = _runtime.CallCache
+PmapCallCache = _runtime.PmapCallCache
 
 CallCache.set_context(Array, core.ShapedArray, core.EvalTrace, core._trace_state,
                       placement._state)
@@ -99,6 +104,24 @@ def remember_on_device(cache: CallCache, start: int, args: tuple, exe, out_avals
             or not flags.executable_cache_size):
         return False
     return cache.remember_on_device(start, args, exe, exe.device, list(out_avals), unflatten)
+
+
+def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, executables,
+                  communicator, outputs: list, unflatten) -> bool:
+    """Hands ``cache`` the pmap call the general path has just run on positional ``args``
+    (each mapped on ``axes[i]``, 0 or None) with ``executables`` (one per local device)
+    launched by ``communicator``, in one process, without donation, its outputs the Arrays
+    ``outputs`` stacked on axis 0; later ones launch from C++
+    (python/src/runtime/PmapCalls.cpp). False if not kept."""
+    if type(args) is not tuple or any(type(a) is not Array for a in args):
+        return False
+    flags = config.flags
+    if (any(type(e) is not cpu.CpuExecutable or e.has_host_callbacks for e in executables)
+            or not all(e.device.host_memory for e in executables)
+            or flags.debug_nans or flags.debug_infs or not flags.executable_cache_size):
+        return False
+    return cache.remember(start, args, list(axes), list(executables), communicator,
+                          list(outputs), unflatten)
 
 
 class EagerCalls:

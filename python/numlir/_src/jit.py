@@ -480,6 +480,8 @@ def clear_caches() -> None:
     for fun in list(_jit_functions):
         fun._cache.clear()
         fun._forget_calls()
+    # Every other remembered call (pmap's) is dropped at its next call, with its executables.
+    host_calls.CallCache.invalidate_all()
     dispatch.clear()
 
 

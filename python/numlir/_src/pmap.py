@@ -19,8 +19,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from numlir._src import (config, core, device_queries, dispatch, donation, dtypes, lowering,
-                         spmd, static_args, traceback_util, tree_util)
+from numlir._src import (config, core, device_queries, dispatch, donation, dtypes,
+                         host_calls, lowering, spmd, static_args, traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.lru_cache import LRUCache
 from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec
@@ -193,6 +193,9 @@ class PmapFunction:
         # argument count, so such a call flattens nothing (the common call).
         self._plain_calls: dict = {}
         self._layouts: dict = {}  # (out_axes per leaf, devices' ids) -> the shardings
+        #: Calls on positional Arrays, remembered in C++ (host_calls.remember_pmap).
+        self._spmd_calls = (host_calls.PmapCallCache()
+                            if not self._static_argnums and not self._donate_argnums else None)
         self.cache_misses = 0
         functools.update_wrapper(self, fun, updated=())
 
@@ -254,8 +257,22 @@ class PmapFunction:
         return vmap(flat_fun, in_axes=tuple(axes), out_axes=self._out_axes,
                     axis_name=self._axis_name, axis_size=self._axis_size)(*leaves)
 
-    @traceback_util.api_boundary
     def __call__(self, *args, **kwargs):
+        # The API boundary inline, as jit's: the remembered call is one line of Python.
+        try:
+            if not kwargs and self._spmd_calls is not None:
+                out = self._spmd_calls.call(args)
+                if out is not None:
+                    return out
+            return self._call(args, kwargs)
+        except Exception as error:
+            traceback_util.filter_raised(error)
+            raise
+
+    def _call(self, args, kwargs):
+        """The general path: sizes, devices, the signature's executables (tracing and
+        compiling on a miss), the launch, the outputs; then remembers it in C++."""
+        start = host_calls.generation()
         leaves, in_tree, static_key, axes = self._split(args, kwargs)
         if config.flags.disable_jit or not isinstance(core.current_trace(), core.EvalTrace):
             # Under disable_jit, and inside jit, grad, vmap or another pmap's body (nesting),
@@ -289,11 +306,19 @@ class PmapFunction:
         try:
             # In the dtypes traced (a Python float is float32 without x64).
             host = [np.asarray(x, dtype=a.dtype) for x, a in zip(leaves, avals)]
-            args, given, stacked = _device_buffers(host, axes, size, entry, specs, claimed)
-            outputs = dispatch.execute_spmd(executables, args, given, global_size)
+            per_device_args, given, stacked = _device_buffers(host, axes, size, entry, specs,
+                                                              claimed)
+            outputs = dispatch.execute_spmd(executables, per_device_args, given, global_size)
         finally:
             donation.finish(donors)
-        return self._assemble(outputs, entry, specs, stacked, devices)
+        results = self._assemble(outputs, entry, specs, stacked, devices)
+        if (self._spmd_calls is not None and not several and not kwargs
+                and all(s == 0 for s in specs) and len(leaves) == len(args)):
+            host_calls.remember_pmap(
+                self._spmd_calls, start, args, axes, executables,
+                dispatch.backend_of(devices[0]).communicator(tuple(devices), global_size),
+                results, host_calls.unflattener(entry.out_tree))
+        return tree_util.tree_unflatten(entry.out_tree, results)
 
     def _lower(self, in_tree, static_key, leaves, axes, per_device, size) -> _Signature:
         out_tree_box = []
@@ -350,7 +375,7 @@ class PmapFunction:
             specs.append(None if spec is None else spec % (aval.ndim + 1))
         return tuple(specs)
 
-    def _assemble(self, outputs, entry: _Signature, specs, stacked, devices):
+    def _assemble(self, outputs, entry: _Signature, specs, stacked, devices) -> list:
         """Each output leaf stacked along its out_axes (None: replica 0's value), with the
         NamedSharding JAX reports for it: this process's devices along the stacked axis."""
         ids = tuple(d.id for d in devices)
@@ -373,7 +398,7 @@ class PmapFunction:
                 value = np.stack([np.asarray(out[k]) for out in outputs], axis=spec)
             results.append(Array(value, aval.update(shape=value.shape), devices[0],
                                  layout=layout))
-        return tree_util.tree_unflatten(entry.out_tree, results)
+        return results
 
 
 def pmap(fun: Callable | None = None, axis_name=None, *, in_axes=0, out_axes=0,

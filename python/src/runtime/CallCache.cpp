@@ -17,13 +17,8 @@
 
 #include "CallCache.h"
 
+#include "ArraySlots.h"
 #include "Executable.h"
-
-#include <Python.h>
-#include <structmember.h>
-
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#include <numpy/arrayobject.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,111 +31,13 @@ namespace numlir::runtime {
 
 namespace {
 
-/// The Python objects every cache reads, set once by setContext. They are
-/// never released: a plan may outlive the modules at interpreter exit.
-struct Context {
-  PyTypeObject *array = nullptr;
-  PyTypeObject *shapedArray = nullptr;
-  PyTypeObject *evalTrace = nullptr;
-  PyObject *traceState = nullptr;
-  PyObject *placementState = nullptr;
-  PyObject *traceName = nullptr;          // "trace"
-  PyObject *defaultDevicesName = nullptr; // "default_devices"
-  // Byte offsets of the __slots__ of Array and of ShapedArray.
-  Py_ssize_t value, aval, device, committed, layout;
-  Py_ssize_t shape, dtype, weakType;
-};
-
-Context context;
+const ArrayContext &context = arrayContext;
 std::atomic<uint64_t> currentGeneration{1};
 
 /// At most this many plans per function: the signatures a loop repeats. A
 /// function called with more keeps the most recent; the rest go the
 /// general way, which still caches their executables.
 constexpr size_t kMaxPlans = 8;
-
-Py_ssize_t slotOffset(nb::handle type, const char *name) {
-  nb::object descriptor = nb::getattr(type, name);
-  if (!Py_IS_TYPE(descriptor.ptr(), &PyMemberDescr_Type))
-    throw nb::type_error(
-        (std::string("CallCache: ") + name + " is not a __slots__ member")
-            .c_str());
-  PyMemberDef *member =
-      reinterpret_cast<PyMemberDescrObject *>(descriptor.ptr())->d_member;
-  if (member->type != T_OBJECT_EX)
-    throw nb::type_error(
-        (std::string("CallCache: ") + name + " is not an object slot")
-            .c_str());
-  return member->offset;
-}
-
-/// The object in `obj`'s slot at `offset`, borrowed; NULL when unset.
-inline PyObject *slot(PyObject *obj, Py_ssize_t offset) {
-  return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(obj) +
-                                        offset);
-}
-
-/// Sets an unset slot of a new object, taking the reference.
-inline void initSlot(PyObject *obj, Py_ssize_t offset, PyObject *value) {
-  *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(obj) + offset) =
-      value;
-}
-
-inline PyObject *pyBool(bool value) { return value ? Py_True : Py_False; }
-
-/// Whether calls on this thread run compiled: under no trace but the plain
-/// evaluation, and (where the device is the default one) within no
-/// default_device context that names a device.
-bool plainThreadState(bool usesDefaultDevice) {
-  PyObject *trace = PyObject_GetAttr(context.traceState, context.traceName);
-  if (!trace) {
-    PyErr_Clear();
-    return false;
-  }
-  bool evaluating = PyObject_TypeCheck(trace, context.evalTrace);
-  Py_DECREF(trace);
-  if (!evaluating || !usesDefaultDevice)
-    return evaluating;
-  PyObject *stack =
-      PyObject_GetAttr(context.placementState, context.defaultDevicesName);
-  if (!stack) {
-    PyErr_Clear();
-    return false;
-  }
-  bool plain = PyList_Check(stack) &&
-               (PyList_GET_SIZE(stack) == 0 ||
-                PyList_GET_ITEM(stack, PyList_GET_SIZE(stack) - 1) == Py_None);
-  Py_DECREF(stack);
-  return plain;
-}
-
-/// `a == b`, false on an error.
-bool equal(PyObject *a, PyObject *b) {
-  if (a == b)
-    return true;
-  int result = PyObject_RichCompareBool(a, b, Py_EQ);
-  if (result < 0)
-    PyErr_Clear();
-  return result == 1;
-}
-
-/// Room for `count` items, on the stack when few.
-template <typename T, size_t N> class Scratch {
-public:
-  explicit Scratch(size_t count) {
-    if (count > N) {
-      heap.reset(new T[count]);
-      items = heap.get();
-    }
-  }
-  T &operator[](size_t i) { return items[i]; }
-  T *data() { return items; }
-
-private:
-  T local[N];
-  std::unique_ptr<T[]> heap;
-  T *items = local;
-};
 
 } // namespace
 
@@ -241,13 +138,6 @@ bool CallPlan::matches(PyObject *args) const {
   return true;
 }
 
-// The runtime refuses NULL; an empty array may have no memory.
-static void *dataOf(PyArrayObject *array) {
-  static char emptyBuffer;
-  void *data = PyArray_DATA(array);
-  return data ? data : &emptyBuffer;
-}
-
 /// A list of new output arrays, their data pointers written to `pointers`.
 PyObject *CallPlan::allocateOutputs(void **pointers) const {
   PyObject *buffers;
@@ -312,35 +202,15 @@ PyObject *CallPlan::wrapOutputs(PyObject *buffers) const {
     if (!bufferType)
       PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject *>(buffer),
                          NPY_ARRAY_WRITEABLE);
-    PyObject *array = context.array->tp_alloc(context.array, 0);
+    PyObject *array = newArray(buffer, outputs[i].aval.ptr(), device.ptr(),
+                               pyBool(committed), Py_None);
     if (!array) {
       Py_DECREF(arrays);
       return nullptr;
     }
-    Py_INCREF(buffer);
-    initSlot(array, context.value, buffer);
-    initSlot(array, context.aval, outputs[i].aval.inc_ref().ptr());
-    initSlot(array, context.device, device.inc_ref().ptr());
-    initSlot(array, context.committed, Py_NewRef(pyBool(committed)));
-    initSlot(array, context.layout, Py_NewRef(Py_None));
     PyList_SET_ITEM(arrays, i, array);
   }
-  PyObject *kind = unflatten.ptr();
-  if (kind == Py_None) {
-    PyObject *single = Py_NewRef(PyList_GET_ITEM(arrays, 0));
-    Py_DECREF(arrays);
-    return single;
-  }
-  if (kind == (PyObject *)&PyList_Type)
-    return arrays;
-  if (kind == (PyObject *)&PyTuple_Type) {
-    PyObject *tuple = PyList_AsTuple(arrays);
-    Py_DECREF(arrays);
-    return tuple;
-  }
-  PyObject *tree = PyObject_CallOneArg(kind, arrays);
-  Py_DECREF(arrays);
-  return tree;
+  return unflattenOutputs(arrays, unflatten.ptr());
 }
 
 /// The device's executable called on the arguments' buffers; its outputs
@@ -407,30 +277,8 @@ PyObject *CallPlan::run(PyObject *args) const {
 void CallCache::setContext(nb::handle arrayType, nb::handle shapedArrayType,
                            nb::handle evalTraceType, nb::handle traceState,
                            nb::handle placementState) {
-  if (_import_array() < 0)
-    throw nb::python_error();
-  for (nb::handle type : {arrayType, shapedArrayType, evalTraceType})
-    if (!PyType_Check(type.ptr()))
-      throw nb::type_error("CallCache.set_context takes classes");
-  Context next;
-  next.array = reinterpret_cast<PyTypeObject *>(arrayType.inc_ref().ptr());
-  next.shapedArray =
-      reinterpret_cast<PyTypeObject *>(shapedArrayType.inc_ref().ptr());
-  next.evalTrace =
-      reinterpret_cast<PyTypeObject *>(evalTraceType.inc_ref().ptr());
-  next.traceState = traceState.inc_ref().ptr();
-  next.placementState = placementState.inc_ref().ptr();
-  next.traceName = PyUnicode_InternFromString("trace");
-  next.defaultDevicesName = PyUnicode_InternFromString("default_devices");
-  next.value = slotOffset(arrayType, "_value");
-  next.aval = slotOffset(arrayType, "aval");
-  next.device = slotOffset(arrayType, "_device");
-  next.committed = slotOffset(arrayType, "_committed");
-  next.layout = slotOffset(arrayType, "_layout");
-  next.shape = slotOffset(shapedArrayType, "shape");
-  next.dtype = slotOffset(shapedArrayType, "dtype");
-  next.weakType = slotOffset(shapedArrayType, "weak_type");
-  context = next;
+  setArrayContext(arrayType, shapedArrayType, evalTraceType, traceState,
+                  placementState);
   invalidateAll();
 }
 

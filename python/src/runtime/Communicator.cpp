@@ -81,9 +81,7 @@ void Communicator::execute(nb::sequence executables, nb::sequence buffers) {
   nlrt_status status;
   {
     nb::gil_scoped_release release;
-    status = nlrt_executable_execute_spmd(handle, numLocal, handles.data(),
-                                          perParticipant.data(), count,
-                                          nullptr);
+    status = launch(handles.data(), perParticipant.data(), count);
   }
   checkStatus(status);
 }

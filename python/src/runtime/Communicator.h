@@ -32,6 +32,14 @@ public:
   /// checks them), all at once, with the GIL released.
   void execute(nanobind::sequence executables, nanobind::sequence buffers);
 
+  /// The launch itself, on checked buffers: participant i runs handles[i] on
+  /// the `count` pointers buffers[i]. Call with the GIL released.
+  nlrt_status launch(nlrt_executable *const *handles,
+                     void *const *const *buffers, size_t count) {
+    return nlrt_executable_execute_spmd(handle, numLocal, handles, buffers,
+                                        count, nullptr);
+  }
+
 private:
   nlrt_communicator *handle = nullptr;
   size_t numLocal = 0;

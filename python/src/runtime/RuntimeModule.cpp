@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CallCache.h"
+#include "PmapCalls.h"
 #include "Communicator.h"
 #include "Device.h"
 #include "Executable.h"
@@ -119,6 +120,7 @@ loop that drops last call's result takes no page faults for the next one.
 Raises OutOfMemoryError naming the size.)");
   numlir::runtime::defineHostCallbacks(m);
   numlir::runtime::defineCallCache(m);
+  numlir::runtime::definePmapCallCache(m);
   m.attr("DEFAULT_ENTRY") = NLRT_DEFAULT_ENTRY;
   m.def(
       "library_routine_available",

@@ -507,7 +507,16 @@ class CpuBackend(Backend):
         runtime's communicator (across processes through MPI, where ``num_replicas``
         exceeds the executables). ``given[i]`` names buffers for device i's outputs."""
         devices = tuple(exe.device for exe in executables)
-        total = num_replicas or len(devices)
+        communicator = self.communicator(devices, num_replicas or len(devices))
+        outputs = [exe.fresh_outputs(given[i] if given else None)
+                   for i, exe in enumerate(executables)]
+        communicator.execute([exe._native for exe in executables],
+                             [[*a, *o] for a, o in zip(args, outputs)])
+        return outputs
+
+    def communicator(self, devices: Sequence[CpuDevice], total: int) -> "_runtime.Communicator":
+        """The runtime communicator of SPMD launches on ``devices`` (made on first use), of
+        ``total`` replicas in all processes."""
         key = (tuple(device.id for device in devices), total)
         with self._communicators_lock:
             communicator = self._communicators.get(key)
@@ -522,11 +531,7 @@ class CpuBackend(Backend):
                     timeout_ms=min(int(config.flags.collective_timeout * 1000), 2**32 - 1),
                     **spanning)
                 self._communicators[key] = communicator
-        outputs = [exe.fresh_outputs(given[i] if given else None)
-                   for i, exe in enumerate(executables)]
-        communicator.execute([exe._native for exe in executables],
-                             [[*a, *o] for a, o in zip(args, outputs)])
-        return outputs
+        return communicator
 
     def _compile_threads(self) -> int:
         """The chunks parallel loops are split into: one per thread of a device's team."""
