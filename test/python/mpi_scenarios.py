@@ -99,6 +99,16 @@ def scenarios() -> dict[str, object]:
                             donate_argnums=0),
     })
 
+    # Calls remembered in C++ (PmapCalls.cpp) after the first: a psum of Arrays again and
+    # again, and a donating one that writes its argument's rows in place.
+    for name, kw in [("psum_remembered", {}), ("psum_remembered_donated",
+                                             {"donate_argnums": 0})]:
+        g = numlir.pmap(lambda v: lax.psum(v, "i") * 0.5, axis_name="i", **kw)
+        v = g(inputs(14, (9,))[ROWS])
+        for _ in range(4):
+            v = g(v)
+        out[name] = v
+
     def loss(w, batch):
         return jnp.mean((jnp.tanh(batch @ w) - 1.0) ** 2)
 

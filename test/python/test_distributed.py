@@ -102,6 +102,10 @@ def test_the_reference_agrees_with_numpy(cache_dir, tmp_path):
         v = (np.random.default_rng(seed).normal(size=(3, *shape)) * 10).astype(np.float32)
         np.testing.assert_allclose(got[name], np.broadcast_to(v.sum(0), v.shape), rtol=1e-5,
                                    atol=1e-5, err_msg=name)
+    v = (np.random.default_rng(14).normal(size=(3, 9)) * 10).astype(np.float32)
+    for name in ("psum_remembered", "psum_remembered_donated"):  # (3/2)^4 * sum / 2
+        np.testing.assert_allclose(got[name], np.broadcast_to(v.sum(0) * 1.5**4 / 2, v.shape),
+                                   rtol=1e-5, err_msg=name)
 
 
 def test_processes_at_different_collectives_fail_naming_both(mpirun, cache_dir, tmp_path):

@@ -554,11 +554,44 @@ def test_remembered_pmap_calls_refuse_deleted_arrays_and_run_as_vmap_under_jit()
                                   np.ones((N, 2)))
 
 
-def test_donating_or_static_pmaps_keep_no_plans():
-    donating = numlir.pmap(lambda v: v + 1, donate_argnums=0)
+def test_remembered_donating_calls_write_in_place_and_delete_the_donors(monkeypatch):
+    f = numlir.pmap(lambda v, w: (v + w, v * 2), donate_argnums=0)
+    w = jnp.asarray(np.ones((N, 3), F32))
+    a = f(np.zeros((N, 3), F32), w)[0]  # NumPy in: nothing remembered
+    b = f(a, w)[0]  # the general path, remembered
+    assert a.is_deleted() and len(f._spmd_calls) == 1
+    _only_remembered(f, monkeypatch)
+    where = b._value.ctypes.data
+    c, twice = f(b, w)
+    assert b.is_deleted()
+    assert c._value.ctypes.data == where  # b's buffer, written in place
+    np.testing.assert_array_equal(np.asarray(c), np.full((N, 3), 3.0))
+    np.testing.assert_array_equal(np.asarray(twice), np.full((N, 3), 4.0))
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(b)
+
+
+def test_a_donated_buffer_someone_else_holds_is_copied_not_overwritten():
+    f = numlir.pmap(lambda v: v + 1, donate_argnums=0)
+    a = f(np.zeros((N, 2), F32))
+    b = f(a)
+    assert len(f._spmd_calls) == 1
+    held = np.asarray(b)  # a second holder of b's buffer: the call must not write it
+    c = f(b)
+    assert b.is_deleted()
+    np.testing.assert_array_equal(held, np.full((N, 2), 2.0))
+    np.testing.assert_array_equal(np.asarray(c), np.full((N, 2), 3.0))
+    # The same Array passed twice is no donor either: the other argument reads it.
+    g = numlir.pmap(lambda v, u: v + u, donate_argnums=0)
+    x = g(np.ones((N, 2), F32), np.ones((N, 2), F32))
+    y = g(x, jnp.asarray(np.ones((N, 2), F32)))
+    assert len(g._spmd_calls) == 1
+    np.testing.assert_array_equal(np.asarray(g(y, y)), np.full((N, 2), 6.0))
+    assert y.is_deleted()
+
+
+def test_static_pmaps_keep_no_plans():
     static = numlir.pmap(lambda v, k: v * k, static_broadcasted_argnums=1)
-    assert donating._spmd_calls is None and static._spmd_calls is None
-    a = donating(np.zeros((N, 2), F32))
-    np.testing.assert_array_equal(np.asarray(donating(a)), np.full((N, 2), 2.0))
+    assert static._spmd_calls is None
     np.testing.assert_array_equal(np.asarray(static(np.ones((N, 2), F32), 3)),
                                   np.full((N, 2), 3.0))

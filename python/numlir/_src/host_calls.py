@@ -44,7 +44,7 @@ import math
 
 from numlir import _runtime
 from numlir._src import config, core, placement, tree_util
-from numlir._src.array import Array
+from numlir._src.array import Array, _DeletedBuffer
 from numlir._src.backends import cpu
 
 CallCache = _runtime.CallCache
@@ -106,12 +106,12 @@ def remember_on_device(cache: CallCache, start: int, args: tuple, exe, out_avals
     return cache.remember_on_device(start, args, exe, exe.device, list(out_avals), unflatten)
 
 
-def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, executables,
-                  communicator, outputs: list, unflatten) -> bool:
+def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, pairs: dict,
+                  executables, communicator, outputs: list, unflatten) -> bool:
     """Hands ``cache`` the pmap call the general path has just run on positional ``args``
-    (each mapped on ``axes[i]``, 0 or None) with ``executables`` (one per local device)
-    launched by ``communicator``, in one process, without donation, its outputs the Arrays
-    ``outputs`` stacked on axis 0; later ones launch from C++
+    (each mapped on ``axes[i]``, 0 or None; ``pairs``: {donated argument: its output}) with
+    ``executables`` (one per local device) launched by ``communicator``, its outputs the
+    Arrays ``outputs`` stacked on axis 0; later ones launch from C++
     (python/src/runtime/PmapCalls.cpp). False if not kept."""
     if type(args) is not tuple or any(type(a) is not Array for a in args):
         return False
@@ -120,7 +120,8 @@ def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, executabl
             or not all(e.device.host_memory for e in executables)
             or flags.debug_nans or flags.debug_infs or not flags.executable_cache_size):
         return False
-    return cache.remember(start, args, list(axes), list(executables), communicator,
+    donated = {i: (j, _DeletedBuffer(args[i].aval)) for i, j in pairs.items()}
+    return cache.remember(start, args, list(axes), donated, list(executables), communicator,
                           list(outputs), unflatten)
 
 

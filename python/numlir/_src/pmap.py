@@ -194,8 +194,7 @@ class PmapFunction:
         self._plain_calls: dict = {}
         self._layouts: dict = {}  # (out_axes per leaf, devices' ids) -> the shardings
         #: Calls on positional Arrays, remembered in C++ (host_calls.remember_pmap).
-        self._spmd_calls = (host_calls.PmapCallCache()
-                            if not self._static_argnums and not self._donate_argnums else None)
+        self._spmd_calls = host_calls.PmapCallCache() if not self._static_argnums else None
         self.cache_misses = 0
         functools.update_wrapper(self, fun, updated=())
 
@@ -312,10 +311,10 @@ class PmapFunction:
         finally:
             donation.finish(donors)
         results = self._assemble(outputs, entry, specs, stacked, devices)
-        if (self._spmd_calls is not None and not several and not kwargs
-                and all(s == 0 for s in specs) and len(leaves) == len(args)):
+        if (self._spmd_calls is not None and not kwargs and all(s == 0 for s in specs)
+                and len(leaves) == len(args)):
             host_calls.remember_pmap(
-                self._spmd_calls, start, args, axes, executables,
+                self._spmd_calls, start, args, axes, entry.pairs, executables,
                 dispatch.backend_of(devices[0]).communicator(tuple(devices), global_size),
                 results, host_calls.unflattener(entry.out_tree))
         return tree_util.tree_unflatten(entry.out_tree, results)

@@ -58,6 +58,10 @@ struct PmapPlan {
     bool mapped;                // on axis 0; else every device reads it all
     std::vector<npy_intp> dims; // the whole argument's
     size_t rowBytes;            // one device's part, where mapped
+    /// Donated: its buffer becomes output `output`'s, and its Array is
+    /// deleted (its value slot set to `deleted`, a _DeletedBuffer).
+    long output = -1;
+    nb::object deleted;
   };
   struct Output {
     nb::object aval, dtype, device, committed, layout;
@@ -73,8 +77,13 @@ struct PmapPlan {
   Communicator *communicator = nullptr;
 
   bool matches(PyObject *args) const;
-  /// The outputs; NULL with an exception set when the launch failed.
+  /// The outputs; NULL with an exception set when the launch failed, NULL
+  /// without one when the call must go the general way (a donated buffer
+  /// someone else holds, which the general path copies).
   PyObject *run(PyObject *args) const;
+
+private:
+  bool canDonate(PyObject *args, size_t k) const;
 };
 
 bool PmapPlan::matches(PyObject *args) const {
@@ -102,11 +111,42 @@ bool PmapPlan::matches(PyObject *args) const {
   return true;
 }
 
+/// Whether argument k's buffer may become its paired output's: its Array is
+/// the only holder (no view, np.asarray result or other Array refers to it,
+/// donation.py's rule) and no other argument is that Array.
+bool PmapPlan::canDonate(PyObject *args, size_t k) const {
+  PyObject *arg = PyTuple_GET_ITEM(args, k);
+  PyObject *value = slot(arg, context.value);
+  auto *buffer = reinterpret_cast<PyArrayObject *>(value);
+  if (Py_REFCNT(value) != 1 || PyArray_BASE(buffer) ||
+      !PyArray_CHKFLAGS(buffer, NPY_ARRAY_OWNDATA))
+    return false;
+  for (size_t m = 0; m < inputs.size(); ++m)
+    if (m != k && PyTuple_GET_ITEM(args, m) == arg)
+      return false;
+  return true;
+}
+
 PyObject *PmapPlan::run(PyObject *args) const {
   size_t replicas = handles.size(), numInputs = inputs.size(),
          numOutputs = outputs.size(), numBuffers = numInputs + numOutputs;
+  Scratch<PyObject *, 8> donatedTo(numOutputs);
+  for (size_t j = 0; j < numOutputs; ++j)
+    donatedTo[j] = nullptr;
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (inputs[k].output < 0)
+      continue;
+    if (!canDonate(args, k))
+      return nullptr;
+    donatedTo[inputs[k].output] = slot(PyTuple_GET_ITEM(args, k), context.value);
+  }
   nb::list stacked;
-  for (const Output &output : outputs) {
+  for (size_t j = 0; j < numOutputs; ++j) {
+    const Output &output = outputs[j];
+    if (donatedTo[j]) { // its rows are the devices' inputs and outputs
+      stacked.append(nb::borrow(donatedTo[j]));
+      continue;
+    }
     auto *descr = reinterpret_cast<PyArray_Descr *>(output.dtype.ptr());
     Py_INCREF(descr); // stolen
     PyObject *array = PyArray_NewFromDescr(
@@ -145,6 +185,16 @@ PyObject *PmapPlan::run(PyObject *args) const {
   Py_END_ALLOW_THREADS;
   for (size_t k = 0; k < numInputs; ++k)
     Py_DECREF(held[k]);
+  // The donors are deleted also when the launch failed (their buffers may be
+  // written), as donation.finish does.
+  for (size_t k = 0; k < numInputs; ++k) {
+    if (inputs[k].output < 0)
+      continue;
+    PyObject *arg = PyTuple_GET_ITEM(args, k);
+    PyObject *value = slot(arg, context.value);
+    initSlot(arg, context.value, Py_NewRef(inputs[k].deleted.ptr()));
+    Py_DECREF(value); // `stacked` holds it
+  }
   checkStatus(status); // as Communicator.execute raises it
   PyObject *arrays = PyList_New((Py_ssize_t)numOutputs);
   if (!arrays)
@@ -183,15 +233,16 @@ nb::object PmapCallCache::call(nb::handle args) {
       return nb::none();
     std::rotate(plans.begin(), plans.begin() + i, plans.begin() + i + 1);
     PyObject *result = plan->run(tuple);
-    if (!result)
+    if (!result && PyErr_Occurred())
       throw nb::python_error();
-    return nb::steal(result);
+    return result ? nb::steal(result) : nb::none();
   }
   return nb::none();
 }
 
 bool PmapCallCache::remember(uint64_t generation, nb::handle args,
-                             nb::handle inAxes, nb::handle executables,
+                             nb::handle inAxes, nb::handle donated,
+                             nb::handle executables,
                              nb::handle communicator, nb::handle outputs,
                              nb::handle unflatten) {
   if (!context.array)
@@ -242,18 +293,32 @@ bool PmapCallCache::remember(uint64_t generation, nb::handle args,
     rowBytes = mapped ? (size_t)PyArray_NBYTES(buffer) / replicas : 0;
     return true;
   };
+  // {input: (output, deleted marker)}: a donated argument was deleted by
+  // the call, so its paired output (stacked the same way) stands for it.
+  nb::dict donations = nb::cast<nb::dict>(donated);
   for (size_t k = 0; k < numInputs; ++k) {
     PyObject *arg = PyTuple_GET_ITEM(args.ptr(), k);
+    PmapPlan::Input input;
     PyArrayObject *buffer = hostBuffer(arg);
+    if (donations.contains(nb::int_(k))) {
+      nb::tuple pair = nb::cast<nb::tuple>(donations[nb::int_(k)]);
+      input.output = nb::cast<long>(pair[0]);
+      input.deleted = pair[1];
+      if (input.output < 0 || (size_t)input.output >= outs.size() ||
+          Py_TYPE(arg) != context.array)
+        return false;
+      buffer = hostBuffer(outs[input.output].ptr());
+    }
     PyObject *aval = buffer ? slot(arg, context.aval) : nullptr;
     if (!aval || Py_TYPE(aval) != context.shapedArray)
       return false;
-    PmapPlan::Input input;
     nb::handle axis = axes[k];
     if (!axis.is_none() && !(nb::isinstance<nb::int_>(axis) &&
                              nb::cast<long>(axis) == 0))
       return false;
     input.mapped = !axis.is_none();
+    if (input.output >= 0 && !input.mapped)
+      return false;
     input.aval = nb::borrow(aval);
     input.shape = nb::borrow(slot(aval, context.shape));
     input.dtype = nb::borrow(slot(aval, context.dtype));
@@ -280,7 +345,8 @@ bool PmapCallCache::remember(uint64_t generation, nb::handle args,
                        PyArray_DIMS(buffer) + PyArray_NDIM(buffer));
     plan->outputs.push_back(std::move(output));
   }
-  if (!plan->matches(args.ptr()))
+  // Donated arguments are deleted by now: they match from the next call on.
+  if (donations.size() == 0 && !plan->matches(args.ptr()))
     return false;
   if (planGeneration != generation) {
     plans.clear();
@@ -302,8 +368,8 @@ void definePmapCallCache(nb::module_ &m) {
 remembered calls on numlir's cpu devices (pmap.py).
 
     cache = PmapCallCache()
-    cache.remember(generation, args, in_axes, executables, communicator,
-                   outputs, unflatten)    # after the general path's call
+    cache.remember(generation, args, in_axes, donated, executables,
+                   communicator, outputs, unflatten)  # after the general call
     cache.call(args)                      # its outputs, or None
 )")
       .def(nb::init<>())
@@ -311,7 +377,8 @@ remembered calls on numlir's cpu devices (pmap.py).
            "The outputs of a call on the tuple `args` if a plan matches it, "
            "else None.")
       .def("remember", &PmapCallCache::remember, "generation"_a, "args"_a,
-           "in_axes"_a, "executables"_a, "communicator"_a, "outputs"_a,
+           "in_axes"_a, "donated"_a, "executables"_a, "communicator"_a,
+           "outputs"_a,
            nb::arg("unflatten").none(),
            "Keeps what the general path decided for the call on `args`; "
            "whether it was kept.")

@@ -33,16 +33,19 @@ public:
 
   /// Remembers the call the general path just made on `args` (a tuple of
   /// Arrays, each mapped on `inAxes[i]`, 0 or None): `executables` (one
-  /// CpuExecutable per device, `_native`), launched by `communicator`, gave
-  /// `outputs`, Arrays stacked on axis 0 whose aval, device, committed
-  /// flag and layout each later call's outputs take, rebuilt by `unflatten`
-  /// as CallCache.remember's. Ignored when `generation` is no longer
-  /// current (CallCache.generation) or the buffers are not what the
-  /// executables' signatures say; whether it was kept.
+  /// CpuExecutable per local device, `_native`), launched by
+  /// `communicator`, gave `outputs`, Arrays stacked on axis 0 whose aval,
+  /// device, committed flag and layout each later call's outputs take,
+  /// rebuilt by `unflatten` as CallCache.remember's. `donated` maps each
+  /// donated argument (mapped on axis 0, deleted by the call) to (its
+  /// output, the _DeletedBuffer its Array's value becomes). Ignored when
+  /// `generation` is no longer current (CallCache.generation) or the
+  /// buffers are not what the executables' signatures say; whether it was
+  /// kept.
   bool remember(uint64_t generation, nanobind::handle args,
-                nanobind::handle inAxes, nanobind::handle executables,
-                nanobind::handle communicator, nanobind::handle outputs,
-                nanobind::handle unflatten);
+                nanobind::handle inAxes, nanobind::handle donated,
+                nanobind::handle executables, nanobind::handle communicator,
+                nanobind::handle outputs, nanobind::handle unflatten);
 
   size_t size() const { return plans.size(); }
   void clear() { plans.clear(); }
