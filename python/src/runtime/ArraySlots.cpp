@@ -96,6 +96,14 @@ void *dataOf(PyArrayObject *array) {
   return data ? data : &emptyBuffer;
 }
 
+PyObject *emptyArray(PyObject *dtype, const std::vector<npy_intp> &dims) {
+  auto *descr = reinterpret_cast<PyArray_Descr *>(dtype);
+  Py_INCREF(descr); // stolen
+  return PyArray_NewFromDescr(&PyArray_Type, descr, (int)dims.size(),
+                              const_cast<npy_intp *>(dims.data()), nullptr,
+                              nullptr, 0, nullptr);
+}
+
 PyObject *newArray(PyObject *value, PyObject *aval, PyObject *device,
                    PyObject *committed, PyObject *layout) {
   const ArrayContext &context = arrayContext;

@@ -15,6 +15,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <vector>
 
 namespace numlir::runtime {
 
@@ -68,6 +69,10 @@ bool equal(PyObject *a, PyObject *b);
 /// An array's data; the runtime refuses NULL, and an empty array may have
 /// no memory.
 void *dataOf(PyArrayObject *array);
+
+/// What np.empty(dims, dtype) makes, `dtype` a PyArray_Descr (borrowed);
+/// NULL with an exception set on failure.
+PyObject *emptyArray(PyObject *dtype, const std::vector<npy_intp> &dims);
 
 /// A new Array of these slots (references borrowed), as Array(value, aval,
 /// device, committed, layout) makes it; NULL on an allocation failure.

@@ -34,11 +34,6 @@ namespace {
 const ArrayContext &context = arrayContext;
 std::atomic<uint64_t> currentGeneration{1};
 
-/// At most this many plans per function: the signatures a loop repeats. A
-/// function called with more keeps the most recent; the rest go the
-/// general way, which still caches their executables.
-constexpr size_t kMaxPlans = 8;
-
 } // namespace
 
 /// What the general path decided for one signature.
@@ -173,13 +168,7 @@ PyObject *CallPlan::allocateOutputs(void **pointers) const {
     return nullptr;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Output &output = outputs[i];
-    auto *descr = reinterpret_cast<PyArray_Descr *>(output.dtype.ptr());
-    Py_INCREF(descr); // stolen
-    // What np.empty(shape, dtype) makes.
-    PyObject *array = PyArray_NewFromDescr(
-        &PyArray_Type, descr, (int)output.dims.size(),
-        const_cast<npy_intp *>(output.dims.data()), nullptr, nullptr, 0,
-        nullptr);
+    PyObject *array = emptyArray(output.dtype.ptr(), output.dims);
     if (!array) {
       Py_DECREF(buffers);
       return nullptr;
@@ -287,41 +276,13 @@ void CallCache::invalidateAll() { ++currentGeneration; }
 uint64_t CallCache::generation() { return currentGeneration; }
 
 nb::object CallCache::call(nb::handle args) {
-  if (plans.empty() || !PyTuple_Check(args.ptr()))
+  if (!PyTuple_Check(args.ptr()))
     return nb::none();
-  if (planGeneration != currentGeneration) {
-    plans.clear();
+  std::shared_ptr<CallPlan> plan = plans.find(args.ptr(), currentGeneration);
+  if (!plan || !plainThreadState(!plan->committed))
     return nb::none();
-  }
-  PyObject *tuple = args.ptr();
-  for (size_t i = 0; i < plans.size(); ++i) {
-    if (!plans[i]->matches(tuple))
-      continue;
-    std::shared_ptr<CallPlan> plan = plans[i];
-    if (!plainThreadState(!plan->committed))
-      return nb::none();
-    std::rotate(plans.begin(), plans.begin() + i, plans.begin() + i + 1);
-    PyObject *result = plan->run(tuple);
-    return result ? nb::steal(result) : nb::none();
-  }
-  return nb::none();
-}
-
-/// Puts `plan` first, dropping plans for the same arguments (whose run
-/// failed) and the least recent beyond kMaxPlans.
-void CallCache::keep(std::shared_ptr<CallPlan> plan, nb::handle args) {
-  if (planGeneration != currentGeneration) {
-    plans.clear();
-    planGeneration = currentGeneration;
-  }
-  plans.erase(std::remove_if(plans.begin(), plans.end(),
-                             [&](const std::shared_ptr<CallPlan> &old) {
-                               return old->matches(args.ptr());
-                             }),
-              plans.end());
-  plans.insert(plans.begin(), std::move(plan));
-  if (plans.size() > kMaxPlans)
-    plans.pop_back();
+  PyObject *result = plan->run(args.ptr());
+  return result ? nb::steal(result) : nb::none();
 }
 
 bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
@@ -368,7 +329,7 @@ bool CallCache::rememberOnDevice(uint64_t generation, nb::handle args,
   }
   if (!plan->matches(args.ptr()))
     return false; // mixed buffer types
-  keep(std::move(plan), args);
+  plans.keep(std::move(plan), args.ptr(), generation);
   return true;
 }
 
@@ -437,7 +398,7 @@ void CallCache::remember(uint64_t generation, nb::handle args,
   }
   if (!plan->matches(args.ptr()))
     return; // the arguments' buffers are not what their avals say
-  keep(std::move(plan), args);
+  plans.keep(std::move(plan), args.ptr(), generation);
 }
 
 void defineCallCache(nb::module_ &m) {

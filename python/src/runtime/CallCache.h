@@ -14,10 +14,9 @@
 #ifndef NUMLIR_PYTHON_RUNTIME_CALLCACHE_H
 #define NUMLIR_PYTHON_RUNTIME_CALLCACHE_H
 
-#include <nanobind/nanobind.h>
+#include "RecentPlans.h"
 
-#include <memory>
-#include <vector>
+#include <nanobind/nanobind.h>
 
 namespace numlir::runtime {
 
@@ -81,10 +80,7 @@ public:
   void clear() { plans.clear(); }
 
 private:
-  void keep(std::shared_ptr<CallPlan> plan, nanobind::handle args);
-
-  std::vector<std::shared_ptr<CallPlan>> plans;
-  uint64_t planGeneration = 0; // of every plan in `plans`
+  RecentPlans<CallPlan> plans;
 };
 
 /// Defines numlir._runtime.CallCache.

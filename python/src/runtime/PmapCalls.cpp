@@ -29,9 +29,6 @@ namespace {
 
 const ArrayContext &context = arrayContext;
 
-/// As CallCache's limit: the signatures a training loop repeats.
-constexpr size_t kMaxPlans = 8;
-
 bool sameDims(const std::vector<npy_intp> &dims, PyArrayObject *array) {
   return PyArray_NDIM(array) == (int)dims.size() &&
          std::equal(dims.begin(), dims.end(), PyArray_DIMS(array));
@@ -147,12 +144,7 @@ PyObject *PmapPlan::run(PyObject *args) const {
       stacked.append(nb::borrow(donatedTo[j]));
       continue;
     }
-    auto *descr = reinterpret_cast<PyArray_Descr *>(output.dtype.ptr());
-    Py_INCREF(descr); // stolen
-    PyObject *array = PyArray_NewFromDescr(
-        &PyArray_Type, descr, (int)output.dims.size(),
-        const_cast<npy_intp *>(output.dims.data()), nullptr, nullptr, 0,
-        nullptr);
+    PyObject *array = emptyArray(output.dtype.ptr(), output.dims);
     if (!array)
       return nullptr;
     stacked.append(nb::steal(array));
@@ -217,27 +209,17 @@ PyObject *PmapPlan::run(PyObject *args) const {
 }
 
 nb::object PmapCallCache::call(nb::handle args) {
-  if (plans.empty() || !PyTuple_Check(args.ptr()))
+  if (!PyTuple_Check(args.ptr()))
     return nb::none();
-  if (planGeneration != CallCache::generation()) {
-    plans.clear();
+  std::shared_ptr<PmapPlan> plan =
+      plans.find(args.ptr(), CallCache::generation());
+  // Under jit, grad or vmap, pmap runs as vmap: pmap.py decides.
+  if (!plan || !plainThreadState(false))
     return nb::none();
-  }
-  PyObject *tuple = args.ptr();
-  for (size_t i = 0; i < plans.size(); ++i) {
-    if (!plans[i]->matches(tuple))
-      continue;
-    std::shared_ptr<PmapPlan> plan = plans[i];
-    // Under jit, grad or vmap, pmap runs as vmap: pmap.py decides.
-    if (!plainThreadState(false))
-      return nb::none();
-    std::rotate(plans.begin(), plans.begin() + i, plans.begin() + i + 1);
-    PyObject *result = plan->run(tuple);
-    if (!result && PyErr_Occurred())
-      throw nb::python_error();
-    return result ? nb::steal(result) : nb::none();
-  }
-  return nb::none();
+  PyObject *result = plan->run(args.ptr());
+  if (!result && PyErr_Occurred())
+    throw nb::python_error();
+  return result ? nb::steal(result) : nb::none();
 }
 
 bool PmapCallCache::remember(uint64_t generation, nb::handle args,
@@ -348,18 +330,7 @@ bool PmapCallCache::remember(uint64_t generation, nb::handle args,
   // Donated arguments are deleted by now: they match from the next call on.
   if (donations.size() == 0 && !plan->matches(args.ptr()))
     return false;
-  if (planGeneration != generation) {
-    plans.clear();
-    planGeneration = generation;
-  }
-  plans.erase(std::remove_if(plans.begin(), plans.end(),
-                             [&](const std::shared_ptr<PmapPlan> &old) {
-                               return old->matches(args.ptr());
-                             }),
-              plans.end());
-  plans.insert(plans.begin(), std::move(plan));
-  if (plans.size() > kMaxPlans)
-    plans.pop_back();
+  plans.keep(std::move(plan), args.ptr(), generation);
   return true;
 }
 

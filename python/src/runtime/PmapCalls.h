@@ -14,10 +14,9 @@
 #ifndef NUMLIR_PYTHON_RUNTIME_PMAPCALLS_H
 #define NUMLIR_PYTHON_RUNTIME_PMAPCALLS_H
 
-#include <nanobind/nanobind.h>
+#include "RecentPlans.h"
 
-#include <memory>
-#include <vector>
+#include <nanobind/nanobind.h>
 
 namespace numlir::runtime {
 
@@ -51,8 +50,7 @@ public:
   void clear() { plans.clear(); }
 
 private:
-  std::vector<std::shared_ptr<PmapPlan>> plans;
-  uint64_t planGeneration = 0; // of every plan in `plans`
+  RecentPlans<PmapPlan> plans;
 };
 
 /// Defines numlir._runtime.PmapCallCache.
