@@ -26,9 +26,9 @@ matches the same way (the device and buffer type too) and hands to the executabl
 jax.jit's 3.8). Uncommitted calls inside a ``default_device`` context there take
 device_calls.py's path, the same idea in Python.
 
-pmap remembers its calls in one process the same way (``remember_pmap``: a
-``_runtime.PmapCallCache`` matches the positional Arrays and launches the executables on rows
-of their buffers and of fresh stacked outputs).
+pmap remembers its calls the same way (``remember_pmap``: a ``_runtime.PmapCallCache``
+matches the positional Arrays and launches the executables on rows of their buffers and of
+fresh stacked outputs, in one process or several).
 
 Eager ops (``dispatch.apply_primitive``) remember their calls the same way, with one cache
 per primitive and parameters (``EagerCalls``); a primitive's single output is returned as
@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 
 from numlir import _runtime
-from numlir._src import config, core, placement, tree_util
+from numlir._src import backends, config, core, placement, tree_util
 from numlir._src.array import Array, _DeletedBuffer
 from numlir._src.backends import cpu
 
@@ -107,11 +107,11 @@ def remember_on_device(cache: CallCache, start: int, args: tuple, exe, out_avals
 
 
 def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, pairs: dict,
-                  executables, communicator, outputs: list, unflatten) -> bool:
+                  executables, replicas: int, outputs: list, unflatten) -> bool:
     """Hands ``cache`` the pmap call the general path has just run on positional ``args``
     (each mapped on ``axes[i]``, 0 or None; ``pairs``: {donated argument: its output}) with
-    ``executables`` (one per local device) launched by ``communicator``, its outputs the
-    Arrays ``outputs`` stacked on axis 0; later ones launch from C++
+    ``executables`` (one per local device, of ``replicas`` in all processes), its outputs
+    the Arrays ``outputs`` stacked on axis 0; later ones launch from C++
     (python/src/runtime/PmapCalls.cpp). False if not kept."""
     if type(args) is not tuple or any(type(a) is not Array for a in args):
         return False
@@ -120,6 +120,8 @@ def remember_pmap(cache: PmapCallCache, start: int, args: tuple, axes, pairs: di
             or not all(e.device.host_memory for e in executables)
             or flags.debug_nans or flags.debug_infs or not flags.executable_cache_size):
         return False
+    devices = tuple(e.device for e in executables)
+    communicator = backends.get_backend(devices[0].name).communicator(devices, replicas)
     donated = {i: (j, _DeletedBuffer(args[i].aval)) for i, j in pairs.items()}
     return cache.remember(start, args, list(axes), donated, list(executables), communicator,
                           list(outputs), unflatten)

@@ -314,8 +314,7 @@ class PmapFunction:
         if (self._spmd_calls is not None and not kwargs and all(s == 0 for s in specs)
                 and len(leaves) == len(args)):
             host_calls.remember_pmap(
-                self._spmd_calls, start, args, axes, entry.pairs, executables,
-                dispatch.backend_of(devices[0]).communicator(tuple(devices), global_size),
+                self._spmd_calls, start, args, axes, entry.pairs, executables, global_size,
                 results, host_calls.unflattener(entry.out_tree))
         return tree_util.tree_unflatten(entry.out_tree, results)
 
