@@ -79,7 +79,7 @@ static nlrt_status check_arguments(nlrt_device *const *devices,
 /* Stops and joins the started threads and frees everything. */
 static void destroy(nlrt_communicator *comm) {
   pthread_mutex_lock(&comm->work_mutex);
-  comm->stopping = true;
+  __atomic_store_n(&comm->stopping, true, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&comm->work_posted);
   pthread_mutex_unlock(&comm->work_mutex);
   for (size_t i = 0; i < comm->num_local; ++i) {
@@ -152,7 +152,8 @@ NLRT_API nlrt_status nlrt_communicator_create(
       return nlrt_error(status, "%s", message);
     }
   }
-  for (size_t i = 0; i < num_local && num_local > 1; ++i) {
+  /* Participant 0 runs on the launching thread (launcher.c). */
+  for (size_t i = 1; i < num_local; ++i) {
     int error = pthread_create(&threads[i].thread, NULL,
                                nlrt_spmd_thread_main, &threads[i]);
     if (error) {

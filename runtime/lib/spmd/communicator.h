@@ -40,8 +40,8 @@ typedef struct nlrt_spmd_slot {
 #define NLRT_SPMD_END_OF_PROGRAM UINT32_MAX
 
 /* A participant's persistent thread and its part of the current launch.
- * With one local participant no thread is started (started stays false):
- * the launcher runs the part on the calling thread. */
+ * Participant 0's thread is never started (started stays false): the
+ * launcher runs its part on the calling thread (launcher.c). */
 typedef struct nlrt_spmd_thread {
   nlrt_spmd_participant participant;
   pthread_t thread;
@@ -69,6 +69,8 @@ struct nlrt_communicator {
   pthread_mutex_t work_mutex;
   pthread_cond_t work_posted;
   pthread_cond_t work_finished;
+  /* Written under work_mutex, read also without it (atomically) by the
+   * waits that poll before they sleep (launcher.c). */
   uint64_t launches; /* posted so far */
   size_t running;    /* threads not finished with the current launch */
   bool stopping;

@@ -6,12 +6,21 @@
  * for a peer on its own thread, so the only way to deadlock a launch is to
  * launch again from inside one (a host callback), which is refused.
  *
- * A communicator of one participant has no thread: its launches run on the
- * calling thread, as participant 0 for the launch's duration, which saves
- * the two cross-thread wakeups of a handoff (tens of microseconds each on a
- * busy machine). With no peer in this process there is nothing to run
- * beside it, and the device's OpenMP team is sized at every execute
- * (cpu_driver.c), so the caller's team serves as well as a thread's.
+ * Participant 0 has no thread: it runs on the calling thread for the
+ * launch's duration, which saves the two cross-thread wakeups of a handoff
+ * (tens of microseconds each on a busy machine; a chained 2-device pmap of
+ * a small program took 45 µs a launch with a thread for every participant).
+ * The device's OpenMP team is sized at every execute (cpu_driver.c), so the
+ * caller's team serves as well as a thread's. The others are posted first
+ * and run beside it on their own threads; the caller waits for them once
+ * its part is over. A communicator of one participant starts no thread.
+ *
+ * Both waits of a handoff poll before they sleep: a thread done with a
+ * launch watches for the next one, and the launcher for its threads'
+ * ends, for HANDOFF_POLL_NS, yielding the core between looks. A loop of
+ * launches (pmap after pmap) then passes work without a condition
+ * variable's sleep and wakeup, which cost about 45 µs a launch on two
+ * cores; a thread with nothing to do sleeps after that long.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -20,9 +29,38 @@
 #include "../services/collectives.h"
 #include "processes.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#define HANDOFF_POLL_NS 100000
+
+static uint64_t now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Polls, yielding the core, until `ready(comm, value)` or HANDOFF_POLL_NS
+ * have passed; the caller then waits on its condition variable as usual. */
+static void poll_briefly(const nlrt_communicator *comm, uint64_t value,
+                         bool (*ready)(const nlrt_communicator *, uint64_t)) {
+  uint64_t start = now_ns();
+  while (!ready(comm, value) && now_ns() - start < HANDOFF_POLL_NS)
+    sched_yield();
+}
+
+static bool launch_posted(const nlrt_communicator *comm, uint64_t done) {
+  return __atomic_load_n(&comm->launches, __ATOMIC_ACQUIRE) != done ||
+         __atomic_load_n(&comm->stopping, __ATOMIC_ACQUIRE);
+}
+
+static bool threads_finished(const nlrt_communicator *comm, uint64_t unused) {
+  (void)unused;
+  return __atomic_load_n(&comm->running, __ATOMIC_ACQUIRE) == 0;
+}
 
 /* The participant whose thread this is, for the thread's whole life, or
  * for the duration of a launch on the calling thread (one participant);
@@ -71,6 +109,7 @@ void *nlrt_spmd_thread_main(void *argument) {
   this_participant = self;
   uint64_t done = 0;
   for (;;) {
+    poll_briefly(comm, done, launch_posted);
     pthread_mutex_lock(&comm->work_mutex);
     while (comm->launches == done && !comm->stopping)
       pthread_cond_wait(&comm->work_posted, &comm->work_mutex);
@@ -84,7 +123,9 @@ void *nlrt_spmd_thread_main(void *argument) {
     run_participant(self);
 
     pthread_mutex_lock(&comm->work_mutex);
-    if (--comm->running == 0)
+    size_t left = comm->running - 1;
+    __atomic_store_n(&comm->running, left, __ATOMIC_RELEASE);
+    if (left == 0)
       pthread_cond_signal(&comm->work_finished);
     pthread_mutex_unlock(&comm->work_mutex);
   }
@@ -184,26 +225,26 @@ NLRT_API nlrt_status nlrt_executable_execute_spmd(
       return status;
     }
   }
-  if (num_local == 1) {
-    /* This thread is participant 0 until the launch is over (check_launch
-     * made sure it was no participant before). */
-    nlrt_spmd_thread *self = &comm->threads[0];
-    comm->collectives = executables[0]->collectives;
-    self->executable = executables[0];
-    self->buffers = buffers[0];
-    this_participant = self;
-    run_participant(self);
-    this_participant = NULL;
-  } else {
+  comm->collectives = executables[0]->collectives;
+  for (size_t i = 0; i < num_local; ++i) {
+    comm->threads[i].executable = executables[i];
+    comm->threads[i].buffers = buffers[i];
+  }
+  if (num_local > 1) {
     pthread_mutex_lock(&comm->work_mutex);
-    comm->collectives = executables[0]->collectives;
-    for (size_t i = 0; i < num_local; ++i) {
-      comm->threads[i].executable = executables[i];
-      comm->threads[i].buffers = buffers[i];
-    }
-    comm->running = num_local;
-    ++comm->launches;
+    comm->running = num_local - 1;
+    __atomic_store_n(&comm->launches, comm->launches + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&comm->work_posted);
+    pthread_mutex_unlock(&comm->work_mutex);
+  }
+  /* This thread is participant 0 until its part is over (check_launch made
+   * sure it was no participant before). */
+  this_participant = &comm->threads[0];
+  run_participant(&comm->threads[0]);
+  this_participant = NULL;
+  if (num_local > 1) {
+    poll_briefly(comm, 0, threads_finished);
+    pthread_mutex_lock(&comm->work_mutex);
     while (comm->running > 0)
       pthread_cond_wait(&comm->work_finished, &comm->work_mutex);
     pthread_mutex_unlock(&comm->work_mutex);
