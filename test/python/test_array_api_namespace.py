@@ -509,3 +509,15 @@ def test_setitem_on_a_traced_value_raises_the_same_error():
 
     with pytest.raises(TypeError, match="immutable.*x.at\\[idx\\].set\\(y\\)"):
         numlir.jit(f)(jnp.zeros(2))
+
+
+@pytest.mark.parametrize("n, m, k", [(0, None, 2**31), (3, 4, 2**31), (3, 4, -2**40),
+                                     (3, 4, 4), (3, 4, -3), (3, 4, 1), (2, 5, np.int64(-1))])
+def test_eye_with_a_diagonal_beyond_the_matrix_is_zeros_not_an_overflow(n, m, k):
+    # array-api-tests drew eye(0, None, k=2**31): converting k to int32 overflowed (jax: an
+    # empty matrix). Any k beyond the matrix gives zeros, as at its edge.
+    got = np.asarray(jnp.eye(n, m, k=k))
+    want = np.asarray(jjnp.eye(n, m, k=k))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(numlir.jit(lambda: jnp.eye(n, m, k=k))()), want)

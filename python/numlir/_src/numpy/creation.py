@@ -287,6 +287,10 @@ def _eye(N, M, k, dtype):
     idt = dtypes.default_int_dtype()
     rows = shape_ops.broadcasted_iota(idt, (N, M), 0)
     cols = shape_ops.broadcasted_iota(idt, (N, M), 1)
+    if isinstance(k, (int, np.integer)):
+        # A diagonal beyond the matrix is all zeros, as at its edge: a k past the index
+        # type's range (2**31 without x64) must not overflow into another diagonal.
+        k = max(-N, min(M, int(k)))
     if k:
         rows = ew.add(rows, ew.convert_element_type(k, idt))
     return ew.convert_element_type(ew.eq(rows, cols), dtype)
