@@ -89,10 +89,12 @@ struct nlrt_processes {
   size_t staging_capacity;
   size_t stride; /* of the last exchange's slots; 0: none */
   /* A reduction in slices, in bytes, an int per process (MPI's counts):
-   * where slice q is in an operand and how long, and where process q's
-   * slice for this one is staged and how long. MPI reads them until its
-   * requests complete, so they live as long as the staging. */
-  int *slice_at, *slice_bytes, *staged_at, *staged_bytes;
+   * where slice q is in an operand and how long, how much of it is sent
+   * (all of it, but none of this process's own), and where process q's
+   * slice for this one is staged and how long (none of its own: it is
+   * read where it is). MPI reads them until its requests complete, so they
+   * live as long as the staging. */
+  int *slice_at, *slice_bytes, *sent_bytes, *staged_at, *staged_bytes;
 };
 
 /*===--- Messages ----------------------------------------------------------===*/
@@ -237,7 +239,7 @@ nlrt_status nlrt_processes_create(const nlrt_communicator *comm,
   nlrt_mpi_ready(&rank, &size);
   if (p) {
     headers = calloc((size_t)size, sizeof(header));
-    counts = calloc(4 * (size_t)size, sizeof(int));
+    counts = calloc(5 * (size_t)size, sizeof(int));
   }
   if (!p || !headers || !counts) {
     free(p);
@@ -248,8 +250,9 @@ nlrt_status nlrt_processes_create(const nlrt_communicator *comm,
   }
   p->slice_at = counts;
   p->slice_bytes = counts + size;
-  p->staged_at = counts + 2 * size;
-  p->staged_bytes = counts + 3 * size;
+  p->sent_bytes = counts + 2 * size;
+  p->staged_at = counts + 3 * size;
+  p->staged_bytes = counts + 4 * size;
   p->rank = rank;
   p->size = size;
   p->num_local = comm->num_local;
@@ -283,7 +286,7 @@ void nlrt_processes_destroy(nlrt_processes *p) {
     return; /* MPI may still use the headers, the staging, the counts */
   free(p->headers);
   free(p->staging);
-  free(p->slice_at); /* all four arrays */
+  free(p->slice_at); /* all five arrays */
   free(p);
 }
 
@@ -490,30 +493,43 @@ static void plan_slices(nlrt_processes *p, size_t elements, size_t size,
   for (int q = 0; q < p->size; ++q) {
     size_t start = 0, count = 0;
     nlrt_spmd_share_of(elements, (size_t)p->size, (size_t)q, &start, &count);
+    bool own = q == p->rank;
     p->slice_at[q] = (int)(start * size);
     p->slice_bytes[q] = (int)(count * size);
+    p->sent_bytes[q] = own ? 0 : p->slice_bytes[q];
     p->staged_at[q] = (int)((size_t)q * mine);
-    p->staged_bytes[q] = (int)mine;
+    p->staged_bytes[q] = own ? 0 : (int)mine;
   }
 }
 
 /* This process's slice of the result, `count` elements at `to`: the
- * staged slices of every member's operand, combined in group order (the
- * group's ids are the processes: one replica each). It reads only the
- * staging, so the result may be this process's operand. */
+ * staged slices of every other member's operand and this process's own
+ * slice `own` (of its operand, which may be the result itself: each chunk
+ * of it is copied aside before the chunk of `to` is written), combined in
+ * group order (the group's ids are the processes: one replica each). The
+ * own slice is read where it is rather than sent to this process through
+ * MPI, which would copy it through memory once more. */
+static const void *member_chunk(const nlrt_processes *p, int64_t member,
+                                const unsigned char *mine, size_t offset) {
+  return member == p->rank ? (const void *)mine
+                           : (const void *)(p->staging +
+                                            p->staged_at[member] + offset);
+}
+
 static void reduce_staged_slices(const nlrt_processes *p,
                                  const nlrt_collective_record *record,
-                                 char *to, size_t count) {
+                                 const char *own, char *to, size_t count) {
   size_t size = record->element_size, per_chunk = CHUNK_BYTES / size;
   const int64_t *members = record->groups;
+  _Alignas(SLOT_ALIGNMENT) unsigned char mine[CHUNK_BYTES];
   for (size_t done = 0; done < count;) {
     size_t n = count - done < per_chunk ? count - done : per_chunk;
     size_t offset = done * size;
-    memcpy(to + offset, p->staging + p->staged_at[members[0]] + offset,
-           n * size);
+    memcpy(mine, own + offset, n * size);
+    memcpy(to + offset, member_chunk(p, members[0], mine, offset), n * size);
     for (size_t k = 1; k < record->group_size; ++k)
-      record->reduce(to + offset,
-                     p->staging + p->staged_at[members[k]] + offset, n);
+      record->reduce(to + offset, member_chunk(p, members[k], mine, offset),
+                     n);
     done += n;
   }
 }
@@ -548,14 +564,15 @@ static nlrt_status reduce_in_slices(nlrt_communicator *comm,
                      "process",
                   what, processes * mine);
   char detail[512];
+  const char *operand = comm->slots[0].operand;
   nlrt_mpi_outcome outcome = nlrt_mpi_alltoallv(
-      p->comm, comm->slots[0].operand, p->slice_bytes, p->slice_at,
-      p->staging, p->staged_bytes, p->staged_at, p->timeout_ns, detail,
-      sizeof(detail));
+      p->comm, operand, p->sent_bytes, p->slice_at, p->staging,
+      p->staged_bytes, p->staged_at, p->timeout_ns, detail, sizeof(detail));
   if (outcome != NLRT_MPI_DONE)
     return exchange_failed(p, outcome, what, detail);
   char *result = comm->slots[0].result;
-  reduce_staged_slices(p, record, result + start * size, count);
+  reduce_staged_slices(p, record, operand + start * size, result + start * size,
+                       count);
   outcome = nlrt_mpi_allgatherv(p->comm, result, p->slice_bytes, p->slice_at,
                                 p->timeout_ns, detail, sizeof(detail));
   if (outcome != NLRT_MPI_DONE)
