@@ -2,8 +2,8 @@
 //
 // pmap's general path costs about 35 µs of Python per call on this machine
 // (flattening, sizes, devices, two cache lookups, slicing rows, stacking,
-// shardings), more than the SPMD launch of a small program (about 25 µs).
-// A plan matches each argument as CallCache.cpp does (aval, C-contiguous
+// shardings), twenty times the SPMD launch of a small program (1.5 µs on
+// two devices, launcher.c). A plan matches each argument as CallCache.cpp does (aval, C-contiguous
 // host buffer) and passes the devices the rows of the arguments' buffers
 // and of fresh stacked outputs directly: the pointers are what pmap.py's
 // row views and `given` outputs would hold.
