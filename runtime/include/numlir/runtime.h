@@ -466,11 +466,11 @@ typedef struct nlrt_communicator_options {
 } nlrt_communicator_options;
 
 /* Creates a communicator over `num_local` devices of this process, one
- * participant each, and, for two or more, starts one thread per
- * participant: the thread that runs that device's executables in every
- * launch (and leads its OpenMP team, which the thread keeps between
- * launches). A communicator of one participant starts no thread: its
- * launches run on the thread that makes them. The communicator holds a
+ * participant each, and starts one thread per participant but the first:
+ * the thread that runs that device's executables in every launch (and
+ * leads its OpenMP team, which the thread keeps between launches).
+ * Participant 0's part of every launch runs on the thread that makes it.
+ * The communicator holds a
  * reference to each device. `options` may be NULL: one process, num_local
  * replicas, the default timeout.
  *   NLRT_INVALID_ARGUMENT NULL arguments, num_local 0, a device given
@@ -494,10 +494,10 @@ NLRT_API void nlrt_communicator_destroy(nlrt_communicator *communicator);
 /* Runs executables[i] on the communicator's device i with buffers[i]
  * (num_buffers pointers each, inputs then outputs, as for
  * nlrt_executable_execute), all at once, each on its participant's thread,
- * and returns when every one has finished; with one participant, on the
- * calling thread, which is that participant's thread for the duration of
- * the launch. Launches on one communicator from several threads run one
- * after the other.
+ * and returns when every one has finished; participant 0 on the calling
+ * thread, which is that participant's thread for the duration of the
+ * launch. Launches on one communicator from several threads run one after
+ * the other.
  *
  * Checked first (NLRT_INVALID_ARGUMENT, nothing runs): num_local is the
  * communicator's; every executable lives on its participant's device; all
@@ -521,8 +521,8 @@ NLRT_API nlrt_status nlrt_executable_execute_spmd(
     size_t num_buffers, nlrt_status *participant_status);
 
 /* On a participant's thread during a launch (in its executable, or in a
- * host callback the executable makes; for a one-participant communicator
- * the thread that launched), stores the communicator and the
+ * host callback the executable makes; for participant 0 the thread that
+ * launched), stores the communicator and the
  * participant's local index and returns 1; elsewhere returns 0 and stores
  * nothing. The pair identifies the participant among all launches running
  * in the process (for instance to keep a host callback's error per
