@@ -585,6 +585,13 @@ static void run_share(nlrt_spmd_participant *self,
     return;
   /* The group's members in this process split the work: all of them in
    * one process, fewer where the group spans processes. */
+  if (g == 1) {
+    /* A group of one: every op's result is its operand (a reduction of one,
+     * the one block gathered, scattered or sent). In place, nothing moves. */
+    move_bytes(result_of(comm, members[0]), operand_of(comm, members[0]),
+               record->elements * record->element_size);
+    return;
+  }
   size_t sharers = 0, rank = 0;
   for (size_t k = 0; k < g; ++k) {
     if (!is_local(comm, members[k]))
