@@ -60,6 +60,40 @@ def edges(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def order_sensitive(dtype=np.float32) -> np.ndarray:
+    """Columns whose reduction depends on the order the rows combine in, bit for bit: zeros
+    of both signs (of equal values, max and min keep the one in a given position), quiet NaNs
+    with a different payload in every row (the earlier NaN wins), and +inf against -inf. The
+    8 columns come three times, so that with 2 or 3 processes every process's slice of a
+    reduction in slices holds all of them."""
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    quiet = {np.float32: 0x7FC00000, np.float64: 0x7FF8000000000000}[dtype]
+    x = inputs(15, (8,), dtype)
+    x[:, 0] = -0.0
+    x[:, 1], x[0, 1] = -0.0, 0.0
+    x[:, 2], x[0, 2] = 0.0, -0.0
+    x[:, 3] = (np.arange(G, dtype=bits) + bits(quiet + 1)).view(dtype)
+    x[-1, 4] = np.nan
+    x[0, 5], x[-1, 5] = (np.array([quiet + 7, quiet + 9], bits)).view(dtype)
+    x[0, 6], x[-1, 6] = np.inf, -np.inf
+    x[1 % G, 7], x[-1, 7] = 0.0, -0.0
+    return np.tile(x, (1, 3))
+
+
+def order_scenarios(dtype, rotated) -> dict[str, object]:
+    """Reductions of order_sensitive(dtype), in place or not, in group order and rotated:
+    every member position of the reduction in slices."""
+    edge, out = order_sensitive(dtype), {}
+    for name, op in [("psum", lax.psum), ("pmax", lax.pmax), ("pmin", lax.pmin)]:
+        for donated in (False, True):
+            key = f"{name}_order_{np.dtype(dtype).name}" + ("_donated" if donated else "")
+            out[key] = np.asarray(run(lambda v, op=op: op(v, "i"), edge.copy(),
+                                      donate_argnums=(0,) if donated else ()))
+    out[f"psum_rotated_order_{np.dtype(dtype).name}"] = np.asarray(run(
+        lambda v: lax.psum(v, "i", axis_index_groups=rotated), edge))
+    return out
+
+
 def scenarios() -> dict[str, object]:
     x = inputs(0, (5,))
     groups = [list(range(0, G, 2)), list(range(1, G, 2))] if G % 2 == 0 else None
@@ -98,6 +132,9 @@ def scenarios() -> dict[str, object]:
         "psum_donated": run(lambda v: lax.psum(v, "i"), inputs(12, (1001,)),
                             donate_argnums=0),
     })
+    for dtype in (np.float32, np.float64):
+        with numlir.enable_x64(dtype == np.float64):
+            out.update(order_scenarios(dtype, rotated))
 
     # Calls remembered in C++ (PmapCalls.cpp) after the first: a psum of Arrays again and
     # again, and a donating one that writes its argument's rows in place.

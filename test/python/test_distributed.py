@@ -73,6 +73,8 @@ def test_pmap_across_processes_equals_one_process_bit_for_bit(mpirun, cache_dir,
                 want[p * devices:(p + 1) * devices]
             np.testing.assert_array_equal(got[name], rows, err_msg=f"{name} on process {p}")
             assert got[name].dtype == rows.dtype
+            # Bit for bit: zeros' signs and NaN payloads too.
+            assert got[name].tobytes() == rows.tobytes(), f"{name} on process {p}: bits"
         queries = json.loads((tmp_path / f"rank{p}.json").read_text())
         assert queries["process_index"] == p and queries["process_count"] == processes
         assert queries["devices"] == [[i, i // devices] for i in range(g)]

@@ -735,3 +735,21 @@ def test_c_api_has_no_data_race_under_thread_sanitizer(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     assert "ThreadSanitizer" not in result.stderr
     assert "all C API checks passed" in result.stdout
+
+
+def test_reduce_loops_give_the_same_bits_at_every_vector_width(tmp_path):
+    """runtime/test/reduce_loops_test.c: the collectives' combining loops built for baseline
+    x86-64, AVX2 and AVX-512 (the runtime picks the widest the host runs) agree bit for bit on
+    edge values, their `before` forms are the `after` forms with the rows swapped, and a float
+    sum or product of two NaNs keeps the earlier payload (so a pmap's bits do not depend on
+    how the elements were split between threads or processes)."""
+    program = tmp_path / "reduce_loops_test"
+    build = subprocess.run(
+        [CC, "-std=c11", "-D_GNU_SOURCE", "-O3", "-fno-trapping-math", "-ffp-contract=off",
+         "-Wall", "-Wextra", "-Werror", "-I", str(REPO / "runtime" / "include"),
+         str(REPO / "runtime" / "test" / "reduce_loops_test.c"), "-o", str(program)],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    result = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "reduce loops agree" in result.stdout

@@ -235,7 +235,9 @@ static nlrt_status check_record(const char *entry, size_t index,
     if (kind < NLRT_REDUCE_SUM || kind > NLRT_REDUCE_OR)
       return malformed(entry, "record %zu has unknown reduction kind %lld",
                        index, (long long)kind);
-    r->reduce = nlrt_reduce_function_for(kind, r->dtype);
+    nlrt_reduce_loops loops = nlrt_reduce_loops_for(kind, r->dtype);
+    r->reduce = loops.after;
+    r->reduce_before = loops.before;
     if (!r->reduce)
       return malformed(entry,
                        "record %zu: %s %s %s cannot combine %s "

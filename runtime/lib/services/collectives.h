@@ -56,7 +56,9 @@ typedef struct nlrt_collective_record {
   /* num_groups * group_size ids, group by group (permute: source, target
    * per pair). */
   const int64_t *groups;
-  nlrt_reduce_function reduce; /* all_reduce, reduce_scatter */
+  /* all_reduce, reduce_scatter: the next member's row after the
+   * accumulated ones, and an earlier one's before them (reduce.h). */
+  nlrt_reduce_function reduce, reduce_before;
   nlrt_permute_step *steps;    /* collective_permute: the moves, in order */
   size_t num_steps;
   const char *location;  /* "file:line" inside the locations, or NULL */

@@ -502,34 +502,48 @@ static void plan_slices(nlrt_processes *p, size_t elements, size_t size,
   }
 }
 
-/* This process's slice of the result, `count` elements at `to`: the
- * staged slices of every other member's operand and this process's own
- * slice `own` (of its operand, which may be the result itself: each chunk
- * of it is copied aside before the chunk of `to` is written), combined in
- * group order (the group's ids are the processes: one replica each). The
- * own slice is read where it is rather than sent to this process through
- * MPI, which would copy it through memory once more. */
-static const void *member_chunk(const nlrt_processes *p, int64_t member,
-                                const unsigned char *mine, size_t offset) {
-  return member == p->rank ? (const void *)mine
-                           : (const void *)(p->staging +
-                                            p->staged_at[member] + offset);
+/* Where member `member`'s slice for this process is staged, from byte
+ * `offset` on. */
+static const void *staged(const nlrt_processes *p, int64_t member,
+                          size_t offset) {
+  return p->staging + p->staged_at[member] + offset;
 }
 
+/* This process's slice of the result, `count` elements at `to`, from its
+ * own slice `own` of its operand and the staged slices of every other
+ * member, combined in group order (the group's ids are the processes: one
+ * replica each). The own slice is read where it is, and `to` accumulates
+ * it in place: the members after it are combined after, those before it
+ * (combined first in a chunk on the stack when there are several) before
+ * it, so that nothing is copied but that chunk. `own` is either `to` (a
+ * donated operand) or apart from it. */
 static void reduce_staged_slices(const nlrt_processes *p,
                                  const nlrt_collective_record *record,
                                  const char *own, char *to, size_t count) {
   size_t size = record->element_size, per_chunk = CHUNK_BYTES / size;
+  size_t g = record->group_size, position = 0;
   const int64_t *members = record->groups;
-  _Alignas(SLOT_ALIGNMENT) unsigned char mine[CHUNK_BYTES];
+  while (members[position] != p->rank)
+    ++position;
+  _Alignas(SLOT_ALIGNMENT) unsigned char earlier[CHUNK_BYTES];
   for (size_t done = 0; done < count;) {
     size_t n = count - done < per_chunk ? count - done : per_chunk;
     size_t offset = done * size;
-    memcpy(mine, own + offset, n * size);
-    memcpy(to + offset, member_chunk(p, members[0], mine, offset), n * size);
-    for (size_t k = 1; k < record->group_size; ++k)
-      record->reduce(to + offset, member_chunk(p, members[k], mine, offset),
-                     n);
+    char *accumulated = to + offset;
+    if (own != to)
+      memcpy(accumulated, own + offset, n * size);
+    if (position > 0) {
+      const void *before = staged(p, members[0], offset);
+      if (position > 1) {
+        memcpy(earlier, before, n * size);
+        for (size_t k = 1; k < position; ++k)
+          record->reduce(earlier, staged(p, members[k], offset), n);
+        before = earlier;
+      }
+      record->reduce_before(accumulated, before, n);
+    }
+    for (size_t k = position + 1; k < g; ++k)
+      record->reduce(accumulated, staged(p, members[k], offset), n);
     done += n;
   }
 }

@@ -79,28 +79,68 @@ static uint16_t f16_from_float(float value) {
 
 /*===--- The loops ---------------------------------------------------------===*/
 
-/* One loop: `a` is the accumulated value, `b` the next member's. */
-#define REDUCE_LOOP(name, type, expression)                                    \
-  static void name(void *accumulator_, const void *operand_, size_t count) {   \
+/* Each loop is built three times, for baseline x86-64, AVX2 and AVX-512,
+ * and the lookup picks the widest the host runs: the rows a collective
+ * combines are often in the cache, where the loop's width, not memory,
+ * sets its speed. (Chosen by a plain check, not an ifunc: ifunc resolvers
+ * run before a sanitizer's runtime is up.) None contracts a*b+c into a
+ * fused multiply-add (-ffp-contract=off), so all three give the same bits. */
+#if defined(__x86_64__)
+#define TARGET_AVX2 __attribute__((target("avx2")))
+#define TARGET_AVX512 __attribute__((target("avx512f")))
+#else
+#define TARGET_AVX2
+#define TARGET_AVX512
+#endif
+
+/* The two loops of `expression`, whose `a` comes before `b` in group
+ * order: `name` combines the next member's value after the accumulated
+ * one, and `name##_before` an earlier member's (or members') value before
+ * it, so that a member's own row can accumulate in place wherever it
+ * stands. */
+#define REDUCE_PAIR(name, type, expression, target)                            \
+  target static void name(void *accumulator_, const void *operand_,            \
+                          size_t count) {                                      \
     type *restrict accumulator = accumulator_;                                 \
     const type *restrict operand = operand_;                                   \
     for (size_t i = 0; i < count; ++i) {                                       \
       type a = accumulator[i], b = operand[i];                                 \
       accumulator[i] = (expression);                                           \
     }                                                                          \
+  }                                                                            \
+  target static void name##_before(void *accumulator_, const void *operand_,   \
+                                   size_t count) {                             \
+    type *restrict accumulator = accumulator_;                                 \
+    const type *restrict operand = operand_;                                   \
+    for (size_t i = 0; i < count; ++i) {                                       \
+      type a = operand[i], b = accumulator[i];                                 \
+      accumulator[i] = (expression);                                           \
+    }                                                                          \
   }
+#define REDUCE_LOOP(name, type, expression)                                    \
+  REDUCE_PAIR(name, type, expression, )                                        \
+  REDUCE_PAIR(name##_avx2, type, expression, TARGET_AVX2)                      \
+  REDUCE_PAIR(name##_avx512, type, expression, TARGET_AVX512)
 
 /* NaN wins (the earlier one in group order when both are). */
 #define FLOAT_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
 #define FLOAT_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
+
+/* `expression` of a and b, except that of two NaNs the earlier one's
+ * payload wins (quieted, as the operation would). With one NaN operand the
+ * hardware keeps its payload; with two, the first operand's, and which one
+ * a compiler puts first (the operations commute) may differ between a
+ * loop's vector body and its scalar tail, so the bits would depend on how
+ * the elements were split between threads and processes. */
+#define NAN_FIRST(a, b, expression) ((a) != (a) ? (a) + 0 : (expression))
 
 /* Float sums start from +0, as XLA's all-reduce does: `+ 0` makes the sum
  * of a group of -0s +0 (jax.pmap's psum of -0.0 on 2 devices is +0.0) and
  * changes nothing else, NaN payloads included. A group of one is a copy and
  * keeps its -0, as jax's does. */
 #define FLOAT_LOOPS(suffix, type)                                              \
-  REDUCE_LOOP(sum_##suffix, type, a + b + (type)0)                             \
-  REDUCE_LOOP(prod_##suffix, type, a * b)                                      \
+  REDUCE_LOOP(sum_##suffix, type, NAN_FIRST(a, b, a + b + (type)0))            \
+  REDUCE_LOOP(prod_##suffix, type, NAN_FIRST(a, b, a * b))                     \
   REDUCE_LOOP(max_##suffix, type, FLOAT_MAX(a, b))                             \
   REDUCE_LOOP(min_##suffix, type, FLOAT_MIN(a, b))
 FLOAT_LOOPS(f32, float)
@@ -110,8 +150,11 @@ FLOAT_LOOPS(f64, double)
  * winner's bits. */
 #define HALF_LOOPS(suffix, to_float, from_float)                               \
   REDUCE_LOOP(sum_##suffix, uint16_t,                                          \
-              from_float(to_float(a) + to_float(b) + 0.0f))                    \
-  REDUCE_LOOP(prod_##suffix, uint16_t, from_float(to_float(a) * to_float(b)))  \
+              from_float(NAN_FIRST(to_float(a), to_float(b),                   \
+                                   to_float(a) + to_float(b) + 0.0f)))         \
+  REDUCE_LOOP(prod_##suffix, uint16_t,                                         \
+              from_float(NAN_FIRST(to_float(a), to_float(b),                   \
+                                   to_float(a) * to_float(b))))                \
   REDUCE_LOOP(max_##suffix, uint16_t,                                          \
               to_float(a) != to_float(a)   ? a                                 \
               : to_float(b) != to_float(b) ? b                                 \
@@ -152,62 +195,116 @@ REDUCE_LOOP(and_i1, uint8_t, (uint8_t)((a != 0) & (b != 0)))
 REDUCE_LOOP(or_i1, uint8_t, (uint8_t)((a != 0) | (b != 0)))
 
 /* Complex numbers are (real, imaginary) pairs; the product is the textbook
- * formula, with no special handling of infinities (as XLA's). */
-#define COMPLEX_LOOPS(suffix, type)                                            \
-  static void sum_##suffix(void *accumulator_, const void *operand_,           \
-                           size_t count) {                                     \
-    type *restrict accumulator = accumulator_;                                 \
-    const type *restrict operand = operand_;                                   \
-    for (size_t i = 0; i < 2 * count; ++i) /* from +0, as FLOAT_LOOPS */       \
-      accumulator[i] = accumulator[i] + operand[i] + (type)0;                  \
-  }                                                                            \
-  static void prod_##suffix(void *accumulator_, const void *operand_,          \
-                            size_t count) {                                    \
+ * formula, with no special handling of infinities (as XLA's), nor of NaN
+ * payloads, which it mixes from four products. As in REDUCE_LOOP, (ar, ai)
+ * comes before (br, bi) in group order. */
+#define COMPLEX_LOOP(name, type, accumulator_first, real, imaginary, target)   \
+  target static void name(void *accumulator_, const void *operand_,            \
+                          size_t count) {                                      \
     type *restrict accumulator = accumulator_;                                 \
     const type *restrict operand = operand_;                                   \
     for (size_t i = 0; i < count; ++i) {                                       \
-      type ar = accumulator[2 * i], ai = accumulator[2 * i + 1];               \
-      type br = operand[2 * i], bi = operand[2 * i + 1];                       \
-      accumulator[2 * i] = ar * br - ai * bi;                                  \
-      accumulator[2 * i + 1] = ar * bi + ai * br;                              \
+      const type *x = accumulator + 2 * i, *y = operand + 2 * i;               \
+      const type *a = accumulator_first ? x : y;                               \
+      const type *b = accumulator_first ? y : x;                               \
+      type ar = a[0], ai = a[1], br = b[0], bi = b[1];                         \
+      accumulator[2 * i] = (real);                                             \
+      accumulator[2 * i + 1] = (imaginary);                                    \
     }                                                                          \
   }
-COMPLEX_LOOPS(c64, float)
-COMPLEX_LOOPS(c128, double)
+#define COMPLEX_PAIR(name, type, real, imaginary, target)                      \
+  COMPLEX_LOOP(name, type, 1, real, imaginary, target)                         \
+  COMPLEX_LOOP(name##_before, type, 0, real, imaginary, target)
+#define COMPLEX_LOOPS(name, type, real, imaginary)                             \
+  COMPLEX_PAIR(name, type, real, imaginary, )                                  \
+  COMPLEX_PAIR(name##_avx2, type, real, imaginary, TARGET_AVX2)                \
+  COMPLEX_PAIR(name##_avx512, type, real, imaginary, TARGET_AVX512)
+/* Sums start from +0, as FLOAT_LOOPS', each part its own NAN_FIRST. */
+COMPLEX_LOOPS(sum_c64, float, NAN_FIRST(ar, br, ar + br + 0.0f),
+              NAN_FIRST(ai, bi, ai + bi + 0.0f))
+COMPLEX_LOOPS(sum_c128, double, NAN_FIRST(ar, br, ar + br + 0.0),
+              NAN_FIRST(ai, bi, ai + bi + 0.0))
+/* Products stay baseline code under every width's name: with AVX-512, GCC
+ * makes a*b - c*d a fused multiply-add even under -ffp-contract=off, which
+ * changes values where a product overflows (inf - inf is NaN, fused it is
+ * -inf). */
+#define COMPLEX_PRODUCTS(name, type)                                           \
+  COMPLEX_PAIR(name, type, ar * br - ai * bi, ar * bi + ai * br, )             \
+  COMPLEX_PAIR(name##_avx2, type, ar * br - ai * bi, ar * bi + ai * br, )      \
+  COMPLEX_PAIR(name##_avx512, type, ar * br - ai * bi, ar * bi + ai * br, )
+COMPLEX_PRODUCTS(prod_c64, float)
+COMPLEX_PRODUCTS(prod_c128, double)
 
 /*===--- Lookup ------------------------------------------------------------===*/
 
 #define NUM_KINDS 6
 #define NUM_DTYPES 15
 
-/* [dtype][kind], in nlrt_dtype and nlrt_reduce_kind order. */
-static const nlrt_reduce_function loops[NUM_DTYPES][NUM_KINDS] = {
-    [NLRT_DTYPE_F16] = {sum_f16, prod_f16, max_f16, min_f16, NULL, NULL},
-    [NLRT_DTYPE_BF16] = {sum_bf16, prod_bf16, max_bf16, min_bf16, NULL, NULL},
-    [NLRT_DTYPE_F32] = {sum_f32, prod_f32, max_f32, min_f32, NULL, NULL},
-    [NLRT_DTYPE_F64] = {sum_f64, prod_f64, max_f64, min_f64, NULL, NULL},
-    /* On 0 and 1, max is or and min is and. */
-    [NLRT_DTYPE_I1] = {NULL, NULL, or_i1, and_i1, and_i1, or_i1},
-    [NLRT_DTYPE_I8] = {sum_i8, prod_i8, max_i8, min_i8, and_i8, or_i8},
-    [NLRT_DTYPE_I16] = {sum_i16, prod_i16, max_i16, min_i16, and_i16, or_i16},
-    [NLRT_DTYPE_I32] = {sum_i32, prod_i32, max_i32, min_i32, and_i32, or_i32},
-    [NLRT_DTYPE_I64] = {sum_i64, prod_i64, max_i64, min_i64, and_i64, or_i64},
-    [NLRT_DTYPE_UI8] = {sum_ui8, prod_ui8, max_ui8, min_ui8, and_ui8, or_ui8},
-    [NLRT_DTYPE_UI16] = {sum_ui16, prod_ui16, max_ui16, min_ui16, and_ui16,
-                         or_ui16},
-    [NLRT_DTYPE_UI32] = {sum_ui32, prod_ui32, max_ui32, min_ui32, and_ui32,
-                         or_ui32},
-    [NLRT_DTYPE_UI64] = {sum_ui64, prod_ui64, max_ui64, min_ui64, and_ui64,
-                         or_ui64},
-    [NLRT_DTYPE_C64] = {sum_c64, prod_c64, NULL, NULL, NULL, NULL},
-    [NLRT_DTYPE_C128] = {sum_c128, prod_c128, NULL, NULL, NULL, NULL},
-};
+#define BASELINE(loop) {loop, loop##_before}
+#define AVX2(loop) {loop##_avx2, loop##_avx2_before}
+#define AVX512(loop) {loop##_avx512, loop##_avx512_before}
+#define NONE {NULL, NULL}
 
-nlrt_reduce_function nlrt_reduce_function_for(int64_t kind, nlrt_dtype dtype) {
+/* [dtype][kind], in nlrt_dtype and nlrt_reduce_kind order, of V's loops. */
+#define LOOP_TABLE(V)                                                          \
+  {                                                                            \
+    [NLRT_DTYPE_F16] = {                                                       \
+        V(sum_f16), V(prod_f16), V(max_f16), V(min_f16), NONE, NONE},          \
+    [NLRT_DTYPE_BF16] = {                                                      \
+        V(sum_bf16), V(prod_bf16), V(max_bf16), V(min_bf16), NONE, NONE},      \
+    [NLRT_DTYPE_F32] = {                                                       \
+        V(sum_f32), V(prod_f32), V(max_f32), V(min_f32), NONE, NONE},          \
+    [NLRT_DTYPE_F64] = {                                                       \
+        V(sum_f64), V(prod_f64), V(max_f64), V(min_f64), NONE, NONE},          \
+    /* On 0 and 1, max is or and min is and. */                                \
+    [NLRT_DTYPE_I1] = {NONE, NONE, V(or_i1), V(and_i1), V(and_i1), V(or_i1)},  \
+    [NLRT_DTYPE_I8] = {                                                        \
+        V(sum_i8), V(prod_i8), V(max_i8), V(min_i8), V(and_i8), V(or_i8)},     \
+    [NLRT_DTYPE_I16] = {                                                       \
+        V(sum_i16), V(prod_i16), V(max_i16), V(min_i16), V(and_i16),           \
+        V(or_i16)},                                                            \
+    [NLRT_DTYPE_I32] = {                                                       \
+        V(sum_i32), V(prod_i32), V(max_i32), V(min_i32), V(and_i32),           \
+        V(or_i32)},                                                            \
+    [NLRT_DTYPE_I64] = {                                                       \
+        V(sum_i64), V(prod_i64), V(max_i64), V(min_i64), V(and_i64),           \
+        V(or_i64)},                                                            \
+    [NLRT_DTYPE_UI8] = {                                                       \
+        V(sum_ui8), V(prod_ui8), V(max_ui8), V(min_ui8), V(and_ui8),           \
+        V(or_ui8)},                                                            \
+    [NLRT_DTYPE_UI16] = {                                                      \
+        V(sum_ui16), V(prod_ui16), V(max_ui16), V(min_ui16), V(and_ui16),      \
+        V(or_ui16)},                                                           \
+    [NLRT_DTYPE_UI32] = {                                                      \
+        V(sum_ui32), V(prod_ui32), V(max_ui32), V(min_ui32), V(and_ui32),      \
+        V(or_ui32)},                                                           \
+    [NLRT_DTYPE_UI64] = {                                                      \
+        V(sum_ui64), V(prod_ui64), V(max_ui64), V(min_ui64), V(and_ui64),      \
+        V(or_ui64)},                                                           \
+    [NLRT_DTYPE_C64] = {V(sum_c64), V(prod_c64), NONE, NONE, NONE, NONE},      \
+    [NLRT_DTYPE_C128] = {V(sum_c128), V(prod_c128), NONE, NONE, NONE, NONE},   \
+  }
+
+typedef nlrt_reduce_loops loop_table[NUM_DTYPES][NUM_KINDS];
+static const loop_table baseline = LOOP_TABLE(BASELINE);
+static const loop_table avx2 = LOOP_TABLE(AVX2);
+static const loop_table avx512 = LOOP_TABLE(AVX512);
+
+static const loop_table *widest_loops(void) {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f"))
+    return &avx512;
+  if (__builtin_cpu_supports("avx2"))
+    return &avx2;
+#endif
+  return &baseline;
+}
+
+nlrt_reduce_loops nlrt_reduce_loops_for(int64_t kind, nlrt_dtype dtype) {
   if (kind < 0 || kind >= NUM_KINDS || (int)dtype < 0 ||
       (int)dtype >= NUM_DTYPES)
-    return NULL;
-  return loops[dtype][kind];
+    return (nlrt_reduce_loops)NONE;
+  return (*widest_loops())[dtype][kind];
 }
 
 const char *nlrt_reduce_kind_name(int64_t kind) {

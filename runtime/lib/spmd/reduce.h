@@ -20,11 +20,21 @@ typedef enum nlrt_reduce_kind {
 typedef void (*nlrt_reduce_function)(void *accumulator, const void *operand,
                                      size_t count);
 
-/* The loop for `kind` over `dtype`, or NULL where the kind does not fit the
- * type: sum and prod on everything but i1; max and min on everything but
- * complex; and, or on integers and i1. Float max and min propagate NaN;
- * f16 and bf16 round to their type at every step; integers wrap. */
-nlrt_reduce_function nlrt_reduce_function_for(int64_t kind, nlrt_dtype dtype);
+/* A reduction's two steps: `after` combines the next member's row after
+ * the accumulated ones, as above; `before` puts an earlier member's row (or
+ * the combination of several) in front of them: accumulator[i] =
+ * operand[i] (op) accumulator[i]. With both, a member's own row can
+ * accumulate the group's in place whatever its position, each step the
+ * same bits as the group-order fold. */
+typedef struct nlrt_reduce_loops {
+  nlrt_reduce_function after, before;
+} nlrt_reduce_loops;
+
+/* The loops for `kind` over `dtype`, or NULLs where the kind does not fit
+ * the type: sum and prod on everything but i1; max and min on everything
+ * but complex; and, or on integers and i1. Float max and min propagate
+ * NaN; f16 and bf16 round to their type at every step; integers wrap. */
+nlrt_reduce_loops nlrt_reduce_loops_for(int64_t kind, nlrt_dtype dtype);
 
 /* "sum", "prod", ...; "?" for other values. */
 const char *nlrt_reduce_kind_name(int64_t kind);
