@@ -9,7 +9,8 @@ times, on float32 buffers from 4 KiB to 64 MiB, the median of many calls of
   buffer is donated, so the sum lands in place, like MPI_IN_PLACE), and
 - MPI: mpi4py's ``comm.Allreduce(MPI.IN_PLACE, buf)``,
 
-and process 0 prints the overhead (numlir / MPI - 1). The target (issue 36) is at most 10%
+in five interleaved rounds (the median of the rounds' medians), and process 0 prints the
+overhead (numlir / MPI - 1). The target (issue 36) is at most 10%
 from 1 MiB up. numlir's psum is reduced in slices, as an allreduce is (alltoallv, a
 sum of each slice in group order, allgatherv: bitwise the same on every process and as one
 process with every device; docs/distributed.md). Results: bench/results/allreduce.json.
@@ -29,6 +30,7 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 SIZES = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20]
+ROUNDS = 5
 TRANSPORTS = {"shared memory": [], "tcp": ["--mca", "btl", "tcp,self",
                                            "--mca", "btl_tcp_if_include", "lo"]}
 
@@ -71,18 +73,22 @@ def child(quick: bool) -> None:
     for size in SIZES[:4] if quick else SIZES:
         n = size // 4
         buf = np.ones(n, np.float32)
-        comm.Barrier()
-        mpi = _median_seconds(lambda: comm.Allreduce(MPI.IN_PLACE, buf), comm,
-                              0.5 if quick else 2)
         state = {"x": np.ones((1, n), np.float32)}
 
         def numlir_call():
             state["x"] = psum(state["x"])
 
-        comm.Barrier()
-        ours = _median_seconds(numlir_call, comm, 0.5 if quick else 2)
+        calls = {"mpi": lambda: comm.Allreduce(MPI.IN_PLACE, buf), "numlir": numlir_call}
+        # Rounds interleaved: the machine's drift (the two processes share its caches and
+        # cores with whatever else runs) falls on both alike.
+        medians = {name: [] for name in calls}
+        for _ in range(ROUNDS):
+            for name, call in calls.items():
+                comm.Barrier()
+                medians[name].append(_median_seconds(call, comm, (0.5 if quick else 2) / ROUNDS))
         # Both ranks timed the same calls; the slower rank's median is the collective's.
-        mpi, ours = comm.allreduce(mpi, op=MPI.MAX), comm.allreduce(ours, op=MPI.MAX)
+        mpi, ours = (comm.allreduce(statistics.median(medians[name]), op=MPI.MAX)
+                     for name in ("mpi", "numlir"))
         rows.append({"bytes": size, "mpi_us": mpi * 1e6, "numlir_us": ours * 1e6,
                      "overhead": ours / mpi - 1})
     if comm.rank == 0:
