@@ -120,6 +120,14 @@ def scenarios() -> dict[str, object]:
     }
     if groups:
         out["psum_groups"] = run(lambda v: lax.psum(v, "i", axis_index_groups=groups), x)
+        k = len(groups[0])
+        out["all_gather_groups"] = run(
+            lambda v: lax.all_gather(v, "i", axis_index_groups=groups), x)
+        out["psum_scatter_groups"] = run(
+            lambda v: lax.psum_scatter(v, "i", axis_index_groups=groups), inputs(16, (k, 3)))
+        out["all_to_all_groups"] = run(
+            lambda v: lax.all_to_all(v, "i", 0, 1, axis_index_groups=groups),
+            inputs(17, (k, 3)))
     # One device per process reduces a psum over every device in slices, one per process:
     # sizes that split unevenly or leave slices empty, a group out of rank order, in place.
     rotated = [[G - 1, *range(G - 1)]]

@@ -435,6 +435,81 @@ def test_axis_index_groups_split_psum_pmax_pmin_and_pmean():
         np.testing.assert_array_equal(np.asarray(g), np.array(w, F32))
 
 
+GROUP_SETS = [[[0, 1], [2, 3]], [[1, 0], [3, 2]], [[3, 1], [0, 2]], [[2, 0, 3, 1]]]
+
+
+def _members(groups):
+    """Each device's group and its position in it (the groups' order, as JAX's)."""
+    return {d: (g, g.index(d)) for g in groups for d in g}
+
+
+def _gathered(x, groups, axis, tiled):
+    join = np.concatenate if tiled else np.stack
+    return np.stack([join([x[m] for m in g], axis) for d, (g, _) in
+                     sorted(_members(groups).items())])
+
+
+def _scattered(x, groups, dim, tiled):
+    out = []
+    for d, (g, j) in sorted(_members(groups).items()):
+        piece = np.split(sum(x[m] for m in g), len(g), axis=dim)[j]
+        out.append(piece if tiled else np.squeeze(piece, dim))
+    return np.stack(out)
+
+
+def _exchanged(x, groups, split, concat, tiled):
+    out = []
+    for d, (g, j) in sorted(_members(groups).items()):
+        pieces = [np.split(x[m], len(g), axis=split)[j] for m in g]
+        out.append(np.concatenate(pieces, concat) if tiled else
+                   np.stack([np.squeeze(p, split) for p in pieces], concat))
+    return np.stack(out)
+
+
+@pytest.mark.skipif(N != 4, reason="the groups are written for 4 devices")
+@pytest.mark.parametrize("groups", GROUP_SETS, ids=str)
+def test_axis_index_groups_split_all_gather_psum_scatter_and_all_to_all(groups):
+    # NumPy's reading of JAX's semantics (jax 0.10.2's pmap on 4 devices gives the same
+    # values for these groups): each group gathers, sums and exchanges in its own order.
+    x = R.normal(size=(4, 4, 8)).astype(F32)
+    k = len(groups[0])
+    cases = {
+        "all_gather": (lambda v: lax.all_gather(v, "i", axis_index_groups=groups),
+                       _gathered(x, groups, 0, False)),
+        "all_gather axis=1 tiled": (
+            lambda v: lax.all_gather(v, "i", axis_index_groups=groups, axis=1, tiled=True),
+            _gathered(x, groups, 1, True)),
+        "psum_scatter": (lambda v: lax.psum_scatter(v[:k], "i", axis_index_groups=groups),
+                         _scattered(x[:, :k], groups, 0, False)),
+        "psum_scatter tiled": (
+            lambda v: lax.psum_scatter(v, "i", scatter_dimension=0, axis_index_groups=groups,
+                                       tiled=True),
+            _scattered(x, groups, 0, True)),
+        "all_to_all": (lambda v: lax.all_to_all(v[:k], "i", 0, 1, axis_index_groups=groups),
+                       _exchanged(x[:, :k], groups, 0, 1, False)),
+        "all_to_all tiled": (
+            lambda v: lax.all_to_all(v, "i", 1, 0, axis_index_groups=groups, tiled=True),
+            _exchanged(x, groups, 1, 0, True)),
+    }
+    for name, (f, want) in cases.items():
+        got = np.asarray(numlir.pmap(f, axis_name="i")(x))
+        assert got.shape == want.shape, name
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.skipif(N != 4, reason="the groups are written for 4 devices")
+def test_grad_through_grouped_all_gather_sums_over_the_group():
+    # all_gather transposes to psum_scatter over the same groups: device d's gradient is
+    # the sum, over its group's members m, of the weight m gave d's piece.
+    groups = [[1, 0], [3, 2]]
+    x, w = R.normal(size=(4, 3)).astype(F32), R.normal(size=(4, 2, 3)).astype(F32)
+    loss = lambda v, ww: jnp.sum(lax.all_gather(v, "i", axis_index_groups=groups) * ww)  # noqa: E731
+    got = numlir.pmap(numlir.grad(loss), axis_name="i")(x, w)
+    members = _members(groups)
+    want = np.stack([sum(w[m][members[d][1]] for m in members[d][0]) for d in range(4)])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
 def test_axis_index_groups_that_do_not_split_the_axis_and_under_vmap_are_clear_errors():
     with pytest.raises(ValueError, match="split the 2 positions of one named axis"):
         numlir.vmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0], [0]]),
@@ -442,6 +517,24 @@ def test_axis_index_groups_that_do_not_split_the_axis_and_under_vmap_are_clear_e
     with pytest.raises(NotImplementedError, match="axis_index_groups over vmap's axis"):
         numlir.vmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0], [1]]),
                     axis_name="i")(np.ones(2, F32))
+    for name, f in [("all_gather", lambda v: lax.all_gather(v, "i", axis_index_groups=[[0], [1]])),
+                    ("psum_scatter", lambda v: lax.psum_scatter(v, "i",
+                                                                axis_index_groups=[[0], [1]])),
+                    ("all_to_all", lambda v: lax.all_to_all(v, "i", 0, 0,
+                                                            axis_index_groups=[[0], [1]]))]:
+        with pytest.raises(NotImplementedError, match=f"{name}: axis_index_groups over vmap"):
+            numlir.vmap(f, axis_name="i")(np.ones((2, 1), F32))
+    with pytest.raises(ValueError, match="all_gather: axis_index_groups must split"):
+        numlir.vmap(lambda v: lax.all_gather(v, "i", axis_index_groups=[[0, 1, 2]]),
+                    axis_name="i")(np.ones((2, 1), F32))
+
+
+@several
+def test_grouped_psum_scatter_names_the_group_size_when_the_dimension_does_not_fit():
+    groups = [list(range(N))[::2], list(range(N))[1::2]] if N % 2 == 0 else [list(range(N))]
+    with pytest.raises(ValueError, match=f"must equal the group size {len(groups[0])}"):
+        numlir.pmap(lambda v: lax.psum_scatter(v, "i", axis_index_groups=groups),
+                    axis_name="i")(np.ones((N, len(groups[0]) + 1), F32))
 
 
 @several

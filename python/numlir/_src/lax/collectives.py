@@ -128,10 +128,7 @@ def _reducing_collective(name: str, reduce, unbatched, kind: str):
         if trace.axis_name not in axes:
             return _pass_through(prim, trace, vals, dims, (), axes=axes,
                                  axis_index_groups=axis_index_groups)
-        if axis_index_groups is not None:
-            raise NotImplementedError(
-                f"{name}: axis_index_groups over vmap's axis {trace.axis_name!r} is not "
-                "supported (pmap's axes take them); vmap over the groups instead")
+        _no_groups_under_vmap(name, trace, axis_index_groups)
         rest = tuple(a for a in axes if a != trace.axis_name)
         with core.set_current_trace(trace.parent):
             out = unbatched(x, trace.axis_size) if d is None else reduce(x, (d,))
@@ -217,10 +214,18 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         lambda s: ew.div(s, shape_ops.full((), size, core.get_aval(s).dtype)), summed)
 
 
-def _no_groups(name: str, groups) -> None:
+def _groups_and_size(name: str, axis_name, groups):
+    """``axis_index_groups`` checked as psum's, and the size the collective spans: a
+    group's, or the named axis's."""
+    groups = _checked_groups(name, axis_name, groups)
+    return groups, (len(groups[0]) if groups else axis_size(axis_name))
+
+
+def _no_groups_under_vmap(name: str, trace, groups) -> None:
     if groups is not None:
-        raise NotImplementedError(f"{name}: axis_index_groups is not supported yet (psum, "
-                                  "pmax, pmin and pmean take them under pmap)")
+        raise NotImplementedError(
+            f"{name}: axis_index_groups over vmap's axis {trace.axis_name!r} is not "
+            "supported (pmap's axes take them, as in JAX); vmap over the groups instead")
 
 
 # --- axis_index -------------------------------------------------------------------------------
@@ -262,10 +267,10 @@ def axis_index(axis_name):
 
 # --- all_gather -------------------------------------------------------------------------------
 
-def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled, size):
+def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled, size, axis_index_groups=None):
     # Untiled, each replica's value gets an axis of 1 at `axis` first, which the
-    # gather then grows to the axis size.
-    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    # gather then grows to the group's size.
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name), axis_index_groups)
     aval = ctx.avals_in[0]
     if not tiled:
         expanded = aval.update(shape=aval.shape[:axis] + (1,) + aval.shape[axis:])
@@ -279,7 +284,7 @@ all_gather_p = _collective("all_gather", lower=_all_gather_lowering)
 
 
 @all_gather_p.def_abstract_eval
-def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, size):
+def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, size, axis_index_groups=None):
     shape = list(x.shape)
     if tiled:
         shape[axis] *= size
@@ -288,10 +293,13 @@ def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, size):
     return x.update(shape=tuple(shape))
 
 
-def _all_gather_rule(trace, vals, dims, *, axis_name, axis, tiled, size):
+def _all_gather_rule(trace, vals, dims, *, axis_name, axis, tiled, size,
+                     axis_index_groups=None):
     if trace.axis_name != axis_name:
         return _pass_through(all_gather_p, trace, vals, dims, ("axis",), axis_name=axis_name,
-                             axis=axis, tiled=tiled, size=size)
+                             axis=axis, tiled=tiled, size=size,
+                             axis_index_groups=axis_index_groups)
+    _no_groups_under_vmap("all_gather", trace, axis_index_groups)
     (x,), (d,) = vals, dims
     with core.set_current_trace(trace.parent):
         stacked = _front(trace, x, d)  # (n, ...): every example's value
@@ -317,10 +325,11 @@ def _all_gather_jvp(primals, tangents, **params):
 ad.defjvp_rule(all_gather_p, _all_gather_jvp)
 
 
-def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
+def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size, axis_index_groups=None):
     # Every example's gather saw each value: the sum of the cotangents, of which each
     # example keeps its own piece.
-    piece = reduce_scatter_p.bind(ad.instantiate(ct), axis_name=axis_name, dim=axis, size=size)
+    piece = reduce_scatter_p.bind(ad.instantiate(ct), axis_name=axis_name, dim=axis, size=size,
+                                  axis_index_groups=axis_index_groups)
     return [piece if tiled else shape_ops.squeeze(piece, (axis,))]
 
 
@@ -328,17 +337,19 @@ tr.deftranspose(all_gather_p, _all_gather_transpose)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False):
-    """Every example's ``x`` along the named axis, stacked at ``axis`` (or concatenated
+    """Every example's ``x`` along the named axis (or, under pmap, within its group of
+    ``axis_index_groups``, in the group's order), stacked at ``axis`` (or concatenated
     along it if ``tiled``)."""
-    _no_groups("all_gather", axis_index_groups)
-    size = axis_size(axis_name)
+    groups, size = _groups_and_size("all_gather", axis_name, axis_index_groups)
+
     def one(v):
         v = as_array(v)
         rank = core.get_aval(v).ndim
         if not 0 <= axis <= rank - (1 if tiled else 0):
             raise core.value_error(f"all_gather: axis {axis} is out of range for a value of "
                                    f"rank {rank}")
-        return all_gather_p.bind(v, axis_name=axis_name, axis=axis, tiled=tiled, size=size)
+        return all_gather_p.bind(v, axis_name=axis_name, axis=axis, tiled=tiled, size=size,
+                                 axis_index_groups=groups)
 
     return tree_util.tree_map(one, x)
 
@@ -408,10 +419,11 @@ def pshuffle(x, axis_name, perm: Sequence[int]):
 
 # --- all_to_all, psum_scatter -----------------------------------------------------------------
 
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, size):
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, size,
+                         axis_index_groups=None):
     # hlo.all_to_all over split_axis alone (blocks of 1): position j along it then holds
-    # replica j's piece, and a transpose moves that axis to concat_axis.
-    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+    # the piece of the group's j-th replica, and a transpose moves that axis to concat_axis.
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name), axis_index_groups)
     aval = ctx.avals_in[0]
     exchanged = ctx.emit(f"hlo.all_to_all {x}, split_dim = {split_axis}, concat_dim = "
                          f"{split_axis}, replica_groups = {groups} : {ctx.type_in()} -> "
@@ -428,7 +440,8 @@ all_to_all_p = _collective("all_to_all", lower=_all_to_all_lowering)
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, size):
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, size,
+                              axis_index_groups=None):
     shape = list(x.shape)
     if shape[split_axis] != size:
         raise core.value_error(f"all_to_all: the split axis {split_axis} of shape {x.shape} "
@@ -438,11 +451,14 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, size):
     return x.update(shape=tuple(shape))
 
 
-def _all_to_all_rule(trace, vals, dims, *, axis_name, split_axis, concat_axis, size):
+def _all_to_all_rule(trace, vals, dims, *, axis_name, split_axis, concat_axis, size,
+                     axis_index_groups=None):
     if trace.axis_name != axis_name:
         return _pass_through(all_to_all_p, trace, vals, dims, ("split_axis", "concat_axis"),
                              axis_name=axis_name, split_axis=split_axis,
-                             concat_axis=concat_axis, size=size)
+                             concat_axis=concat_axis, size=size,
+                             axis_index_groups=axis_index_groups)
+    _no_groups_under_vmap("all_to_all", trace, axis_index_groups)
     (x,), (d,) = vals, dims
     with core.set_current_trace(trace.parent):
         v = _front(trace, x, d)              # [i, per-example axes]; axis 1 + split is j
@@ -452,18 +468,22 @@ def _all_to_all_rule(trace, vals, dims, *, axis_name, split_axis, concat_axis, s
 
 
 batching.named_axis_rules[all_to_all_p] = _all_to_all_rule
-ad.deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, size: [
+ad.deflinear(all_to_all_p, lambda ct, x, *, axis_name, split_axis, concat_axis, size,
+             axis_index_groups=None: [
     all_to_all_p.bind(ad.instantiate(ct), axis_name=axis_name, split_axis=concat_axis,
-                      concat_axis=split_axis, size=size)])
+                      concat_axis=split_axis, size=size, axis_index_groups=axis_index_groups)])
 
 
 def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
                tiled: bool = False):
     """Example j receives chunk j of every example's ``x`` along ``split_axis``; the chunks
     arrive stacked along a new ``concat_axis`` (shape: ``split_axis`` deleted, the axis size
-    inserted at ``concat_axis``), or with ``tiled`` concatenated along the existing one."""
-    _no_groups("all_to_all", axis_index_groups)
-    size = axis_size(axis_name)
+    inserted at ``concat_axis``), or with ``tiled`` concatenated along the existing one.
+    Under pmap, ``axis_index_groups`` exchange within each group (its size for the
+    axis's)."""
+    groups, size = _groups_and_size("all_to_all", axis_name, axis_index_groups)
+    spans = "group" if groups else "axis"
+
     def one(v):
         v = as_array(v)
         shape = core.get_aval(v).shape
@@ -473,16 +493,17 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
         if not tiled:
             if shape[split_axis] != size:
                 raise core.value_error(f"all_to_all: the split axis {split_axis} of shape "
-                                       f"{shape} must have the axis size {size}")
+                                       f"{shape} must have the {spans} size {size}")
             return all_to_all_p.bind(v, axis_name=axis_name, split_axis=split_axis,
-                                     concat_axis=concat_axis, size=size)
+                                     concat_axis=concat_axis, size=size,
+                                     axis_index_groups=groups)
         if shape[split_axis] % size:
             raise core.value_error(f"all_to_all: the split axis {split_axis} of shape {shape} "
-                                   f"must divide by the axis size {size}")
+                                   f"must divide by the {spans} size {size}")
         chunk = shape[split_axis] // size
         split = shape_ops.reshape(v, shape[:split_axis] + (size, chunk) + shape[split_axis + 1:])
         out = all_to_all_p.bind(split, axis_name=axis_name, split_axis=split_axis,
-                                concat_axis=concat_axis, size=size)
+                                concat_axis=concat_axis, size=size, axis_index_groups=groups)
         out_shape = core.get_aval(out).shape
         return shape_ops.reshape(out, out_shape[:concat_axis]
                                  + (size * out_shape[concat_axis + 1],) + out_shape[concat_axis + 2:])
@@ -500,8 +521,8 @@ def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
 # j keeps piece j along `dim` (the dim divided by the axis size). psum_scatter's primitive;
 # under pmap one hlo.reduce_scatter, so each device adds only its own piece.
 
-def _reduce_scatter_lowering(ctx, x, *, axis_name, dim, size):
-    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name))
+def _reduce_scatter_lowering(ctx, x, *, axis_name, dim, size, axis_index_groups=None):
+    groups = spmd.replica_groups(ctx.axis_env, _names(axis_name), axis_index_groups)
     return ctx.emit(f"hlo.reduce_scatter sum {x}, dim = {dim}, replica_groups = {groups} "
                     f": {ctx.type_in()} -> {ctx.type_out()}")
 
@@ -510,16 +531,18 @@ reduce_scatter_p = _collective("reduce_scatter", lower=_reduce_scatter_lowering)
 
 
 @reduce_scatter_p.def_abstract_eval
-def _reduce_scatter_abstract_eval(x, *, axis_name, dim, size):
+def _reduce_scatter_abstract_eval(x, *, axis_name, dim, size, axis_index_groups=None):
     shape = list(x.shape)
     shape[dim] //= size
     return x.update(shape=tuple(shape))
 
 
-def _reduce_scatter_rule(trace, vals, dims, *, axis_name, dim, size):
+def _reduce_scatter_rule(trace, vals, dims, *, axis_name, dim, size, axis_index_groups=None):
     if trace.axis_name != axis_name:
         return _pass_through(reduce_scatter_p, trace, vals, dims, ("dim",),
-                             axis_name=axis_name, dim=dim, size=size)
+                             axis_name=axis_name, dim=dim, size=size,
+                             axis_index_groups=axis_index_groups)
+    _no_groups_under_vmap("psum_scatter", trace, axis_index_groups)
     (x,), (d,) = vals, dims
     with core.set_current_trace(trace.parent):
         if d is None:
@@ -535,16 +558,18 @@ def _reduce_scatter_rule(trace, vals, dims, *, axis_name, dim, size):
 
 
 batching.named_axis_rules[reduce_scatter_p] = _reduce_scatter_rule
-ad.deflinear(reduce_scatter_p, lambda ct, x, *, axis_name, dim, size: [
+ad.deflinear(reduce_scatter_p, lambda ct, x, *, axis_name, dim, size, axis_index_groups=None: [
     all_gather_p.bind(ad.instantiate(ct), axis_name=axis_name, axis=dim, tiled=True,
-                      size=size)])
+                      size=size, axis_index_groups=axis_index_groups)])
 
 
 def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
                  tiled: bool = False):
-    """The psum of ``x``, of which example j keeps piece j along ``scatter_dimension``."""
-    _no_groups("psum_scatter", axis_index_groups)
-    size = axis_size(axis_name)
+    """The psum of ``x``, of which example j keeps piece j along ``scatter_dimension``
+    (under pmap with ``axis_index_groups``: the sum over each group, of which its j-th
+    member keeps piece j)."""
+    groups, size = _groups_and_size("psum_scatter", axis_name, axis_index_groups)
+    spans = "group" if groups else "axis"
 
     def one(v):
         v = as_array(v)
@@ -558,9 +583,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
         if length % size or (not tiled and length != size):
             raise core.value_error(f"psum_scatter: dimension {scatter_dimension} of shape "
                                    f"{shape} must "
-                                   f"{'divide by' if tiled else 'equal'} the axis size {size}")
+                                   f"{'divide by' if tiled else 'equal'} the "
+                                   f"{spans} size {size}")
         piece = reduce_scatter_p.bind(v, axis_name=axis_name, dim=scatter_dimension,
-                                      size=size)
+                                      size=size, axis_index_groups=groups)
         return piece if tiled else shape_ops.squeeze(piece, (scatter_dimension,))
 
     return tree_util.tree_map(one, x)
