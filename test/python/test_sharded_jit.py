@@ -128,6 +128,21 @@ def test_a_two_dimensional_mesh_splits_the_batch_over_both_axes():
 
 
 @four
+@pytest.mark.parametrize("names", [("a", "b"), ("b", "a")])
+def test_a_batch_split_over_axes_in_either_order_gathers_in_that_order(names):
+    # cumsum gathers its split operand: the blocks must come back in the split's order,
+    # also when its names do not follow the mesh's (once all_gathered over both names at
+    # once, which orders them by replica id: a wrong answer for ("b", "a")).
+    mesh = _mesh((2, 2), ("a", "b"))
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    f = numlir.jit(lambda v: (jnp.cumsum(v, axis=0), v * 2),
+                   in_shardings=(NamedSharding(mesh, P(names)),))
+    total, doubled = f(x)
+    np.testing.assert_array_equal(np.asarray(total), np.cumsum(x, axis=0))
+    np.testing.assert_array_equal(np.asarray(doubled), x * 2)
+
+
+@four
 def test_grad_of_a_sharded_jit_equals_grad_of_plain_jit():
     mesh = _mesh()
     batch = NamedSharding(mesh, P("data"))

@@ -63,12 +63,15 @@ def block_index(names: Sequence[str], sizes: dict[str, int]):
 
 
 def gather(part: Part) -> Any:
-    """The global value of ``part``."""
+    """The global value of ``part``: one tiled all_gather per mesh axis of the split, the
+    innermost first. (One all_gather over all the names would order the blocks by replica
+    id, which is the split's order only when its names come in the mesh's order.)"""
     if part.split is None:
         return part.value
-    s = part.split
-    return collectives.all_gather(part.value, s.names if len(s.names) > 1 else s.names[0],
-                                  axis=s.dim, tiled=True)
+    value = part.value
+    for name in reversed(part.split.names):
+        value = collectives.all_gather(value, name, axis=part.split.dim, tiled=True)
+    return value
 
 
 def cut(value: Any, split: Split, sizes: dict[str, int]) -> Any:
