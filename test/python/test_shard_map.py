@@ -14,6 +14,7 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
+from numlir._src import dispatch
 from numlir import P, lax
 from numlir.sharding import Mesh, NamedSharding
 
@@ -39,7 +40,8 @@ def jax_values(tmp_path_factory) -> dict[str, np.ndarray]:
 @four
 @pytest.mark.parametrize("wrap", ["top level", "jit"])
 def test_every_case_gives_jaxs_values_shapes_and_dtypes(jax_values, wrap):
-    # Under jit (and grad, vmap, pmap) shard_map runs as one vmap per mesh axis.
+    # Under jit the program runs over the mesh's devices (shard_map_p); under grad, vmap
+    # and pmap shard_map runs as one vmap per mesh axis.
     got = shard_map_cases.run(numlir, numlir.jit if wrap == "jit" else lambda f: f)
     assert got.keys() == jax_values.keys()
     for name, want in jax_values.items():
@@ -63,6 +65,78 @@ def test_blocks_go_where_the_specs_say_whatever_the_axis_order():
         for m in range(2):
             want[2 * m:2 * m + 2, 3 * d:3 * d + 3] = 10 * d + m
     np.testing.assert_array_equal(tag, want)
+
+
+def _spmd_modules(monkeypatch) -> list[str]:
+    """The modules compiled from here on that run on several devices."""
+    texts = []
+    compile_module = dispatch.compile_module
+
+    def spy(text, **kw):
+        texts.append(text)
+        return compile_module(text, **kw)
+
+    monkeypatch.setattr(dispatch, "compile_module", spy)
+    return texts
+
+
+def _matmul_map():
+    return numlir.shard_map(lambda x, w: lax.psum(x @ w, "model"), mesh=_grid(),
+                            in_specs=(P("data", "model"), P("model", None)),
+                            out_specs=P("data", None))
+
+
+@four
+def test_jit_runs_a_shard_map_over_the_meshs_devices_with_the_work_around_it(monkeypatch):
+    texts = _spmd_modules(monkeypatch)
+    rng = np.random.default_rng(3)
+    x, w = rng.normal(size=(8, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32)
+    step = numlir.jit(lambda x, w: jnp.tanh(_matmul_map()(x * 2, w)).sum(0) + 1)
+    got = step(x, w)
+    np.testing.assert_allclose(np.asarray(got), np.tanh((2 * x) @ w).sum(0) + 1, rtol=2e-6)
+    # One module, loaded on the 4 devices of the mesh (not jit's one device running vmaps).
+    assert len(texts) == 4 and len(set(texts)) == 1, texts
+    assert "numlir.num_replicas = 4" in texts[0]
+    assert "hlo.all_gather" in texts[0] and "hlo.all_reduce" in texts[0]
+    step(x, w)
+    assert len(set(texts)) == 1  # traced and lowered once per signature
+    # The same program through jit's lower/compile (one device, as vmaps), grad and vmap
+    # of it (jit inlines: vmaps), and jit(grad) (grad's trace: vmaps) give the same values.
+    np.testing.assert_allclose(np.asarray(step.lower(x, w).compile()(x, w)), np.asarray(got),
+                               rtol=2e-6)
+    loss = lambda x, w: jnp.sum(jnp.tanh(_matmul_map()(x, w)) ** 2)  # noqa: E731
+    want = 2 * ((np.tanh(x @ w) * (1 - np.tanh(x @ w) ** 2)).T @ x).T
+    for grad in (numlir.grad(numlir.jit(loss), 1), numlir.jit(numlir.grad(loss, 1))):
+        np.testing.assert_allclose(np.asarray(grad(x, w)), want, rtol=2e-5, atol=1e-5)
+    batched = numlir.vmap(numlir.jit(lambda x, w: _matmul_map()(x, w)), in_axes=(None, 0))
+    np.testing.assert_allclose(np.asarray(batched(x, np.stack([w, -w]))),
+                               np.stack([x @ w, -(x @ w)]), rtol=2e-5, atol=1e-5)
+
+
+@four
+def test_jit_spreads_shard_maps_whatever_the_spec_order_and_takes_device_0s_promise():
+    x = np.arange(48, dtype=np.float32).reshape(8, 6)
+    mesh = _grid()
+    # Rows split over both axes, model outermost: blocks tagged with their coordinates.
+    tag = numlir.shard_map(lambda v: v * 0 + lax.axis_index("data") * 10
+                           + lax.axis_index("model"), mesh=mesh,
+                           in_specs=P(("model", "data")), out_specs=P(("model", "data")))
+    np.testing.assert_array_equal(np.asarray(numlir.jit(tag)(x)), np.asarray(tag(x)))
+    # Two shard_maps on one mesh, and one on a mesh of the other device order (vmaps).
+    flipped = Mesh(np.array(numlir.devices()[:4])[::-1].reshape(2, 2), ("data", "model"))
+    twice = numlir.shard_map(lambda v: v * 2, mesh=flipped, in_specs=P("data"),
+                             out_specs=P("data"))
+    both = numlir.jit(lambda v: twice(tag(v) + numlir.shard_map(
+        lambda u: lax.psum(u, "data"), mesh=mesh, in_specs=P("data", "model"),
+        out_specs=P(None, "model"))(v).sum()))
+    want = 2 * (np.asarray(tag(x)) + x.reshape(2, 4, 6).sum(0).sum())
+    np.testing.assert_allclose(np.asarray(both(x)), want, rtol=1e-6)
+    # check_vma=False takes an output its spec says is replicated from coordinate 0, as
+    # the shard_map called on its own does.
+    trusted = numlir.shard_map(lambda v: v + lax.axis_index("model"), mesh=mesh,
+                               in_specs=P("data"), out_specs=P("data"), check_vma=False)
+    np.testing.assert_array_equal(np.asarray(numlir.jit(trusted)(x)), np.asarray(trusted(x)))
+    np.testing.assert_array_equal(np.asarray(trusted(x)), x)
 
 
 @four

@@ -22,7 +22,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from numlir._src import (compile_log, config, core, device_calls, dispatch, donation, dtypes,
-                         host_calls, lowering, placement, saved_executable, shapes,
+                         host_calls, lowering, placement, saved_executable, shapes, spmd,
                          static_args, traceback_util, tree_util)
 from numlir._src.array import Array
 from numlir._src.backends import stablehlo
@@ -219,6 +219,8 @@ class _CacheEntry(NamedTuple):
     out_tree: Any
     out_avals: list[core.ShapedArray]
     donated_pairs: dict[int, int]
+    #: The flat arguments to flat outputs, over a shard_map's mesh (``_over_mesh``).
+    over_mesh: Callable | None = None
 
 
 #: Every live jitted function, so that ``clear_caches`` reaches their caches.
@@ -297,10 +299,15 @@ class JitFunction:
     def _lower_flat(self, leaves, in_tree, static_key) -> Lowered:
         in_avals = list(_argument_avals(self._fun, leaves, in_tree, static_key))
         out_tree_box = []
+        device, committed = self._placement(leaves, in_tree, static_key)
+        # On the CPU devices, shard_maps called by the function itself are spread over their
+        # mesh's devices (shard_map.py); elsewhere they run as vmaps.
+        spreads = device.name == "cpu"
 
         def flat_fun(*tracers):
             args, kwargs = self._rebuild(in_tree, static_key, tracers)
-            out = self._fun(*args, **kwargs)
+            with spmd.spreading_shard_maps(core.current_trace() if spreads else None):
+                out = self._fun(*args, **kwargs)
             out_leaves, out_tree = tree_util.tree_flatten(out)
             for leaf in out_leaves:
                 _leaf_aval(leaf, f"output of {function_name(self._fun)}")
@@ -323,7 +330,6 @@ class JitFunction:
                                               self._donate_argnums, self._donate_argnames)
             pairs = donation.pair_outputs(in_avals, donated, [v.aval for v in closed.graph.outvars],
                                           f"jit({function_name(self._fun)})")
-        device, committed = self._placement(leaves, in_tree, static_key)
         with compile_log.phase(f"lowering jit({fun_name}) to hlo"):
             text = lowering.lower_graph(
                 closed, module_name=name, default_loc=_function_loc(self._fun),
@@ -390,9 +396,17 @@ class JitFunction:
                 self._explain_cache_miss(key)
             dispatch.log_compile(f"jit({function_name(self._fun)})", in_avals)
             lowered = self._lower_flat(leaves, in_tree, static_key)
+            mesh = _shard_map_mesh(lowered.graph.graph)
+            over_mesh = (None if mesh is None else
+                         _over_mesh(lowered.graph, mesh, lowered._name))
             entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
-                                lowered.graph.out_avals, lowered.donated_pairs)
+                                lowered.graph.out_avals, lowered.donated_pairs, over_mesh)
             self._cache.put(key, entry)
+        if entry.over_mesh is not None:  # not remembered: the per-call paths run one device
+            out = tree_util.tree_unflatten(entry.out_tree, entry.over_mesh(leaves))
+            if config.flags.debug_nans or config.flags.debug_infs:
+                self._check_invalid_values(out, args, kwargs)
+            return out
         exe = dispatch.compile_module(entry.text, name=entry.name, device=device)
         out = _run(exe, leaves, entry.in_avals, entry.out_tree, entry.out_avals,
                    entry.donated_pairs, committed)
@@ -494,6 +508,11 @@ def _no_sharded_jit(fun, in_shardings, out_shardings):
 #: ``jit(f, in_shardings=..., out_shardings=...)``'s implementation: sharded_jit.py (above
 #: this layer: it partitions with shard_map and vmap) registers it when numlir is imported.
 _sharded_jit: Callable = _no_sharded_jit
+
+# shard_map.py's: the mesh of a shard_map bound in a jit graph (None if none), and the
+# runner of such a graph over the mesh's devices.
+_shard_map_mesh: Callable[[core.Graph], Any] = lambda graph: None
+_over_mesh: Callable | None = None
 
 
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,

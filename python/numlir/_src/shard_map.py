@@ -8,9 +8,13 @@ mesh's devices as pmap does, and puts the output blocks together by ``out_specs`
 spec that omits a mesh axis promises the output is the same along it, which
 spmd_varying.py checks from the graph before anything runs (``check_vma``).
 
-First cut (docs/design-pmap.md §5): at the top level it runs on this process's numlir CPU
-devices, host arrays in and out; inside jit, grad, vmap or pmap it runs as one vmap per
-mesh axis (JAX's values, on the enclosing computation's device).
+At the top level it runs on this process's numlir CPU devices, host arrays in and out.
+Called where jit traces its function (for the CPU devices), it binds ``shard_map_p``, and
+jit runs its whole program as one SPMD program over the mesh: every device computes what
+lies outside the shard_maps (replicated), cuts its blocks at each shard_map, runs the body
+on them and all_gathers the outputs whole again (``_spread``); jit returns the first
+device's outputs. Anywhere else inside a transformation (grad, vmap, pmap, a loop's body)
+it runs as one vmap per mesh axis (JAX's values, on the enclosing computation's device).
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from numlir._src import (config, core, dispatch, dtypes, lowering, spmd, spmd_varying,
-                         traceback_util, tree_util)
+from numlir._src import (config, core, dispatch, dtypes, jit, lowering, spmd,
+                         spmd_partition, spmd_varying, traceback_util, tree_util)
 from numlir._src.array import Array
-from numlir._src.lax import shape_ops, slicing
+from numlir._src.lax import collectives, shape_ops, slicing
 from numlir._src.lru_cache import LRUCache
 from numlir._src.sharding import Mesh, NamedSharding, PartitionSpec, block_index
 from numlir._src.static_args import function_name
@@ -148,6 +152,118 @@ def _join_blocks(y, spec: PartitionSpec, mesh: Mesh):
     return shape_ops.reshape(shape_ops.transpose(y, order), tuple(shape))
 
 
+def _vmapped(body: Callable, mesh: Mesh, specs, out_specs, check_vma: bool, leaves) -> list:
+    """shard_map as one vmap per mesh axis (outermost first, each with the axis's name)
+    of ``body`` (flat block leaves to flat output leaves) over ``leaves`` cut into blocks,
+    the output blocks put together again."""
+    mapped = body
+    for name in reversed(mesh.axis_names):  # the innermost vmap is the last mesh axis
+        axes = tuple(0 if name in spec.axis_names() else None for spec in specs)
+        mapped = vmap(mapped, in_axes=axes, axis_name=name, axis_size=mesh.shape[name])
+    with spmd.checking_replication(check_vma):
+        out_leaves = mapped(*[_split_blocks(x, s, mesh) for x, s in zip(leaves, specs)])
+    return [_join_blocks(y, spec, mesh) for y, spec in zip(out_leaves, out_specs)]
+
+
+def _splits(spec: PartitionSpec, sizes: dict[str, int]) -> list:
+    """Each dimension ``spec`` splits, as spmd_partition's Split."""
+    return [spmd_partition.Split(dim, names, math.prod(sizes[n] for n in names))
+            for dim in range(len(spec)) if (names := spec.names_of(dim))]
+
+
+def _cut(x, spec: PartitionSpec, sizes: dict[str, int]):
+    """This device's block of the whole value ``x`` (inside an SPMD program over the
+    mesh)."""
+    for split in _splits(spec, sizes):
+        x = spmd_partition.cut(x, split, sizes)
+    return x
+
+
+def _whole(y, spec: PartitionSpec, sizes: dict[str, int]):
+    """The whole value of the blocks ``y`` split by ``spec``, on every device. Axes the
+    spec omits keep the device's own value, which the out spec promises is the same along
+    them."""
+    for split in _splits(spec, sizes):
+        y = spmd_partition.gather(spmd_partition.Part(y, split))
+    return y
+
+
+def _spread(body: core.ClosedGraph, mesh: Mesh, specs, out_specs, leaves) -> list:
+    """shard_map inside an SPMD program over its own mesh (jit's): every device cuts its
+    blocks of the whole arguments, runs the body on them, and gathers the outputs whole."""
+    sizes = dict(mesh.shape)
+    blocks = [_cut(x, s, sizes) for x, s in zip(leaves, specs)]
+    outs = core.eval_graph(body.graph, body.consts, *blocks)
+    return [_whole(y, s, sizes) for y, s in zip(outs, out_specs)]
+
+
+# shard_map in jit's graph: its body traced on one device's blocks (a ClosedGraph), the
+# mesh and the flat specs. It has no differentiation or batching rules: it is bound only
+# where jit traces its own function, which no transformation sees (jit under one inlines).
+shard_map_p = core.Primitive("shard_map")
+shard_map_p.multiple_results = True
+
+
+@shard_map_p.def_abstract_eval
+def _shard_map_abstract_eval(*avals, body, mesh, in_specs, out_specs, check_vma, name):
+    origin = dict.fromkeys(mesh.axis_names, 0)
+    return [v.aval.update(shape=tuple(size * block_index(spec, mesh, d, origin)[1]
+                                      for d, size in enumerate(v.aval.shape)))
+            for v, spec in zip(body.graph.outvars, out_specs)]
+
+
+def _expansion(body, mesh, in_specs, out_specs, check_vma, spread: bool) -> Callable:
+    if spread:
+        return lambda *leaves: _spread(body, mesh, in_specs, out_specs, leaves)
+    run_body = lambda *blocks: core.eval_graph(body.graph, body.consts, *blocks)  # noqa: E731
+    return lambda *leaves: _vmapped(run_body, mesh, in_specs, out_specs, check_vma, leaves)
+
+
+@shard_map_p.def_lowering
+def _shard_map_lowering(ctx, *args, body, mesh, in_specs, out_specs, check_vma, name):
+    # Spread where the module is an SPMD program over exactly this mesh (jit's run over
+    # its devices); elsewhere (jit(...).lower(), another backend) as vmaps on one device.
+    axes = list(mesh.shape.items())
+    spread = [(f.name, f.size) for f in ctx.axis_env.frames] == axes
+    fun = _expansion(body, mesh, in_specs, out_specs, check_vma, spread)
+    with spmd.extend_axis_env(axes if spread else []):
+        closed = core.trace_to_graph(fun, ctx.avals_in, core.TraceDebugInfo(
+            "shard_map", name, ()))
+    return ctx.inline(closed, list(args))
+
+
+@shard_map_p.def_impl
+def _shard_map_impl(*args, body, mesh, in_specs, out_specs, check_vma, name):
+    # Evaluated eagerly (jit's op-by-op rerun under debug_nans): as vmaps.
+    return _expansion(body, mesh, in_specs, out_specs, check_vma, False)(*args)
+
+
+def _jit_mesh(graph: core.Graph) -> Mesh | None:
+    """The mesh of the first shard_map jit's graph bound at its top level, if any."""
+    return next((e.params["mesh"] for e in graph.eqns if e.prim is shard_map_p), None)
+
+
+def _jit_over_mesh(closed: core.ClosedGraph, mesh: Mesh, name: str) -> Callable:
+    """jit's graph as one SPMD program on ``mesh``'s devices: everything outside the
+    shard_maps replicated (every device computes it, from the whole arguments), each
+    shard_map spread (``_spread``; one over a mesh of other axes or sizes runs as vmaps,
+    and one over the same axes on other devices is spread over these: its outputs come
+    back whole, so only where its blocks were computed differs). Every output is whole on
+    every device; the runner returns the first device's."""
+    def spread(*leaves):
+        return core.eval_graph(closed.graph, closed.consts, *leaves)
+
+    spread.__name__ = name
+    replicated = PartitionSpec()
+    run = ShardMapFunction(spread, mesh, (replicated,) * len(closed.graph.invars),
+                           [replicated] * len(closed.graph.outvars), check_vma=False)
+    return lambda leaves: run(*leaves)
+
+
+jit._shard_map_mesh = _jit_mesh
+jit._over_mesh = _jit_over_mesh
+
+
 class ShardMapFunction:
     """The result of ``numlir.shard_map(f, ...)``."""
 
@@ -164,7 +280,10 @@ class ShardMapFunction:
     @traceback_util.api_boundary
     def __call__(self, *args):
         fun, mesh = self._fun, self._mesh
-        if not isinstance(core.current_trace(), core.EvalTrace):
+        trace = core.current_trace()
+        if not isinstance(trace, core.EvalTrace):
+            if spmd.spreads_shard_maps(trace) and self._spreadable():
+                return self._bind(args)
             return self._as_vmaps(args)
         devices = list(mesh.devices.flat)
         if not all(d.is_available() for d in devices):
@@ -194,11 +313,12 @@ class ShardMapFunction:
         return tree_util.tree_unflatten(program.out_tree, results)
 
     def _as_vmaps(self, args):
-        """Inside jit, grad, vmap or pmap: one vmap per mesh axis (outermost first, each
-        with the axis's name) over the arguments cut into blocks, and the output blocks
-        put together again: shard_map's values and derivatives, computed where the
-        enclosing computation runs (as JAX's eager shard_map would)."""
-        mesh, names = self._mesh, self._mesh.axis_names
+        """Inside grad, vmap, pmap or a loop's body (or a jit that cannot spread it): one
+        vmap per mesh axis (outermost first, each with the axis's name) over the arguments
+        cut into blocks, and the output blocks put together again: shard_map's values and
+        derivatives, computed where the enclosing computation runs (as JAX's eager
+        shard_map would)."""
+        mesh = self._mesh
         leaves, in_tree = tree_util.tree_flatten(args)
         specs = _specs_for(self._in_specs, args, "in_specs")
         blocks = block_avals([core.get_aval(x) for x in leaves], specs, mesh, self._fun,
@@ -210,14 +330,24 @@ class ShardMapFunction:
             out = self._fun(*tree_util.tree_unflatten(in_tree, block_leaves))
             return tree_util.tree_leaves(out)
 
-        mapped = body
-        for name in reversed(names):  # the innermost vmap is the last mesh axis
-            axes = tuple(0 if name in spec.axis_names() else None for spec in specs)
-            mapped = vmap(mapped, in_axes=axes, axis_name=name, axis_size=mesh.shape[name])
-        with spmd.checking_replication(self._check_vma):
-            out_leaves = mapped(*[_split_blocks(x, s, mesh) for x, s in zip(leaves, specs)])
-        results = [_join_blocks(y, spec, mesh) for y, spec in zip(out_leaves, out_specs)]
+        results = _vmapped(body, mesh, specs, out_specs, self._check_vma, leaves)
         return tree_util.tree_unflatten(out_tree, results)
+
+    def _bind(self, args):
+        """Where jit traces for the CPU devices: the body traced on one device's blocks,
+        bound as shard_map_p for jit to spread over the mesh."""
+        leaves, in_tree = tree_util.tree_flatten(args)
+        specs = _specs_for(self._in_specs, args, "in_specs")
+        blocks = block_avals([core.get_aval(x) for x in leaves], specs, self._mesh, self._fun,
+                             "shard_map")
+        closed, _, out_tree, out_specs = self._trace(in_tree, blocks, specs)
+        outs = shard_map_p.bind(*leaves, body=closed, mesh=self._mesh, in_specs=tuple(specs),
+                                out_specs=out_specs, check_vma=self._check_vma,
+                                name=function_name(self._fun))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _spreadable(self) -> bool:
+        return all(d.is_available() and d.platform == "cpu" for d in self._mesh.devices.flat)
 
     def _trace(self, in_tree, blocks, specs):
         """The body's graph on one device's blocks, its axis environment, output tree and

@@ -119,3 +119,22 @@ def checking_replication(on: bool) -> Iterator[None]:
         yield
     finally:
         _stack.check_vma = previous
+
+
+@contextlib.contextmanager
+def spreading_shard_maps(trace) -> Iterator[None]:
+    """While jit traces its function on ``trace`` (its own top-level graph trace, for the
+    CPU devices), a shard_map called right there binds its primitive instead of running as
+    vmaps, so that jit can run the whole program over the mesh's devices (shard_map.py).
+    Called anywhere else (inside grad, vmap, a loop's body), shard_map keeps its vmaps."""
+    previous = getattr(_stack, "spreading", None)
+    _stack.spreading = trace
+    try:
+        yield
+    finally:
+        _stack.spreading = previous
+
+
+def spreads_shard_maps(trace) -> bool:
+    """Whether a shard_map called on ``trace`` is spread over its mesh's devices."""
+    return trace is not None and getattr(_stack, "spreading", None) is trace
