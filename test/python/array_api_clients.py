@@ -108,7 +108,8 @@ CHECKS = {
 
 # Clients that write into arrays in place (x[i] = v, or array-api-extra's at() on any array
 # type but JAX's): numlir arrays are immutable, and array-api-compat assumes every array type
-# it does not know is writeable, so these raise numlir's TypeError.
+# it does not know is writeable, so these raise numlir's TypeError; with
+# numlir_array_item_assignment on, they give NumPy's results.
 NEEDS_SETITEM = {
     "sklearn.LinearDiscriminantAnalysis": _sklearn(
         lambda xp: __import__("sklearn.discriminant_analysis", fromlist=["x"])
@@ -132,7 +133,8 @@ def _run(checks):
             err = float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)), initial=0))
             out[name] = {"type": f"{type(got).__module__}.{type(got).__name__}",
                          "dtype": str(getattr(got, "dtype", "")), "want_dtype": str(w.dtype),
-                         "shape": list(g.shape), "want_shape": list(w.shape), "max_error": err}
+                         "shape": list(g.shape), "want_shape": list(w.shape), "max_error": err,
+                         "scale": float(np.max(np.abs(w.astype(np.float64)), initial=0))}
         except Exception as e:  # noqa: BLE001 - reported to the test, which asserts on it
             out[name] = {"error": f"{type(e).__name__}: {e}"}
     return out
@@ -140,6 +142,9 @@ def _run(checks):
 
 if __name__ == "__main__":
     import array_api_compat
+    import numlir
     result = {"checks": _run(CHECKS), "needs_setitem": _run(NEEDS_SETITEM),
               "namespace": array_api_compat.array_namespace(jnp.ones(2)).__name__}
+    numlir.config.update("numlir_array_item_assignment", True)
+    result["assigning"] = _run(NEEDS_SETITEM)
     json.dump(result, sys.stdout)

@@ -511,6 +511,44 @@ def test_setitem_on_a_traced_value_raises_the_same_error():
         numlir.jit(f)(jnp.zeros(2))
 
 
+@pytest.fixture
+def item_assignment():
+    numlir.config.update("numlir_array_item_assignment", True)
+    try:
+        yield
+    finally:
+        numlir.config.update("numlir_array_item_assignment", False)
+
+
+def test_item_assignment_on_replaces_the_arrays_buffer_as_at_set_would(item_assignment):
+    x = jnp.arange(6, dtype=jnp.int32)
+    alias, before = x, np.asarray(x)
+    x[1] = 7.9                      # cast to the array's dtype, as .at[].set
+    x[2:4] = jnp.array([-1, -2])
+    x[jnp.array([True, False, False, False, False, True])] = 9
+    x[-2] += 100                    # __getitem__, __iadd__, __setitem__
+    want = np.array([9, 7, -1, -2, 104, 9], np.int32)
+    np.testing.assert_array_equal(np.asarray(x), want)
+    assert x.dtype == np.int32 and x.shape == (6,)
+    assert alias is x               # the same object, as a NumPy array
+    # Copy on write: a buffer taken before (np.asarray, a view) is not written.
+    np.testing.assert_array_equal(before, np.arange(6))
+    with pytest.raises(IndexError):
+        x[6] = 0
+    x.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        x[0] = 1
+
+
+def test_item_assignment_on_still_refuses_traced_values(item_assignment):
+    def f(v):
+        v[0] = 1.0
+        return v
+
+    with pytest.raises(TypeError, match="immutable.*numlir_array_item_assignment"):
+        numlir.jit(f)(jnp.zeros(2))
+
+
 @pytest.mark.parametrize("n, m, k", [(0, None, 2**31), (3, 4, 2**31), (3, 4, -2**40),
                                      (3, 4, 4), (3, 4, -3), (3, 4, 1), (2, 5, np.int64(-1))])
 def test_eye_with_a_diagonal_beyond_the_matrix_is_zeros_not_an_overflow(n, m, k):

@@ -239,6 +239,14 @@ class Array(ArrayMethods, metaclass=_ArrayMeta):
         if not self.is_deleted():
             self._value = _DeletedBuffer(self.aval)
 
+    def _take_buffer(self, updated: "Array") -> None:
+        """Item assignment under ``array_item_assignment``: this array's contents become
+        ``updated``'s (same shape and dtype), by taking its buffer; arrays that shared the
+        old one (views, other references to it) keep it unchanged."""
+        if self.is_deleted():
+            self._value._raise()
+        self._value = updated._value
+
     def is_deleted(self) -> bool:
         """Whether ``delete()`` ran or the array was donated to a jitted call."""
         return type(self._value) is _DeletedBuffer

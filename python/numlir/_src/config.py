@@ -117,6 +117,14 @@ class Flags:
     cpu_library_calls: bool = dataclasses.field(
         default_factory=lambda: _env_bool("NUMLIR_CPU_LIBRARY_CALLS", True)
     )
+    #: Let ``x[idx] = y`` on an eager Array replace the array's buffer with
+    #: ``x.at[idx].set(y)``'s (NUMLIR_ARRAY_ITEM_ASSIGNMENT=1; default off: arrays are
+    #: immutable, as JAX's, and item assignment raises a TypeError pointing to .at[]).
+    #: For libraries written against NumPy that assign into arrays, such as scikit-learn's
+    #: array API paths (docs/array-api.md). Copy on write: no other array sees the change.
+    array_item_assignment: bool = dataclasses.field(
+        default_factory=lambda: _env_bool("NUMLIR_ARRAY_ITEM_ASSIGNMENT")
+    )
     #: Let LLVM unroll loops in CPU code (NUMLIR_CPU_LLVM_UNROLL=1; default off: MLIR
     #: unrolls the register tiles, and LLVM's unroller tripled W7's LLVM time for
     #: runtimes within noise; docs/design-decisions.md).

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from numlir._src import core, device_queries, device_transfer, traceback_util
+from numlir._src import config, core, device_queries, device_transfer, traceback_util
+from numlir._src.array import Array
 from numlir._src.array_methods import ArrayMethods
 from numlir._src.numpy import (array_api_info, bit_views, creation, cumulative, float_ops,
                                indexing, indices_and_shapes, joining, linalg_ops, reductions,
@@ -95,9 +96,26 @@ def _astype(self, dtype, copy: bool = False, device=None):
     return creation.astype(self, dtype, copy=copy, device=device)
 
 
+def _numpy_index(idx):
+    """``idx`` with numlir arrays as NumPy's (slices, ints, None and Ellipsis as they are)."""
+    if isinstance(idx, tuple):
+        return tuple(_numpy_index(i) for i in idx)
+    return np.asarray(idx) if isinstance(idx, Array) else idx
+
+
 def _setitem(self, idx, value):
+    if config.flags.array_item_assignment and not isinstance(self, core.Tracer):
+        # An index beyond the array is NumPy's IndexError, where .at[].set would drop the
+        # update: checked on a zero-stride stand-in of the array's shape.
+        np.broadcast_to(np.False_, self.shape)[_numpy_index(idx)]
+        # The value cast to the array's dtype first, as NumPy's assignment casts.
+        value = creation.astype(creation.asarray(value), self.dtype)
+        self._take_buffer(self.at[idx].set(value))
+        return
     raise TypeError("numlir arrays are immutable and do not support in-place item assignment. "
-                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method.")
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method. "
+                    "(For libraries written for NumPy, numlir.config.update("
+                    "'numlir_array_item_assignment', True) lets eager arrays be assigned.)")
 
 
 def _no_flat(self):
