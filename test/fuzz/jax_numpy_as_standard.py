@@ -1,7 +1,8 @@
 """jax.numpy as the fuzzer's reference for numlir.numpy: jax's own functions, except float
 floor division and remainder, which take the array API standard's special values where jax
-keeps Python's divmod (numlir follows the standard there: docs/array-api.md). Built from
-jax's functions, so values and derivatives elsewhere are jax's own.
+keeps Python's divmod, and the sign of a float zero, which is +0 (numlir follows the
+standard there: docs/array-api.md). Built from jax's functions, so values and derivatives
+elsewhere are jax's own.
 
 Programs spell these two as functions (``jnp.floor_divide``, ``jnp.remainder``) wherever
 their operands are floats: ``//`` and ``%`` on jax arrays reach jax's functions directly."""
@@ -41,6 +42,12 @@ def remainder(x1, x2, /):
 
 
 mod = remainder
+
+
+def sign(x, /):
+    """jax's sign, but +0 for a float zero of either sign (the standard's and NumPy's)."""
+    s = _jnp.sign(x)
+    return s + 0 if _is_float(s) else s
 
 
 def divmod(x1, x2, /):  # noqa: A001 - numpy's name

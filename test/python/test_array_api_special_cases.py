@@ -130,6 +130,23 @@ def test_real_inputs_are_untouched_by_the_complex_rules():
         np.testing.assert_array_equal(np.asarray(jnp.expm1(x)), np.expm1(x))
 
 
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.float32, np.float64])
+def test_sign_of_a_float_zero_is_plus_zero_as_numpy_and_the_standard_say(dtype, mode, request):
+    # The standard: "If x_i is -0 or +0, the result is 0", which its suite reads as +0;
+    # NumPy agrees, jax keeps -0 (the fuzzer's reference, jax_numpy_as_standard, too).
+    if dtype == np.float64:
+        request.getfixturevalue("x64")
+    x = jnp.asarray(np.array([-0.0, 0.0, -2.0, 3.0, -np.inf, np.inf, np.nan], np.float32),
+                    dtype=dtype)
+    f = numlir.jit(jnp.sign) if mode == "jit" else jnp.sign
+    got = np.asarray(f(x)).astype(np.float32)
+    assert f(x).dtype == dtype
+    np.testing.assert_array_equal(got, [0.0, 0.0, -1.0, 1.0, -1.0, 1.0, np.nan])
+    assert not np.signbit(got[:2]).any()
+    assert float(numlir.grad(lambda v: jnp.sign(v) * 3.0)(np.float32(-0.0))) == 0.0
+
+
 # Floor division and remainder of floats: the standard's special cases where jax keeps
 # Python's divmod. (x, y, floor_divide, remainder); each float compared with its sign.
 REAL_DIVISION_CASES = [

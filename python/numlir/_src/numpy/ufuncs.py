@@ -254,10 +254,16 @@ abs = absolute  # noqa: A001
 
 
 def sign(x, /):
+    """The sign of ``x``: -1, 0 or 1 (NaN for NaN). The sign of a zero of either sign is +0,
+    as the array API standard and NumPy say (jax's keeps -0: docs/array-api.md); ``+ 0``
+    makes it so and changes nothing else."""
     check_arraylike("sign", x)
     if _is_bool(x):
         return as_array(x)
-    return csv.with_special_values(ew.sign, csv.sign)(x)
+    out = csv.with_special_values(ew.sign, csv.sign)(x)
+    if dtypes.issubdtype(out.dtype, np.floating):
+        out = ew.add(out, ew.const(out, 0))
+    return out
 
 
 def _float_or_identity(name, fn):
