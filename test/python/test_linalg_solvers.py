@@ -40,6 +40,12 @@ CASES = {  # name: (function of the library, arguments)
     "det": (lambda m: m.linalg.det, (A_BATCH,)),
     "slogdet": (lambda m: lambda x: tuple(m.linalg.slogdet(x)), (A,)),
     "pinv": (lambda m: m.linalg.pinv, (TALL,)),
+    # One rtol per matrix of a batch (the standard's shape), and matrices with no rows or
+    # no columns (no singular values: the pseudo-inverse is all zeros).
+    "pinv_rtol_per_matrix": (lambda m: lambda x: m.linalg.pinv(
+        x, rtol=m.asarray([1e-2, 0.5, 1e-6], x.dtype)), (rand((3, 5, 2), 14),)),
+    "pinv_no_columns": (lambda m: m.linalg.pinv, (np.zeros((2, 3, 0), F32),)),
+    "pinv_empty_batch_of_empty": (lambda m: m.linalg.pinv, (np.zeros((0, 1, 0), F32),)),
     "matrix_rank": (lambda m: m.linalg.matrix_rank, (TALL @ rand((4, 4), 6)[:, :2] @ rand((2, 4), 7),)),
     "lstsq": (lambda m: lambda a, b: m.linalg.lstsq(a, b)[:2], (TALL, rand(6, 8))),
     "matrix_power_3": (lambda m: lambda x: m.linalg.matrix_power(x, 3), (A,)),

@@ -100,8 +100,14 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     del hermitian
     a = masks.as_float_matrix("pinv", a, allow_complex=True)
     rtol = rcond if rtol is None else rtol
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:  # no singular values: the (n, m) pseudo-inverse is all zeros
+        return cr.zeros(a.shape[:-2] + (n, m), a.dtype)
     u, s, vh = _svd.svd(a, full_matrices=False)
-    cutoff = (_default_rtol(a) if rtol is None else rtol) * red.max(s, axis=-1, keepdims=True)
+    # An rtol array holds one value per matrix of the batch (the standard's and jax's): a
+    # trailing axis lines it up with each matrix's largest singular value.
+    rtol = _default_rtol(a) if rtol is None else cr.asarray(rtol)[..., None]
+    cutoff = rtol * red.max(s, axis=-1, keepdims=True)
     s_inv = _reciprocal_above(s, cutoff).astype(a.dtype)
     return linalg_ops.matmul(masks.adjoint(vh) * s_inv[..., None, :], masks.adjoint(u))
 
