@@ -14,11 +14,11 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
-from numlir._src import dispatch
 from numlir import P, lax
 from numlir.sharding import Mesh, NamedSharding
 
 import shard_map_cases
+from compile_spy import compiled_texts
 
 HERE = Path(__file__).parent
 four = pytest.mark.skipif(numlir.local_device_count() < 4,
@@ -67,19 +67,6 @@ def test_blocks_go_where_the_specs_say_whatever_the_axis_order():
     np.testing.assert_array_equal(tag, want)
 
 
-def _spmd_modules(monkeypatch) -> list[str]:
-    """The modules compiled from here on that run on several devices."""
-    texts = []
-    compile_module = dispatch.compile_module
-
-    def spy(text, **kw):
-        texts.append(text)
-        return compile_module(text, **kw)
-
-    monkeypatch.setattr(dispatch, "compile_module", spy)
-    return texts
-
-
 def _matmul_map():
     return numlir.shard_map(lambda x, w: lax.psum(x @ w, "model"), mesh=_grid(),
                             in_specs=(P("data", "model"), P("model", None)),
@@ -88,7 +75,7 @@ def _matmul_map():
 
 @four
 def test_jit_runs_a_shard_map_over_the_meshs_devices_with_the_work_around_it(monkeypatch):
-    texts = _spmd_modules(monkeypatch)
+    texts = compiled_texts(monkeypatch)
     rng = np.random.default_rng(3)
     x, w = rng.normal(size=(8, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32)
     step = numlir.jit(lambda x, w: jnp.tanh(_matmul_map()(x * 2, w)).sum(0) + 1)

@@ -10,7 +10,7 @@ import pytest
 import numlir
 import numlir.numpy as jnp
 from numlir import P, lax
-from numlir._src import dispatch
+from compile_spy import compiled_texts
 from numlir.sharding import NamedSharding
 
 four = pytest.mark.skipif(numlir.local_device_count() < 4,
@@ -37,18 +37,6 @@ def _close(got, want, rtol=2e-6):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
 
 
-def _compiled_texts(monkeypatch) -> list[str]:
-    texts = []
-    compile_module = dispatch.compile_module
-
-    def spy(text, **kw):
-        texts.append(text)
-        return compile_module(text, **kw)
-
-    monkeypatch.setattr(dispatch, "compile_module", spy)
-    return texts
-
-
 def _mlp_step(params, x, y):
     def loss(params):
         (w1, b1), (w2, b2) = params
@@ -71,7 +59,7 @@ def test_an_mlp_step_equals_plain_jit_with_one_all_reduce_per_gradient(monkeypat
     batch = NamedSharding(mesh, P("data"))
     args = _mlp_args()
     want = numlir.jit(_mlp_step)(*args)
-    texts = _compiled_texts(monkeypatch)
+    texts = compiled_texts(monkeypatch)
     got = numlir.jit(_mlp_step, in_shardings=(_rep(mesh), batch, batch))(*args)
     _close(got, want)
     (text,) = {t for t in texts if "num_replicas = 4" in t}

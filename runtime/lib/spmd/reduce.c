@@ -98,25 +98,19 @@ static uint16_t f16_from_float(float value) {
  * one, and `name##_before` an earlier member's (or members') value before
  * it, so that a member's own row can accumulate in place wherever it
  * stands. */
-#define REDUCE_PAIR(name, type, expression, target)                            \
+#define REDUCE_ONE(name, type, expression, target, a_row, b_row)               \
   target static void name(void *accumulator_, const void *operand_,            \
                           size_t count) {                                      \
     type *restrict accumulator = accumulator_;                                 \
     const type *restrict operand = operand_;                                   \
     for (size_t i = 0; i < count; ++i) {                                       \
-      type a = accumulator[i], b = operand[i];                                 \
-      accumulator[i] = (expression);                                           \
-    }                                                                          \
-  }                                                                            \
-  target static void name##_before(void *accumulator_, const void *operand_,   \
-                                   size_t count) {                             \
-    type *restrict accumulator = accumulator_;                                 \
-    const type *restrict operand = operand_;                                   \
-    for (size_t i = 0; i < count; ++i) {                                       \
-      type a = operand[i], b = accumulator[i];                                 \
+      type a = a_row[i], b = b_row[i];                                         \
       accumulator[i] = (expression);                                           \
     }                                                                          \
   }
+#define REDUCE_PAIR(name, type, expression, target)                            \
+  REDUCE_ONE(name, type, expression, target, accumulator, operand)             \
+  REDUCE_ONE(name##_before, type, expression, target, operand, accumulator)
 #define REDUCE_LOOP(name, type, expression)                                    \
   REDUCE_PAIR(name, type, expression, )                                        \
   REDUCE_PAIR(name##_avx2, type, expression, TARGET_AVX2)                      \
@@ -246,41 +240,26 @@ COMPLEX_PRODUCTS(prod_c128, double)
 #define NONE {NULL, NULL}
 
 /* [dtype][kind], in nlrt_dtype and nlrt_reduce_kind order, of V's loops. */
+#define FLOAT_KINDS(V, t)                                                      \
+  {V(sum_##t), V(prod_##t), V(max_##t), V(min_##t), NONE, NONE}
+#define INTEGER_KINDS(V, t)                                                    \
+  {V(sum_##t), V(prod_##t), V(max_##t), V(min_##t), V(and_##t), V(or_##t)}
 #define LOOP_TABLE(V)                                                          \
   {                                                                            \
-    [NLRT_DTYPE_F16] = {                                                       \
-        V(sum_f16), V(prod_f16), V(max_f16), V(min_f16), NONE, NONE},          \
-    [NLRT_DTYPE_BF16] = {                                                      \
-        V(sum_bf16), V(prod_bf16), V(max_bf16), V(min_bf16), NONE, NONE},      \
-    [NLRT_DTYPE_F32] = {                                                       \
-        V(sum_f32), V(prod_f32), V(max_f32), V(min_f32), NONE, NONE},          \
-    [NLRT_DTYPE_F64] = {                                                       \
-        V(sum_f64), V(prod_f64), V(max_f64), V(min_f64), NONE, NONE},          \
+    [NLRT_DTYPE_F16] = FLOAT_KINDS(V, f16),                                    \
+    [NLRT_DTYPE_BF16] = FLOAT_KINDS(V, bf16),                                  \
+    [NLRT_DTYPE_F32] = FLOAT_KINDS(V, f32),                                    \
+    [NLRT_DTYPE_F64] = FLOAT_KINDS(V, f64),                                    \
     /* On 0 and 1, max is or and min is and. */                                \
     [NLRT_DTYPE_I1] = {NONE, NONE, V(or_i1), V(and_i1), V(and_i1), V(or_i1)},  \
-    [NLRT_DTYPE_I8] = {                                                        \
-        V(sum_i8), V(prod_i8), V(max_i8), V(min_i8), V(and_i8), V(or_i8)},     \
-    [NLRT_DTYPE_I16] = {                                                       \
-        V(sum_i16), V(prod_i16), V(max_i16), V(min_i16), V(and_i16),           \
-        V(or_i16)},                                                            \
-    [NLRT_DTYPE_I32] = {                                                       \
-        V(sum_i32), V(prod_i32), V(max_i32), V(min_i32), V(and_i32),           \
-        V(or_i32)},                                                            \
-    [NLRT_DTYPE_I64] = {                                                       \
-        V(sum_i64), V(prod_i64), V(max_i64), V(min_i64), V(and_i64),           \
-        V(or_i64)},                                                            \
-    [NLRT_DTYPE_UI8] = {                                                       \
-        V(sum_ui8), V(prod_ui8), V(max_ui8), V(min_ui8), V(and_ui8),           \
-        V(or_ui8)},                                                            \
-    [NLRT_DTYPE_UI16] = {                                                      \
-        V(sum_ui16), V(prod_ui16), V(max_ui16), V(min_ui16), V(and_ui16),      \
-        V(or_ui16)},                                                           \
-    [NLRT_DTYPE_UI32] = {                                                      \
-        V(sum_ui32), V(prod_ui32), V(max_ui32), V(min_ui32), V(and_ui32),      \
-        V(or_ui32)},                                                           \
-    [NLRT_DTYPE_UI64] = {                                                      \
-        V(sum_ui64), V(prod_ui64), V(max_ui64), V(min_ui64), V(and_ui64),      \
-        V(or_ui64)},                                                           \
+    [NLRT_DTYPE_I8] = INTEGER_KINDS(V, i8),                                    \
+    [NLRT_DTYPE_I16] = INTEGER_KINDS(V, i16),                                  \
+    [NLRT_DTYPE_I32] = INTEGER_KINDS(V, i32),                                  \
+    [NLRT_DTYPE_I64] = INTEGER_KINDS(V, i64),                                  \
+    [NLRT_DTYPE_UI8] = INTEGER_KINDS(V, ui8),                                  \
+    [NLRT_DTYPE_UI16] = INTEGER_KINDS(V, ui16),                                \
+    [NLRT_DTYPE_UI32] = INTEGER_KINDS(V, ui32),                                \
+    [NLRT_DTYPE_UI64] = INTEGER_KINDS(V, ui64),                                \
     [NLRT_DTYPE_C64] = {V(sum_c64), V(prod_c64), NONE, NONE, NONE, NONE},      \
     [NLRT_DTYPE_C128] = {V(sum_c128), V(prod_c128), NONE, NONE, NONE, NONE},   \
   }
