@@ -164,6 +164,17 @@ def test_sinh_keeps_the_small_parts_jax_loses(x64):
     np.testing.assert_allclose(np.asarray(jnp.cosh(z)).imag, np.cosh(z).imag, rtol=1e-15)
 
 
+def test_the_slope_of_abs_after_sinh_at_a_tiny_real_part_is_one():
+    # Fuzzer seed 149, program 2490: jax's complex sinh drops a real part below ~1e-19, so
+    # abs after it sees a modulus of 0 and jax's gradient is 0; the true one at x, tiny and
+    # positive, is d|sinh(x)|/dx = cosh(x) = 1, numlir's (the generator now keeps jax's
+    # case out of differentiated programs: JAX_WRONG_AT_TINY_COMPLEX).
+    f = lambda x: jnp.abs(jnp.sinh(x * (1 + 0j) * 0.5))  # noqa: E731
+    for x in (np.float32(2.3e-31), np.float32(-4.6e-31)):
+        assert float(numlir.grad(f)(x)) == np.sign(x) * 0.5
+        np.testing.assert_allclose(float(f(x)), abs(x) * 0.5, rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", [C64, C128])
 def test_logistic_exp2_log2_log10_match_jax(dtype, request):
     if dtype == C128:
