@@ -169,8 +169,35 @@ def test_stale_temporary_files_of_a_dead_writer_are_removed_on_eviction(cache_di
     fresh.write_bytes(b"being written")
     (entry,) = entries(cache_dir)
     config.update("compilation_cache_max_size", entry.stat().st_size * 3 // 2)
-    scaled_sine(2.0)(X)  # over the bound: scans the directory
+    scaled_sine(2.0)(X)  # over the bound: scans the directory (on a thread of its own)
+    compilation_cache.settle()
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_compile_that_writes_an_entry_does_not_wait_for_the_directory_scan(cache_dir,
+                                                                           monkeypatch):
+    # A process's first write scans the whole directory to learn its size (0.54 s over
+    # 116,064 entries, all of it once in the first compile): the scan runs on a thread of
+    # its own. Here it is held until the compile has returned.
+    import threading
+    release, scanning = threading.Event(), threading.Event()
+    scan, callers = compilation_cache._Directory._scan, []
+
+    def held_scan(self):
+        callers.append(threading.current_thread())
+        scanning.set()
+        if threading.current_thread() is not threading.main_thread():
+            release.wait(60)
+        return scan(self)
+
+    monkeypatch.setattr(compilation_cache._Directory, "_scan", held_scan)
+    np.testing.assert_allclose(np.asarray(scaled_sine(5.0)(X)), np.sin(X) * 5.0 + X @ X.T @ X,
+                               rtol=1e-5)
+    assert scanning.wait(60) and not release.is_set()  # the compile returned mid-scan
+    assert callers and threading.main_thread() not in callers
+    assert len(entries(cache_dir)) == 1
+    release.set()
+    compilation_cache.settle()
 
 
 def test_the_least_recently_used_entries_are_evicted_at_the_size_bound(cache_dir):
@@ -184,6 +211,7 @@ def test_the_least_recently_used_entries_are_evicted_at_the_size_bound(cache_dir
     numlir.clear_caches()
     scaled_sine(1.0)(X)  # a hit: the oldest entry becomes the most recently used
     scaled_sine(4.0)(X)  # over the bound: evicts down to 90% of it, oldest first
+    compilation_cache.settle()
     left = {p.name for p in entries(cache_dir)}
     assert names[1.0] in left and names[3.0] in left and names[2.0] not in left
     assert sum(p.stat().st_size for p in entries(cache_dir)) <= size * 3.5

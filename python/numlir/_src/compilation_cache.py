@@ -139,6 +139,7 @@ class _Directory:
         self.path = path
         self._lock = threading.Lock()
         self._bytes: int | None = None  # estimate of the entries' total size; None: unscanned
+        self._evicting: threading.Thread | None = None
         self._warned = False
 
     def _entry_path(self, name: str) -> str:
@@ -205,8 +206,30 @@ class _Directory:
             with self._lock:
                 if self._bytes is not None:
                     self._bytes += len(entry)
-                if self._bytes is None or self._bytes > max_bytes:
-                    self._evict(max_bytes)
+                over = self._bytes is None or self._bytes > max_bytes
+                # (is_alive: a process forked during a scan has no such thread.)
+                if over and (self._evicting is None or not self._evicting.is_alive()):
+                    # A process's first write scans the whole directory (116,064 entries
+                    # took 0.54 s, all of it in the first compile of the process), and an
+                    # eviction deletes many files: on a thread of its own, so that the
+                    # compile that wrote the entry returns at once.
+                    self._evicting = threading.Thread(
+                        target=self._evict_in_background, args=(max_bytes,),
+                        name="numlir-cache-eviction", daemon=True)
+                    self._evicting.start()
+
+    def _evict_in_background(self, max_bytes: int) -> None:
+        try:
+            self._evict(max_bytes)
+        finally:
+            with self._lock:
+                self._evicting = None
+
+    def settle(self) -> None:
+        """Waits for a running scan or eviction to finish."""
+        thread = self._evicting
+        if thread is not None:
+            thread.join()
 
     def _scan(self) -> list[tuple[float, int, str]]:
         """(mtime, size, path) of every entry; deletes stale temporary files."""
@@ -246,7 +269,9 @@ class _Directory:
                     continue
                 total -= size
                 stats["evicted"] += 1
-        self._bytes = total
+        with self._lock:
+            # Entries written during the scan may be missing from it: an estimate.
+            self._bytes = total
 
 
 _directories: dict[str, _Directory] = {}
@@ -258,6 +283,12 @@ def _current() -> _Directory:
     if found is None:
         found = _directories[path] = _Directory(path)
     return found
+
+
+def settle() -> None:
+    """Waits for the cache directories' scans and evictions in progress (tests)."""
+    for found in list(_directories.values()):
+        found.settle()
 
 
 def enabled() -> bool:
