@@ -9,7 +9,7 @@ import pytest
 
 import numlir
 import numlir.numpy as jnp
-from numlir import P, lax
+from numlir import P
 from compile_spy import compiled_texts
 from numlir.sharding import NamedSharding
 
