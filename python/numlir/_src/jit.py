@@ -164,12 +164,21 @@ class Lowered:
         self.donated_pairs = dict(donated_pairs or {})
         self._fun = fun
         self._name = name
-        self._text = text
+        # The module text, lowered at its first use: a jit that runs over a shard_map's
+        # mesh never needs this one-device text.
+        self._lower_text = text if callable(text) else (lambda: text)
+        self._lowered_text: str | None = None
         self.in_tree = in_tree
         self.in_avals = in_avals
         self.out_tree = out_tree
         self._static_key = static_key
         self._split_args = split_args
+
+    @property
+    def _text(self) -> str:
+        if self._lowered_text is None:
+            self._lowered_text = self._lower_text()
+        return self._lowered_text
 
     def as_text(self, dialect: str | None = None) -> str:
         """The module as text: numlir's hlo dialect (``None`` or ``"hlo"``), or StableHLO
@@ -213,7 +222,7 @@ class _CacheEntry(NamedTuple):
     shared LRU (``dispatch.executables``) holds and may drop; then it is compiled again from
     ``text`` without tracing again."""
 
-    text: str
+    text: str | None  # None: run over a mesh (over_mesh)
     name: str
     in_avals: tuple[core.ShapedArray, ...]
     out_tree: Any
@@ -330,12 +339,14 @@ class JitFunction:
                                               self._donate_argnums, self._donate_argnames)
             pairs = donation.pair_outputs(in_avals, donated, [v.aval for v in closed.graph.outvars],
                                           f"jit({function_name(self._fun)})")
-        with compile_log.phase(f"lowering jit({fun_name}) to hlo"):
-            text = lowering.lower_graph(
-                closed, module_name=name, default_loc=_function_loc(self._fun),
-                aliasing_outputs=pairs,
-                library_routines=dispatch.backend_of(device).library_routines())
-        return Lowered(closed, text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
+        def lower_text() -> str:
+            with compile_log.phase(f"lowering jit({fun_name}) to hlo"):
+                return lowering.lower_graph(
+                    closed, module_name=name, default_loc=_function_loc(self._fun),
+                    aliasing_outputs=pairs,
+                    library_routines=dispatch.backend_of(device).library_routines())
+
+        return Lowered(closed, lower_text, in_tree, in_avals, out_tree_box[0], static_key, self._split_args,
                        name, self._fun, pairs, device, committed)
 
     def _placement(self, leaves, in_tree, static_key):
@@ -399,7 +410,8 @@ class JitFunction:
             mesh = _shard_map_mesh(lowered.graph.graph)
             over_mesh = (None if mesh is None else
                          _over_mesh(lowered.graph, mesh, lowered._name))
-            entry = _CacheEntry(lowered.as_text(), lowered._name, in_avals, lowered.out_tree,
+            text = lowered.as_text() if over_mesh is None else None  # unused over a mesh
+            entry = _CacheEntry(text, lowered._name, in_avals, lowered.out_tree,
                                 lowered.graph.out_avals, lowered.donated_pairs, over_mesh)
             self._cache.put(key, entry)
         if entry.over_mesh is not None:  # not remembered: the per-call paths run one device
@@ -468,7 +480,8 @@ class JitFunction:
     def clear_cache(self) -> None:
         """Forgets every traced signature and drops their executables from the shared cache."""
         for entry in self._cache.values():
-            dispatch.evict_module(entry.text)
+            if entry.text is not None:
+                dispatch.evict_module(entry.text)
         self._cache.clear()
         self._forget_calls()
 
