@@ -5,7 +5,9 @@ all rounds, and the spread is the lowest and highest of the per-round medians.
 A workload's machine limit is its least DRAM traffic over the measured
 bandwidth (W1-W3) or its flops over the measured sgemm rate (W4-W7, W9); the
 "of limit" column is limit time / numlir time, so 1.0 means numlir runs at the
-machine's limit. The FFTs (W8) have none.
+machine's limit. The FFTs (W8) have none. On a GPU (``--device cuda``) W1-W3's limit is
+the GPU's own copy bandwidth (gpu_limits.py) and the others have none; on other devices
+nothing is measured of the chip, so no workload has a limit.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ LIMIT_RATE = {"copy": ("copy_gbs", 1e9), "read": ("read_gbs", 1e9), "gemm": ("sg
 ISSUE_10 = {"W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7"}
 
 
-def limit_seconds(workload: dict, machine: dict) -> float | None:
+def limit_seconds(workload: dict, rates: dict | None) -> float | None:
+    """The least time the workload's traffic or flops take at `rates` (machine.py's keys;
+    None or a missing key: no limit)."""
     kind = workload.get("limit")
-    if kind not in LIMIT_RATE:
+    if kind not in LIMIT_RATE or not rates:
         return None
     key, scale = LIMIT_RATE[kind]
-    rate = machine.get(key)
+    rate = rates.get(key)
     if not rate:
         return None
     work = workload["bytes"] if kind in ("copy", "read") else workload["flops"]
@@ -47,15 +51,15 @@ def summarize(cell: dict) -> dict:
 
 def finish(workload: dict, machine: dict, frameworks: list[str],
            device: str | None = None) -> dict:
-    """Summaries, ratios to numlir and the limit; a run on a device (``--device``) has no
-    limit: the machine measured is the host's CPU, not the chip."""
+    """Summaries, ratios to numlir and the limit: the host's on the CPU, the chip's where
+    its limits were measured (``machine["device_limits"]``: a GPU's bandwidth)."""
     results = workload["results"]
     for cell in results.values():
         summarize(cell)
     timed = {f: c["seconds"] for f, c in results.items() if "seconds" in c}
     base = timed.get("numlir")
     workload["ratios"] = {f: base / s for f, s in timed.items() if base and f != "numlir"}
-    limit = None if device else limit_seconds(workload, machine)
+    limit = limit_seconds(workload, machine.get("device_limits") if device else machine)
     workload["limit_s"] = limit
     workload["fraction_of_limit"] = {f: limit / s for f, s in timed.items()} if limit else {}
     peers = {f: s for f, s in timed.items() if f != "numlir"}
@@ -89,6 +93,14 @@ def _count(value: float) -> str:
 
 def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
+
+
+def _device_limits(machine: dict) -> str | None:
+    gpu = machine.get("device_limits")
+    if not gpu:
+        return None
+    return (f"device: {gpu['gpu']}; copy {gpu['copy_gbs']:.0f} GB/s between two device "
+            f"buffers (W1-W3's limit; the host's figures above do not apply)")
 
 
 def tables(run: dict) -> str:
@@ -125,6 +137,7 @@ def tables(run: dict) -> str:
               "≈{peak} GFLOP/s (estimate: cores x clock x lanes x 2 pipes x 2)".format(
                   **m, peak=f"{m['peak_gflops_estimate']:.0f}"
                   if m.get("peak_gflops_estimate") else "?"),
+              _device_limits(m),
               _first_touch(m),
               _load(run.get("host", {})),
               "times: median of all timed samples (in parentheses: lowest–highest round "

@@ -4,6 +4,7 @@
     .venv/bin/python bench/run.py --quick        # small sizes, fewer repeats
     .venv/bin/python bench/run.py --only W1,W4 --frameworks numlir,jax
     python bench/run.py --device tpu             # numlir's tpu backend beside jax on the TPU
+    python bench/run.py --device cuda            # on a GPU: W1-W3 against its copy bandwidth
 
 Every framework runs in its own worker process (worker.py), and only one worker
 is busy at any time, so thread pools never compete. First each worker compiles
@@ -103,10 +104,20 @@ def source_commit() -> str | None:
         return None
 
 
-def measure_machine(quick: bool) -> dict:
-    out = subprocess.run([sys.executable, str(HERE / "machine.py")] + (["--quick"] * quick),
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+def measure_machine(quick: bool, device: str | None = None) -> dict:
+    """The host's limits (machine.py), and a GPU's (gpu_limits.py) on ``--device cuda``."""
+    probes = ["machine.py"] + (["gpu_limits.py"] if device == "cuda" else [])
+    found = []
+    for probe in probes:
+        out = subprocess.run([sys.executable, str(HERE / probe)] + (["--quick"] * quick),
+                             capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(f"{probe} failed:\n{out.stderr[-2000:]}")
+        found.append(json.loads(out.stdout))
+    machine = found[0]
+    if len(found) > 1:
+        machine["device_limits"] = found[1]
+    return machine
 
 
 def best_machine(runs: list[dict]) -> dict:
@@ -114,6 +125,9 @@ def best_machine(runs: list[dict]) -> dict:
     for key in ("copy_gbs", "read_gbs", "sgemm_gflops"):
         best[key] = max(r[key] for r in runs)
     best["first_touch_us_per_mib"] = min(r["first_touch_us_per_mib"] for r in runs)
+    gpus = [r["device_limits"] for r in runs if "device_limits" in r]
+    if gpus:
+        best["device_limits"] = max(gpus, key=lambda g: g["copy_gbs"])
     best["runs"] = runs
     return best
 
@@ -217,7 +231,8 @@ def parse_args(argv=None):
     parser.add_argument("--results-dir", type=pathlib.Path, default=HERE / "results")
     parser.add_argument("--no-chart", action="store_true")
     parser.add_argument("--device", help="run numlir on this backend's device (tpu, pjrt_cpu: "
-                        "docs/pjrt.md) and jax on the same hardware; numlir and jax only")
+                        "docs/pjrt.md; cuda: docs/cuda-backend.md) and jax on the same "
+                        "hardware; numlir and jax only")
     parser.add_argument("--report", type=pathlib.Path, metavar="JSON",
                         help="print the tables of a saved run and redraw its chart as JSON's name "
                              "with .png; measures nothing")
@@ -254,7 +269,7 @@ def main(argv=None) -> None:
     opts.results_dir.mkdir(parents=True, exist_ok=True)
     (opts.results_dir / "logs").mkdir(exist_ok=True)
 
-    machine_runs = [measure_machine(opts.quick)]
+    machine_runs = [measure_machine(opts.quick, opts.device)]
     rows = [{"name": w.name, "title": w.title, "dims": w.dims, "bytes": w.bytes,
              "flops": w.flops, "limit": w.limit, "unit": w.unit, "tolerance": w.tolerance,
              "results": {f: {} for f in opts.frameworks}} for w in chosen]
@@ -264,7 +279,7 @@ def main(argv=None) -> None:
             measure(chosen, rows, frameworks, workers, pathlib.Path(tmp), stamp, opts)
         for w, row in zip(chosen, rows):
             row["check"] = check_outputs(row, row.pop("_saved", {}), w.tolerance)
-    machine_runs.append(measure_machine(opts.quick))
+    machine_runs.append(measure_machine(opts.quick, opts.device))
 
     machine = best_machine(machine_runs)
     run = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -173,3 +174,75 @@ def test_compare_measures_complex_differences_and_refuses_a_real_for_a_complex(t
         "MISMATCH: rel. error 0.045"
     assert run.compare(tmp_path / "real.npz", tmp_path / "ref.npz", 1.0) == \
         "MISMATCH: output arr_0 is float32, expected complex64"
+
+
+# --- The GPU's limits (bench/gpu_limits.py), on the fake libcuda ---------------------------
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory) -> pathlib.Path:
+    from c_test_programs import CC, REPO
+
+    library = tmp_path_factory.mktemp("fake_cuda") / "libfake_cuda.so"
+    subprocess.run([CC, "-std=c11", "-shared", "-fPIC", "-o", str(library),
+                    str(REPO / "runtime" / "test" / "fake_libcuda.c")], check=True)
+    return library
+
+
+def _probe(fake_libcuda, tmp_path, **env):
+    log = tmp_path / "cuda.log"
+    done = subprocess.run([sys.executable, str(BENCH / "gpu_limits.py"), "--quick"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NUMLIR_LIBCUDA": str(fake_libcuda),
+                               "FAKE_CUDA_LOG": str(log), **env})
+    return done, log.read_text().splitlines() if log.exists() else []
+
+
+def test_the_gpu_probe_times_device_to_device_copies_through_the_driver(fake_libcuda, tmp_path):
+    done, log = _probe(fake_libcuda, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout)
+    size = 64 << 20
+    assert found["copy_bytes"] == size and found["copy_gbs"] > 0 and found["gpu"]
+    # Two buffers, the source filled, one untimed batch and three timed ones of four
+    # copies each, and both buffers freed.
+    assert sorted(line for line in log if line.startswith("alloc")) == \
+        [f"alloc #0 {size}", f"alloc #1 {size}"]
+    assert log.count(f"memset8 {size}") == 1
+    assert log.count(f"copy {size}") == 4 * 4
+    assert sorted(line for line in log if line.startswith("free")) == ["free #0", "free #1"]
+
+
+def test_a_failing_gpu_probe_names_the_call_and_frees_its_buffers(fake_libcuda, tmp_path):
+    done, log = _probe(fake_libcuda, tmp_path, FAKE_CUDA_FAIL="cuMemcpyDtoDAsync_v2")
+    assert done.returncode != 0
+    assert "cuMemcpyDtoDAsync_v2 failed" in done.stderr
+    assert sorted(line for line in log if line.startswith("free")) == ["free #0", "free #1"]
+
+
+def test_without_a_driver_the_gpu_probe_says_so(tmp_path):
+    import gpu_limits
+
+    with pytest.raises(RuntimeError, match="no CUDA driver to measure the GPU with"):
+        gpu_limits.copy_bandwidth(1 << 20, 1, 1, path=str(tmp_path / "libcuda.so.1"))
+
+
+def test_on_a_gpu_w1_to_w3_are_measured_against_its_bandwidth_and_the_rest_in_time():
+    import report
+
+    machine = {"copy_gbs": 40.0, "read_gbs": 40.0, "sgemm_gflops": 250.0,
+               "device_limits": {"gpu": "GPU", "copy_gbs": 2000.0, "copy_bytes": 1 << 29}}
+    cell = {"rounds": [{"samples_s": [1e-3], "faults_per_call": 0}]}
+    copy = {"limit": "copy", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
+    gemm = {"limit": "gemm", "bytes": 0, "flops": 10**9, "results": {"numlir": dict(cell)}}
+    report.finish(copy, machine, ["numlir"], "cuda")
+    report.finish(gemm, machine, ["numlir"], "cuda")
+    assert copy["limit_s"] == pytest.approx(0.5e-3)  # 1 GB at 2,000 GB/s, not the host's 40
+    assert copy["fraction_of_limit"]["numlir"] == pytest.approx(0.5)
+    assert gemm["limit_s"] is None and gemm["fraction_of_limit"] == {}
+    # On a chip nothing was measured of (a TPU), no workload has a limit; on the host,
+    # the host's.
+    tpu = {"limit": "copy", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
+    assert report.finish(tpu, {"copy_gbs": 40.0}, ["numlir"], "tpu")["limit_s"] is None
+    host = {"limit": "copy", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
+    assert report.finish(host, machine, ["numlir"])["limit_s"] == pytest.approx(1 / 40)

@@ -6,7 +6,9 @@
 #                              # the primitive set, a convolution and the MLP step; then the
 #                              # cuda tests that also run without a GPU
 #   tools/gpu/run.sh bench     # bench/run.py --device cuda: numlir on the GPU beside jax's
-#                              # (a CUDA jaxlib) on the same chip, W1-W7
+#                              # (a CUDA jaxlib) on the same chip, W1-W7: W1-W3 as a
+#                              # fraction of the GPU's copy bandwidth (bench/gpu_limits.py,
+#                              # the driver API's device-to-device copies), the rest in ms
 #
 # Results go to $OUT (default /tmp/gpu-out). NUMLIR_CUDA_CHIP picks the chip to compile for
 # (default: sm_90); NUMLIR_LIBCUDA names the driver library if it is not libcuda.so.1.
