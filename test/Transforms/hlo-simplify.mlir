@@ -324,3 +324,56 @@ func.func @folds_constants() -> tensor<2xi32> {
   %0 = hlo.add %a, %a : tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+// A weight gradient (dy^T x)^T is x^T dy: the transpose swaps the dot's free
+// dimensions, and the swapped "TN" product reads its operands as the original did.
+// CHECK-LABEL: func.func @transpose_of_tn_dot_swaps_the_operands
+// CHECK-SAME: (%[[DY:.*]]: tensor<8x5xf32>, %[[X:.*]]: tensor<8x3xf32>)
+func.func @transpose_of_tn_dot_swaps_the_operands(%dy: tensor<8x5xf32>, %x: tensor<8x3xf32>) -> tensor<3x5xf32> {
+  %0 = hlo.dot_general %dy, %x, batch_dims = [] x [], contracting_dims = [0] x [0] : tensor<8x5xf32>, tensor<8x3xf32> -> tensor<5x3xf32>
+  %1 = hlo.transpose %0, dims = [1, 0] : tensor<5x3xf32> -> tensor<3x5xf32>
+  // CHECK: %[[D:.*]] = hlo.dot_general %[[X]], %[[DY]], batch_dims = [] x [], contracting_dims = [0] x [0] : tensor<8x3xf32>, tensor<8x5xf32> -> tensor<3x5xf32>
+  // CHECK-NOT: hlo.transpose
+  // CHECK: return %[[D]]
+  return %1 : tensor<3x5xf32>
+}
+
+// -----
+
+// With batch dimensions, several free dimensions per side, and a transposed
+// product on both sides ("TT" becomes "NN").
+// CHECK-LABEL: func.func @transpose_of_batched_dot_keeps_the_batch_first
+// CHECK-SAME: (%[[A:.*]]: tensor<2x7x4x6xf32>, %[[B:.*]]: tensor<2x3x5x7xf32>)
+func.func @transpose_of_batched_dot_keeps_the_batch_first(%a: tensor<2x7x4x6xf32>, %b: tensor<2x3x5x7xf32>) -> tensor<2x3x5x4x6xf32> {
+  %0 = hlo.dot_general %a, %b, batch_dims = [0] x [0], contracting_dims = [1] x [3] : tensor<2x7x4x6xf32>, tensor<2x3x5x7xf32> -> tensor<2x4x6x3x5xf32>
+  %1 = hlo.transpose %0, dims = [0, 3, 4, 1, 2] : tensor<2x4x6x3x5xf32> -> tensor<2x3x5x4x6xf32>
+  // CHECK: %[[D:.*]] = hlo.dot_general %[[B]], %[[A]], batch_dims = [0] x [0], contracting_dims = [3] x [1] : tensor<2x3x5x7xf32>, tensor<2x7x4x6xf32> -> tensor<2x3x5x4x6xf32>
+  // CHECK-NOT: hlo.transpose
+  // CHECK: return %[[D]]
+  return %1 : tensor<2x3x5x4x6xf32>
+}
+
+// -----
+
+// (a @ b)^T stays: b^T @ a^T would read both operands against their layouts.
+// A dot with another use stays (both would be computed), and so does a
+// transpose that is not the swap of the free dimensions.
+// CHECK-LABEL: func.func @transposes_of_dots_that_stay
+func.func @transposes_of_dots_that_stay(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>, %c: tensor<2x6x4xf32>) -> (tensor<5x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x2xf32>) {
+  // CHECK: %[[NN:.*]] = hlo.dot_general %arg0, %arg1
+  // CHECK: hlo.transpose %[[NN]]
+  %0 = hlo.dot_general %a, %b, batch_dims = [] x [], contracting_dims = [1] x [0] : tensor<4x6xf32>, tensor<6x5xf32> -> tensor<4x5xf32>
+  %1 = hlo.transpose %0, dims = [1, 0] : tensor<4x5xf32> -> tensor<5x4xf32>
+  // CHECK: %[[USED:.*]] = hlo.dot_general %arg0, %arg0
+  // CHECK: hlo.transpose %[[USED]]
+  %2 = hlo.dot_general %a, %a, batch_dims = [] x [], contracting_dims = [1] x [1] : tensor<4x6xf32>, tensor<4x6xf32> -> tensor<4x4xf32>
+  %3 = hlo.transpose %2, dims = [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  // The batch dimension moves: not a swap of the free dimensions.
+  // CHECK: %[[BATCHED:.*]] = hlo.dot_general %arg2, %arg2
+  // CHECK: hlo.transpose %[[BATCHED]], dims = [1, 2, 0]
+  %4 = hlo.dot_general %c, %c, batch_dims = [0] x [0], contracting_dims = [1] x [1] : tensor<2x6x4xf32>, tensor<2x6x4xf32> -> tensor<2x4x4xf32>
+  %5 = hlo.transpose %4, dims = [1, 2, 0] : tensor<2x4x4xf32> -> tensor<4x4x2xf32>
+  return %1, %2, %3, %5 : tensor<5x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4x2xf32>
+}

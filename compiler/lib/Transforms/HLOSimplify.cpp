@@ -136,6 +136,67 @@ static LogicalResult simplifyTranspose(TransposeOp op,
   return success();
 }
 
+/// Whether `dims` are the last dimensions of a rank-`rank` operand, in any
+/// order.
+static bool areTrailing(ArrayRef<int64_t> dims, int64_t rank) {
+  return llvm::all_of(dims, [&](int64_t dim) {
+    return dim >= rank - static_cast<int64_t>(dims.size());
+  });
+}
+
+/// How well a contraction's operands suit a register-tiled product: the lhs
+/// read along its contracting dimensions and the rhs along its free ones
+/// (a plain `a @ b` scores 2, `a^T @ b` and `a @ b^T` 1, `a^T @ b^T` 0).
+static int layoutScore(Value lhs, ArrayRef<int64_t> lhsContracting, Value rhs,
+                       ArrayRef<int64_t> rhsBatch, ArrayRef<int64_t> rhsContracting) {
+  int64_t rhsRank = cast<RankedTensorType>(rhs.getType()).getRank();
+  SmallVector<int64_t> rhsFree;
+  for (int64_t dim = 0; dim < rhsRank; ++dim)
+    if (!llvm::is_contained(rhsBatch, dim) && !llvm::is_contained(rhsContracting, dim))
+      rhsFree.push_back(dim);
+  return areTrailing(lhsContracting, cast<RankedTensorType>(lhs.getType()).getRank()) +
+         areTrailing(rhsFree, rhsRank);
+}
+
+/// transpose(dot_general(a, b)) -> dot_general(b, a) where the transpose
+/// only swaps the two operands' free dimensions (the result is [batch...,
+/// a's free..., b's free...]) and the dot has no other use: a weight
+/// gradient `(dy^T x)^T` becomes `x^T dy`, and the transposed copy, which an
+/// elementwise consumer would read with a stride, disappears. Products and
+/// sums commute, and each element sums the same products in the same order,
+/// so the values are the same. Kept where the swapped operands would be
+/// read against their layouts more than now (`(a @ b)^T` as `b^T @ a^T`).
+static LogicalResult simplifyTransposeOfDot(TransposeOp op,
+                                            PatternRewriter &rewriter) {
+  auto dot = op.getOperand().getDefiningOp<DotGeneralOp>();
+  if (!dot || !dot->hasOneUse())
+    return failure();
+  auto lhsType = cast<RankedTensorType>(dot.getLhs().getType());
+  int64_t batches = dot.getLhsBatchingDimensions().size();
+  int64_t lhsFree = lhsType.getRank() - batches -
+                    static_cast<int64_t>(dot.getLhsContractingDimensions().size());
+  int64_t rank = cast<RankedTensorType>(dot.getType()).getRank();
+  SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, batches));
+  llvm::append_range(swap, llvm::seq<int64_t>(batches + lhsFree, rank));
+  llvm::append_range(swap, llvm::seq<int64_t>(batches, batches + lhsFree));
+  if (!llvm::equal(op.getPermutation(), swap) ||
+      llvm::equal(swap, llvm::seq<int64_t>(0, rank)))
+    return failure();
+  int before = layoutScore(dot.getLhs(), dot.getLhsContractingDimensions(),
+                           dot.getRhs(), dot.getRhsBatchingDimensions(),
+                           dot.getRhsContractingDimensions());
+  int after = layoutScore(dot.getRhs(), dot.getRhsContractingDimensions(),
+                          dot.getLhs(), dot.getLhsBatchingDimensions(),
+                          dot.getLhsContractingDimensions());
+  if (after < before)
+    return failure();
+  rewriter.replaceOpWithNewOp<DotGeneralOp>(
+      op, op.getType(), dot.getRhs(), dot.getLhs(),
+      dot.getRhsBatchingDimensions(), dot.getLhsBatchingDimensions(),
+      dot.getRhsContractingDimensions(), dot.getLhsContractingDimensions());
+  return success();
+}
+
 /// broadcast_in_dim(broadcast_in_dim(x, inner), outer) -> one broadcast:
 /// x's dim i lands in the result's dim outer[inner[i]].
 static LogicalResult simplifyBroadcast(BroadcastInDimOp op,
@@ -238,6 +299,7 @@ struct HLOSimplifyPass : numlir::impl::HLOSimplifyBase<HLOSimplifyPass> {
     patterns.add(simplifyNegate);
     patterns.add(simplifyReshape);
     patterns.add(simplifyTranspose);
+    patterns.add(simplifyTransposeOfDot);
     patterns.add(simplifyBroadcast);
     patterns.add(simplifyConvert);
     patterns.add(simplifySelect);

@@ -32,6 +32,11 @@ def HLOSimplify : Pass<"hlo-simplify"> {
       one transpose with the composed permutation;
       `broadcast_in_dim(broadcast_in_dim(x))` one broadcast with the
       composed dims. The folders then drop any that is the identity.
+    - `transpose(dot_general(a, b))` whose permutation swaps a's and b's free
+      dimensions becomes `dot_general(b, a)` (a weight gradient `(dy^T x)^T`
+      is `x^T dy`), where the dot has no other use and the swapped operands
+      are read along their layouts no worse (`(a @ b)^T` stays). Each
+      element sums the same products in the same order.
     - `convert(convert(x))` becomes `x` when the inner conversion keeps every
       value (e.g. f32 -> f64, i8 -> i32, ui8 -> i16, i16 -> f32, i1 -> any)
       and the outer one returns to x's type.
