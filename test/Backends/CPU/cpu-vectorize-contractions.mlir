@@ -51,6 +51,43 @@ func.func @matmul_remainders(%a: memref<10x3xf64>, %b: memref<3x40xf64>, %c: mem
 
 // -----
 
+// Lanes that are not a power of two run on the next one: 27 columns on 32
+// lanes and 11 rows of 2 on 16. The lanes operand is a masked load, the
+// accumulator a masked read and write kept in registers across the k loop
+// (one mask for both), and the FMAs are whole registers; no vector of 27
+// or 11 lanes is left for LLVM to legalize piece by piece.
+// CHECK-LABEL: func.func @ragged_lanes_run_on_a_power_of_two
+// CHECK-NOT: vector<27x
+// CHECK-NOT: vector<27xf32>
+// CHECK-DAG: %[[ROW:.*]] = vector.extract %{{.*}}[0] : vector<32xi1> from vector<1x32xi1>
+// CHECK-DAG: %[[TILE:.*]] = vector.create_mask %c8, %c27 : vector<8x32xi1>
+// CHECK: %[[ACC:.*]] = vector.transfer_read %{{.*}}[%c0, %c0], %{{.*}}, %[[TILE]] {{.*}} : memref<8x27xf32>, vector<8x32xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: vector.maskedload %{{.*}}, %[[ROW]], %{{.*}} : memref<4x27xf32>, vector<32xi1>, vector<32xf32> into vector<32xf32>
+// CHECK: vector.fma {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %c0], %[[TILE]] {{.*}} : vector<8x32xf32>, memref<8x27xf32>
+// CHECK-NOT: vector<27xf32>
+func.func @ragged_lanes_run_on_a_power_of_two(%a: memref<8x4xf32>, %b: memref<4x27xf32>, %c: memref<8x27xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x27xf32>) outs(%c : memref<8x27xf32>)
+  return
+}
+
+// -----
+
+// In f64 (16 lanes a tile): 11 columns run on 16, rows 8 + 2 as before.
+// CHECK-LABEL: func.func @ragged_f64_lanes_run_on_a_power_of_two
+// CHECK-NOT: vector<{{[0-9]+}}x11xf64>
+// CHECK-DAG: vector.create_mask %c8, %c11 : vector<8x16xi1>
+// CHECK-DAG: vector.create_mask %c2, %c11 : vector<2x16xi1>
+// CHECK: vector.fma {{.*}} : vector<16xf64>
+// CHECK-NOT: vector<11xf64>
+func.func @ragged_f64_lanes_run_on_a_power_of_two(%a: memref<10x3xf64>, %b: memref<3x11xf64>, %c: memref<10x11xf64>) {
+  linalg.matmul ins(%a, %b : memref<10x3xf64>, memref<3x11xf64>) outs(%c : memref<10x11xf64>)
+  return
+}
+
+// -----
+
 // A batched dot_general as DotGeneralToLinalg emits it (batch dim first,
 // rhs contracted on its last dim): the batch loop stays outermost.
 // CHECK-LABEL: func.func @batched_dot_general

@@ -4,8 +4,9 @@
 // block of the reduction and of the output's contiguous dimension) and
 // then for registers (rows x vector lanes, one reduction step at a time),
 // peels the tiles that do not divide the shape, vectorizes every tile to
-// vector.contract, keeps the accumulator in registers across the reduction
-// loop, and lowers the contraction to broadcast + FMA.
+// vector.contract (a remainder tile's lanes rounded up to a power of two,
+// its transfers masked), keeps the accumulator in registers across the
+// reduction loop, and lowers the contraction to broadcast + FMA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -258,6 +259,44 @@ struct FoldTransferOfSubview : OpRewritePattern<TransferOp> {
   }
 };
 
+/// The vector sizes to vectorize register tile `op` at: none (its own
+/// static sizes) unless the lane extent is not a power of two, which is
+/// then rounded up to one. LLVM legalizes a vector of 27 floats piece by
+/// piece in every load, FMA and store: the remainder tiles of a 251x251
+/// matmul took nine tenths of its object code's compile time, and ran so
+/// slowly that the whole product took five times as long. Rounded up, the
+/// tile's transfers are masked (no lane past the tile is read or written)
+/// and its arithmetic is whole registers.
+SmallVector<int64_t> paddedVectorSizes(linalg::LinalgOp op, int64_t rows,
+                                       int64_t registerBits) {
+  std::optional<RegisterTile> tile = planRegisterTile(op, rows, registerBits);
+  if (!tile)
+    return {};
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  int64_t lanes = sizes[tile->laneLoop];
+  if (llvm::isPowerOf2_64(lanes))
+    return {};
+  sizes[tile->laneLoop] = llvm::PowerOf2Ceil(lanes);
+  return sizes;
+}
+
+/// Unmasks the vector contractions of padded tiles. Only their lanes are
+/// masked (the rows and the reduction step are whole), and the lanes past
+/// the tile read padding and are never stored, so the contraction can run
+/// on whole registers; the masked transfers around it keep memory exact.
+void unmaskContractions(RewriterBase &rewriter, Operation *root) {
+  SmallVector<vector::MaskOp> masks;
+  root->walk([&](vector::MaskOp mask) {
+    if (isa_and_nonnull<vector::ContractionOp>(mask.getMaskableOp()))
+      masks.push_back(mask);
+  });
+  for (vector::MaskOp mask : masks) {
+    rewriter.setInsertionPoint(mask);
+    Operation *contraction = rewriter.clone(*mask.getMaskableOp());
+    rewriter.replaceOp(mask, contraction->getResults());
+  }
+}
+
 /// Keeps a register tile's accumulator in registers across its reduction
 /// loop: the `vector.transfer_read` of the accumulator before the loop and
 /// its `vector.transfer_write` after it, the value carried as an iter_arg.
@@ -267,10 +306,11 @@ struct FoldTransferOfSubview : OpRewritePattern<TransferOp> {
 /// as another op took a subview of the same output (the chunks of
 /// `cpu-parallelize-loops`, a later slice), and every FMA step then stored
 /// and reloaded the whole tile. Here a pair is hoisted when the loop runs at
-/// least once, the pair's operands are loop-invariant, nothing else in the
-/// loop writes memory, and every other read in the loop reads an allocation
-/// other than the accumulator's (the contraction's inputs, which a
-/// contraction on buffers never aliases with its output).
+/// least once, the pair's operands (a padded tile's equal masks too) are
+/// loop-invariant, nothing else in the loop writes memory, and every other
+/// read in the loop reads an allocation other than the accumulator's (the
+/// contraction's inputs, which a contraction on buffers never aliases with
+/// its output).
 bool hoistAccumulatorOf(scf::ForOp loop) {
   std::optional<APInt> trips = loop.getStaticTripCount();
   if (!trips || trips->isZero())
@@ -297,7 +337,7 @@ bool hoistAccumulatorOf(scf::ForOp loop) {
             candidate.getVectorType() == read.getVectorType() &&
             candidate.getPermutationMap() == read.getPermutationMap() &&
             candidate.getInBounds() == read.getInBounds() &&
-            !candidate.getMask() && !read.getMask()) {
+            candidate.getMask() == read.getMask()) {
           write = candidate;
           return;
         }
@@ -457,15 +497,29 @@ struct CPUVectorizeContractionsPass
       if (op.hasDynamicShape())
         continue;
       rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
-                            /*inputScalableVecDims=*/{},
-                            /*vectorizeNDExtract=*/false,
-                            /*flatten1DDepthwiseConv=*/false,
-                            /*assumeDynamicDimsMatchVecSizes=*/false,
-                            /*createNamedContraction=*/true);
+      auto vectorizeAt = [&](ArrayRef<int64_t> sizes) {
+        // One flag per size: the vectorizer reads as many as there are sizes.
+        SmallVector<bool> scalable(sizes.size(), false);
+        return linalg::vectorize(rewriter, op, sizes, scalable,
+                                 /*vectorizeNDExtract=*/false,
+                                 /*flatten1DDepthwiseConv=*/false,
+                                 /*assumeDynamicDimsMatchVecSizes=*/false,
+                                 /*createNamedContraction=*/true);
+      };
+      SmallVector<int64_t> padded = paddedVectorSizes(op, rows, bits);
+      FailureOr<linalg::VectorizationResult> vectorized = vectorizeAt(padded);
+      if (failed(vectorized) && !padded.empty())
+        vectorized = vectorizeAt({});
       if (succeeded(vectorized))
         rewriter.replaceOp(op, vectorized->replacements);
+    }
+
+    // Padded tiles: whole-register contractions between masked transfers.
+    unmaskContractions(rewriter, root);
+    {
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+      (void)applyPatternsGreedily(root, std::move(patterns));
     }
 
     // Drop the unit batch dimensions of the vector contractions.
