@@ -2344,9 +2344,17 @@ def generate(seed, index: int = 0, families=None, favor=None, special: str = "no
     if not any(inp.batch_axis is not None for inp in b.inputs):
         first = b.inputs[0]
         first.batch_axis = 0
-        first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name,
-                                         special=first.name in b.special_inputs)
-                                  for _ in range(b.batch_size)])
+        if first.name in b.special_inputs:
+            # Batched only now, after the ops: fresh special draws could hold values (tiny,
+            # huge, non-finite) that its Val did not, which the ops' guards never saw (seed
+            # 152, program 1408: tiny values reached jnp.sinc, whose derivative jax gets
+            # wrong there). Permutations of its value hold the same ones.
+            flat = first.value.reshape(-1)
+            first.batched = np.stack([flat[b.rng.permutation(flat.size)].reshape(
+                first.value.shape) for _ in range(b.batch_size)])
+        else:
+            first.batched = np.stack([b.draw(first.value.shape, first.value.dtype.name)
+                                      for _ in range(b.batch_size)])
     origin = ("seed", int(seed), int(index)) + ((tuple(families),) if families is not None else ())
     if favor:
         origin += (("favor",) + tuple(favor),)

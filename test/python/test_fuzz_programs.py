@@ -1153,3 +1153,15 @@ def test_campaign_help_prints_the_shares_as_percentages(capsys):
     out = capsys.readouterr().out
     assert "share 50% of the draws" in out
     assert "about 25% of them" in out
+
+
+def test_an_input_batched_after_the_ops_holds_only_the_special_values_they_saw():
+    # Seed 152, program 1408: no input had a batch axis, so the first one was batched after
+    # the ops were made, with fresh special draws; they held tiny values that its unbatched
+    # value (which the ops' guards saw) did not, and jnp.sinc's derivative, which jax gets
+    # wrong at tiny values, was checked there. The batch is now permutations of the value.
+    program = generate.generate(152, 1408, special="quarter")
+    (first,) = [inp for inp in program.inputs if inp.name == "x0"]
+    assert "sinc" in program.kinds() and first.batched is not None
+    for sample in first.batched:
+        np.testing.assert_array_equal(np.sort(sample, axis=None), np.sort(first.value, axis=None))
