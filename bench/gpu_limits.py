@@ -84,8 +84,8 @@ def copy_bandwidth(size: int, copies: int, batches: int, path: str | None = None
         if stream:
             cu.lib.cuStreamDestroy_v2(stream)
         cu.lib.cuDevicePrimaryCtxRelease_v2(device)
-    return {"gpu": name.value.decode(), "copy_gbs": 2 * size * copies / best / 1e9,
-            "copy_bytes": size}
+    rate = 2 * size * copies / best / 1e9
+    return {"gpu": name.value.decode(), "copy_gbs": rate, "read_gbs": rate, "copy_bytes": size}
 
 
 def measure(quick: bool) -> dict:

@@ -204,6 +204,7 @@ def test_the_gpu_probe_times_device_to_device_copies_through_the_driver(fake_lib
     found = json.loads(done.stdout)
     size = 64 << 20
     assert found["copy_bytes"] == size and found["copy_gbs"] > 0 and found["gpu"]
+    assert found["read_gbs"] == found["copy_gbs"]  # W3's limit: reads run at the copy rate
     # Two buffers, the source filled, one untimed batch and three timed ones of four
     # copies each, and both buffers freed.
     assert sorted(line for line in log if line.startswith("alloc")) == \
@@ -231,14 +232,17 @@ def test_on_a_gpu_w1_to_w3_are_measured_against_its_bandwidth_and_the_rest_in_ti
     import report
 
     machine = {"copy_gbs": 40.0, "read_gbs": 40.0, "sgemm_gflops": 250.0,
-               "device_limits": {"gpu": "GPU", "copy_gbs": 2000.0, "copy_bytes": 1 << 29}}
+               "device_limits": {"gpu": "GPU", "copy_gbs": 2000.0, "read_gbs": 2000.0,
+                                 "copy_bytes": 1 << 29}}
     cell = {"rounds": [{"samples_s": [1e-3], "faults_per_call": 0}]}
     copy = {"limit": "copy", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
+    read = {"limit": "read", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
     gemm = {"limit": "gemm", "bytes": 0, "flops": 10**9, "results": {"numlir": dict(cell)}}
-    report.finish(copy, machine, ["numlir"], "cuda")
-    report.finish(gemm, machine, ["numlir"], "cuda")
-    assert copy["limit_s"] == pytest.approx(0.5e-3)  # 1 GB at 2,000 GB/s, not the host's 40
-    assert copy["fraction_of_limit"]["numlir"] == pytest.approx(0.5)
+    for workload in (copy, read, gemm):
+        report.finish(workload, machine, ["numlir"], "cuda")
+    for workload in (copy, read):  # 1 GB at 2,000 GB/s, not at the host's 40
+        assert workload["limit_s"] == pytest.approx(0.5e-3)
+        assert workload["fraction_of_limit"]["numlir"] == pytest.approx(0.5)
     assert gemm["limit_s"] is None and gemm["fraction_of_limit"] == {}
     # On a chip nothing was measured of (a TPU), no workload has a limit; on the host,
     # the host's.
