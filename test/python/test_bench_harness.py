@@ -250,3 +250,27 @@ def test_on_a_gpu_w1_to_w3_are_measured_against_its_bandwidth_and_the_rest_in_ti
     assert report.finish(tpu, {"copy_gbs": 40.0}, ["numlir"], "tpu")["limit_s"] is None
     host = {"limit": "copy", "bytes": 10**9, "flops": 0, "results": {"numlir": dict(cell)}}
     assert report.finish(host, machine, ["numlir"])["limit_s"] == pytest.approx(1 / 40)
+
+
+def test_the_tables_give_the_geometric_means_over_w1_w7_and_w1_w9():
+    import report
+
+    names = ["W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8a", "W8b", "W8c", "W9a", "W9b",
+             "G", "D"]
+    # W1-W7 at 0.5, W8-W9 at 2, G and D (never in a mean) at 100.
+    ratio = {n: 100.0 if n in ("G", "D") else 0.5 if n < "W8" else 2.0 for n in names}
+    machine = {"model": "cpu", "threads": 2, "copy_gbs": 1.0, "read_gbs": 1.0,
+               "sgemm_gflops": 1.0, "peak_gflops_estimate": None}
+
+    def run(members):
+        workloads = [{"name": n, "title": n, "results": {}, "ratios": {"jax": ratio[n]},
+                      "limit_s": None, "fraction_of_limit": {}, "fastest_peer": "jax"}
+                     for n in members]
+        return report.tables({"frameworks": ["numlir", "jax"], "workloads": workloads,
+                              "machine": machine, "host": {}})
+
+    text = run(names)
+    assert "over W1-W7 (8 workloads): 0.500" in text
+    assert "over W1-W9 (13 workloads): 0.852" in text  # 2 ** (-3 / 13)
+    # A run of part of W1-W9 (here without W9b) gives no W1-W9 mean.
+    assert "W1-W9" not in run(names[:12])
