@@ -1,5 +1,6 @@
 // RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8 cache-lanes=64 cache-reduction=2}))' | FileCheck %s --check-prefix=CACHE
 // RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=512 rows=8}))' | FileCheck %s
+// RUN: hlo-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(cpu-vectorize-contractions{register-bits=256 rows=6}))' | FileCheck %s --check-prefix=AVX2
 
 // A matmul whose shape divides the 8x32 register tile: one loop nest over
 // tiles, the accumulator carried through the k loop in registers and
@@ -67,6 +68,13 @@ func.func @matmul_remainders(%a: memref<10x3xf64>, %b: memref<3x40xf64>, %c: mem
 // CHECK: vector.fma {{.*}} : vector<32xf32>
 // CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %c0], %[[TILE]] {{.*}} : vector<8x32xf32>, memref<8x27xf32>
 // CHECK-NOT: vector<27xf32>
+// With 256-bit registers (16 f32 lanes a tile), 27 columns are 16 + 11, and the 11 run
+// on 16; rows 8 = 6 + 2.
+// AVX2-LABEL: func.func @ragged_lanes_run_on_a_power_of_two
+// AVX2-DAG: vector.create_mask %c6, %c11 : vector<6x16xi1>
+// AVX2-DAG: vector.create_mask %c2, %c11 : vector<2x16xi1>
+// AVX2: vector.fma {{.*}} : vector<16xf32>
+// AVX2-NOT: vector<11xf32>
 func.func @ragged_lanes_run_on_a_power_of_two(%a: memref<8x4xf32>, %b: memref<4x27xf32>, %c: memref<8x27xf32>) {
   linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x27xf32>) outs(%c : memref<8x27xf32>)
   return
